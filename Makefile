@@ -1,0 +1,110 @@
+# tare: plain Makefile. `make`, `make check`, `make demo`, `make bench`, `make install`.
+# Quiet unless V=1. Sources are found by wildcard, so adding a module is adding a file.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+VERSION := 0.1.0
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc -Iinclude -DTARE_VERSION='"$(VERSION)"' -MMD -MP
+LDLIBS   := -lm
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+CORE_SRC := $(wildcard src/core/*.c)
+CLI_SRC  := $(wildcard src/cli/*.c)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+FIX_SRC  := $(wildcard tests/fixtures/*.c)
+EX_SRC   := $(wildcard examples/*.c)
+
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+FIX_BIN  := $(FIX_SRC:tests/fixtures/%.c=$(BUILD)/fixtures/%)
+EX_BIN   := $(EX_SRC:examples/%.c=$(BUILD)/examples/%)
+
+TARE     := $(BUILD)/tare
+LIBCORE  := $(BUILD)/libtare-core.a
+
+.PHONY: all check check-plain check-asan demo bench install deps clean fuzz
+all: $(TARE)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBCORE): $(CORE_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(TARE): $(CLI_OBJ) $(LIBCORE)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIBCORE) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIBCORE) tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIBCORE) $(LDFLAGS) $(LDLIBS)
+
+# Fixtures are the known-answer programs the tests measure; always built plainly
+# (no sanitizers), since their cost and allocations are what the tests check.
+$(BUILD)/fixtures/%: tests/fixtures/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FIXTURE $@")
+	$(Q)$(FIXTURE_CC) -std=gnu11 -O1 -g -o $@ $< $(FIXTURE_LDFLAGS_$*) -lm
+
+$(BUILD)/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  EXAMPLE $@")
+	$(Q)$(FIXTURE_CC) -std=gnu11 -O2 -g -o $@ $< -lm
+
+FIXTURE_CC ?= cc
+FIXTURE_LDFLAGS_static_hello := -static
+
+deps:
+	$(Q)scripts/install-deps check
+
+# The whole suite, then the same suite built with AddressSanitizer + UBSan.
+check: deps
+	$(Q)$(MAKE) --no-print-directory check-plain check-asan; \
+	status=$$?; tests/summary build/results-plain.txt build/asan/results-asan.txt; \
+	s2=$$?; [ $$status -eq 0 ] && [ $$s2 -eq 0 ]
+
+check-plain: $(TARE) $(UNIT_BIN) $(FIX_BIN)
+	$(Q)TARE=$(TARE) BUILD=$(BUILD) FIXTURES=$(BUILD)/fixtures tests/run $(BUILD)/results-plain.txt
+
+check-asan: $(FIX_BIN)
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	  LDFLAGS="-fsanitize=address,undefined" all build/asan/.unit
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  TARE=build/asan/tare BUILD=build/asan FIXTURES=$(BUILD)/fixtures tests/run build/asan/results-asan.txt
+
+$(BUILD)/.unit: $(UNIT_BIN)
+	@touch $@
+
+demo: deps $(TARE) $(EX_BIN)
+	$(Q)scripts/demo $(TARE) $(BUILD)
+
+bench: $(TARE) $(FIX_BIN) $(EX_BIN)
+	$(Q)scripts/install-deps bench
+	$(Q)TARE=$(TARE) BUILD=$(BUILD) bench/run
+
+MAN1 := $(wildcard doc/*.1)
+install: $(TARE)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(TARE) $(DESTDIR)$(PREFIX)/bin/tare
+	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

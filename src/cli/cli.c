@@ -1,0 +1,152 @@
+/* cli.c: errors, usage, option parsing and signal handling shared by the commands. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/proc.h"
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "tare%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_exit_for(const struct err *e)
+{
+    switch (e->kind) {
+    case ERR_MEASURE:
+    case ERR_UNSUPPORTED:
+        return EXIT_FAIL;
+    case ERR_INTERRUPTED:
+        return EXIT_INTERRUPTED;
+    default:
+        return EXIT_USAGE;
+    }
+}
+
+int cli_fail(const char *cmd, const struct err *e)
+{
+    cli_error(cmd, "%s", e->msg[0] ? e->msg : "unknown error");
+    return cli_exit_for(e);
+}
+
+void cli_print_usage(FILE *f, const char *usage)
+{
+    const char *line = usage;
+    bool first = true;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        fprintf(f, "%s%.*s\n", first ? "usage: " : "   or: ", (int)n, line);
+        first = false;
+        line += n + (end ? 1 : 0);
+    }
+}
+
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "tare %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    cli_print_usage(stderr, usage);
+    fprintf(stderr, "Try 'tare %s --help' for the options.\n", cmd);
+    return EXIT_USAGE;
+}
+
+bool cli_parse_count(const char *cmd, const char *usage, const char *opt, const char *arg,
+                     long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < min || v > max) {
+        cli_usage_error(cmd, usage, "bad value '%s' for %s: want a whole number from %ld to %ld",
+                        arg, opt, min, max);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_parse_seconds(const char *cmd, const char *usage, const char *opt, const char *arg,
+                       double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    double scale = 1;
+    if (end != arg) {
+        if (strcmp(end, "ms") == 0) scale = 1e-3, end += 2;
+        else if (strcmp(end, "s") == 0) end += 1;
+        else if (strcmp(end, "m") == 0) scale = 60, end += 1;
+    }
+    if (errno || end == arg || *end || !(v > 0) || v * scale > 1e7) {
+        cli_usage_error(cmd, usage, "bad value '%s' for %s: want a positive number of seconds "
+                        "(suffix ms, s or m allowed)", arg, opt);
+        return false;
+    }
+    *out = v * scale;
+    return true;
+}
+
+bool cli_parse_format(const char *cmd, const char *usage, const char *arg, int allowed,
+                      enum out_format *out)
+{
+    static const struct { const char *name; enum out_format f; } names[] = {
+        {"text", FMT_TEXT}, {"tsv", FMT_TSV}, {"json", FMT_JSON},
+        {"csv", FMT_CSV}, {"markdown", FMT_MARKDOWN},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(arg, names[i].name) == 0 && (allowed & names[i].f)) {
+            *out = names[i].f;
+            return true;
+        }
+    char list[128] = "";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (allowed & names[i].f) {
+            if (list[0]) strcat(list, ", ");
+            strcat(list, names[i].name);
+        }
+    cli_usage_error(cmd, usage, "unknown format '%s': want one of %s", arg, list);
+    return false;
+}
+
+bool cli_use_color(FILE *f)
+{
+    const char *nc = getenv("NO_COLOR");
+    if (nc && *nc)
+        return false;
+    const char *term = getenv("TERM");
+    if (term && strcmp(term, "dumb") == 0)
+        return false;
+    return isatty(fileno(f));
+}
+
+static void on_signal(int sig)
+{
+    /* Async-signal-safe: marks the flag and kills the measured process groups. */
+    proc_interrupt(sig);
+}
+
+void cli_install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}

@@ -1,0 +1,56 @@
+/* cli.h: what every command file shares: the command table entry, errors, options, output. */
+#ifndef TARE_CLI_H
+#define TARE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/err.h"
+
+/* Exit statuses, named as the guide asks. */
+enum {
+    EXIT_OK = 0,
+    EXIT_FAIL = 1,     /* a measurement failed, or a regression was found */
+    EXIT_USAGE = 2,    /* bad usage or bad input */
+    EXIT_INTERRUPTED = 130,
+};
+
+struct cli_command {
+    const char *name;
+    const char *summary;
+    const char *usage;             /* the man page SYNOPSIS, one form per line */
+    int (*run)(int argc, char **argv);
+};
+
+extern const struct cli_command cli_commands[];
+extern const int cli_command_count;
+
+/* Output formats a command may accept; each command says which. */
+enum out_format { FMT_TEXT = 1, FMT_TSV = 2, FMT_JSON = 4, FMT_CSV = 8, FMT_MARKDOWN = 16 };
+
+/* "tare CMD: message" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reports e as above and returns the exit status its kind calls for. */
+int cli_fail(const char *cmd, const struct err *e);
+int cli_exit_for(const struct err *e);
+/* Prints the usage lines ("usage: ...", "   or: ...") to f. */
+void cli_print_usage(FILE *f, const char *usage);
+/* "tare CMD: <message>" then the usage, on stderr; returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Option value parsers: false (and a usage error printed) on a bad value. */
+bool cli_parse_count(const char *cmd, const char *usage, const char *opt, const char *arg,
+                     long min, long max, long *out);
+bool cli_parse_seconds(const char *cmd, const char *usage, const char *opt, const char *arg,
+                       double *out);
+bool cli_parse_format(const char *cmd, const char *usage, const char *arg, int allowed,
+                      enum out_format *out);
+
+/* Colour only on a terminal and never with NO_COLOR set. */
+bool cli_use_color(FILE *f);
+
+/* The interrupt flag the signal handler sets; long loops check it. */
+void cli_install_signal_handlers(void);
+
+#endif

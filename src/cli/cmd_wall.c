@@ -1,0 +1,593 @@
+/* cmd_wall.c: `tare wall`, whole-command wall clock with warm-up, medians and a reference. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/out.h"
+#include "cli/targets.h"
+#include "core/proc.h"
+#include "core/stats.h"
+
+const char cmd_wall_usage[] =
+    "tare wall [options] -- CMD [ARG...]\n"
+    "tare wall [options] 'CMD 1' 'CMD 2' ...";
+
+static const char wall_options[] =
+    "Options:\n"
+    "  -n, --runs N            measured runs per series (default 7)\n"
+    "  -w, --warmup N          runs before those, never counted (default 1)\n"
+    "  -r, --reference CMD     a reference measured alongside, runs interleaved; each\n"
+    "                          series gets the ratio of its median to the reference's\n"
+    "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
+    "                          run each command in this environment, as series NAME+LANE\n"
+    "                          (repeatable; lanes replace the plain run, add 'NAME:' for it)\n"
+    "      --name NAME         name the commands in order (default: first word's basename)\n"
+    "      --shell             run each command string with /bin/sh -c\n"
+    "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
+    "      --pin CPU           run the commands on this CPU only\n"
+    "      --show-output       pass the commands' stdout and stderr through\n"
+    "  -i, --ignore-failure    measure runs that exit non-zero instead of reporting NA\n"
+    "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
+    "      --export-json FILE  also write hyperfine's JSON export schema to FILE\n"
+    "  -h, --help              show this help\n";
+
+enum run_state { S_OK, S_FAILED, S_TIMEOUT };
+
+struct series {
+    struct target *t;
+    double *times;          /* measured runs */
+    double *user, *sys;
+    long *rss_kb;
+    int *exit_codes;
+    int n;
+    double warm_first;      /* the first warm-up run's time, NAN if none */
+    enum run_state state;
+    char why[256];
+    char tail[PROC_STDERR_TAIL];
+};
+
+struct wall {
+    long runs, warmup;
+    double timeout;
+    int pin;
+    bool show_output, ignore_failure, progress;
+    struct series *s;
+    int ns;
+    struct series ref;      /* ref.t is NULL without --reference */
+    double t_start;
+};
+
+static const char *state_name(enum run_state s)
+{
+    return s == S_OK ? "ok" : s == S_TIMEOUT ? "timeout" : "failed";
+}
+
+static bool series_alloc(struct series *s, long runs)
+{
+    s->times = calloc(runs, sizeof *s->times);
+    s->user = calloc(runs, sizeof *s->user);
+    s->sys = calloc(runs, sizeof *s->sys);
+    s->rss_kb = calloc(runs, sizeof *s->rss_kb);
+    s->exit_codes = calloc(runs, sizeof *s->exit_codes);
+    s->warm_first = NAN;
+    return s->times && s->user && s->sys && s->rss_kb && s->exit_codes;
+}
+
+static void series_free(struct series *s)
+{
+    free(s->times);
+    free(s->user);
+    free(s->sys);
+    free(s->rss_kb);
+    free(s->exit_codes);
+}
+
+static void progress(const struct wall *w, const struct series *s, const char *phase, long i, long n)
+{
+    if (!w->progress)
+        return;
+    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", s->t->name, phase, i, n,
+            proc_now() - w->t_start);
+    fflush(stderr);
+}
+
+/* One run of one series; returns -1 only when tare itself cannot go on. */
+static int run_once(struct wall *w, struct series *s, bool counted, struct err *e)
+{
+    if (s->state != S_OK)
+        return 0;
+    struct proc_opts o = {
+        .argv = s->t->argv, .env_set = s->t->env, .timeout_s = w->timeout, .pin_cpu = w->pin,
+        .show_output = w->show_output,
+    };
+    struct proc_result r;
+    if (proc_run(&o, &r, e) < 0)
+        return err_prefix(e, "'%s'", s->t->name);
+    if (r.status == PROC_INTERRUPTED || proc_interrupted())
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
+    bool failed = r.status == PROC_SIGNALED || r.status == PROC_TIMEOUT ||
+                  (r.status == PROC_EXITED && !w->ignore_failure);
+    if (failed) {
+        s->state = r.status == PROC_TIMEOUT ? S_TIMEOUT : S_FAILED;
+        char d[128];
+        snprintf(s->why, sizeof s->why, "%s in %s run %d", proc_describe(&r, w->timeout, d, sizeof d),
+                 counted ? "measured" : "warm-up", counted ? s->n + 1 : 1);
+        memcpy(s->tail, r.stderr_tail, sizeof s->tail);
+        return 0;
+    }
+    if (!counted) {
+        if (isnan(s->warm_first))
+            s->warm_first = r.wall_s;
+        return 0;
+    }
+    s->times[s->n] = r.wall_s;
+    s->user[s->n] = r.user_s;
+    s->sys[s->n] = r.sys_s;
+    s->rss_kb[s->n] = r.max_rss_kb;
+    s->exit_codes[s->n] = r.status == PROC_SIGNALED ? 128 + r.signal : r.exit_code;
+    s->n++;
+    return 0;
+}
+
+/* Warm-up, then rounds: every series once, then the reference, so drift hits all alike. */
+static int measure(struct wall *w, struct err *e)
+{
+    w->t_start = proc_now();
+    for (long i = 0; i < w->warmup; i++) {
+        for (int k = 0; k < w->ns; k++) {
+            progress(w, &w->s[k], "warm-up", i + 1, w->warmup);
+            if (run_once(w, &w->s[k], false, e) < 0)
+                return -1;
+        }
+        if (w->ref.t) {
+            progress(w, &w->ref, "warm-up", i + 1, w->warmup);
+            if (run_once(w, &w->ref, false, e) < 0)
+                return -1;
+        }
+    }
+    for (long i = 0; i < w->runs; i++) {
+        for (int k = 0; k < w->ns; k++) {
+            progress(w, &w->s[k], "run", i + 1, w->runs);
+            if (run_once(w, &w->s[k], true, e) < 0)
+                return -1;
+        }
+        if (w->ref.t) {
+            progress(w, &w->ref, "run", i + 1, w->runs);
+            if (run_once(w, &w->ref, true, e) < 0)
+                return -1;
+        }
+    }
+    if (w->progress)
+        fputs("\r\033[K", stderr);
+    return 0;
+}
+
+struct summary {
+    double median, min, max, mad, user, sys, mean, stddev;
+    long rss_kb;
+};
+
+static struct summary summarize(const struct series *s)
+{
+    struct summary m = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1};
+    if (s->state != S_OK || s->n == 0)
+        return m;
+    m.median = stats_median(s->times, s->n);
+    m.min = stats_min(s->times, s->n);
+    m.max = stats_max(s->times, s->n);
+    m.mad = stats_mad(s->times, s->n);
+    m.user = stats_median(s->user, s->n);
+    m.sys = stats_median(s->sys, s->n);
+    m.mean = stats_mean(s->times, s->n);
+    m.stddev = stats_stddev(s->times, s->n);
+    for (int i = 0; i < s->n; i++)
+        if (s->rss_kb[i] > m.rss_kb)
+            m.rss_kb = s->rss_kb[i];
+    return m;
+}
+
+/* The seed's first rule: say so when the first run was cold. */
+static void note_cold(const struct wall *w, const struct series *s)
+{
+    struct summary m = summarize(s);
+    if (isnan(m.median))
+        return;
+    char a[32], b[32];
+    if (!isnan(s->warm_first)) {
+        if (s->warm_first > m.median + 3 * m.mad && s->warm_first > 1.10 * m.median)
+            fprintf(stderr, "tare wall: note: the warm-up run of '%s' took %s against a median of %s: "
+                    "it was cold, and was not counted\n", s->t->name, fmt_seconds(a, s->warm_first),
+                    fmt_seconds(b, m.median));
+    } else if (s->n >= 3) {
+        double rest = stats_median(s->times + 1, s->n - 1);
+        double mad = stats_mad(s->times + 1, s->n - 1);
+        if (s->times[0] > rest + 3 * mad && s->times[0] > 1.10 * rest)
+            fprintf(stderr, "tare wall: note: the first run of '%s' took %s against a median of %s "
+                    "for the others: it looks cold, and it was counted; use --warmup 1\n",
+                    s->t->name, fmt_seconds(a, s->times[0]), fmt_seconds(b, rest));
+    }
+    (void)w;
+}
+
+static void report_failure(const struct series *s, bool is_ref)
+{
+    if (s->state == S_OK)
+        return;
+    cli_error("wall", "%s'%s' failed: %s%s", is_ref ? "reference " : "", s->t->name, s->why,
+              s->tail[0] ? "; its stderr ended with:" : "");
+    if (s->tail[0]) {
+        /* The last few lines, indented, so they read as quoted output. */
+        const char *p = s->tail + strlen(s->tail);
+        int lines = 0;
+        while (p > s->tail && lines < 6)
+            if (*--p == '\n' && p[1])
+                lines++;
+        if (*p == '\n')
+            p++;
+        for (const char *q = p; *q;) {
+            const char *nl = strchr(q, '\n');
+            int len = nl ? (int)(nl - q) : (int)strlen(q);
+            fprintf(stderr, "  | %.*s\n", len, q);
+            q += len + (nl ? 1 : 0);
+        }
+    }
+}
+
+static const char *const tsv_headers[] = {
+    "name", "lane", "runs", "median_s", "min_s", "max_s", "mad_s", "user_s", "sys_s",
+    "max_rss_kb", "ref_median_s", "ratio", "status",
+};
+
+static void print_machine(const struct wall *w, enum out_format fmt, double ref_median)
+{
+    struct table t;
+    table_init(&t, 13, tsv_headers, 0x3);
+    char b[64];
+    for (int k = 0; k < w->ns; k++) {
+        const struct series *s = &w->s[k];
+        struct summary m = summarize(s);
+        table_row(&t);
+        table_set(&t, 0, "%s", s->t->name);
+        table_set(&t, 1, "%s", s->t->lane ? s->t->lane : "-");
+        table_set(&t, 2, "%d", s->n);
+        table_set(&t, 3, "%s", fmt_num(b, m.median));
+        table_set(&t, 4, "%s", fmt_num(b, m.min));
+        table_set(&t, 5, "%s", fmt_num(b, m.max));
+        table_set(&t, 6, "%s", fmt_num(b, m.mad));
+        table_set(&t, 7, "%s", fmt_num(b, m.user));
+        table_set(&t, 8, "%s", fmt_num(b, m.sys));
+        table_set(&t, 9, "%s", m.rss_kb < 0 ? "NA" : fmt_num(b, m.rss_kb));
+        table_set(&t, 10, "%s", fmt_num(b, ref_median));
+        table_set(&t, 11, "%s", fmt_num(b, m.median / ref_median));
+        table_set(&t, 12, "%s", state_name(s->state));
+    }
+    table_print(&t, stdout, fmt);
+    table_free(&t);
+}
+
+static void json_series(FILE *f, const struct series *s, double ref_median, bool is_ref)
+{
+    struct summary m = summarize(s);
+    fprintf(f, "{\"name\": ");
+    json_str(f, s->t->name);
+    fprintf(f, ", \"lane\": ");
+    if (s->t->lane)
+        json_str(f, s->t->lane);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"command\": ");
+    json_str(f, s->t->command);
+    fprintf(f, ", \"runs\": %d, \"median_s\": ", s->n);
+    json_num(f, m.median);
+    fputs(", \"min_s\": ", f); json_num(f, m.min);
+    fputs(", \"max_s\": ", f); json_num(f, m.max);
+    fputs(", \"mad_s\": ", f); json_num(f, m.mad);
+    fputs(", \"user_s\": ", f); json_num(f, m.user);
+    fputs(", \"sys_s\": ", f); json_num(f, m.sys);
+    fputs(", \"max_rss_kb\": ", f); json_num(f, m.rss_kb < 0 ? NAN : m.rss_kb);
+    if (!is_ref) {
+        fputs(", \"ref_median_s\": ", f); json_num(f, ref_median);
+        fputs(", \"ratio\": ", f); json_num(f, m.median / ref_median);
+    }
+    fprintf(f, ", \"status\": \"%s\"", state_name(s->state));
+    if (s->state != S_OK) {
+        fputs(", \"error\": ", f);
+        json_str(f, s->why);
+    }
+    fputs(", \"warmup_s\": ", f);
+    json_num(f, s->warm_first);
+    fputs(", \"times\": [", f);
+    for (int i = 0; i < s->n; i++) {
+        if (i) fputs(", ", f);
+        json_num(f, s->times[i]);
+    }
+    fputs("], \"exit_codes\": [", f);
+    for (int i = 0; i < s->n; i++)
+        fprintf(f, "%s%d", i ? ", " : "", s->exit_codes[i]);
+    fputs("]}", f);
+}
+
+static void print_json(const struct wall *w, double ref_median)
+{
+    printf("{\"runs\": %ld, \"warmup\": %ld, \"series\": [", w->runs, w->warmup);
+    for (int k = 0; k < w->ns; k++) {
+        fputs(k ? ",\n  " : "\n  ", stdout);
+        json_series(stdout, &w->s[k], ref_median, false);
+    }
+    fputs("\n], \"reference\": ", stdout);
+    if (w->ref.t)
+        json_series(stdout, &w->ref, NAN, true);
+    else
+        fputs("null", stdout);
+    fputs("}\n", stdout);
+}
+
+static void print_text(const struct wall *w, double ref_median)
+{
+    bool ref = w->ref.t != NULL;
+    static const char *const h_ref[] = {"series", "median ± MAD", "min", "max", "user", "sys",
+                                        "max RSS", "runs", "ratio", "status"};
+    struct table t;
+    table_init(&t, ref ? 10 : 9, h_ref, 0x1);
+    if (!ref) {
+        static const char *const h[] = {"series", "median ± MAD", "min", "max", "user", "sys",
+                                        "max RSS", "runs", "status"};
+        t.headers = (const char **)h;
+    }
+    char a[32], b[32];
+    for (int k = 0; k < w->ns + (ref ? 1 : 0); k++) {
+        const struct series *s = k < w->ns ? &w->s[k] : &w->ref;
+        struct summary m = summarize(s);
+        table_row(&t);
+        int c = 0;
+        if (k < w->ns)
+            table_set(&t, c++, "%s", s->t->name);
+        else
+            table_set(&t, c++, "%s (reference)", s->t->name);
+        if (isnan(m.median))
+            table_set(&t, c++, "NA");
+        else
+            table_set(&t, c++, "%s ± %s", fmt_seconds(a, m.median), fmt_seconds(b, m.mad));
+        table_set(&t, c++, "%s", fmt_seconds(a, m.min));
+        table_set(&t, c++, "%s", fmt_seconds(a, m.max));
+        table_set(&t, c++, "%s", fmt_seconds(a, m.user));
+        table_set(&t, c++, "%s", fmt_seconds(a, m.sys));
+        table_set(&t, c++, "%s", m.rss_kb < 0 ? "NA" : fmt_kib(a, m.rss_kb));
+        table_set(&t, c++, "%d", s->n);
+        if (ref) {
+            double ratio = k < w->ns ? m.median / ref_median : 1.0;
+            if (isnan(ratio))
+                table_set(&t, c++, "NA");
+            else
+                table_set(&t, c++, "%.3f×", ratio);
+        }
+        table_set(&t, c++, "%s", state_name(s->state));
+    }
+    printf("%ld run%s each after %ld warm-up run%s (not counted); ± is the median absolute deviation%s\n",
+           w->runs, w->runs == 1 ? "" : "s", w->warmup, w->warmup == 1 ? "" : "s",
+           ref ? "; ratio is median over the reference's median" : "");
+    table_print(&t, stdout, FMT_TEXT);
+    table_free(&t);
+}
+
+/* hyperfine's --export-json schema, so its plotting scripts read tare's results. */
+static int export_json(const struct wall *w, const char *path, struct err *e)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return err_errno(e, ERR_INPUT, errno, "cannot write '%s'", path);
+    fputs("{\"results\": [", f);
+    bool first = true;
+    for (int k = -1; k < w->ns; k++) {
+        const struct series *s = k < 0 ? &w->ref : &w->s[k];
+        if (!s->t)
+            continue;
+        struct summary m = summarize(s);
+        fputs(first ? "\n  {" : ",\n  {", f);
+        first = false;
+        fputs("\"command\": ", f); json_str(f, s->t->command);
+        fputs(", \"mean\": ", f); json_num(f, m.mean);
+        fputs(", \"stddev\": ", f); json_num(f, m.stddev);
+        fputs(", \"median\": ", f); json_num(f, m.median);
+        fputs(", \"user\": ", f); json_num(f, s->n ? stats_mean(s->user, s->n) : NAN);
+        fputs(", \"system\": ", f); json_num(f, s->n ? stats_mean(s->sys, s->n) : NAN);
+        fputs(", \"min\": ", f); json_num(f, m.min);
+        fputs(", \"max\": ", f); json_num(f, m.max);
+        fputs(", \"times\": [", f);
+        for (int i = 0; i < s->n; i++) {
+            if (i) fputs(", ", f);
+            json_num(f, s->times[i]);
+        }
+        fputs("], \"exit_codes\": [", f);
+        for (int i = 0; i < s->n; i++)
+            fprintf(f, "%s%d", i ? ", " : "", s->exit_codes[i]);
+        fputs("], \"memory_usage_byte\": [", f);
+        for (int i = 0; i < s->n; i++)
+            fprintf(f, "%s%ld", i ? ", " : "", s->rss_kb[i] * 1024);
+        fputs("]}", f);
+    }
+    fputs("\n]}\n", f);
+    if (fclose(f) != 0)
+        return err_errno(e, ERR_INPUT, errno, "cannot write '%s'", path);
+    return 0;
+}
+
+int cmd_wall(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"runs", required_argument, NULL, 'n'},
+        {"warmup", required_argument, NULL, 'w'},
+        {"reference", required_argument, NULL, 'r'},
+        {"lane", required_argument, NULL, 'l'},
+        {"name", required_argument, NULL, 'N'},
+        {"shell", no_argument, NULL, 'S'},
+        {"timeout", required_argument, NULL, 't'},
+        {"pin", required_argument, NULL, 'P'},
+        {"show-output", no_argument, NULL, 'o'},
+        {"ignore-failure", no_argument, NULL, 'i'},
+        {"format", required_argument, NULL, 'f'},
+        {"export-json", required_argument, NULL, 'E'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
+    struct target_spec spec = {0};
+    enum out_format fmt = FMT_TEXT;
+    const char *reference = NULL, *export_path = NULL;
+    struct err e = {0};
+    int status = EXIT_USAGE;
+    int dd = find_dashdash(argc, argv);
+    long v;
+
+    spec.names = calloc(argc, sizeof *spec.names);
+    spec.lanes = calloc(argc, sizeof *spec.lanes);
+    if (!spec.names || !spec.lanes)
+        goto done;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(dd, argv, "n:w:r:l:t:if:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (!cli_parse_count("wall", cmd_wall_usage, "--runs", optarg, 1, 1000000, &w.runs))
+                goto done;
+            break;
+        case 'w':
+            if (!cli_parse_count("wall", cmd_wall_usage, "--warmup", optarg, 0, 1000000, &w.warmup))
+                goto done;
+            break;
+        case 'r': reference = optarg; break;
+        case 'l':
+            if (lane_parse(optarg, &spec.lanes[spec.nlanes], &e) < 0) {
+                cli_usage_error("wall", cmd_wall_usage, "%s", e.msg);
+                goto done;
+            }
+            spec.nlanes++;
+            break;
+        case 'N': spec.names[spec.nnames++] = optarg; break;
+        case 'S': spec.shell = true; break;
+        case 't':
+            if (!cli_parse_seconds("wall", cmd_wall_usage, "--timeout", optarg, &w.timeout))
+                goto done;
+            break;
+        case 'P':
+            if (!cli_parse_count("wall", cmd_wall_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
+                goto done;
+            w.pin = (int)v;
+            break;
+        case 'o': w.show_output = true; break;
+        case 'i': w.ignore_failure = true; break;
+        case 'f':
+            if (!cli_parse_format("wall", cmd_wall_usage, optarg,
+                                  FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN, &fmt))
+                goto done;
+            break;
+        case 'E': export_path = optarg; break;
+        case 'h':
+            cli_print_usage(stdout, cmd_wall_usage);
+            printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
+                   "resource use of N runs, beside a reference's when one is given.\n\n%s",
+                   wall_options);
+            status = EXIT_OK;
+            goto done;
+        default:
+            cli_print_usage(stderr, cmd_wall_usage);
+            fprintf(stderr, "Try 'tare wall --help' for the options.\n");
+            goto done;
+        }
+    }
+    bool dashdash = dd < argc;
+    if (dashdash && optind < dd) {
+        cli_usage_error("wall", cmd_wall_usage, "give commands either as strings or after '--', "
+                        "not both ('%s' comes before '--')", argv[optind]);
+        goto done;
+    }
+    char **cmds = dashdash ? argv + dd + 1 : argv + optind;
+    int ncmds = dashdash ? argc - dd - 1 : dd - optind;
+    if (ncmds <= 0) {
+        cli_usage_error("wall", cmd_wall_usage, "no command to measure");
+        goto done;
+    }
+    if (spec.shell && dashdash) {
+        cli_usage_error("wall", cmd_wall_usage, "--shell takes command strings, not a command after '--'");
+        goto done;
+    }
+    struct target *targets = NULL, ref_target;
+    int nt = 0;
+    if (targets_build(&spec, cmds, ncmds, dashdash, &targets, &nt, &e) < 0) {
+        status = cli_fail("wall", &e);
+        goto done;
+    }
+    if (reference && target_from_string(reference, NULL, spec.shell, &ref_target, &e) < 0) {
+        status = cli_fail("wall", &e);
+        targets_free(targets, nt);
+        free(targets);
+        goto done;
+    }
+    w.ns = nt;
+    w.s = calloc(nt, sizeof *w.s);
+    bool ok = w.s != NULL;
+    for (int k = 0; ok && k < nt; k++) {
+        w.s[k].t = &targets[k];
+        ok = series_alloc(&w.s[k], w.runs);
+    }
+    if (reference) {
+        w.ref.t = &ref_target;
+        ok = ok && series_alloc(&w.ref, w.runs);
+    }
+    if (!ok) {
+        cli_error("wall", "out of memory");
+        goto free_all;
+    }
+    w.progress = isatty(STDERR_FILENO) && !w.show_output;
+    cli_install_signal_handlers();
+
+    if (measure(&w, &e) < 0) {
+        if (w.progress)
+            fputs("\r\033[K", stderr);
+        status = cli_fail("wall", &e);
+        goto free_all;
+    }
+    double ref_median = w.ref.t ? summarize(&w.ref).median : NAN;
+    bool any_failed = w.ref.t && w.ref.state != S_OK;
+    report_failure(&w.ref, true);
+    for (int k = 0; k < w.ns; k++) {
+        report_failure(&w.s[k], false);
+        any_failed |= w.s[k].state != S_OK;
+        note_cold(&w, &w.s[k]);
+    }
+    if (w.ref.t)
+        note_cold(&w, &w.ref);
+    if (fmt == FMT_TEXT)
+        print_text(&w, ref_median);
+    else if (fmt == FMT_JSON)
+        print_json(&w, ref_median);
+    else
+        print_machine(&w, fmt, ref_median);
+    status = any_failed ? EXIT_FAIL : EXIT_OK;
+    if (export_path && export_json(&w, export_path, &e) < 0)
+        status = cli_fail("wall", &e);
+
+free_all:
+    for (int k = 0; w.s && k < w.ns; k++)
+        series_free(&w.s[k]);
+    free(w.s);
+    if (w.ref.t) {
+        series_free(&w.ref);
+        targets_free(&ref_target, 1);
+    }
+    targets_free(targets, nt);
+    free(targets);
+done:
+    for (int i = 0; spec.lanes && i < spec.nlanes; i++)
+        lane_free(&spec.lanes[i]);
+    free(spec.lanes);
+    free(spec.names);
+    return status;
+}

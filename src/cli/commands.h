@@ -1,0 +1,8 @@
+/* commands.h: one line per command: its entry point and usage (the man page SYNOPSIS). */
+#ifndef TARE_COMMANDS_H
+#define TARE_COMMANDS_H
+
+int cmd_wall(int argc, char **argv);
+extern const char cmd_wall_usage[];
+
+#endif

@@ -1,0 +1,81 @@
+/* main.c: tare's entry point and its command table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+
+/*
+ * Adding a command is a checklist:
+ *   1. src/cli/cmd_NAME.c with `int cmd_NAME(int, char **)` and its usage string;
+ *   2. one line in cli/commands.h and one line in the table below;
+ *   3. doc/tare-NAME.1, whose SYNOPSIS equals the usage (tests/cli/test_usage.sh checks);
+ *   4. tests/cli/test_NAME.sh, and a README section with real output.
+ */
+const struct cli_command cli_commands[] = {
+    {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
+};
+const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
+
+static const char tare_usage[] =
+    "tare [--version] [--help] COMMAND [ARGS...]\n"
+    "tare help [COMMAND]";
+
+static void print_help(FILE *f)
+{
+    cli_print_usage(f, tare_usage);
+    fprintf(f, "\ntare: performance measurement that does not fool its user.\n\nCommands:\n");
+    for (int i = 0; i < cli_command_count; i++)
+        fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
+    fprintf(f, "\nRun 'tare COMMAND --help' for a command's options, or 'man tare-COMMAND'.\n"
+               "Exit status: 0 ok, 1 a measurement failed or a regression was found, 2 bad usage or input.\n");
+}
+
+static const struct cli_command *find_command(const char *name)
+{
+    for (int i = 0; i < cli_command_count; i++)
+        if (strcmp(cli_commands[i].name, name) == 0)
+            return &cli_commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        printf("tare %s\n", TARE_VERSION);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        print_help(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "help") == 0) {
+        if (argc < 3) {
+            print_help(stdout);
+            return EXIT_OK;
+        }
+        if (strcmp(argv[2], "--commands") == 0) {   /* for scripts and the usage test */
+            for (int i = 0; i < cli_command_count; i++)
+                printf("%s\n", cli_commands[i].name);
+            return EXIT_OK;
+        }
+        const struct cli_command *c = find_command(argv[2]);
+        if (!c) {
+            cli_error("help", "unknown command '%s'", argv[2]);
+            return EXIT_USAGE;
+        }
+        char *help_argv[] = {argv[2], "--help", NULL};
+        return c->run(2, help_argv);
+    }
+    const struct cli_command *c = find_command(name);
+    if (!c) {
+        cli_error(NULL, "unknown command '%s'; see 'tare help'", name);
+        return EXIT_USAGE;
+    }
+    return c->run(argc - 1, argv + 1);
+}

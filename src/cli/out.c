@@ -1,0 +1,255 @@
+/* out.c: output shared by commands: aligned text tables, TSV/CSV/markdown, units, JSON. */
+#define _GNU_SOURCE
+#include "cli/out.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n);
+    if (!q) {
+        fputs("tare: out of memory\n", stderr);
+        exit(EXIT_USAGE);
+    }
+    return q;
+}
+
+void table_init(struct table *t, int ncols, const char *const *headers, unsigned left_mask)
+{
+    memset(t, 0, sizeof *t);
+    t->ncols = ncols;
+    t->headers = (const char **)headers;
+    t->left_mask = left_mask;
+}
+
+void table_row(struct table *t)
+{
+    if (t->nrows == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->cells = xrealloc(t->cells, (size_t)t->cap * t->ncols * sizeof *t->cells);
+    }
+    memset(t->cells + (size_t)t->nrows * t->ncols, 0, t->ncols * sizeof *t->cells);
+    t->nrows++;
+}
+
+void table_set(struct table *t, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    char **cell = &t->cells[(size_t)(t->nrows - 1) * t->ncols + col];
+    free(*cell);
+    *cell = s;
+}
+
+static const char *cell(const struct table *t, int r, int c)
+{
+    const char *s = t->cells[(size_t)r * t->ncols + c];
+    return s ? s : "";
+}
+
+/* Display width in characters, counting a UTF-8 sequence as one. */
+static int width(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+    return w;
+}
+
+static void put_tsv_field(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+static void put_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void put_md_field(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+}
+
+void table_print(const struct table *t, FILE *f, enum out_format fmt)
+{
+    if (fmt == FMT_TSV || fmt == FMT_CSV) {
+        char sep = fmt == FMT_TSV ? '\t' : ',';
+        for (int r = -1; r < t->nrows; r++) {
+            for (int c = 0; c < t->ncols; c++) {
+                if (c)
+                    fputc(sep, f);
+                const char *s = r < 0 ? t->headers[c] : cell(t, r, c);
+                if (fmt == FMT_TSV)
+                    put_tsv_field(f, s);
+                else
+                    put_csv_field(f, s);
+            }
+            fputc('\n', f);
+        }
+        return;
+    }
+    if (fmt == FMT_MARKDOWN) {
+        for (int r = -1; r < t->nrows; r++) {
+            fputc('|', f);
+            for (int c = 0; c < t->ncols; c++) {
+                fputc(' ', f);
+                put_md_field(f, r < 0 ? t->headers[c] : cell(t, r, c));
+                fputs(" |", f);
+            }
+            fputc('\n', f);
+            if (r < 0) {
+                fputc('|', f);
+                for (int c = 0; c < t->ncols; c++)
+                    fputs(t->left_mask & (1u << c) ? " :--- |" : " ---: |", f);
+                fputc('\n', f);
+            }
+        }
+        return;
+    }
+    int *w = calloc(t->ncols, sizeof *w);
+    if (!w)
+        return;
+    for (int c = 0; c < t->ncols; c++) {
+        w[c] = width(t->headers[c]);
+        for (int r = 0; r < t->nrows; r++)
+            if (width(cell(t, r, c)) > w[c])
+                w[c] = width(cell(t, r, c));
+    }
+    for (int r = -1; r < t->nrows; r++) {
+        for (int c = 0; c < t->ncols; c++) {
+            const char *s = r < 0 ? t->headers[c] : cell(t, r, c);
+            int pad = w[c] - width(s);
+            bool left = t->left_mask & (1u << c);
+            bool last = c == t->ncols - 1;
+            if (c)
+                fputs("  ", f);
+            if (!left)
+                fprintf(f, "%*s", pad, "");
+            fputs(s, f);
+            if (left && !last)
+                fprintf(f, "%*s", pad, "");
+        }
+        fputc('\n', f);
+    }
+    free(w);
+}
+
+void table_free(struct table *t)
+{
+    for (size_t i = 0; i < (size_t)t->nrows * t->ncols; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    t->cells = NULL;
+    t->nrows = t->cap = 0;
+}
+
+/* Three significant digits: enough to read, never pretending to more. */
+static const char *sig3(char *buf, double v, const char *unit)
+{
+    int decimals = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+    sprintf(buf, "%.*f %s", decimals, v, unit);
+    return buf;
+}
+
+const char *fmt_seconds(char *buf, double s)
+{
+    if (isnan(s))
+        return strcpy(buf, "NA");
+    double a = fabs(s);
+    if (a >= 1 || a == 0)
+        return sig3(buf, s, "s");
+    if (a >= 1e-3)
+        return sig3(buf, s * 1e3, "ms");
+    if (a >= 1e-6)
+        return sig3(buf, s * 1e6, "µs");
+    return sig3(buf, s * 1e9, "ns");
+}
+
+const char *fmt_kib(char *buf, double kib)
+{
+    if (isnan(kib))
+        return strcpy(buf, "NA");
+    if (kib < 1024)
+        return sig3(buf, kib, "KiB");
+    if (kib < 1024 * 1024)
+        return sig3(buf, kib / 1024, "MiB");
+    return sig3(buf, kib / (1024 * 1024), "GiB");
+}
+
+const char *fmt_count(char *buf, double n)
+{
+    if (isnan(n))
+        return strcpy(buf, "NA");
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", fabs(n));
+    size_t len = strlen(digits), o = 0;
+    if (n < 0)
+        buf[o++] = '-';
+    for (size_t i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *fmt_num(char *buf, double v)
+{
+    if (isnan(v))
+        return strcpy(buf, "NA");
+    sprintf(buf, "%.9g", v);
+    return buf;
+}
+
+void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+void json_num(FILE *f, double v)
+{
+    if (isnan(v) || isinf(v))
+        fputs("null", f);
+    else
+        fprintf(f, "%.9g", v);
+}

@@ -1,0 +1,256 @@
+/* targets.c: commands x lanes -> named series, shared by every measuring command. */
+#define _GNU_SOURCE
+#include "cli/targets.h"
+
+#include <ctype.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/words.h"
+
+int find_dashdash(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0)
+            return i;
+    return argc;
+}
+
+static bool valid_var(const char *s, size_t n)
+{
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return false;
+    return true;
+}
+
+void lane_free(struct lane *l)
+{
+    free(l->name);
+    words_free(l->env);
+    l->name = NULL;
+    l->env = NULL;
+}
+
+int lane_parse(const char *spec, struct lane *out, struct err *e)
+{
+    memset(out, 0, sizeof *out);
+    const char *colon = strchr(spec, ':');
+    if (!colon)
+        return err_set(e, ERR_INPUT, "bad lane '%s': want NAME:VAR=VALUE[,VAR=VALUE...]", spec);
+    for (const char *p = spec; p < colon; p++)
+        if (!(isalnum((unsigned char)*p) || strchr("_.-", *p)))
+            return err_set(e, ERR_INPUT, "bad lane name in '%s': use letters, digits, '_', '.', '-'",
+                           spec);
+    out->name = strndup(spec, colon - spec);
+    size_t cap = 4, n = 0;
+    out->env = calloc(cap, sizeof *out->env);
+    if (!out->name || !out->env)
+        goto nomem;
+    const char *p = colon + 1;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (!eq || !valid_var(p, eq - p)) {
+            err_set(e, ERR_INPUT, "bad variable '%.*s' in lane '%s': want VAR=VALUE", (int)len, p,
+                    spec);
+            lane_free(out);
+            return -1;
+        }
+        if (n + 2 > cap) {
+            cap *= 2;
+            char **env = realloc(out->env, cap * sizeof *env);
+            if (!env)
+                goto nomem;
+            out->env = env;
+        }
+        if (!(out->env[n++] = strndup(p, len)))
+            goto nomem;
+        out->env[n] = NULL;
+        p += len + (end ? 1 : 0);
+    }
+    return 0;
+nomem:
+    lane_free(out);
+    return err_set(e, ERR_SYSTEM, "out of memory");
+}
+
+static char **strv_dup(char *const *v)
+{
+    size_t n = 0;
+    while (v && v[n])
+        n++;
+    char **d = calloc(n + 1, sizeof *d);
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!(d[i] = strdup(v[i]))) {
+            words_free(d);
+            return NULL;
+        }
+    return d;
+}
+
+/* A name from the command: its first word's basename. */
+static char *default_name(char *const *argv)
+{
+    char *copy = strdup(argv[0]);
+    if (!copy)
+        return NULL;
+    char *name = strdup(basename(copy));
+    free(copy);
+    return name;
+}
+
+static void target_clear(struct target *t)
+{
+    free(t->name);
+    free(t->lane);
+    free(t->command);
+    words_free(t->argv);
+    words_free(t->env);
+}
+
+static int make_argv(const char *cmd, bool shell, char ***argv, struct err *e)
+{
+    if (shell) {
+        char *sh[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+        *argv = strv_dup(sh);
+        return *argv ? 0 : err_set(e, ERR_SYSTEM, "out of memory");
+    }
+    char shell_char = 0;
+    if (words_split(cmd, argv, NULL, &shell_char, e) < 0)
+        return -1;
+    if (shell_char) {
+        words_free(*argv);
+        *argv = NULL;
+        return err_set(e, ERR_INPUT,
+                       "command '%s' uses shell syntax ('%c') that tare does not interpret; "
+                       "quote it, or pass --shell to run it with /bin/sh -c", cmd, shell_char);
+    }
+    return 0;
+}
+
+int target_from_string(const char *cmd, const char *name, bool shell, struct target *t,
+                       struct err *e)
+{
+    memset(t, 0, sizeof *t);
+    if (make_argv(cmd, shell, &t->argv, e) < 0)
+        return -1;
+    t->command = strdup(cmd);
+    t->name = name ? strdup(name) : default_name(shell ? (char *[]){"sh", NULL} : t->argv);
+    if (shell && !name && t->name) {
+        /* For sh -c, name it after the command's own first word. */
+        char **w = NULL;
+        struct err ignored;
+        if (words_split(cmd, &w, NULL, NULL, &ignored) == 0) {
+            free(t->name);
+            t->name = default_name(w);
+            words_free(w);
+        }
+    }
+    if (!t->command || !t->name) {
+        targets_free(t, 1);
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    }
+    return 0;
+}
+
+void targets_free(struct target *t, int n)
+{
+    if (!t)
+        return;
+    for (int i = 0; i < n; i++)
+        target_clear(&t[i]);
+}
+
+static char *join_env_command(char *const *env, const char *command)
+{
+    size_t len = strlen(command) + 1;
+    for (char *const *v = env; v && *v; v++)
+        len += strlen(*v) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (char *const *v = env; v && *v; v++) {
+        strcat(s, *v);
+        strcat(s, " ");
+    }
+    strcat(s, command);
+    return s;
+}
+
+int targets_build(const struct target_spec *spec, char **argv, int argc, bool dashdash,
+                  struct target **out, int *nout, struct err *e)
+{
+    int ncmd = dashdash ? 1 : argc;
+    int nl = spec->nlanes ? spec->nlanes : 1;
+    if (ncmd == 0 || (dashdash && argc == 0))
+        return err_set(e, ERR_INPUT, "no command to measure");
+    if (spec->nnames > ncmd)
+        return err_set(e, ERR_INPUT, "%d --name options for %d command%s", spec->nnames, ncmd,
+                       ncmd == 1 ? "" : "s");
+    struct target *t = calloc((size_t)ncmd * nl, sizeof *t);
+    if (!t)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    int n = 0;
+    for (int c = 0; c < ncmd; c++) {
+        struct target base;
+        if (dashdash) {
+            memset(&base, 0, sizeof base);
+            base.argv = strv_dup(argv);
+            base.command = words_join(argv);
+            base.name = spec->nnames > c ? strdup(spec->names[c]) : default_name(argv);
+            if (!base.argv || !base.command || !base.name) {
+                target_clear(&base);
+                err_set(e, ERR_SYSTEM, "out of memory");
+                goto fail;
+            }
+        } else if (target_from_string(argv[c], spec->nnames > c ? spec->names[c] : NULL,
+                                      spec->shell, &base, e) < 0) {
+            goto fail;
+        }
+        for (int l = 0; l < nl; l++) {
+            struct target *s = &t[n++];
+            const struct lane *lane = spec->nlanes ? &spec->lanes[l] : NULL;
+            s->argv = strv_dup(base.argv);
+            if (lane && lane->name[0]) {
+                s->lane = strdup(lane->name);
+                if (asprintf(&s->name, "%s+%s", base.name, lane->name) < 0)
+                    s->name = NULL;
+            } else {
+                s->name = strdup(base.name);
+            }
+            s->env = lane ? strv_dup(lane->env) : NULL;
+            s->command = join_env_command(s->env, base.command);
+            if (!s->argv || !s->name || !s->command || (lane && !s->env) ||
+                (lane && lane->name[0] && !s->lane)) {
+                target_clear(&base);
+                err_set(e, ERR_SYSTEM, "out of memory");
+                goto fail;
+            }
+        }
+        target_clear(&base);
+    }
+    /* Two series with one name would be indistinguishable in every output. */
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (strcmp(t[i].name, t[j].name) == 0) {
+                err_set(e, ERR_INPUT, "two series are both named '%s'; give each command a --name",
+                        t[i].name);
+                goto fail;
+            }
+    *out = t;
+    *nout = n;
+    return 0;
+fail:
+    targets_free(t, n);
+    free(t);
+    return -1;
+}

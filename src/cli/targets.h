@@ -1,0 +1,50 @@
+/* targets.h: turn a command line's commands, names and lanes into the series to measure. */
+#ifndef TARE_TARGETS_H
+#define TARE_TARGETS_H
+
+#include <stdbool.h>
+
+#include "core/err.h"
+
+struct lane {
+    char *name;      /* "" for the unnamed lane */
+    char **env;      /* "VAR=VALUE", NULL-terminated */
+};
+
+/* One series: a command in one lane. */
+struct target {
+    char *name;      /* series name: NAME, or NAME+LANE */
+    char *lane;      /* lane name, or NULL */
+    char *command;   /* the command as a person would type it, lane variables first */
+    char **argv;     /* NULL-terminated */
+    char **env;      /* lane variables, NULL-terminated, or NULL */
+};
+
+struct target_spec {
+    bool shell;              /* run each command string with /bin/sh -c */
+    char **names;            /* --name values, in order of the commands; may be fewer */
+    int nnames;
+    struct lane *lanes;      /* none: one plain series per command */
+    int nlanes;
+};
+
+/* Parses "NAME:VAR=VALUE[,VAR=VALUE...]" (NAME may be empty; the list may be empty). */
+int lane_parse(const char *spec, struct lane *out, struct err *e);
+void lane_free(struct lane *l);
+
+/*
+ * Builds the series for the commands: with dashdash, argv[0..argc) is one command's argv;
+ * otherwise each argv[i] is one command string, split into words (or given to sh -c).
+ */
+int targets_build(const struct target_spec *spec, char **argv, int argc, bool dashdash,
+                  struct target **out, int *nout, struct err *e);
+/* One target from one command string, no lane (the reference). */
+int target_from_string(const char *cmd, const char *name, bool shell, struct target *t,
+                       struct err *e);
+/* Frees what each target owns (not the array itself). */
+void targets_free(struct target *t, int n);
+
+/* Finds the first "--" in argv; returns its index or argc. */
+int find_dashdash(int argc, char **argv);
+
+#endif

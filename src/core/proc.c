@@ -1,0 +1,352 @@
+/* proc.c: the process runner every measuring command uses: posix_spawn, wait4, timeouts. */
+#define _GNU_SOURCE
+#include "core/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Process groups of running children, so an interrupt can kill them (several with -j). */
+#define MAX_ACTIVE 256
+static volatile sig_atomic_t active_pgid[MAX_ACTIVE];
+static volatile sig_atomic_t interrupted;
+
+void proc_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+    for (int i = 0; i < MAX_ACTIVE; i++) {
+        pid_t p = active_pgid[i];
+        if (p > 0)
+            kill(-p, SIGKILL);
+    }
+}
+
+bool proc_interrupted(void)
+{
+    return interrupted != 0;
+}
+
+static int register_active(pid_t pgid)
+{
+    for (int i = 0; i < MAX_ACTIVE; i++) {
+        int zero = 0;
+        if (__atomic_compare_exchange_n((int *)&active_pgid[i], &zero, (int)pgid, false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+            return i;
+    }
+    return -1;
+}
+
+static void unregister_active(int slot)
+{
+    if (slot >= 0)
+        __atomic_store_n((int *)&active_pgid[slot], 0, __ATOMIC_SEQ_CST);
+}
+
+double proc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The inherited environment with the overrides applied; the strings are borrowed. */
+static char **build_env(char *const *set)
+{
+    size_t n = 0, k = 0;
+    while (environ[n])
+        n++;
+    while (set && set[k])
+        k++;
+    char **env = malloc((n + k + 1) * sizeof *env);
+    if (!env)
+        return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool overridden = false;
+        const char *eq = strchr(environ[i], '=');
+        size_t len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+        for (size_t j = 0; j < k && !overridden; j++)
+            overridden = strncmp(set[j], environ[i], len) == 0 && set[j][len] == '=';
+        if (!overridden)
+            env[m++] = environ[i];
+    }
+    for (size_t j = 0; j < k; j++)
+        env[m++] = set[j];
+    env[m] = NULL;
+    return env;
+}
+
+/* Keeps the last PROC_STDERR_TAIL - 1 bytes read from fd. */
+struct tail {
+    char buf[PROC_STDERR_TAIL];
+    size_t len;
+};
+
+static void tail_add(struct tail *t, const char *s, size_t n)
+{
+    size_t cap = sizeof t->buf - 1;
+    if (n >= cap) {
+        memcpy(t->buf, s + n - cap, cap);
+        t->len = cap;
+        return;
+    }
+    if (t->len + n > cap) {
+        size_t drop = t->len + n - cap;
+        memmove(t->buf, t->buf + drop, t->len - drop);
+        t->len -= drop;
+    }
+    memcpy(t->buf + t->len, s, n);
+    t->len += n;
+}
+
+/* Reads what is there; returns false at end of file or error. */
+static bool drain(int fd, struct tail *t)
+{
+    char chunk[4096];
+    for (;;) {
+        ssize_t got = read(fd, chunk, sizeof chunk);
+        if (got > 0) {
+            tail_add(t, chunk, (size_t)got);
+            continue;
+        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        return got < 0 && errno == EAGAIN;
+    }
+}
+
+static void fill_result(struct proc_result *r, int status, const struct rusage *ru, double wall)
+{
+    r->wall_s = wall;
+    r->user_s = ru->ru_utime.tv_sec + ru->ru_utime.tv_usec * 1e-6;
+    r->sys_s = ru->ru_stime.tv_sec + ru->ru_stime.tv_usec * 1e-6;
+    r->max_rss_kb = ru->ru_maxrss;
+    if (WIFEXITED(status)) {
+        r->exit_code = WEXITSTATUS(status);
+        r->status = r->exit_code == 0 ? PROC_OK : PROC_EXITED;
+    } else if (WIFSIGNALED(status)) {
+        r->signal = WTERMSIG(status);
+        r->status = PROC_SIGNALED;
+    }
+}
+
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
+{
+    memset(r, 0, sizeof *r);
+    int errpipe[2] = {-1, -1};
+    char **env = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    int ret = -1;
+
+    if (!o->show_output && pipe2(errpipe, O_CLOEXEC) < 0)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot make a pipe");
+    env = build_env(o->env_set);
+    if (!env) {
+        err_set(e, ERR_SYSTEM, "out of memory");
+        goto out_pipe;
+    }
+
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (o->stdout_path)
+        posix_spawn_file_actions_addopen(&fa, 1, o->stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    else if (!o->show_output)
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    if (!o->show_output)
+        posix_spawn_file_actions_adddup2(&fa, errpipe[1], 2);
+    if (o->cwd)
+        posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
+
+    /* Its own process group, so a timeout or Ctrl-C kills everything it started. */
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGHUP);
+    sigaddset(&defaults, SIGPIPE);
+    sigaddset(&defaults, SIGQUIT);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                        POSIX_SPAWN_SETSIGDEF);
+
+    /* Affinity and personality are inherited through exec: set them on this thread around
+     * the spawn and put them back, since posix_spawn offers no hook in the child. */
+    cpu_set_t saved_cpus;
+    bool pinned = false;
+    if (o->pin_cpu >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(o->pin_cpu, &one);
+        if (sched_getaffinity(0, sizeof saved_cpus, &saved_cpus) < 0 ||
+            sched_setaffinity(0, sizeof one, &one) < 0) {
+            err_errno(e, ERR_INPUT, errno, "cannot pin to CPU %d", o->pin_cpu);
+            goto out_spawn;
+        }
+        pinned = true;
+    }
+    int saved_persona = -1;
+    if (o->no_aslr) {
+        saved_persona = personality(0xffffffff);
+        if (saved_persona != -1)
+            personality((unsigned long)saved_persona | ADDR_NO_RANDOMIZE);
+    }
+
+    pid_t pid;
+    double t0 = proc_now();
+    int rc = posix_spawnp(&pid, o->argv[0], &fa, &attr, o->argv, env);
+
+    if (saved_persona != -1)
+        personality((unsigned long)saved_persona);
+    if (pinned)
+        sched_setaffinity(0, sizeof saved_cpus, &saved_cpus);
+    if (rc != 0) {
+        if (rc == ENOENT)
+            err_set(e, ERR_INPUT, "cannot run '%s': command not found", o->argv[0]);
+        else
+            err_errno(e, ERR_INPUT, rc, "cannot run '%s'", o->argv[0]);
+        goto out_spawn;
+    }
+    int slot = register_active(pid);
+    if (interrupted)
+        kill(-pid, SIGKILL);
+
+    struct tail tail = {.len = 0};
+    int status = 0;
+    struct rusage ru;
+    bool timed_out = false;
+    if (errpipe[1] >= 0) {
+        close(errpipe[1]);
+        errpipe[1] = -1;
+        fcntl(errpipe[0], F_SETFL, O_NONBLOCK);
+    }
+
+    int pidfd = (o->timeout_s > 0 || errpipe[0] >= 0) ? open_pidfd(pid) : -1;
+    double deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0;
+    bool pipe_open = errpipe[0] >= 0;
+    for (;;) {
+        if (pidfd < 0 && !pipe_open && !deadline) {
+            /* Nothing to watch but the child: block in wait4. */
+            pid_t w = wait4(pid, &status, 0, &ru);
+            if (w == pid)
+                break;
+            if (w < 0 && errno != EINTR) {
+                err_errno(e, ERR_SYSTEM, errno, "wait4 failed");
+                unregister_active(slot);
+                goto out_spawn;
+            }
+            continue;
+        }
+        int wait_ms = -1;
+        if (deadline) {
+            double left = deadline - proc_now();
+            if (left <= 0) {
+                kill(-pid, SIGKILL);
+                timed_out = true;
+                deadline = 0;
+                if (pidfd >= 0) { close(pidfd); pidfd = -1; }
+                pipe_open = false;
+                continue;
+            }
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        if (pidfd < 0 && (wait_ms < 0 || wait_ms > 10))
+            wait_ms = 10;   /* no pidfd: look at the child every 10 ms */
+        struct pollfd fds[2];
+        int nfds = 0;
+        if (pidfd >= 0)
+            fds[nfds++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
+        if (pipe_open)
+            fds[nfds++] = (struct pollfd){.fd = errpipe[0], .events = POLLIN};
+        int n = poll(fds, nfds, wait_ms);
+        if (n < 0 && errno != EINTR) {
+            err_errno(e, ERR_SYSTEM, errno, "poll failed");
+            unregister_active(slot);
+            goto out_spawn;
+        }
+        if (pipe_open && !drain(errpipe[0], &tail))
+            pipe_open = false;
+        pid_t w = wait4(pid, &status, WNOHANG, &ru);
+        if (w == pid)
+            break;
+    }
+    double t1 = proc_now();
+    unregister_active(slot);
+    if (pidfd >= 0)
+        close(pidfd);
+    if (errpipe[0] >= 0)
+        drain(errpipe[0], &tail);  /* what is left; a grandchild may hold the pipe: no wait */
+
+    fill_result(r, status, &ru, t1 - t0);
+    if (timed_out)
+        r->status = PROC_TIMEOUT;
+    else if (interrupted && r->status == PROC_SIGNALED && r->signal == SIGKILL)
+        r->status = PROC_INTERRUPTED;
+    memcpy(r->stderr_tail, tail.buf, tail.len);
+    r->stderr_tail[tail.len] = '\0';
+    ret = 0;
+
+out_spawn:
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    free(env);
+out_pipe:
+    if (errpipe[0] >= 0)
+        close(errpipe[0]);
+    if (errpipe[1] >= 0)
+        close(errpipe[1]);
+    return ret;
+}
+
+const char *proc_describe(const struct proc_result *r, double timeout_s, char *buf, size_t n)
+{
+    switch (r->status) {
+    case PROC_OK:
+        snprintf(buf, n, "exited with status 0");
+        break;
+    case PROC_EXITED:
+        snprintf(buf, n, "exited with status %d", r->exit_code);
+        break;
+    case PROC_SIGNALED:
+        snprintf(buf, n, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
+        break;
+    case PROC_TIMEOUT:
+        snprintf(buf, n, "timed out after %g s", timeout_s);
+        break;
+    case PROC_INTERRUPTED:
+        snprintf(buf, n, "interrupted");
+        break;
+    }
+    return buf;
+}

@@ -1,0 +1,59 @@
+/* proc.h: run one measured command: argv, environment, timeout, process group, rusage. */
+#ifndef TARE_PROC_H
+#define TARE_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/err.h"
+
+struct proc_opts {
+    char *const *argv;        /* argv[0] is looked up in PATH; never run through a shell here */
+    char *const *env_set;     /* "VAR=VALUE" overrides on top of the inherited environment, or NULL */
+    const char *cwd;          /* working directory, or NULL */
+    double timeout_s;         /* kill the whole process group after this long; 0: never */
+    int pin_cpu;              /* run the child on this CPU only; -1: no pinning */
+    bool show_output;         /* pass stdout and stderr through instead of discarding them */
+    bool no_aslr;             /* personality(ADDR_NO_RANDOMIZE), so counts reproduce */
+    const char *stdout_path;  /* write stdout to this file instead (NULL: see show_output) */
+};
+
+enum proc_status {
+    PROC_OK,           /* exited with status 0 */
+    PROC_EXITED,       /* exited with a non-zero status */
+    PROC_SIGNALED,     /* killed by a signal */
+    PROC_TIMEOUT,      /* ran past timeout_s and was killed */
+    PROC_INTERRUPTED,  /* tare was interrupted (Ctrl-C) and killed it */
+};
+
+#define PROC_STDERR_TAIL 2048
+
+struct proc_result {
+    enum proc_status status;
+    int exit_code;     /* for PROC_OK / PROC_EXITED */
+    int signal;        /* for PROC_SIGNALED */
+    double wall_s;     /* monotonic clock, spawn to reaped */
+    double user_s, sys_s;
+    long max_rss_kb;   /* this child's (and its waited-for descendants') peak RSS, from wait4 */
+    char stderr_tail[PROC_STDERR_TAIL];   /* the last bytes the child wrote to stderr */
+};
+
+/*
+ * Runs the command to completion. Returns 0 when it ran, whatever its status (see
+ * result->status), or -1 when it could not be started at all (not found, not executable,
+ * fork failed), with e set.
+ */
+int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e);
+
+/* "exited with status 3", "killed by signal 11 (Segmentation fault)", "timed out after 2 s". */
+const char *proc_describe(const struct proc_result *r, double timeout_s, char *buf, size_t n);
+
+/* Async-signal-safe: note the interrupt and kill every running child's process group. */
+void proc_interrupt(int sig);
+bool proc_interrupted(void);
+
+/* The monotonic clock in seconds. */
+double proc_now(void);
+
+#endif

@@ -1,0 +1,58 @@
+# tests/cli/lib.sh: helpers for the end-to-end tests. Each test_*.sh sources this,
+# makes its checks, and ends with `done_testing`.
+set -u
+: "${TARE:?TARE must name the binary under test}"
+: "${FIXTURES:?FIXTURES must name the built fixtures}"
+case $TARE in /*) ;; *) TARE=$PWD/$TARE ;; esac
+case $FIXTURES in /*) ;; *) FIXTURES=$PWD/$FIXTURES ;; esac
+TEST_NAME=$(basename "$0")
+passed=0
+failed=0
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+ok()     { passed=$((passed + 1)); }
+not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
+
+# check DESC CMD...: CMD must succeed.
+check() {
+    local desc=$1; shift
+    if "$@"; then ok; else not_ok "$desc"; fi
+}
+
+# run_tare ARGS...: runs tare, leaving stdout in $out, stderr in $err and the status in $rc.
+run_tare() {
+    "$TARE" "$@" > "$TMP/out" 2> "$TMP/err"
+    rc=$?
+    out=$(cat "$TMP/out")
+    err=$(cat "$TMP/err")
+}
+
+expect_rc() {
+    local want=$1 desc=$2
+    if [ "$rc" -eq "$want" ]; then ok; else not_ok "$desc: exit $rc, want $want; stderr: $err"; fi
+}
+
+expect_match() {      # expect_match TEXT REGEX DESC
+    if grep -Eq -- "$2" <<<"$1"; then ok; else not_ok "$3: /$2/ not in: $1"; fi
+}
+
+expect_no_match() {
+    if grep -Eq -- "$2" <<<"$1"; then not_ok "$3: /$2/ found in: $1"; else ok; fi
+}
+
+expect_eq() {         # expect_eq GOT WANT DESC
+    if [ "$1" = "$2" ]; then ok; else not_ok "$3: got '$1', want '$2'"; fi
+}
+
+# tsv_field TSV ROW COLUMN-NAME: one cell of a TSV with a header (ROW 1 is the first data row).
+tsv_field() {
+    awk -F'\t' -v row="$2" -v col="$3" '
+        NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+        NR == row + 1 { if (c) print $c }' <<<"$1"
+}
+
+done_testing() {
+    echo "$TEST_NAME: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
