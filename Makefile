@@ -22,6 +22,7 @@ CORE_SRC := $(wildcard src/core/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FIX_SRC  := $(wildcard tests/fixtures/*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 EX_SRC   := $(wildcard examples/*.c)
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -29,6 +30,7 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 FIX_BIN  := $(FIX_SRC:tests/fixtures/%.c=$(BUILD)/fixtures/%)
 EX_BIN   := $(EX_SRC:examples/%.c=$(BUILD)/examples/%)
+REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(BUILD)/tests/replay/fuzz_%)
 
 TARE     := $(BUILD)/tare
 LIBCORE  := $(BUILD)/libtare-core.a
@@ -54,6 +56,22 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIBCORE) tests/unit/unit.h
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIBCORE) $(LDFLAGS) $(LDLIBS)
 
+# Each fuzz target linked with the plain replay driver: `make check` replays its corpus
+# (tests/fuzz/corpus/NAME/) under the sanitizers; `make fuzz` runs libFuzzer itself.
+$(BUILD)/tests/replay/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIBCORE)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  REPLAY  $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(LIBCORE) $(LDFLAGS) $(LDLIBS)
+
+FUZZ_TIME ?= 60
+fuzz:
+	$(Q)for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  mkdir -p build/fuzz tests/fuzz/corpus-out/$$n; \
+	  clang -std=gnu11 -g -O1 -Isrc -Iinclude -fsanitize=fuzzer,address,undefined \
+	    -o build/fuzz/$$n $$f $(CORE_SRC) -lm || exit 1; \
+	  build/fuzz/$$n -max_total_time=$(FUZZ_TIME) tests/fuzz/corpus-out/$$n tests/fuzz/corpus/$${n#fuzz_} || exit 1; \
+	done
+
 # Fixtures are the known-answer programs the tests measure; always built plainly
 # (no sanitizers), since their cost and allocations are what the tests check.
 $(BUILD)/fixtures/%: tests/fixtures/%.c
@@ -78,17 +96,19 @@ check: deps
 	status=$$?; tests/summary build/results-plain.txt build/asan/results-asan.txt; \
 	s2=$$?; [ $$status -eq 0 ] && [ $$s2 -eq 0 ]
 
-check-plain: $(TARE) $(UNIT_BIN) $(FIX_BIN)
+check-plain: $(TARE) $(UNIT_BIN) $(FIX_BIN) $(REPLAY_BIN)
 	$(Q)TARE=$(TARE) BUILD=$(BUILD) FIXTURES=$(BUILD)/fixtures tests/run $(BUILD)/results-plain.txt
 
 check-asan: $(FIX_BIN)
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	  LDFLAGS="-fsanitize=address,undefined" all build/asan/.unit
+	  LDFLAGS="-fsanitize=address,undefined" all build/asan/.unit build/asan/.replay
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  TARE=build/asan/tare BUILD=build/asan FIXTURES=$(BUILD)/fixtures tests/run build/asan/results-asan.txt
 
 $(BUILD)/.unit: $(UNIT_BIN)
+	@touch $@
+$(BUILD)/.replay: $(REPLAY_BIN)
 	@touch $@
 
 demo: deps $(TARE) $(EX_BIN)
