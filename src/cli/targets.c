@@ -186,6 +186,62 @@ static char *join_env_command(char *const *env, const char *command)
     return s;
 }
 
+/* A longer name for commands whose short names clash: the basename and the arguments. */
+static char *long_name(char *const *argv)
+{
+    char *first = default_name(argv);
+    if (!first)
+        return NULL;
+    char **v = strv_dup(argv);
+    if (!v) {
+        free(first);
+        return NULL;
+    }
+    free(v[0]);
+    v[0] = first;
+    char *name = words_join(v);
+    words_free(v);
+    return name;
+}
+
+/*
+ * Default names that clash become "basename args"; commands that are still alike get "#2",
+ * "#3". Names the user gave must be distinct as given.
+ */
+static int disambiguate(struct target *b, const bool *named, int n, struct err *e)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            if (strcmp(b[i].name, b[j].name) != 0)
+                continue;
+            if (named[i] && named[j])
+                return err_set(e, ERR_INPUT, "two commands are both named '%s'", b[i].name);
+            for (int k = 0; k < n; k++)
+                if (!named[k] && (k == i || k == j)) {
+                    char *l = long_name(b[k].argv);
+                    if (!l)
+                        return err_set(e, ERR_SYSTEM, "out of memory");
+                    free(b[k].name);
+                    b[k].name = l;
+                }
+        }
+    for (int i = 0; i < n; i++) {
+        int seen = 1;
+        for (int j = i + 1; j < n; j++) {
+            if (strcmp(b[i].name, b[j].name) != 0)
+                continue;
+            if (named[j])
+                return err_set(e, ERR_INPUT, "two commands are both named '%s'", b[j].name);
+            char *l;
+            if (asprintf(&l, "%s #%d", b[j].name, ++seen) < 0)
+                return err_set(e, ERR_SYSTEM, "out of memory");
+            free(b[j].name);
+            b[j].name = l;
+        }
+    }
+    return 0;
+}
+
 int targets_build(const struct target_spec *spec, char **argv, int argc, bool dashdash,
                   struct target **out, int *nout, struct err *e)
 {
@@ -196,60 +252,73 @@ int targets_build(const struct target_spec *spec, char **argv, int argc, bool da
     if (spec->nnames > ncmd)
         return err_set(e, ERR_INPUT, "%d --name options for %d command%s", spec->nnames, ncmd,
                        ncmd == 1 ? "" : "s");
+    struct target *base = calloc(ncmd, sizeof *base);
+    bool *named = calloc(ncmd, sizeof *named);
     struct target *t = calloc((size_t)ncmd * nl, sizeof *t);
-    if (!t)
-        return err_set(e, ERR_SYSTEM, "out of memory");
-    int n = 0;
+    int n = 0, nbase = 0;
+    if (!base || !named || !t) {
+        err_set(e, ERR_SYSTEM, "out of memory");
+        goto fail;
+    }
     for (int c = 0; c < ncmd; c++) {
-        struct target base;
+        struct target *b = &base[nbase];
+        named[c] = spec->nnames > c;
         if (dashdash) {
-            memset(&base, 0, sizeof base);
-            base.argv = strv_dup(argv);
-            base.command = words_join(argv);
-            base.name = spec->nnames > c ? strdup(spec->names[c]) : default_name(argv);
-            if (!base.argv || !base.command || !base.name) {
-                target_clear(&base);
+            b->argv = strv_dup(argv);
+            b->command = words_join(argv);
+            b->name = named[c] ? strdup(spec->names[c]) : default_name(argv);
+            nbase++;
+            if (!b->argv || !b->command || !b->name) {
                 err_set(e, ERR_SYSTEM, "out of memory");
                 goto fail;
             }
-        } else if (target_from_string(argv[c], spec->nnames > c ? spec->names[c] : NULL,
-                                      spec->shell, &base, e) < 0) {
-            goto fail;
+        } else {
+            if (target_from_string(argv[c], named[c] ? spec->names[c] : NULL, spec->shell, b, e) < 0)
+                goto fail;
+            nbase++;
         }
+    }
+    if (disambiguate(base, named, ncmd, e) < 0)
+        goto fail;
+    for (int c = 0; c < ncmd; c++) {
         for (int l = 0; l < nl; l++) {
             struct target *s = &t[n++];
             const struct lane *lane = spec->nlanes ? &spec->lanes[l] : NULL;
-            s->argv = strv_dup(base.argv);
+            s->argv = strv_dup(base[c].argv);
             if (lane && lane->name[0]) {
                 s->lane = strdup(lane->name);
-                if (asprintf(&s->name, "%s+%s", base.name, lane->name) < 0)
+                if (asprintf(&s->name, "%s+%s", base[c].name, lane->name) < 0)
                     s->name = NULL;
             } else {
-                s->name = strdup(base.name);
+                s->name = strdup(base[c].name);
             }
             s->env = lane ? strv_dup(lane->env) : NULL;
-            s->command = join_env_command(s->env, base.command);
+            s->command = join_env_command(s->env, base[c].command);
             if (!s->argv || !s->name || !s->command || (lane && !s->env) ||
                 (lane && lane->name[0] && !s->lane)) {
-                target_clear(&base);
                 err_set(e, ERR_SYSTEM, "out of memory");
                 goto fail;
             }
         }
-        target_clear(&base);
     }
-    /* Two series with one name would be indistinguishable in every output. */
+    /* Lanes must have distinct names too ("--lane a:.. --lane a:.."). */
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             if (strcmp(t[i].name, t[j].name) == 0) {
-                err_set(e, ERR_INPUT, "two series are both named '%s'; give each command a --name",
+                err_set(e, ERR_INPUT, "two series are both named '%s'; give each lane its own name",
                         t[i].name);
                 goto fail;
             }
+    targets_free(base, nbase);
+    free(base);
+    free(named);
     *out = t;
     *nout = n;
     return 0;
 fail:
+    targets_free(base, nbase);
+    free(base);
+    free(named);
     targets_free(t, n);
     free(t);
     return -1;

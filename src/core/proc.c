@@ -205,6 +205,11 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
      * the spawn and put them back, since posix_spawn offers no hook in the child. */
     cpu_set_t saved_cpus;
     bool pinned = false;
+    if (o->pin_cpu >= CPU_SETSIZE) {
+        err_set(e, ERR_INPUT, "cannot pin to CPU %d: beyond the %d CPUs this build knows", o->pin_cpu,
+                CPU_SETSIZE);
+        goto out_spawn;
+    }
     if (o->pin_cpu >= 0) {
         cpu_set_t one;
         CPU_ZERO(&one);

@@ -34,7 +34,7 @@ static inline void unit_report(int ok, const char *file, int line, const char *w
 
 #define CHECK_STR(got, want) do { \
         const char *g_ = (got), *w_ = (want); \
-        char m_[512]; snprintf(m_, sizeof m_, "%s == \"%s\" (got \"%s\")", #got, w_, g_ ? g_ : "(null)"); \
+        char m_[1024]; snprintf(m_, sizeof m_, "%.200s == \"%.300s\" (got \"%.300s\")", #got, w_, g_ ? g_ : "(null)"); \
         unit_report(g_ && strcmp(g_, w_) == 0, __FILE__, __LINE__, m_); \
     } while (0)
 
