@@ -35,7 +35,7 @@ REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(BUILD)/tests/replay/fuzz_%)
 TARE     := $(BUILD)/tare
 LIBCORE  := $(BUILD)/libtare-core.a
 
-.PHONY: all check check-plain check-asan demo bench install deps clean fuzz
+.PHONY: all check check-clang check-plain check-asan demo bench install deps clean fuzz
 all: $(TARE)
 
 $(BUILD)/%.o: %.c
@@ -92,12 +92,16 @@ deps:
 
 # The whole suite, then the same suite built with AddressSanitizer + UBSan.
 check: deps
-	$(Q)$(MAKE) --no-print-directory check-plain check-asan; \
+	$(Q)$(MAKE) --no-print-directory check-clang check-plain check-asan; \
 	status=$$?; tests/summary build/results-plain.txt build/asan/results-asan.txt; \
 	s2=$$?; [ $$status -eq 0 ] && [ $$s2 -eq 0 ]
 
 check-plain: $(TARE) $(UNIT_BIN) $(FIX_BIN) $(REPLAY_BIN)
 	$(Q)TARE=$(TARE) BUILD=$(BUILD) FIXTURES=$(BUILD)/fixtures tests/run $(BUILD)/results-plain.txt
+
+# The build must stay warning-free under a second compiler.
+check-clang:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/clang CC=clang EXTRA_CFLAGS=-Werror all
 
 check-asan: $(FIX_BIN)
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan \

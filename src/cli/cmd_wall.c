@@ -368,7 +368,10 @@ static void print_text(const struct wall *w, double ref_median)
             else
                 table_set(&t, c++, "%.3f×", ratio);
         }
-        table_set(&t, c++, "%s", state_name(s->state));
+        if (s->state != S_OK && cli_use_color(stdout))
+            table_set(&t, c++, "\033[31m%s\033[0m", state_name(s->state));
+        else
+            table_set(&t, c++, "%s", state_name(s->state));
     }
     printf("%ld run%s each after %ld warm-up run%s (not counted); ± is the median absolute deviation%s\n",
            w->runs, w->runs == 1 ? "" : "s", w->warmup, w->warmup == 1 ? "" : "s",

@@ -54,13 +54,21 @@ static const char *cell(const struct table *t, int r, int c)
     return s ? s : "";
 }
 
-/* Display width in characters, counting a UTF-8 sequence as one. */
+/* Display width in characters: a UTF-8 sequence counts as one, a colour escape as none. */
 static int width(const char *s)
 {
     int w = 0;
-    for (; *s; s++)
+    for (; *s; s++) {
+        if (*s == '\033' && s[1] == '[') {
+            while (*s && *s != 'm')
+                s++;
+            if (!*s)
+                break;
+            continue;
+        }
         if (((unsigned char)*s & 0xC0) != 0x80)
             w++;
+    }
     return w;
 }
 

@@ -160,4 +160,13 @@ expect_rc 2 "commands before and after --"
 run_tare wall --export-json /nonexistent/dir/x.json -n 1 true
 expect_rc 2 "unwritable export file"
 expect_match "$err" "cannot write '/nonexistent/dir/x.json'" "export error names the file"
+# On a terminal: progress on stderr, a failed status in colour; never colour with NO_COLOR.
+if command -v script >/dev/null; then
+    tty_out=$(script -qec "$TARE wall -n 2 $F/exit3 '$F/sleeper 0.05'" /dev/null)
+    expect_match "$tty_out" $'\033\\[31mfailed' "failed in red on a terminal"
+    expect_match "$tty_out" 'run 2/2' "progress on a terminal"
+    tty_out=$(NO_COLOR=1 script -qec "$TARE wall -n 2 $F/exit3" /dev/null)
+    expect_no_match "$tty_out" $'\033\\[31m' "no colour with NO_COLOR"
+    expect_match "$tty_out" 'failed' "status still shown with NO_COLOR"
+fi
 done_testing
