@@ -92,7 +92,8 @@ deps:
 
 # The whole suite, then the same suite built with AddressSanitizer + UBSan.
 check: deps
-	$(Q)$(MAKE) --no-print-directory check-clang check-plain check-asan; \
+	$(Q)rm -f build/results-plain.txt build/asan/results-asan.txt; \
+	$(MAKE) --no-print-directory check-clang check-plain check-asan; \
 	status=$$?; tests/summary build/results-plain.txt build/asan/results-asan.txt; \
 	s2=$$?; [ $$status -eq 0 ] && [ $$s2 -eq 0 ]
 
