@@ -118,9 +118,14 @@ expect_match "$err" "warm-up run of 'coldstart' took .* it was cold, and was not
 check "the cold run is not in the median" awk -v m="$(tsv_field "$out" 1 max_s)" 'BEGIN { exit !(m < 0.2) }'
 run_tare wall -n 5 -w 0 -f tsv -- "$F/coldstart" "$TMP/cache2"
 expect_match "$err" "first run of 'coldstart' .* looks cold, and it was counted; use --warmup 1" "cold first run without warm-up"
-# (a sleeping program: steady to well under 10% even on a loaded machine)
-run_tare wall -n 5 -f tsv -- "$F/sleeper" 0.05
-expect_no_match "$err" "cold" "no cold note for a steady program"
+# A steady (sleep-bound) program gets no note. One slow run on a loaded machine is a real
+# outlier the rule may name, so allow three attempts: a rule that always fires fails all three.
+quiet=no
+for attempt in 1 2 3; do
+    run_tare wall -n 5 -f tsv -- "$F/sleeper" 0.05
+    if ! grep -q cold <<<"$err"; then quiet=yes; break; fi
+done
+expect_eq "$quiet" yes "no cold note for a steady program (in one of three attempts)"
 
 # JSON, hyperfine's export schema, CSV and markdown.
 run_tare wall -n 3 -f json --reference "$F/busy 2" --export-json "$TMP/h.json" "$F/busy 4"
