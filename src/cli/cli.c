@@ -123,6 +123,24 @@ bool cli_parse_format(const char *cmd, const char *usage, const char *arg, int a
     return false;
 }
 
+void cli_print_stderr_tail(const char *tail)
+{
+    /* The last six lines: enough to see why, short enough to read. */
+    const char *p = tail + strlen(tail);
+    int lines = 0;
+    while (p > tail && lines < 6)
+        if (*--p == '\n' && p[1])
+            lines++;
+    if (*p == '\n')
+        p++;
+    for (const char *q = p; *q;) {
+        const char *nl = strchr(q, '\n');
+        int len = nl ? (int)(nl - q) : (int)strlen(q);
+        fprintf(stderr, "  | %.*s\n", len, q);
+        q += len + (nl ? 1 : 0);
+    }
+}
+
 bool cli_use_color(FILE *f)
 {
     const char *nc = getenv("NO_COLOR");

@@ -47,6 +47,9 @@ bool cli_parse_seconds(const char *cmd, const char *usage, const char *opt, cons
 bool cli_parse_format(const char *cmd, const char *usage, const char *arg, int allowed,
                       enum out_format *out);
 
+/* Prints the last lines of a failed run's stderr, indented as quoted output. */
+void cli_print_stderr_tail(const char *tail);
+
 /* Colour only on a terminal and never with NO_COLOR set. */
 bool cli_use_color(FILE *f);
 

@@ -5,4 +5,7 @@
 int cmd_wall(int argc, char **argv);
 extern const char cmd_wall_usage[];
 
+int cmd_count(int argc, char **argv);
+extern const char cmd_count_usage[];
+
 #endif

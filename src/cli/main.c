@@ -14,6 +14,7 @@
  */
 const struct cli_command cli_commands[] = {
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
+    {"count", "deterministic instructions, allocations, bytes and peak heap", cmd_count_usage, cmd_count},
 };
 const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 

@@ -1,0 +1,279 @@
+/* count.c: the deterministic pass: native warm-up, callgrind, the counting allocator, -j. */
+#define _GNU_SOURCE
+#include "core/count.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <glob.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/profile.h"
+
+int count_find_valgrind(char *path, size_t size, struct err *e)
+{
+    const char *forced = getenv("TARE_VALGRIND");
+    if (forced && *forced) {
+        if (access(forced, X_OK) == 0) {
+            snprintf(path, size, "%s", forced);
+            return 0;
+        }
+        return err_set(e, ERR_UNSUPPORTED, "TARE_VALGRIND is '%s', which is not an executable", forced);
+    }
+    const char *env = getenv("PATH");
+    char *dirs = strdup(env && *env ? env : "/usr/bin:/bin");
+    if (!dirs)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    char *save = NULL;
+    for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(path, size, "%s/valgrind", *d ? d : ".");
+        if (access(path, X_OK) == 0) {
+            free(dirs);
+            return 0;
+        }
+    }
+    free(dirs);
+    return err_set(e, ERR_UNSUPPORTED,
+                   "valgrind is not installed (Debian package 'valgrind'); it is what counts "
+                   "instructions and allocations");
+}
+
+struct shared {
+    struct count_job *jobs;
+    int n, next, done;
+    const struct count_opts *o;
+    const char *tmpdir;
+    pthread_mutex_t lock;
+    bool stop;
+    struct err fatal;
+};
+
+/* A file-name-safe form of a series name. */
+static void safe_name(char *out, size_t size, const char *name)
+{
+    size_t i = 0;
+    for (; name[i] && i + 1 < size; i++)
+        out[i] = isalnum((unsigned char)name[i]) || strchr("._+-", name[i]) ? name[i] : '_';
+    out[i] = '\0';
+}
+
+/* Runs one command; false (with the job marked) when it did not exit 0. */
+static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
+                     const char *what, char *const *env, struct err *fatal)
+{
+    struct proc_opts po = {
+        .argv = argv, .env_set = env, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
+        .no_aslr = true, .show_output = sh->o->show_output,
+    };
+    struct proc_result r;
+    struct err e = {0};
+    if (proc_run(&po, &r, &e) < 0) {
+        /* Not a measurement that failed: the command cannot run at all (bad input). */
+        *fatal = e;
+        err_prefix(fatal, "'%s'", j->name);
+        j->status = COUNT_FAILED;
+        return false;
+    }
+    if (r.status == PROC_INTERRUPTED || proc_interrupted()) {
+        err_set(fatal, ERR_INTERRUPTED, "interrupted");
+        return false;
+    }
+    if (r.status == PROC_OK)
+        return true;
+    char d[128];
+    j->status = r.status == PROC_TIMEOUT ? COUNT_TIMEOUT : COUNT_FAILED;
+    snprintf(j->why, sizeof j->why, "%s %s", what, proc_describe(&r, sh->o->timeout_s, d, sizeof d));
+    memcpy(j->tail, r.stderr_tail, sizeof j->tail);
+    return false;
+}
+
+/* Reads every file callgrind wrote for one run (dumps add .1, .2 ...) into one profile. */
+static int read_profiles(const char *prefix, uint64_t *ir, uint64_t *allocs, struct err *e)
+{
+    char pattern[4200];
+    snprintf(pattern, sizeof pattern, "%s*", prefix);
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0)
+        return err_set(e, ERR_MEASURE, "callgrind wrote no profile '%s'", prefix);
+    struct cg_profile *p = cg_profile_new();
+    if (!p) {
+        globfree(&g);
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    }
+    int rc = 0;
+    for (size_t i = 0; i < g.gl_pathc && rc == 0; i++)
+        rc = cg_read_file(p, g.gl_pathv[i], NULL, e);
+    if (rc == 0)
+        rc = cg_profile_finish(p, e);
+    if (rc == 0) {
+        int ev = cg_event_index(p, "Ir");
+        if (ev < 0)
+            rc = err_set(e, ERR_MEASURE, "profile '%s' has no Ir event", prefix);
+        else {
+            *ir = cg_total(p, ev);
+            *allocs = cg_allocations(p);
+        }
+    }
+    cg_profile_free(p);
+    globfree(&g);
+    return rc;
+}
+
+static void remove_profiles(const char *prefix)
+{
+    char pattern[4200];
+    snprintf(pattern, sizeof pattern, "%s*", prefix);
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            unlink(g.gl_pathv[i]);
+        globfree(&g);
+    }
+}
+
+/* One callgrind pass of job k; pass 2 is --check-warm's second. */
+static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uint64_t *allocs,
+                           struct err *fatal)
+{
+    struct count_job *j = &sh->jobs[k];
+    char prefix[4096], outopt[4200];
+    snprintf(prefix, sizeof prefix, "%s/job%d.pass%d.out", sh->tmpdir, k, pass);
+    snprintf(outopt, sizeof outopt, "--callgrind-out-file=%s", prefix);
+    int argc = 0;
+    while (j->argv[argc])
+        argc++;
+    char **argv = calloc(argc + 6, sizeof *argv);
+    if (!argv) {
+        err_set(fatal, ERR_SYSTEM, "out of memory");
+        return false;
+    }
+    int a = 0;
+    argv[a++] = (char *)sh->o->valgrind;
+    argv[a++] = "--tool=callgrind";
+    argv[a++] = "--cache-sim=no";
+    argv[a++] = "--branch-sim=no";
+    argv[a++] = outopt;
+    for (int i = 0; i < argc; i++)
+        argv[a++] = j->argv[i];
+    argv[a] = NULL;
+    bool ok = run_step(sh, j, argv, "under callgrind:", j->env, fatal);
+    free(argv);
+    if (ok) {
+        struct err e = {0};
+        if (read_profiles(prefix, ir, allocs, &e) < 0) {
+            j->status = COUNT_FAILED;
+            snprintf(j->why, sizeof j->why, "reading its profile: %.900s", e.msg);
+            ok = false;
+        }
+    }
+    if (ok && pass == 1 && sh->o->keep_dir) {
+        char name[200], dest[4400];
+        safe_name(name, sizeof name, j->name);
+        snprintf(dest, sizeof dest, "%s/%s.callgrind.out", sh->o->keep_dir, name);
+        if (rename(prefix, dest) < 0) {
+            j->status = COUNT_FAILED;
+            snprintf(j->why, sizeof j->why, "cannot keep the profile as '%.800s': %s", dest,
+                     strerror(errno));
+            ok = false;
+        }
+    }
+    remove_profiles(prefix);
+    return ok;
+}
+
+static void run_job(struct shared *sh, int k, struct err *fatal)
+{
+    struct count_job *j = &sh->jobs[k];
+    j->status = COUNT_OK;
+    j->instructions = j->allocations = j->bytes = j->peak_bytes = COUNT_NA;
+    j->instructions2 = j->allocations2 = COUNT_NA;
+    double t0 = proc_now();
+    /* 1. A native warm-up, never measured: caches, page cache, precompiled modules. */
+    if (!run_step(sh, j, j->argv, "native warm-up run", j->env, fatal))
+        goto out;
+    /* 2. Instructions and allocations from callgrind. */
+    uint64_t ir, al;
+    if (!callgrind_pass(sh, k, 1, &ir, &al, fatal))
+        goto out;
+    if (sh->o->check_warm) {
+        uint64_t ir2, al2;
+        if (!callgrind_pass(sh, k, 2, &ir2, &al2, fatal))
+            goto out;
+        j->instructions2 = ir2;
+        j->allocations2 = al2;
+        double di = ir ? (double)(ir > ir2 ? ir - ir2 : ir2 - ir) / ir : 0;
+        double da = al ? (double)(al > al2 ? al - al2 : al2 - al) / al : (al2 ? 1 : 0);
+        if (di > 1e-4 || da > 1e-4) {
+            j->status = COUNT_UNSTABLE;
+            snprintf(j->why, sizeof j->why,
+                     "not warm-stable: two callgrind passes gave %llu and %llu instructions, "
+                     "%llu and %llu allocations", (unsigned long long)ir, (unsigned long long)ir2,
+                     (unsigned long long)al, (unsigned long long)al2);
+        }
+    }
+    j->instructions = ir;
+    j->allocations = al;
+    /* 3. Bytes and peak heap need the counting allocator (a native run, LD_PRELOAD). */
+    (void)sh->o->alloc_lib;
+out:
+    j->seconds = proc_now() - t0;
+}
+
+static void *worker(void *arg)
+{
+    struct shared *sh = arg;
+    for (;;) {
+        pthread_mutex_lock(&sh->lock);
+        int k = sh->stop || sh->next >= sh->n ? -1 : sh->next++;
+        if (k >= 0 && sh->o->progress)
+            sh->o->progress(sh->o->ctx, &sh->jobs[k], false, sh->done, sh->n);
+        pthread_mutex_unlock(&sh->lock);
+        if (k < 0)
+            return NULL;
+        struct err fatal = {0};
+        run_job(sh, k, &fatal);
+        pthread_mutex_lock(&sh->lock);
+        sh->done++;
+        if (fatal.kind != ERR_NONE && !sh->stop) {
+            sh->stop = true;
+            sh->fatal = fatal;
+        }
+        if (sh->o->progress)
+            sh->o->progress(sh->o->ctx, &sh->jobs[k], true, sh->done, sh->n);
+        pthread_mutex_unlock(&sh->lock);
+    }
+}
+
+int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct err *e)
+{
+    char tmpl[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmpl, sizeof tmpl, "%s/tare-count-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmpl))
+        return err_errno(e, ERR_SYSTEM, errno, "cannot make a temporary directory '%s'", tmpl);
+    struct shared sh = {.jobs = jobs, .n = n, .o = o, .tmpdir = tmpl};
+    pthread_mutex_init(&sh.lock, NULL);
+    int nthreads = o->jobs < 1 ? 1 : o->jobs > n ? n : o->jobs;
+    pthread_t *th = calloc(nthreads, sizeof *th);
+    int started = 0;
+    if (th)
+        for (; started < nthreads; started++)
+            if (pthread_create(&th[started], NULL, worker, &sh) != 0)
+                break;
+    if (started == 0)
+        worker(&sh);   /* no threads to be had: do it all here */
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    pthread_mutex_destroy(&sh.lock);
+    rmdir(tmpl);
+    if (sh.stop) {
+        *e = sh.fatal;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,79 @@
+# tare count end to end: exact, reproducible counts of real programs built by the test run.
+. "$(dirname "$0")/lib.sh"
+F=$FIXTURES
+
+# The contract's columns, and a known answer: allocmix makes 143 allocating calls by its
+# definition, and memcheck's "total heap usage" line must agree.
+run_tare count -f tsv -- "$F/allocmix"
+expect_rc 0 "count allocmix"
+expect_eq "$(head -n 1 <<<"$out")" \
+    "$(printf 'name\tlane\tinstructions\tallocations\tbytes\tpeak_bytes\tstatus')" "TSV header"
+expect_eq "$(tsv_field "$out" 1 allocations)" 143 "allocations of allocmix (by its definition)"
+memcheck=$(valgrind --tool=memcheck "$F/allocmix" 2>&1 | sed -nE 's/.*total heap usage: ([0-9,]+) allocs.*/\1/p' | tr -d ,)
+expect_eq "$(tsv_field "$out" 1 allocations)" "$memcheck" "allocations agree with memcheck's total heap usage"
+check "instructions counted" test "$(tsv_field "$out" 1 instructions)" -gt 10000
+expect_eq "$(tsv_field "$out" 1 status)" ok "status"
+
+# The same binary twice gives identical counts; -j 2 gives the same as -j 1.
+run_tare count -f tsv -j 1 "$F/busy 2" "$F/allocmix"
+first=$out
+run_tare count -f tsv -j 2 "$F/busy 2" "$F/allocmix"
+expect_eq "$(cut -f3,4 <<<"$out")" "$(cut -f3,4 <<<"$first")" "identical counts, -j 1 and -j 2"
+
+# Work that scales shows exactly: three lanes with 1, 2 and 3 thousand iterations are linear.
+run_tare count -f tsv --lane one:TARE_WORK=1 --lane two:TARE_WORK=2 --lane three:TARE_WORK=3 -- "$F/envwork"
+expect_rc 0 "lanes"
+expect_eq "$(cut -f1,2 <<<"$out" | tail -n +2 | tr '\t\n' ':,')" "envwork+one:one,envwork+two:two,envwork+three:three," "lane series names"
+i1=$(tsv_field "$out" 1 instructions); i2=$(tsv_field "$out" 2 instructions); i3=$(tsv_field "$out" 3 instructions)
+check "a lane's environment changes the count ($i1 < $i2 < $i3)" test "$i1" -lt "$i2" -a "$i2" -lt "$i3"
+expect_eq "$((i3 - i2))" "$((i2 - i1))" "each thousand iterations costs the same instructions"
+
+# Failures are NA with the reason, and exit 1; a command that cannot run is bad input.
+run_tare count -f tsv "$F/exit3" "$F/crash" "$F/busy 1"
+expect_rc 1 "failing commands"
+expect_eq "$(tsv_field "$out" 1 instructions)" NA "failed instructions are NA"
+expect_eq "$(tsv_field "$out" 1 status)" failed "exit 3 is failed"
+expect_eq "$(tsv_field "$out" 2 allocations)" NA "crash allocations are NA"
+expect_eq "$(tsv_field "$out" 3 status)" ok "the others are still counted"
+expect_match "$err" "'exit3' failed: native warm-up run exited with status 3" "why exit3 failed"
+expect_match "$err" "something went wrong on purpose" "its stderr"
+expect_match "$err" "'crash' failed: native warm-up run killed by signal 11" "why crash failed"
+run_tare count /nonexistent/program
+expect_rc 2 "a command that does not exist"
+expect_match "$err" "command not found" "not found message"
+run_tare count -f tsv --timeout 0.5 -- "$F/sleeper" 20
+expect_rc 1 "timeout"
+expect_eq "$(tsv_field "$out" 1 status)" timeout "timeout status"
+
+# --check-warm flags a program whose count does not reproduce, with both numbers.
+run_tare count -f tsv --check-warm -- "$F/drift" "$TMP/drift-counter"
+expect_rc 1 "drift is not warm-stable"
+expect_eq "$(tsv_field "$out" 1 status)" unstable "unstable status"
+expect_match "$err" "'drift' is not warm-stable: two callgrind passes gave [0-9]+ and [0-9]+ instructions" "both numbers"
+run_tare count -f json --check-warm -- "$F/busy" 1
+expect_rc 0 "busy is warm-stable"
+check "json: both passes agree" python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])["series"][0]
+assert s["status"] == "ok" and s["instructions"] == s["instructions_pass2"] and s["allocations"] == s["allocations_pass2"], s
+assert s["bytes"] is None or isinstance(s["bytes"], int)
+' "$out"
+
+# --keep-profile keeps a profile tare cg can read.
+run_tare count --keep-profile "$TMP/profiles" -f tsv --name mix -- "$F/allocmix"
+check "profile kept" test -s "$TMP/profiles/mix.callgrind.out"
+expect_match "$(head -c 2000 "$TMP/profiles/mix.callgrind.out")" "events: Ir" "kept file is a callgrind profile"
+
+# No valgrind: a clear word naming the package.
+run_tare count -- "$F/busy" 1
+run_tare_nopath() { PATH=/nonexistent "$TARE" "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?; err=$(cat "$TMP/err"); }
+run_tare_nopath count -- "$F/busy" 1
+expect_rc 1 "no valgrind"
+expect_match "$err" "valgrind is not installed \(Debian package 'valgrind'\)" "no valgrind message"
+
+# Bad usage.
+for bad in "-j 0 true" "--format csv true" "--timeout x true" ""; do
+    run_tare count $bad
+    expect_rc 2 "count $bad"
+done
+done_testing
