@@ -5,4 +5,7 @@
 int cmd_wall(int argc, char **argv);
 extern const char cmd_wall_usage[];
 
+int cmd_alloc(int argc, char **argv);
+extern const char cmd_alloc_usage[];
+
 #endif
