@@ -35,8 +35,23 @@ REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(BUILD)/tests/replay/fuzz_%)
 TARE     := $(BUILD)/tare
 LIBCORE  := $(BUILD)/libtare-core.a
 
+# libtare-alloc.so, the LD_PRELOAD counting allocator: never sanitized (it is loaded into
+# the measured program), -fno-builtin so the compiler does not fold or drop allocation
+# calls inside the wrappers. The ASan check build reuses the plain one (SO_BUILD).
+SO_BUILD     ?= $(BUILD)
+ALLOC_SO     := $(SO_BUILD)/libtare-alloc.so
+PRELOAD_SRC  := $(wildcard src/preload/*.c)
+SO_CFLAGS    := -std=gnu11 $(WARN) $(filter-out -fsanitize%,$(CFLAGS)) -fPIC -fno-builtin \
+                -fvisibility=hidden -fno-semantic-interposition -ftls-model=initial-exec \
+                -Isrc -Iinclude
+
 .PHONY: all check check-clang check-plain check-asan demo bench install deps clean fuzz
-all: $(TARE)
+all: $(TARE) $(ALLOC_SO)
+
+$(ALLOC_SO): $(PRELOAD_SRC) include/tare/scope.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  SO      $@")
+	$(Q)$(CC) $(SO_CFLAGS) -shared -Wl,-soname,libtare-alloc.so -o $@ $(PRELOAD_SRC) -ldl -lpthread
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -86,6 +101,9 @@ $(BUILD)/examples/%: examples/%.c
 
 FIXTURE_CC ?= cc
 FIXTURE_LDFLAGS_static_hello := -static
+# Fixtures with allocation scopes turned on (they run under libtare-alloc).
+FIXTURE_LDFLAGS_alloc_scopes := -DTARE_ALLOC_STATS -Iinclude
+$(BUILD)/fixtures/alloc_scopes: include/tare/scope.h
 
 deps:
 	$(Q)scripts/install-deps check
@@ -97,18 +115,19 @@ check: deps
 	status=$$?; tests/summary build/results-plain.txt build/asan/results-asan.txt; \
 	s2=$$?; [ $$status -eq 0 ] && [ $$s2 -eq 0 ]
 
-check-plain: $(TARE) $(UNIT_BIN) $(FIX_BIN) $(REPLAY_BIN)
+check-plain: $(TARE) $(ALLOC_SO) $(UNIT_BIN) $(FIX_BIN) $(REPLAY_BIN)
 	$(Q)TARE=$(TARE) BUILD=$(BUILD) FIXTURES=$(BUILD)/fixtures tests/run $(BUILD)/results-plain.txt
 
 # The build must stay warning-free under a second compiler.
 check-clang:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/clang CC=clang EXTRA_CFLAGS=-Werror all
 
-check-asan: $(FIX_BIN)
-	$(Q)$(MAKE) --no-print-directory BUILD=build/asan \
+check-asan: $(FIX_BIN) $(ALLOC_SO)
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SO_BUILD=$(SO_BUILD) \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  LDFLAGS="-fsanitize=address,undefined" all build/asan/.unit build/asan/.replay
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  TARE_ALLOC_LIB=$(abspath $(ALLOC_SO)) \
 	  TARE=build/asan/tare BUILD=build/asan FIXTURES=$(BUILD)/fixtures tests/run build/asan/results-asan.txt
 
 $(BUILD)/.unit: $(UNIT_BIN)
@@ -124,10 +143,15 @@ bench: $(TARE) $(FIX_BIN) $(EX_BIN)
 	$(Q)TARE=$(TARE) BUILD=$(BUILD) bench/run
 
 MAN1 := $(wildcard doc/*.1)
-install: $(TARE)
+install: $(TARE) $(ALLOC_SO)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(TARE) $(DESTDIR)$(PREFIX)/bin/tare
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/lib/tare $(DESTDIR)$(PREFIX)/include/tare $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(ALLOC_SO) $(DESTDIR)$(PREFIX)/lib/tare/libtare-alloc.so
+	install -m 644 include/tare/scope.h $(DESTDIR)$(PREFIX)/include/tare/scope.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tare-alloc.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tare-alloc.pc
 
 clean:
 	rm -rf build

@@ -7,5 +7,7 @@ extern const char cmd_wall_usage[];
 
 int cmd_count(int argc, char **argv);
 extern const char cmd_count_usage[];
+int cmd_alloc(int argc, char **argv);
+extern const char cmd_alloc_usage[];
 
 #endif

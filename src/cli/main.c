@@ -13,6 +13,7 @@
  *   4. tests/cli/test_NAME.sh, and a README section with real output.
  */
 const struct cli_command cli_commands[] = {
+    {"alloc", "count a command's allocations, bytes and peak heap (LD_PRELOAD), with scopes", cmd_alloc_usage, cmd_alloc},
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
     {"count", "deterministic instructions, allocations, bytes and peak heap", cmd_count_usage, cmd_count},
 };

@@ -1,0 +1,945 @@
+/* alloc.c: libtare-alloc.so, the LD_PRELOAD counting allocator and the scope runtime.
+ *
+ * Every allocator entry point is interposed and forwarded to the next definition in link
+ * order (dlsym RTLD_NEXT), so pointers and size queries always reach the same allocator.
+ * Counting is per thread, in plain stores to the thread's own slot: no lock and no shared
+ * atomic on the hot path. Live bytes (usable sizes, as the allocator reports them) reach a
+ * shared total in batches of at most peak_batch bytes per thread, which bounds the error
+ * of the peak; a single-threaded process has an exact peak, and TARE_ALLOC_PEAK=exact makes
+ * every call flush. The report format is documented in src/core/allocreport.h.
+ *
+ * Built without sanitizers and with -fno-builtin (see the Makefile): the compiler must not
+ * fold malloc+memset into calloc or drop a malloc/free pair inside the wrappers.
+ */
+#define _GNU_SOURCE
+#define TARE_ALLOC_STATS 1
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tare/scope.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- the next allocator ------------------------------------------------------------ */
+
+struct real {
+    void *(*malloc)(size_t);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    void (*free)(void *);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
+    size_t (*usable)(void *);
+    int (*execve)(const char *, char *const[], char *const[]);
+    int (*execvpe)(const char *, char *const[], char *const[]);
+    int (*fexecve)(int, char *const[], char *const[]);
+    void (*exit_)(int) __attribute__((noreturn));
+    void (*Exit_)(int) __attribute__((noreturn));
+};
+static struct real R;
+static _Atomic int init_state;   /* 0 not yet, 1 resolving (bootstrap allocator), 2 done */
+
+/* dlsym may allocate (a failed lookup records its error message): those calls, made
+ * while resolving, are served from here and never counted or forwarded. */
+static char boot_buf[1 << 16] __attribute__((aligned(64)));
+static _Atomic size_t boot_used;
+
+static bool is_boot(const void *p)
+{
+    return (const char *)p >= boot_buf && (const char *)p < boot_buf + sizeof boot_buf;
+}
+
+static void *boot_alloc(size_t n, size_t align)
+{
+    if (align < 16)
+        align = 16;
+    if (n > sizeof boot_buf)
+        return NULL;
+    size_t old = atomic_load(&boot_used), start, end;
+    do {
+        start = (old + 16 + align - 1) & ~(align - 1);
+        end = start + n;
+        if (end > sizeof boot_buf)
+            return NULL;
+    } while (!atomic_compare_exchange_weak(&boot_used, &old, end));
+    ((size_t *)(boot_buf + start))[-1] = n;
+    return boot_buf + start;
+}
+
+static size_t boot_size(const void *p)
+{
+    return ((const size_t *)p)[-1];
+}
+
+static void *sym(const char *name)
+{
+    return dlsym(RTLD_NEXT, name);
+}
+
+static void resolve(void)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&init_state, &expect, 1))
+        return;                       /* done, or resolving further up this very stack */
+    struct real r;
+    r.malloc = sym("malloc");
+    r.calloc = sym("calloc");
+    r.realloc = sym("realloc");
+    r.free = sym("free");
+    r.posix_memalign = sym("posix_memalign");
+    r.aligned_alloc = sym("aligned_alloc");
+    r.memalign = sym("memalign");
+    r.valloc = sym("valloc");
+    r.pvalloc = sym("pvalloc");
+    r.usable = sym("malloc_usable_size");
+    r.execve = sym("execve");
+    r.execvpe = sym("execvpe");
+    r.fexecve = sym("fexecve");
+    r.exit_ = sym("_exit");
+    r.Exit_ = sym("_Exit");
+    R = r;
+    atomic_store(&init_state, 2);
+}
+
+/* True when the wrappers may forward; false while resolving (use the bootstrap). */
+static inline bool ready(void)
+{
+    if (likely(atomic_load_explicit(&init_state, memory_order_acquire) == 2))
+        return true;
+    resolve();
+    return atomic_load(&init_state) == 2 && R.malloc && R.free;
+}
+
+/* ---- per-thread counters ------------------------------------------------------------- */
+
+/* Owner-written, read by the report: relaxed atomics compile to plain loads and stores. */
+typedef _Atomic uint64_t cnt_t;
+typedef _Atomic int64_t scnt_t;
+#define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+#define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
+#define ADD(x, d) ST(x, LD(x) + (d))
+
+struct site_stats {
+    cnt_t entries, allocs_incl, allocs_excl, bytes_incl, bytes_excl;
+    uint64_t active;          /* open entries of this site on this thread (recursion) */
+};
+
+struct tstate {
+    cnt_t allocs, frees, bytes;
+    scnt_t live, peak;        /* this thread's net live bytes, and its own peak of that */
+    scnt_t unflushed;         /* live bytes not yet added to g_live */
+    uint64_t child_allocs, child_bytes;   /* completed child scopes of the open scope */
+    struct site_stats *_Atomic sites;
+    _Atomic unsigned nsites;
+    struct tstate *next;      /* every slot ever made; slots are never freed */
+    _Atomic int alive;
+};
+
+static __thread struct tstate *tls_ts __attribute__((tls_model("initial-exec")));
+static __thread int tls_busy __attribute__((tls_model("initial-exec")));
+
+static struct tstate *_Atomic g_threads;      /* list of all slots */
+static atomic_flag g_lock = ATOMIC_FLAG_INIT;  /* slot and site registration only */
+static char *g_pool;
+static size_t g_pool_left;
+static _Atomic int64_t g_live, g_peak;
+static _Atomic long g_nthreads_ever, g_nthreads_live, g_nthreads_max;
+static int64_t g_peak_batch = 64 * 1024;
+static struct tstate *g_solo;                 /* the slot, while there has been only one */
+static pthread_key_t g_key;
+static bool g_key_ok;
+static pid_t g_pid;
+
+static void lock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&g_lock, memory_order_acquire))
+        ;
+}
+
+static void unlock(void)
+{
+    atomic_flag_clear_explicit(&g_lock, memory_order_release);
+}
+
+/* Memory for the library's own bookkeeping: straight from mmap, never counted. */
+static void *raw_alloc(size_t n)
+{
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static struct tstate *ts_new(void)
+{
+    if (tls_busy)
+        return NULL;
+    tls_busy = 1;
+    lock();
+    if (g_pool_left < sizeof(struct tstate)) {
+        g_pool = raw_alloc(1 << 16);
+        g_pool_left = g_pool ? 1 << 16 : 0;
+    }
+    struct tstate *ts = NULL;
+    if (g_pool_left >= sizeof *ts) {
+        ts = (struct tstate *)g_pool;
+        g_pool += (sizeof *ts + 63) & ~(size_t)63;
+        g_pool_left -= g_pool_left < ((sizeof *ts + 63) & ~(size_t)63) ? g_pool_left
+                                                                        : ((sizeof *ts + 63) & ~(size_t)63);
+        memset(ts, 0, sizeof *ts);
+        ts->alive = 1;
+        ts->next = g_threads;
+        g_threads = ts;
+        long live = atomic_fetch_add(&g_nthreads_live, 1) + 1;
+        if (live > g_nthreads_max)
+            g_nthreads_max = live;
+        if (++g_nthreads_ever == 1)
+            g_solo = ts;
+    }
+    unlock();
+    tls_ts = ts;
+    /* The destructor flushes the thread's batch when it ends (keys below 32 never allocate). */
+    if (ts && g_key_ok)
+        pthread_setspecific(g_key, ts);
+    tls_busy = 0;
+    return ts;
+}
+
+static inline struct tstate *ts_get(void)
+{
+    struct tstate *ts = tls_ts;
+    if (likely(ts != NULL))
+        return ts;
+    return ts_new();
+}
+
+static void flush(struct tstate *ts)
+{
+    int64_t d = LD(ts->unflushed);
+    ST(ts->unflushed, 0);
+    int64_t now = atomic_fetch_add_explicit(&g_live, d, memory_order_relaxed) + d;
+    int64_t pk = atomic_load_explicit(&g_peak, memory_order_relaxed);
+    while (now > pk && !atomic_compare_exchange_weak_explicit(&g_peak, &pk, now,
+                                                              memory_order_relaxed, memory_order_relaxed))
+        ;
+}
+
+static inline void live_add(struct tstate *ts, int64_t d)
+{
+    int64_t live = LD(ts->live) + d;
+    ST(ts->live, live);
+    if (live > LD(ts->peak))
+        ST(ts->peak, live);
+    int64_t u = LD(ts->unflushed) + d;
+    ST(ts->unflushed, u);
+    if (unlikely(u > g_peak_batch || u < -g_peak_batch))
+        flush(ts);
+}
+
+static inline size_t usable(void *p)
+{
+    return R.usable ? R.usable(p) : 0;
+}
+
+static inline void count_alloc(void *p, size_t n)
+{
+    struct tstate *ts = ts_get();
+    if (unlikely(!ts))
+        return;
+    ADD(ts->allocs, 1);
+    ADD(ts->bytes, n);
+    live_add(ts, (int64_t)usable(p));
+}
+
+/* size: the block's usable size, taken before it was released. */
+static inline void count_free(size_t size)
+{
+    struct tstate *ts = ts_get();
+    if (unlikely(!ts))
+        return;
+    ADD(ts->frees, 1);
+    live_add(ts, -(int64_t)size);
+}
+
+static void thread_end(void *arg)
+{
+    struct tstate *ts = arg;
+    if (!ts)
+        return;
+    flush(ts);
+    ST(ts->alive, 0);
+    atomic_fetch_sub(&g_nthreads_live, 1);
+    if (tls_ts == ts)
+        tls_ts = NULL;
+}
+
+/* ---- the interposed entry points ---------------------------------------------------- */
+
+EXPORT void *malloc(size_t n)
+{
+    if (unlikely(!ready()))
+        return boot_alloc(n, 16);
+    void *p = R.malloc(n);
+    if (likely(p != NULL))
+        count_alloc(p, n);
+    return p;
+}
+
+EXPORT void free(void *p)
+{
+    if (unlikely(p == NULL || is_boot(p)))
+        return;
+    if (unlikely(!ready()))
+        return;               /* cannot happen: p came from the next allocator */
+    size_t n = usable(p);
+    R.free(p);
+    count_free(n);
+}
+
+EXPORT void *calloc(size_t n, size_t m)
+{
+    if (unlikely(!ready())) {
+        size_t t;
+        if (__builtin_mul_overflow(n, m, &t))
+            return NULL;
+        return boot_alloc(t, 16);   /* static memory: zero until handed out once */
+    }
+    void *p = R.calloc(n, m);
+    if (likely(p != NULL))
+        count_alloc(p, n * m);
+    return p;
+}
+
+/* glibc's realloc(NULL, n) and realloc(p, 0) call its malloc and free internally, not
+ * through the PLT: the wrapper counts those cases itself. A moved or resized block counts
+ * as one allocation of n bytes and one free of the old block, as memcheck counts it. */
+static void *realloc_counted(void *p, size_t n)
+{
+    if (p == NULL)
+        return malloc(n);
+    if (is_boot(p)) {
+        void *q = malloc(n);
+        if (q)
+            memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+        return q;
+    }
+    size_t old = usable(p);
+    void *q = R.realloc(p, n);
+    if (n == 0 && q == NULL) {          /* glibc freed it */
+        count_free(old);
+        return NULL;
+    }
+    if (q == NULL)
+        return NULL;                     /* failed: p is untouched */
+    struct tstate *ts = ts_get();
+    if (likely(ts != NULL)) {
+        ADD(ts->allocs, 1);
+        ADD(ts->frees, 1);
+        ADD(ts->bytes, n);
+        live_add(ts, (int64_t)usable(q) - (int64_t)old);
+    }
+    return q;
+}
+
+EXPORT void *realloc(void *p, size_t n)
+{
+    if (unlikely(!ready())) {
+        void *q = boot_alloc(n, 16);
+        if (q && p)
+            memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+        return q;
+    }
+    return realloc_counted(p, n);
+}
+
+/* glibc's reallocarray calls realloc through the PLT, which would count twice: do the
+ * overflow check here and count one realloc. */
+EXPORT void *reallocarray(void *p, size_t n, size_t m)
+{
+    size_t t;
+    if (__builtin_mul_overflow(n, m, &t)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(p, t);
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (unlikely(!ready())) {
+        void *p = boot_alloc(n, align);
+        if (!p)
+            return ENOMEM;
+        *out = p;
+        return 0;
+    }
+    int rc = R.posix_memalign(out, align, n);
+    if (rc == 0)
+        count_alloc(*out, n);
+    return rc;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+    if (unlikely(!ready()))
+        return boot_alloc(n, align);
+    void *p = R.aligned_alloc(align, n);
+    if (p)
+        count_alloc(p, n);
+    return p;
+}
+
+EXPORT void *memalign(size_t align, size_t n)
+{
+    if (unlikely(!ready()))
+        return boot_alloc(n, align);
+    void *p = R.memalign ? R.memalign(align, n) : R.aligned_alloc(align, n);
+    if (p)
+        count_alloc(p, n);
+    return p;
+}
+
+EXPORT void *valloc(size_t n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (unlikely(!ready()))
+        return boot_alloc(n, page);
+    void *p = R.valloc ? R.valloc(n) : R.memalign(page, n);
+    if (p)
+        count_alloc(p, n);
+    return p;
+}
+
+EXPORT void *pvalloc(size_t n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (unlikely(!ready()))
+        return boot_alloc(n, page);
+    void *p = R.pvalloc ? R.pvalloc(n) : R.memalign(page, (n + page - 1) & ~(page - 1));
+    if (p)
+        count_alloc(p, n);
+    return p;
+}
+
+EXPORT size_t malloc_usable_size(void *p)
+{
+    if (p == NULL)
+        return 0;
+    if (is_boot(p))
+        return boot_size(p);
+    if (unlikely(!ready()))
+        return 0;
+    return usable(p);
+}
+
+/* ---- scopes ------------------------------------------------------------------------- */
+
+static struct tare_scope_site **g_sites;      /* by id - 1 */
+static _Atomic unsigned g_nsites;
+static unsigned g_sites_cap;
+
+static unsigned site_id(struct tare_scope_site *site)
+{
+    unsigned id = __atomic_load_n(&site->id, __ATOMIC_ACQUIRE);
+    if (likely(id))
+        return id;
+    lock();
+    id = site->id;
+    if (!id) {
+        unsigned n = g_nsites;
+        if (n == g_sites_cap) {
+            unsigned cap = g_sites_cap ? g_sites_cap * 2 : 256;
+            struct tare_scope_site **s = raw_alloc(cap * sizeof *s);
+            if (!s) {
+                unlock();
+                return 0;
+            }
+            if (g_sites)
+                memcpy(s, g_sites, n * sizeof *s);   /* the old array is kept: readers */
+            g_sites = s;
+            g_sites_cap = cap;
+        }
+        g_sites[n] = site;
+        atomic_store(&g_nsites, n + 1);
+        id = n + 1;
+        __atomic_store_n(&site->id, id, __ATOMIC_RELEASE);
+    }
+    unlock();
+    return id;
+}
+
+static struct site_stats *site_stats(struct tstate *ts, unsigned id)
+{
+    unsigned n = atomic_load_explicit(&ts->nsites, memory_order_relaxed);
+    if (likely(id <= n))
+        return &ts->sites[id - 1];
+    unsigned cap = n ? n : 64;
+    while (cap < id)
+        cap *= 2;
+    struct site_stats *s = raw_alloc(cap * sizeof *s);
+    if (!s)
+        return NULL;
+    if (n)
+        memcpy(s, ts->sites, n * sizeof *s);        /* the old array stays mapped: readers */
+    ts->sites = s;
+    atomic_store(&ts->nsites, cap);
+    return &s[id - 1];
+}
+
+EXPORT void tare_scope_enter(struct tare_scope *s, struct tare_scope_site *site)
+{
+    s->state = 0;
+    if (!ready())
+        return;
+    struct tstate *ts = ts_get();
+    unsigned id = ts ? site_id(site) : 0;
+    struct site_stats *st = id ? site_stats(ts, id) : NULL;
+    if (!st)
+        return;
+    s->site = site;
+    s->allocs0 = LD(ts->allocs);
+    s->bytes0 = LD(ts->bytes);
+    s->child_allocs = ts->child_allocs;
+    s->child_bytes = ts->child_bytes;
+    ts->child_allocs = ts->child_bytes = 0;
+    st->active++;
+    s->state = 1;
+}
+
+EXPORT void tare_scope_exit(struct tare_scope *s)
+{
+    if (s->state != 1)
+        return;
+    s->state = 2;
+    struct tstate *ts = ts_get();
+    struct site_stats *st = ts ? site_stats(ts, s->site->id) : NULL;
+    if (!st)
+        return;
+    uint64_t ia = LD(ts->allocs) - s->allocs0, ib = LD(ts->bytes) - s->bytes0;
+    ADD(st->entries, 1);
+    ADD(st->allocs_excl, ia - ts->child_allocs);
+    ADD(st->bytes_excl, ib - ts->child_bytes);
+    /* A label's inclusive total counts its outermost entry only, so recursion adds once. */
+    if (--st->active == 0) {
+        ADD(st->allocs_incl, ia);
+        ADD(st->bytes_incl, ib);
+    }
+    ts->child_allocs = s->child_allocs + ia;
+    ts->child_bytes = s->child_bytes + ib;
+}
+
+/* ---- the report --------------------------------------------------------------------- */
+
+static int g_err_fd = -1;            /* a private copy of stderr, taken at start-up */
+static char g_out_path[PATH_MAX];    /* TARE_ALLOC_OUT, made absolute at start-up */
+static bool g_stats_stderr;
+static bool g_own_malloc, g_exact_peak, g_reported;
+static uint64_t g_base_allocs, g_base_frees, g_base_bytes;   /* reported before a failed exec */
+
+struct buf {
+    char *p;
+    size_t len, cap;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+    if (b->len + n <= b->cap)
+        memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+static void putu(struct buf *b, uint64_t v)
+{
+    char d[24];
+    int i = sizeof d;
+    do
+        d[--i] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    put(b, d + i, sizeof d - i);
+}
+
+static void put_kv(struct buf *b, const char *key, uint64_t v)
+{
+    put(b, " ", 1);
+    puts_(b, key);
+    put(b, "=", 1);
+    putu(b, v);
+}
+
+/* Bytes outside '!'..'~', and '%', as %XX: a value never holds a space or a newline. */
+static void put_enc(struct buf *b, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c <= ' ' || *c > '~' || *c == '%') {
+            char e[3] = {'%', hex[*c >> 4], hex[*c & 15]};
+            put(b, e, 3);
+        } else {
+            put(b, (const char *)c, 1);
+        }
+    }
+}
+
+struct label_total {
+    const char *label;
+    uint64_t entries, allocs_incl, allocs_excl, bytes_incl, bytes_excl;
+};
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void report(const char *end)
+{
+    if (g_reported || (!g_stats_stderr && !g_out_path[0]))
+        return;
+    if (syscall(SYS_getpid) != g_pid)
+        return;               /* a vfork child shares our memory: the counts are the parent's */
+    g_reported = true;
+    int saved_errno = errno;
+
+    uint64_t allocs = 0, frees = 0, bytes = 0;
+    int64_t unflushed = 0;
+    long nthreads = 0;
+    for (struct tstate *t = g_threads; t; t = t->next) {
+        allocs += LD(t->allocs);
+        frees += LD(t->frees);
+        bytes += LD(t->bytes);
+        unflushed += LD(t->unflushed);
+        nthreads++;
+    }
+    allocs -= g_base_allocs;
+    frees -= g_base_frees;
+    bytes -= g_base_bytes;
+    int64_t peak, slack = 0;
+    if (g_nthreads_ever <= 1 && g_solo) {
+        peak = LD(g_solo->peak);                 /* one thread: its own running peak is exact */
+    } else {
+        int64_t now = atomic_load(&g_live) + unflushed;
+        peak = atomic_load(&g_peak);
+        if (now > peak)
+            peak = now;
+        slack = g_exact_peak ? 0 : g_peak_batch * g_nthreads_max;
+    }
+    if (peak < 0)
+        peak = 0;
+
+    /* Per label over all threads and sites, sorted by exclusive allocations. */
+    unsigned nsites = atomic_load(&g_nsites);
+    struct label_total *lt = NULL;
+    size_t nlt = 0, lt_bytes = (nsites ? nsites : 1) * sizeof *lt;
+    if (nsites)
+        lt = raw_alloc(lt_bytes);
+    for (unsigned i = 0; lt && i < nsites; i++) {
+        struct label_total sum = {g_sites[i]->label ? g_sites[i]->label : "", 0, 0, 0, 0, 0};
+        for (struct tstate *t = g_threads; t; t = t->next) {
+            if (i + 1 > atomic_load(&t->nsites))
+                continue;
+            struct site_stats *st = &t->sites[i];
+            sum.entries += LD(st->entries);
+            sum.allocs_incl += LD(st->allocs_incl);
+            sum.allocs_excl += LD(st->allocs_excl);
+            sum.bytes_incl += LD(st->bytes_incl);
+            sum.bytes_excl += LD(st->bytes_excl);
+        }
+        size_t k = 0;
+        while (k < nlt && strcmp(lt[k].label, sum.label) != 0)
+            k++;
+        if (k == nlt) {
+            lt[nlt++] = sum;
+        } else {
+            lt[k].entries += sum.entries;
+            lt[k].allocs_incl += sum.allocs_incl;
+            lt[k].allocs_excl += sum.allocs_excl;
+            lt[k].bytes_incl += sum.bytes_incl;
+            lt[k].bytes_excl += sum.bytes_excl;
+        }
+    }
+    for (size_t i = 1; i < nlt; i++) {
+        struct label_total x = lt[i];
+        size_t j = i;
+        while (j > 0 && lt[j - 1].allocs_excl < x.allocs_excl) {
+            lt[j] = lt[j - 1];
+            j--;
+        }
+        lt[j] = x;
+    }
+
+    static char exe[PATH_MAX];
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[el > 0 ? el : 0] = '\0';
+
+    struct buf b = {NULL, 0, 0};
+    for (int pass = 0; pass < 2; pass++) {     /* the first pass measures */
+        b.len = 0;
+        puts_(&b, "tare-alloc 1");
+        put_kv(&b, "pid", (uint64_t)g_pid);
+        put_kv(&b, "ppid", (uint64_t)getppid());
+        puts_(&b, " end=");
+        puts_(&b, end);
+        puts_(&b, g_own_malloc ? " status=own-malloc" : " status=ok");
+        put_kv(&b, "allocations", allocs);
+        put_kv(&b, "frees", frees);
+        put_kv(&b, "bytes", bytes);
+        put_kv(&b, "peak_bytes", (uint64_t)peak);
+        put_kv(&b, "peak_slack", (uint64_t)slack);
+        put_kv(&b, "threads", (uint64_t)nthreads);
+        put_kv(&b, "scopes", nlt);
+        puts_(&b, " exe=");
+        put_enc(&b, exe);
+        put(&b, "\n", 1);
+        for (size_t i = 0; i < nlt; i++) {
+            puts_(&b, "tare-alloc-scope 1");
+            put_kv(&b, "pid", (uint64_t)g_pid);
+            puts_(&b, " label=");
+            put_enc(&b, lt[i].label);
+            put_kv(&b, "entries", lt[i].entries);
+            put_kv(&b, "allocs_incl", lt[i].allocs_incl);
+            put_kv(&b, "allocs_excl", lt[i].allocs_excl);
+            put_kv(&b, "bytes_incl", lt[i].bytes_incl);
+            put_kv(&b, "bytes_excl", lt[i].bytes_excl);
+            put(&b, "\n", 1);
+        }
+        if (pass == 0) {
+            b.cap = b.len;
+            b.p = raw_alloc(b.cap);
+            if (!b.p)
+                break;
+        }
+    }
+    if (b.p) {
+        if (g_stats_stderr)
+            write_all(g_err_fd >= 0 ? g_err_fd : STDERR_FILENO, b.p, b.len);
+        if (g_out_path[0]) {
+            int fd = open(g_out_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+            if (fd >= 0) {
+                write_all(fd, b.p, b.len);
+                close(fd);
+            }
+        }
+        munmap(b.p, b.cap);
+    }
+    if (lt)
+        munmap(lt, lt_bytes);
+    errno = saved_errno;
+}
+
+/* A failed exec returns to the program: the next report counts only what follows. */
+static void exec_failed(void)
+{
+    uint64_t a = 0, f = 0, by = 0;
+    for (struct tstate *t = g_threads; t; t = t->next) {
+        a += LD(t->allocs);
+        f += LD(t->frees);
+        by += LD(t->bytes);
+    }
+    g_base_allocs = a;
+    g_base_frees = f;
+    g_base_bytes = by;
+    g_reported = false;
+}
+
+/* In a forked child only the forking thread lives on; it inherits the parent's heap.
+ * The counters keep running (open scopes hold snapshots of them): the child's report
+ * counts from a base taken here. */
+static void at_fork_child(void)
+{
+    int64_t live = atomic_load(&g_live);
+    for (struct tstate *t = g_threads; t; t = t->next) {
+        live += LD(t->unflushed);
+        ST(t->unflushed, 0);
+        ST(t->alive, 0);
+        unsigned n = atomic_load(&t->nsites);
+        for (unsigned i = 0; i < n; i++) {
+            struct site_stats *st = &t->sites[i];
+            ST(st->entries, 0);
+            ST(st->allocs_incl, 0);
+            ST(st->allocs_excl, 0);
+            ST(st->bytes_incl, 0);
+            ST(st->bytes_excl, 0);
+        }
+    }
+    exec_failed();
+    struct tstate *me = tls_ts;
+    if (me) {
+        ST(me->alive, 1);
+        ST(me->live, live);
+        ST(me->peak, live);
+    }
+    g_solo = me;
+    atomic_store(&g_live, live);
+    atomic_store(&g_peak, live);
+    atomic_store(&g_nthreads_live, me ? 1 : 0);
+    atomic_store(&g_nthreads_max, me ? 1 : 0);
+    atomic_store(&g_nthreads_ever, me ? 1 : 0);
+    g_pid = (pid_t)syscall(SYS_getpid);
+}
+
+__attribute__((constructor)) static void tare_alloc_init(void)
+{
+    ready();
+    g_pid = (pid_t)syscall(SYS_getpid);
+    const char *s = getenv("TARE_ALLOC_STATS");
+    g_stats_stderr = s && strcmp(s, "1") == 0;
+    const char *out = getenv("TARE_ALLOC_OUT");
+    if (out && out[0]) {
+        size_t n = strlen(out);
+        if (out[0] == '/' || !getcwd(g_out_path, sizeof g_out_path - n - 2)) {
+            if (n < sizeof g_out_path)
+                memcpy(g_out_path, out, n + 1);
+        } else {
+            size_t c = strlen(g_out_path);
+            g_out_path[c] = '/';
+            memcpy(g_out_path + c + 1, out, n + 1);
+        }
+    }
+    if (g_stats_stderr)     /* survives the program closing its stderr (sort does) */
+        g_err_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
+    const char *pk = getenv("TARE_ALLOC_PEAK");
+    if (pk && strcmp(pk, "exact") == 0) {
+        g_exact_peak = true;
+        g_peak_batch = 0;
+    }
+    /* An executable (or a library preloaded before this one) that defines malloc is found
+     * first: its allocations never reach these wrappers. */
+    void *first = dlsym(RTLD_DEFAULT, "malloc");
+    Dl_info found, self;
+    g_own_malloc = first && dladdr(first, &found) && dladdr((void *)tare_alloc_init, &self) &&
+                   found.dli_fbase != self.dli_fbase;
+    g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
+    pthread_atfork(NULL, NULL, at_fork_child);
+}
+
+__attribute__((destructor)) static void tare_alloc_fini(void)
+{
+    report("exit");
+}
+
+EXPORT void _exit(int status)
+{
+    report("_exit");
+    if (!R.exit_)
+        resolve();
+    if (R.exit_)
+        R.exit_(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+EXPORT void _Exit(int status)
+{
+    report("_exit");
+    if (!R.Exit_)
+        resolve();
+    if (R.Exit_)
+        R.Exit_(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+/* The exec family: report before the image is replaced. glibc's execl*, execv and execvp
+ * call its internal execve, so each one is wrapped here. */
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    ready();
+    report("exec");
+    int rc = R.execve(path, argv, envp);
+    exec_failed();
+    return rc;
+}
+
+extern char **environ;
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+    return execve(path, argv, environ);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    ready();
+    report("exec");
+    int rc = R.execvpe(file, argv, envp);
+    exec_failed();
+    return rc;
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+    return execvpe(file, argv, environ);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    ready();
+    report("exec");
+    int rc = R.fexecve(fd, argv, envp);
+    exec_failed();
+    return rc;
+}
+
+/* execl, execlp, execle: collect the arguments on the stack, then as above. */
+#define COLLECT_ARGS(arg0, ap, argv, extra)                                   \
+    size_t argc_ = 1;                                                         \
+    va_start(ap, arg0);                                                       \
+    while (va_arg(ap, const char *))                                          \
+        argc_++;                                                              \
+    va_end(ap);                                                               \
+    const char *argv[argc_ + 1];                                              \
+    argv[0] = arg0;                                                           \
+    va_start(ap, arg0);                                                       \
+    for (size_t i_ = 1; i_ <= argc_; i_++)                                    \
+        argv[i_] = va_arg(ap, const char *);                                  \
+    extra;                                                                    \
+    va_end(ap)
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, ap, argv, (void)0);
+    return execve(path, (char *const *)argv, environ);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, ap, argv, (void)0);
+    return execvpe(file, (char *const *)argv, environ);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    char *const *envp;
+    COLLECT_ARGS(arg, ap, argv, envp = va_arg(ap, char *const *));
+    return execve(path, (char *const *)argv, envp);
+}
