@@ -30,7 +30,7 @@ static const char alloc_options[] =
     "PREFIX/lib/tare/); TARE_ALLOC_PEAK=exact makes peak_bytes exact in threaded programs.\n";
 
 /* TARE_ALLOC_LIB, else beside the tare binary, else ../lib/tare/ from it. */
-static int find_lib(char *out, size_t n, struct err *e)
+int cli_find_alloc_lib(char *out, size_t n, struct err *e)
 {
     const char *env = getenv("TARE_ALLOC_LIB");
     if (env && env[0]) {
@@ -190,7 +190,7 @@ int cmd_alloc(int argc, char **argv)
 
     struct err e = {0};
     char lib[PATH_MAX];
-    if (find_lib(lib, sizeof lib, &e) < 0 || check_dynamic(cmd[0], &e) < 0)
+    if (cli_find_alloc_lib(lib, sizeof lib, &e) < 0 || check_dynamic(cmd[0], &e) < 0)
         return cli_fail("alloc", &e);
 
     const char *tmpdir = getenv("TMPDIR");

@@ -236,6 +236,11 @@ int cmd_count(int argc, char **argv)
         goto done;
     }
     co.valgrind = valgrind;
+    /* Without the counting allocator, bytes and peak heap are NA, and tare says why once. */
+    char alloc_lib[4096];
+    struct err lib_err = {0};
+    if (cli_find_alloc_lib(alloc_lib, sizeof alloc_lib, &lib_err) == 0)
+        co.alloc_lib = alloc_lib;
     if (co.keep_dir && mkdir(co.keep_dir, 0777) < 0 && errno != EEXIST) {
         cli_error("count", "cannot make the profile directory '%s': %s", co.keep_dir, strerror(errno));
         goto done;
@@ -262,7 +267,11 @@ int cmd_count(int argc, char **argv)
         goto done;
     }
     bool any_failed = false;
+    if (!co.alloc_lib)
+        cli_error("count", "note: bytes and peak heap are NA: %s", lib_err.msg);
     for (int i = 0; i < nt; i++) {
+        if (jobs[i].note[0])
+            cli_error("count", "note: '%s': %s", targets[i].name, jobs[i].note);
         if (jobs[i].status == COUNT_OK)
             continue;
         any_failed = true;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/allocreport.h"
 #include "core/profile.h"
 
 int count_find_valgrind(char *path, size_t size, struct err *e)
@@ -185,12 +186,87 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     return ok;
 }
 
+/* The lane's variables plus LD_PRELOAD (ahead of any the user set) and TARE_ALLOC_OUT. */
+static char **alloc_env(char *const *lane, const char *lib, const char *out)
+{
+    size_t n = 0;
+    while (lane && lane[n])
+        n++;
+    char **env = calloc(n + 3, sizeof *env);
+    if (!env)
+        return NULL;
+    const char *old = getenv("LD_PRELOAD");
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(lane[i], "LD_PRELOAD=", 11) == 0)
+            old = lane[i] + 11;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(lane[i], "LD_PRELOAD=", 11) != 0)
+            env[m++] = strdup(lane[i]);
+    if (asprintf(&env[m++], "LD_PRELOAD=%s%s%s", lib, old && *old ? ":" : "", old ? old : "") < 0)
+        env[m - 1] = NULL;
+    if (asprintf(&env[m++], "TARE_ALLOC_OUT=%s", out) < 0)
+        env[m - 1] = NULL;
+    for (size_t i = 0; i < m; i++)
+        if (!env[i]) {
+            for (size_t k = 0; k < m; k++)
+                free(env[k]);
+            free(env);
+            return NULL;
+        }
+    return env;
+}
+
+/* One native run under libtare-alloc.so: bytes requested and peak live bytes. */
+static void alloc_pass(struct shared *sh, int k, struct err *fatal)
+{
+    struct count_job *j = &sh->jobs[k];
+    char out[4096];
+    snprintf(out, sizeof out, "%s/job%d.alloc", sh->tmpdir, k);
+    char **env = alloc_env(j->env, sh->o->alloc_lib, out);
+    if (!env) {
+        err_set(fatal, ERR_SYSTEM, "out of memory");
+        return;
+    }
+    bool ok = run_step(sh, j, j->argv, "native run under libtare-alloc.so", env, fatal);
+    for (char **v = env; *v; v++)
+        free(*v);
+    free(env);
+    if (!ok) {
+        unlink(out);
+        return;
+    }
+    struct alloc_report rep = {0};
+    struct alloc_totals t = {0};
+    struct err e = {0};
+    if (access(out, F_OK) != 0) {
+        snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: it wrote no allocation report "
+                 "(statically linked, or it clears LD_PRELOAD)");
+    } else if (allocreport_read_file(out, &rep, &e) < 0 ||
+               allocreport_sum(&rep, (long)getpid(), &t, &e) < 0) {
+        snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: %.400s", e.msg);
+    } else if (t.nprocs == 0) {
+        snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: it wrote no allocation report "
+                 "of its own (it replaced LD_PRELOAD?)");
+    } else if (t.own_malloc) {
+        snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: it defines its own malloc, "
+                 "which the counting allocator cannot see into");
+    } else {
+        j->bytes = t.bytes;
+        j->peak_bytes = t.peak_bytes;
+    }
+    allocreport_totals_free(&t);
+    allocreport_free(&rep);
+    unlink(out);
+}
+
 static void run_job(struct shared *sh, int k, struct err *fatal)
 {
     struct count_job *j = &sh->jobs[k];
     j->status = COUNT_OK;
     j->instructions = j->allocations = j->bytes = j->peak_bytes = COUNT_NA;
     j->instructions2 = j->allocations2 = COUNT_NA;
+    j->note[0] = '\0';
     double t0 = proc_now();
     /* 1. A native warm-up, never measured: caches, page cache, precompiled modules. */
     if (!run_step(sh, j, j->argv, "native warm-up run", j->env, fatal))
@@ -218,7 +294,8 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     j->instructions = ir;
     j->allocations = al;
     /* 3. Bytes and peak heap need the counting allocator (a native run, LD_PRELOAD). */
-    (void)sh->o->alloc_lib;
+    if (sh->o->alloc_lib)
+        alloc_pass(sh, k, fatal);
 out:
     j->seconds = proc_now() - t0;
 }

@@ -29,6 +29,7 @@ struct count_job {
     uint64_t bytes, peak_bytes;           /* COUNT_NA without the counting allocator */
     uint64_t instructions2, allocations2; /* the second pass of --check-warm */
     char why[1024];                        /* what failed, for a person */
+    char note[512];                        /* why bytes are NA though the rest is ok, or "" */
     char tail[PROC_STDERR_TAIL];          /* the end of the failing run's stderr */
     double seconds;                       /* how long this job took, all passes */
 };

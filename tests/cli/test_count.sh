@@ -11,6 +11,15 @@ expect_eq "$(head -n 1 <<<"$out")" \
 expect_eq "$(tsv_field "$out" 1 allocations)" 143 "allocations of allocmix (by its definition)"
 memcheck=$(valgrind --tool=memcheck "$F/allocmix" 2>&1 | sed -nE 's/.*total heap usage: ([0-9,]+) allocs.*/\1/p' | tr -d ,)
 expect_eq "$(tsv_field "$out" 1 allocations)" "$memcheck" "allocations agree with memcheck's total heap usage"
+# Bytes requested by its definition: 6550 (malloc) + 1400 (calloc) + 224 (realloc NULL)
+# + 20490 (realloc grow) + 19200 (reallocarray) + 1024 + 2048 + 100 + 100 (aligned) = 51136;
+# live at its peak (just before the frees) 50965 bytes requested, which usable sizes exceed.
+memcheck_bytes=$(valgrind --tool=memcheck "$F/allocmix" 2>&1 | sed -nE 's/.*total heap usage: .* ([0-9,]+) bytes allocated.*/\1/p' | tr -d ,)
+expect_eq "$(tsv_field "$out" 1 bytes)" 51136 "bytes of allocmix (by its definition)"
+expect_eq "$(tsv_field "$out" 1 bytes)" "$memcheck_bytes" "bytes agree with memcheck"
+peak=$(tsv_field "$out" 1 peak_bytes)
+check "peak_bytes covers the 50965 live bytes requested, plus under 32 bytes a block ($peak)" \
+    test "$peak" -ge 50965 -a "$peak" -le $((50965 + 32 * 143))
 check "instructions counted" test "$(tsv_field "$out" 1 instructions)" -gt 10000
 expect_eq "$(tsv_field "$out" 1 status)" ok "status"
 
@@ -64,8 +73,18 @@ run_tare count --keep-profile "$TMP/profiles" -f tsv --name mix -- "$F/allocmix"
 check "profile kept" test -s "$TMP/profiles/mix.callgrind.out"
 expect_match "$(head -c 2000 "$TMP/profiles/mix.callgrind.out")" "events: Ir" "kept file is a callgrind profile"
 
+# Without the counting allocator bytes and peak heap are NA, and tare says why.
+TARE_ALLOC_LIB=/nonexistent/libtare-alloc.so run_tare count -f tsv -- "$F/allocmix"
+expect_eq "$(tsv_field "$out" 1 bytes)" NA "no library: bytes NA"
+expect_eq "$(tsv_field "$out" 1 allocations)" 143 "no library: allocations still counted"
+expect_match "$err" "note: bytes and peak heap are NA" "no library: said why"
+# A static binary cannot be seen by LD_PRELOAD: NA with the reason, the rest still counted.
+run_tare count -f tsv -- "$F/static_hello"
+expect_eq "$(tsv_field "$out" 1 bytes)" NA "static: bytes NA"
+expect_eq "$(tsv_field "$out" 1 status)" ok "static: still counted"
+expect_match "$err" "'static_hello': bytes and peak heap are NA: it wrote no allocation report" "static: said why"
+
 # No valgrind: a clear word naming the package.
-run_tare count -- "$F/busy" 1
 run_tare_nopath() { PATH=/nonexistent "$TARE" "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?; err=$(cat "$TMP/err"); }
 run_tare_nopath count -- "$F/busy" 1
 expect_rc 1 "no valgrind"
