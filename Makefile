@@ -87,6 +87,13 @@ fuzz:
 	  build/fuzz/$$n -max_total_time=$(FUZZ_TIME) tests/fuzz/corpus-out/$$n tests/fuzz/corpus/$${n#fuzz_} || exit 1; \
 	done
 
+# tare self-test carries the known-answer program's source, made into a C array here.
+$(BUILD)/gen/allocmix.inc: tests/fixtures/allocmix.c
+	@mkdir -p $(dir $@)
+	$(Q)od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g' > $@
+$(BUILD)/src/cli/cmd_selftest.o: $(BUILD)/gen/allocmix.inc
+$(BUILD)/src/cli/cmd_selftest.o: ALL_CFLAGS += -I$(BUILD)/gen
+
 # Fixtures are the known-answer programs the tests measure; always built plainly
 # (no sanitizers), since their cost and allocations are what the tests check.
 $(BUILD)/fixtures/%: tests/fixtures/%.c

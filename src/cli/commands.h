@@ -10,4 +10,7 @@ extern const char cmd_count_usage[];
 int cmd_alloc(int argc, char **argv);
 extern const char cmd_alloc_usage[];
 
+int cmd_selftest(int argc, char **argv);
+extern const char cmd_selftest_usage[];
+
 #endif

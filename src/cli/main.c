@@ -16,6 +16,7 @@ const struct cli_command cli_commands[] = {
     {"alloc", "count a command's allocations, bytes and peak heap (LD_PRELOAD), with scopes", cmd_alloc_usage, cmd_alloc},
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
     {"count", "deterministic instructions, allocations, bytes and peak heap", cmd_count_usage, cmd_count},
+    {"self-test", "check the callgrind reader and tare count against known answers", cmd_selftest_usage, cmd_selftest},
 };
 const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 
