@@ -4,5 +4,7 @@
 
 int cmd_wall(int argc, char **argv);
 extern const char cmd_wall_usage[];
+int cmd_stat(int argc, char **argv);
+extern const char cmd_stat_usage[];
 
 #endif

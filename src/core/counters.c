@@ -418,6 +418,16 @@ int ctr_set_probe(struct ctr_set *s)
     return bad;
 }
 
+void ctr_set_remove(struct ctr_set *s, int i)
+{
+    if (i < 0 || i >= s->n)
+        return;
+    if (s->c[i].fd >= 0)
+        close(s->c[i].fd);
+    memmove(&s->c[i], &s->c[i + 1], (size_t)(s->n - i - 1) * sizeof s->c[0]);
+    s->n--;
+}
+
 void ctr_set_free(struct ctr_set *s)
 {
     for (int i = 0; i < s->n; i++)
@@ -430,9 +440,9 @@ void ctr_set_free(struct ctr_set *s)
 int ctr_attach(void *arg, pid_t pid, struct err *e)
 {
     struct ctr_set *s = arg;
+    ctr_set_free(s);   /* a run that never reached ctr_read leaves nothing open */
     for (int i = 0; i < s->n; i++) {
         struct ctr_counter *c = &s->c[i];
-        c->fd = -1;
         if (c->open_errno)
             continue;
         struct perf_event_attr a;

@@ -110,6 +110,8 @@ int ctr_set_probe(struct ctr_set *s);
  * and whether kernel mode is left out. */
 void ctr_counter_attr(const struct ctr_set *s, int i, uint32_t *type, uint64_t *config,
                       bool *exclude_kernel);
+/* Removes counter i from the set (one the default list asked for and this machine refuses). */
+void ctr_set_remove(struct ctr_set *s, int i);
 /* Closes whatever is open. */
 void ctr_set_free(struct ctr_set *s);
 
