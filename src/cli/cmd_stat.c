@@ -270,6 +270,11 @@ static int find_pair(const struct ctr_set *set, int i, const char *ev)
     return -1;
 }
 
+static const char *on_pmu(const struct ctr_set *set, const struct ctr_counter *c)
+{
+    return c->pmu >= 0 && set->pmus.hybrid ? " on " : "";
+}
+
 static void print_text(const struct stat_run *st)
 {
     static const char *const h[] = {"series", "event", "median", "min", "max", "runs", "status"};
@@ -310,17 +315,17 @@ static void print_text(const struct stat_run *st)
             if (strcmp(c->ev->name, "instructions") == 0 && (j = find_pair(&st->set, i, "cycles")) >= 0) {
                 double ins = summarize(st, s, i).median, cyc = summarize(st, s, j).median;
                 if (!isnan(ins) && cyc > 0)
-                    printf("%s: %s%.2f instructions per cycle\n", s->t->name, c->pmu >= 0 &&
-                           st->set.pmus.hybrid ? st->set.pmus.pmu[c->pmu].name : "",
-                           ins / cyc);
+                    printf("%s: %.2f instructions per cycle%s%s\n", s->t->name, ins / cyc,
+                           on_pmu(&st->set, c), c->pmu >= 0 && st->set.pmus.hybrid ?
+                           st->set.pmus.pmu[c->pmu].name : "");
             }
             if (strcmp(c->ev->name, "cache-misses") == 0 &&
                 (j = find_pair(&st->set, i, "cache-references")) >= 0) {
                 double mis = summarize(st, s, i).median, ref = summarize(st, s, j).median;
                 if (!isnan(mis) && ref > 0)
-                    printf("%s: %s%.1f%% of cache references missed\n", s->t->name,
-                           c->pmu >= 0 && st->set.pmus.hybrid ? st->set.pmus.pmu[c->pmu].name : "",
-                           100 * mis / ref);
+                    printf("%s: %.1f%% of cache references missed%s%s\n", s->t->name,
+                           100 * mis / ref, on_pmu(&st->set, c), c->pmu >= 0 &&
+                           st->set.pmus.hybrid ? st->set.pmus.pmu[c->pmu].name : "");
             }
         }
     }
