@@ -4,6 +4,8 @@
 
 int cmd_wall(int argc, char **argv);
 extern const char cmd_wall_usage[];
+int cmd_stat(int argc, char **argv);
+extern const char cmd_stat_usage[];
 
 int cmd_alloc(int argc, char **argv);
 extern const char cmd_alloc_usage[];
