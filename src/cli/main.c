@@ -14,6 +14,7 @@
  */
 const struct cli_command cli_commands[] = {
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
+    {"cg", "read callgrind profiles: top, callers, diff, allocation sites, lines", cmd_cg_usage, cmd_cg},
 };
 const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 
