@@ -276,26 +276,27 @@ static int cg_calls(struct cg_cli *c, bool callers)
         json_str(stdout, cg_event_name(p, ev));
         printf(", \"total\": %" PRIu64 ", \"functions\": [", cg_total(p, ev));
     }
-    char a[40], b[40];
+    char a[40], b[40], d[40];
     for (uint32_t i = 0; i < nf; i++) {
         uint32_t f = fs[i], ne = 0;
         uint64_t tcalls = 0, tcost = 0;
         for (uint32_t x = 0; x < p->nedge; x++)
             if ((callers ? p->edges[x].callee : p->edges[x].caller) == f) {
                 es[ne++] = x;
-                tcalls += p->edges[x].calls;
-                if (p->edges[x].caller != p->edges[x].callee)
+                if (p->edges[x].caller != p->edges[x].callee) {   /* recursion is inside */
+                    tcalls += p->edges[x].calls;
                     tcost += cg_edge_incl(p, x)[ev];
+                }
             }
         edge_p = p, edge_ev = ev;
         qsort(es, ne, sizeof *es, by_edge);
         uint32_t shown = c->n > 0 && (uint32_t)c->n < ne ? (uint32_t)c->n : ne;
         const char *fname = cg_str(p, p->funcs[f].name);
         if (text) {
-            printf("\n%s (%s): self %s, inclusive %s; %s %" PRIu32 ", %s call%s\n", fname,
+            printf("\n%s (%s): self %s, inclusive %s; %s %" PRIu32 ", %s call%s from other functions\n", fname,
                    base(cg_str(p, p->funcs[f].obj)), fmt_count(a, (double)cg_self(p, f)[ev]),
                    fmt_count(b, (double)cg_incl(p, f)[ev]), callers ? "callers" : "callees",
-                   ne, fmt_count(a, (double)tcalls), tcalls == 1 ? "" : "s");
+                   ne, fmt_count(d, (double)tcalls), tcalls == 1 ? "" : "s");
             static const char *const h[] = {"calls", "inclusive", "%", "function", "object"};
             table_init(&t, 5, h, 0x18);
         } else if (json)
@@ -326,7 +327,7 @@ static int cg_calls(struct cg_cli *c, bool callers)
             table_set(&t, 1, "%s", fmt_count(a, (double)tcost));
             pct(b, sizeof b, tcost, cg_total(p, ev));
             table_set(&t, 2, "%s", b);
-            table_set(&t, 3, "total%s", shown < ne ? " (all, not only those shown)" : "");
+            table_set(&t, 3, "total from other functions%s", shown < ne ? " (all, not only those shown)" : "");
             table_print(&t, stdout, FMT_TEXT);
             table_free(&t);
         } else if (json) {
