@@ -9,5 +9,7 @@ extern const char cmd_stat_usage[];
 
 int cmd_alloc(int argc, char **argv);
 extern const char cmd_alloc_usage[];
+int cmd_cg(int argc, char **argv);
+extern const char cmd_cg_usage[];
 
 #endif

@@ -16,6 +16,7 @@ const struct cli_command cli_commands[] = {
     {"alloc", "count a command's allocations, bytes and peak heap (LD_PRELOAD), with scopes", cmd_alloc_usage, cmd_alloc},
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
     {"stat", "count cycles, instructions, faults of whole commands (perf_event_open)", cmd_stat_usage, cmd_stat},
+    {"cg", "read callgrind profiles: top, callers, diff, allocation sites, lines", cmd_cg_usage, cmd_cg},
 };
 const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 
