@@ -144,7 +144,7 @@ struct site_stats {
 struct tstate {
     cnt_t allocs, frees, bytes;
     scnt_t live, peak;        /* this thread's net live bytes, and its own peak of that */
-    scnt_t unflushed;         /* live bytes not yet added to g_live */
+    scnt_t flushed;           /* live as last added to g_live: live - flushed is pending */
     uint64_t child_allocs, child_bytes;   /* completed child scopes of the open scope */
     struct site_stats *_Atomic sites;
     _Atomic unsigned nsites;
@@ -220,7 +220,7 @@ static struct tstate *ts_new(void)
     return ts;
 }
 
-static inline struct tstate *ts_get(void)
+static inline __attribute__((always_inline)) struct tstate *ts_get(void)
 {
     struct tstate *ts = tls_ts;
     if (likely(ts != NULL))
@@ -230,8 +230,8 @@ static inline struct tstate *ts_get(void)
 
 static void flush(struct tstate *ts)
 {
-    int64_t d = LD(ts->unflushed);
-    ST(ts->unflushed, 0);
+    int64_t live = LD(ts->live), d = live - LD(ts->flushed);
+    ST(ts->flushed, live);
     int64_t now = atomic_fetch_add_explicit(&g_live, d, memory_order_relaxed) + d;
     int64_t pk = atomic_load_explicit(&g_peak, memory_order_relaxed);
     while (now > pk && !atomic_compare_exchange_weak_explicit(&g_peak, &pk, now,
@@ -239,24 +239,58 @@ static void flush(struct tstate *ts)
         ;
 }
 
-static inline void live_add(struct tstate *ts, int64_t d)
+static inline __attribute__((always_inline)) void live_add(struct tstate *ts, int64_t d)
 {
     int64_t live = LD(ts->live) + d;
     ST(ts->live, live);
     if (live > LD(ts->peak))
         ST(ts->peak, live);
-    int64_t u = LD(ts->unflushed) + d;
-    ST(ts->unflushed, u);
-    if (unlikely(u > g_peak_batch || u < -g_peak_batch))
+    int64_t u = live - LD(ts->flushed);
+    /* |u| > batch, in one unsigned comparison */
+    if (unlikely((uint64_t)(u + g_peak_batch) > 2 * (uint64_t)g_peak_batch))
         flush(ts);
 }
 
-static inline size_t usable(void *p)
+/* glibc's chunk header, read in place instead of calling malloc_usable_size (a third of
+ * the wrapper's cost on a malloc/free loop): the size field before the block, less the
+ * header (16 bytes for an mmapped chunk, 8 otherwise). Used only when the next allocator
+ * is glibc's and the start-up check below agrees with malloc_usable_size. */
+static bool g_glibc_header;
+
+static inline size_t glibc_usable(const void *p)
 {
+    size_t sz = ((const size_t *)p)[-1];
+    return (sz & ~(size_t)7) - ((sz & 2) ? 16 : 8);
+}
+
+static inline __attribute__((always_inline)) size_t usable(void *p)
+{
+    if (likely(g_glibc_header))
+        return glibc_usable(p);
     return R.usable ? R.usable(p) : 0;
 }
 
-static inline void count_alloc(void *p, size_t n)
+static void check_glibc_header(void)
+{
+    Dl_info info;
+    if (!R.usable || !dladdr((void *)R.malloc, &info) || !info.dli_fname ||
+        !strstr(info.dli_fname, "libc.so"))
+        return;
+    /* Small sizes only: freeing an mmapped block would raise glibc's dynamic mmap
+     * threshold and change how the program's own blocks are placed. The mmapped case
+     * (bit 2) is checked by the tests against the program's malloc_usable_size. */
+    static const size_t sizes[] = {0, 1, 24, 25, 100, 1000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        void *p = R.malloc(sizes[i]);
+        bool same = p && glibc_usable(p) == R.usable(p);
+        R.free(p);
+        if (!same)
+            return;
+    }
+    g_glibc_header = true;
+}
+
+static inline __attribute__((always_inline)) void count_alloc(void *p, size_t n)
 {
     struct tstate *ts = ts_get();
     if (unlikely(!ts))
@@ -267,7 +301,7 @@ static inline void count_alloc(void *p, size_t n)
 }
 
 /* size: the block's usable size, taken before it was released. */
-static inline void count_free(size_t size)
+static inline __attribute__((always_inline)) void count_free(size_t size)
 {
     struct tstate *ts = ts_get();
     if (unlikely(!ts))
@@ -306,9 +340,8 @@ EXPORT void free(void *p)
         return;
     if (unlikely(!ready()))
         return;               /* cannot happen: p came from the next allocator */
-    size_t n = usable(p);
+    count_free(usable(p));    /* first, so that the call below is a tail call */
     R.free(p);
-    count_free(n);
 }
 
 EXPORT void *calloc(size_t n, size_t m)
@@ -634,7 +667,7 @@ static void report(const char *end)
         allocs += LD(t->allocs);
         frees += LD(t->frees);
         bytes += LD(t->bytes);
-        unflushed += LD(t->unflushed);
+        unflushed += LD(t->live) - LD(t->flushed);
         nthreads++;
     }
     allocs -= g_base_allocs;
@@ -775,8 +808,8 @@ static void at_fork_child(void)
 {
     int64_t live = atomic_load(&g_live);
     for (struct tstate *t = g_threads; t; t = t->next) {
-        live += LD(t->unflushed);
-        ST(t->unflushed, 0);
+        live += LD(t->live) - LD(t->flushed);
+        ST(t->flushed, LD(t->live));
         ST(t->alive, 0);
         unsigned n = atomic_load(&t->nsites);
         for (unsigned i = 0; i < n; i++) {
@@ -793,6 +826,7 @@ static void at_fork_child(void)
     if (me) {
         ST(me->alive, 1);
         ST(me->live, live);
+        ST(me->flushed, live);
         ST(me->peak, live);
     }
     g_solo = me;
@@ -806,7 +840,8 @@ static void at_fork_child(void)
 
 __attribute__((constructor)) static void tare_alloc_init(void)
 {
-    ready();
+    if (ready())
+        check_glibc_header();
     g_pid = (pid_t)syscall(SYS_getpid);
     const char *s = getenv("TARE_ALLOC_STATS");
     g_stats_stderr = s && strcmp(s, "1") == 0;

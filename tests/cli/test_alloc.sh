@@ -34,6 +34,12 @@ else
     not_ok "valgrind is not installed (scripts/install-deps check)"
 fi
 
+# peak_bytes: exact in a single-threaded program, as the program itself adds it up.
+wantp=$("$FIXTURES/alloc_known" peak)
+run_tare alloc --format json -- "$FIXTURES/alloc_known" peak
+expect_eq "peak_bytes=$(json_field "$out" peak_bytes)" "$wantp" "peak_bytes equals the program's own sum of usable sizes"
+check "the peak is not trivially small ($wantp)" test "${wantp#peak_bytes=}" -gt 1048576
+
 # The text report has the same numbers.
 run_tare alloc -- "$FIXTURES/alloc_known"
 expect_rc 0 "alloc_known, text"
@@ -53,6 +59,9 @@ expect_match "$out" "^work +125 +1,625 +250 " "text: a scope row"
 line=$(TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_scopes" 2>&1 >/dev/null)
 expect_match "$line" '^tare-alloc 1 pid=[0-9]+ ppid=[0-9]+ end=exit status=ok allocations=[0-9]+ .* scopes=6 exe=' "report line"
 expect_match "$line" '^tare-alloc-scope 1 pid=[0-9]+ label=leaf entries=250 allocs_incl=625 allocs_excl=625 bytes_incl=62500 bytes_excl=62500$' "scope line"
+expect_match "$line" ' peak_slack=[1-9][0-9]* threads=5 ' "threaded: the peak's error bound is stated"
+line=$(TARE_ALLOC_PEAK=exact TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_scopes" 2>&1 >/dev/null)
+expect_match "$line" ' peak_slack=0 threads=5 ' "TARE_ALLOC_PEAK=exact: no error bound"
 check "no report without TARE_ALLOC_STATS or TARE_ALLOC_OUT" \
     test -z "$(LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" closed 2>&1)"
 
