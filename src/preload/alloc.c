@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -865,11 +866,15 @@ __attribute__((constructor)) static void tare_alloc_init(void)
         g_peak_batch = 0;
     }
     /* An executable (or a library preloaded before this one) that defines malloc is found
-     * first: its allocations never reach these wrappers. */
+     * first: its allocations never reach these wrappers. A non-PIE executable that takes
+     * malloc's address (python3 does) is found first too, but at a PLT stub that jumps
+     * here: only a defined symbol starting exactly there is a malloc of its own. */
     void *first = dlsym(RTLD_DEFAULT, "malloc");
     Dl_info found, self;
-    g_own_malloc = first && dladdr(first, &found) && dladdr((void *)tare_alloc_init, &self) &&
-                   found.dli_fbase != self.dli_fbase;
+    const ElfW(Sym) *sym = NULL;
+    g_own_malloc = first && dladdr1(first, &found, (void **)&sym, RTLD_DL_SYMENT) &&
+                   dladdr((void *)tare_alloc_init, &self) && found.dli_fbase != self.dli_fbase &&
+                   found.dli_saddr == first && sym && sym->st_shndx != SHN_UNDEF;
     g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
     pthread_atfork(NULL, NULL, at_fork_child);
 }

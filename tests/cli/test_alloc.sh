@@ -97,6 +97,9 @@ run_tare alloc -- "$FIXTURES/alloc_ownmalloc"
 expect_rc 1 "own malloc"
 expect_match "$err" "defines its own malloc" "own malloc: the clear message"
 expect_eq "$out" "" "own malloc: no counts printed"
+run_tare alloc --format json -- "$FIXTURES/alloc_nopie"
+expect_rc 0 "a non-PIE program that takes malloc's address is not one with its own malloc"
+expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "6 288" "non-PIE: its 6 allocations of 48 bytes"
 run_tare alloc -- "$FIXTURES/crash"
 expect_rc 1 "a crashing command"
 expect_match "$err" "killed by signal" "a crashing command: said"
@@ -141,6 +144,25 @@ CC
     fi
 else
     not_ok "g++ is not installed"
+fi
+
+# --- Python (through malloc with PYTHONMALLOC=malloc) -------------------------------------
+# Not to the allocation: under valgrind /proc/self/exe is valgrind's own binary, and Python
+# derives its paths from it, which changes a handful of its start-up allocations.
+PY=/usr/bin/python3
+if [ -x $PY ] && command -v valgrind >/dev/null; then
+    script='import json; json.loads(json.dumps([{"k": i, "v": [str(i)] * 3} for i in range(2000)]))'
+    vg=$(PYTHONHASHSEED=0 PYTHONMALLOC=malloc valgrind --run-libc-freeres=no $PY -S -c "$script" 2>&1 >/dev/null |
+         sed -nE 's/.*total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes allocated.*/\1 \2 \3/p' | tr -d ,)
+    PYTHONHASHSEED=0 PYTHONMALLOC=malloc run_tare alloc --format json -- $PY -S -c "$script"
+    expect_rc 0 "python3"
+    read -r va vf vb <<<"$vg"
+    ta=$(json_field "$out" allocations); tb=$(json_field "$out" bytes)
+    check "python3: allocations within 0.1% of memcheck's ($ta vs $va)" \
+        test $(( (ta - va) * (ta - va) * 1000000 )) -le $(( va * va ))
+    check "python3: bytes within 0.1% of memcheck's ($tb vs $vb)" \
+        test $(( (tb - vb) / 1000 * ((tb - vb) / 1000) * 1000000 )) -le $(( vb / 1000 * (vb / 1000) ))
+    check "python3: allocation-heavy ($ta)" test "$ta" -gt 50000
 fi
 
 # --- the scope macros are nothing when TARE_ALLOC_STATS is not defined ----------------------
