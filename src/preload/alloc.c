@@ -807,6 +807,9 @@ static void exec_failed(void)
  * counts from a base taken here. */
 static void at_fork_child(void)
 {
+    /* A thread of the parent may have held the registration lock: it does not exist here.
+     * (Not taken across fork instead: another fork handler may allocate meanwhile.) */
+    unlock();
     int64_t live = atomic_load(&g_live);
     for (struct tstate *t = g_threads; t; t = t->next) {
         live += LD(t->live) - LD(t->flushed);

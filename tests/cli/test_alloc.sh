@@ -51,6 +51,16 @@ run_tare alloc --format json -- "$FIXTURES/alloc_scopes"
 expect_rc 0 "alloc_scopes"
 expect_eq "$(sed -E 's/.*"scopes": (\[.*\])\}$/\1/' <<<"$out")" "$want" "scopes: exact inclusive and exclusive counts"
 check "alloc_scopes runs uncounted without the library" test "$("$FIXTURES/alloc_scopes")" = "$want"
+if command -v valgrind >/dev/null; then
+    # Totals over five threads, against memcheck. Bytes differ by a known amount: the
+    # library's thread-local storage is one more module in each new thread's DTV, which
+    # pthread_create allocates, 16 bytes an entry: 4 threads, 64 bytes.
+    vg=$(valgrind --run-libc-freeres=no "$FIXTURES/alloc_scopes" 2>&1 >/dev/null |
+         sed -nE 's/.*total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes allocated.*/\1 \2 \3/p' | tr -d ,)
+    read -r va vf vb <<<"$vg"
+    expect_eq "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" \
+        "$va $vf $((vb + 64))" "alloc_scopes: totals over threads equal memcheck's"
+fi
 run_tare alloc -- "$FIXTURES/alloc_scopes"
 expect_match "$out" "scopes cover [0-9.]+% of the allocations" "text: the share the scopes cover"
 expect_match "$out" "^work +125 +1,625 +250 " "text: a scope row"
