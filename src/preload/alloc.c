@@ -790,6 +790,8 @@ static void report(const char *end)
 /* A failed exec returns to the program: the next report counts only what follows. */
 static void exec_failed(void)
 {
+    if (syscall(SYS_getpid) != g_pid)
+        return;               /* a vfork child: these are the parent's counters */
     uint64_t a = 0, f = 0, by = 0;
     for (struct tstate *t = g_threads; t; t = t->next) {
         a += LD(t->allocs);
@@ -810,6 +812,7 @@ static void at_fork_child(void)
     /* A thread of the parent may have held the registration lock: it does not exist here.
      * (Not taken across fork instead: another fork handler may allocate meanwhile.) */
     unlock();
+    g_pid = (pid_t)syscall(SYS_getpid);
     int64_t live = atomic_load(&g_live);
     for (struct tstate *t = g_threads; t; t = t->next) {
         live += LD(t->live) - LD(t->flushed);
@@ -839,7 +842,6 @@ static void at_fork_child(void)
     atomic_store(&g_nthreads_live, me ? 1 : 0);
     atomic_store(&g_nthreads_max, me ? 1 : 0);
     atomic_store(&g_nthreads_ever, me ? 1 : 0);
-    g_pid = (pid_t)syscall(SYS_getpid);
 }
 
 __attribute__((constructor)) static void tare_alloc_init(void)

@@ -87,6 +87,10 @@ for mode in fork _exit; do
 done
 run_tare alloc --follow-children --format json -- "$FIXTURES/alloc_fork" exec
 expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "13 650" "exec: child before and after exec"
+run_tare alloc --format json -- "$FIXTURES/alloc_fork" vfork
+expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "5 500" "vfork: the parent's counts are its own"
+run_tare alloc --follow-children --format json -- "$FIXTURES/alloc_fork" vfork
+expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "12 640" "vfork: a failed exec, then one that works"
 run_tare alloc --follow-children -- "$FIXTURES/alloc_fork" fork
 expect_match "$out" "^processes +2$" "text: process count"
 TARE_ALLOC_OUT=$TMP/rep LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" exec
@@ -94,6 +98,10 @@ expect_eq "$(grep -c '^tare-alloc 1 ' "$TMP/rep")" 3 "exec: one line per process
 expect_match "$(cat "$TMP/rep")" "end=exec .*allocations=1 frees=1 bytes=10 " "exec: the image replaced reports first"
 line=$(TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" closed 2>&1)
 expect_match "$line" "allocations=4 frees=4 bytes=120 " "report survives a closed stderr"
+if command -v sort >/dev/null; then     # coreutils sort closes its stderr before exiting
+    line=$(printf 'b\na\n' | TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB sort 2>&1 >/dev/null)
+    expect_match "$line" '^tare-alloc 1 .*exe=.*sort$' "sort's report survives its closing stderr"
+fi
 # A relative TARE_ALLOC_OUT is taken from the start-up directory.
 (cd "$TMP" && TARE_ALLOC_OUT=rel LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" closed 2>/dev/null)
 expect_match "$(cat "$TMP/rel" 2>/dev/null)" "allocations=4 " "relative TARE_ALLOC_OUT"
