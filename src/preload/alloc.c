@@ -115,6 +115,22 @@ static void resolve(void)
     r.fexecve = sym("fexecve");
     r.exit_ = sym("_exit");
     r.Exit_ = sym("_Exit");
+    /* Every entry point must reach the allocator malloc comes from: jemalloc has no
+     * pvalloc, and glibc's would hand jemalloc's free a block it never made. An entry
+     * point found in another object is left out and made from the others below. */
+    Dl_info mi, fi;
+    if (r.malloc && dladdr((void *)r.malloc, &mi)) {
+#define SAME_OBJECT(f) \
+        if (r.f && (!dladdr((void *)r.f, &fi) || fi.dli_fbase != mi.dli_fbase)) r.f = NULL
+        SAME_OBJECT(calloc);
+        SAME_OBJECT(posix_memalign);
+        SAME_OBJECT(aligned_alloc);
+        SAME_OBJECT(memalign);
+        SAME_OBJECT(valloc);
+        SAME_OBJECT(pvalloc);
+        SAME_OBJECT(usable);
+#undef SAME_OBJECT
+    }
     R = r;
     atomic_store(&init_state, 2);
 }
@@ -353,7 +369,19 @@ EXPORT void *calloc(size_t n, size_t m)
             return NULL;
         return boot_alloc(t, 16);   /* static memory: zero until handed out once */
     }
-    void *p = R.calloc(n, m);
+    void *p;
+    if (likely(R.calloc != NULL)) {
+        p = R.calloc(n, m);
+    } else {
+        size_t t;
+        if (__builtin_mul_overflow(n, m, &t)) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        p = R.malloc(t);
+        if (p)
+            memset(p, 0, t);
+    }
     if (likely(p != NULL))
         count_alloc(p, n * m);
     return p;
@@ -413,6 +441,20 @@ EXPORT void *reallocarray(void *p, size_t n, size_t m)
     return realloc(p, t);
 }
 
+/* An aligned block from whichever aligned entry point the next allocator has. */
+static void *next_memalign(size_t align, size_t n)
+{
+    if (R.memalign)
+        return R.memalign(align, n);
+    if (R.aligned_alloc)
+        return R.aligned_alloc(align, n);
+    void *p;
+    if (R.posix_memalign && R.posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n) == 0)
+        return p;
+    errno = ENOMEM;
+    return NULL;
+}
+
 EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
     if (unlikely(!ready())) {
@@ -422,7 +464,17 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
         *out = p;
         return 0;
     }
-    int rc = R.posix_memalign(out, align, n);
+    int rc;
+    if (R.posix_memalign) {
+        rc = R.posix_memalign(out, align, n);
+    } else if (align < sizeof(void *) || (align & (align - 1)) != 0) {
+        rc = EINVAL;
+    } else {
+        void *p = next_memalign(align, n);
+        rc = p ? 0 : ENOMEM;
+        if (p)
+            *out = p;
+    }
     if (rc == 0)
         count_alloc(*out, n);
     return rc;
@@ -432,7 +484,7 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (unlikely(!ready()))
         return boot_alloc(n, align);
-    void *p = R.aligned_alloc(align, n);
+    void *p = R.aligned_alloc ? R.aligned_alloc(align, n) : next_memalign(align, n);
     if (p)
         count_alloc(p, n);
     return p;
@@ -442,7 +494,7 @@ EXPORT void *memalign(size_t align, size_t n)
 {
     if (unlikely(!ready()))
         return boot_alloc(n, align);
-    void *p = R.memalign ? R.memalign(align, n) : R.aligned_alloc(align, n);
+    void *p = next_memalign(align, n);
     if (p)
         count_alloc(p, n);
     return p;
@@ -453,7 +505,7 @@ EXPORT void *valloc(size_t n)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (unlikely(!ready()))
         return boot_alloc(n, page);
-    void *p = R.valloc ? R.valloc(n) : R.memalign(page, n);
+    void *p = R.valloc ? R.valloc(n) : next_memalign(page, n);
     if (p)
         count_alloc(p, n);
     return p;
@@ -464,7 +516,7 @@ EXPORT void *pvalloc(size_t n)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (unlikely(!ready()))
         return boot_alloc(n, page);
-    void *p = R.pvalloc ? R.pvalloc(n) : R.memalign(page, (n + page - 1) & ~(page - 1));
+    void *p = R.pvalloc ? R.pvalloc(n) : next_memalign(page, n ? (n + page - 1) & ~(page - 1) : page);
     if (p)
         count_alloc(p, n);
     return p;

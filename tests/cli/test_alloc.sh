@@ -106,6 +106,31 @@ fi
 (cd "$TMP" && TARE_ALLOC_OUT=rel LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" closed 2>/dev/null)
 expect_match "$(cat "$TMP/rel" 2>/dev/null)" "allocations=4 " "relative TARE_ALLOC_OUT"
 
+# --- through another allocator: alloc_known linked against jemalloc --------------------------
+# Counted through jemalloc, sizes asked of jemalloc (its usable sizes are not glibc's), and
+# pvalloc, which jemalloc lacks, made from jemalloc's memalign rather than glibc's pvalloc.
+# jemalloc loads libstdc++, whose start-up allocation ("none" mode) stays live throughout.
+# (The tally is the glibc build's: run natively, this build crashes in glibc's pvalloc.)
+JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+if [ -f $JE ]; then
+    je=$TMP/alloc_known_je
+    cc -std=gnu11 -O1 -o "$je" "$TARE_ROOT/tests/fixtures/alloc_known.c" $JE
+    check "jemalloc: linked against it" sh -c "ldd '$je' | grep -q libjemalloc"
+    run_tare alloc --format json -- "$je" none
+    expect_rc 0 "jemalloc: start-up alone"
+    base_a=$(json_field "$out" allocations) base_f=$(json_field "$out" frees) base_b=$(json_field "$out" bytes)
+    base_p=$(json_field "$out" peak_bytes)
+    run_tare alloc --format json -- "$je"
+    expect_rc 0 "jemalloc: every entry point"
+    expect_eq "allocations=$(( $(json_field "$out" allocations) - base_a )) frees=$(( $(json_field "$out" frees) - base_f )) bytes=$(( $(json_field "$out" bytes) - base_b ))" \
+        "$("$FIXTURES/alloc_known")" "jemalloc: counts beyond start-up equal the program's own tally"
+    run_tare alloc --format json -- "$je" peak
+    expect_eq "peak_bytes=$(( $(json_field "$out" peak_bytes) - base_p ))" "$("$je" peak)" \
+        "jemalloc: peak beyond start-up equals the program's own sum of jemalloc's usable sizes"
+else
+    not_ok "libjemalloc2 is not installed (scripts/install-deps check)"
+fi
+
 # --- what the library cannot see is said, never a zero --------------------------------------
 run_tare alloc -- "$FIXTURES/static_hello"
 expect_rc 1 "static binary"
