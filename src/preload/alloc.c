@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -632,6 +633,8 @@ EXPORT void tare_scope_exit(struct tare_scope *s)
 /* ---- the report --------------------------------------------------------------------- */
 
 static int g_err_fd = -1;            /* a private copy of stderr, taken at start-up */
+static dev_t g_err_dev;
+static ino_t g_err_ino;              /* what it was, in case the program reuses the number */
 static char g_out_path[PATH_MAX];    /* TARE_ALLOC_OUT, made absolute at start-up */
 static bool g_stats_stderr;
 static bool g_own_malloc, g_exact_peak, g_reported;
@@ -823,8 +826,12 @@ static void report(const char *end)
         }
     }
     if (b.p) {
-        if (g_stats_stderr)
-            write_all(g_err_fd >= 0 ? g_err_fd : STDERR_FILENO, b.p, b.len);
+        if (g_stats_stderr) {
+            struct stat st;
+            bool ours = g_err_fd >= 0 && fstat(g_err_fd, &st) == 0 && st.st_dev == g_err_dev &&
+                        st.st_ino == g_err_ino;
+            write_all(ours ? g_err_fd : STDERR_FILENO, b.p, b.len);
+        }
         if (g_out_path[0]) {
             int fd = open(g_out_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
             if (fd >= 0) {
@@ -915,8 +922,14 @@ __attribute__((constructor)) static void tare_alloc_init(void)
             memcpy(g_out_path + c + 1, out, n + 1);
         }
     }
-    if (g_stats_stderr)     /* survives the program closing its stderr (sort does) */
+    if (g_stats_stderr) {   /* survives the program closing its stderr (sort does) */
+        struct stat st;
         g_err_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
+        if (g_err_fd >= 0 && fstat(g_err_fd, &st) == 0) {
+            g_err_dev = st.st_dev;
+            g_err_ino = st.st_ino;
+        }
+    }
     const char *pk = getenv("TARE_ALLOC_PEAK");
     if (pk && strcmp(pk, "exact") == 0) {
         g_exact_peak = true;

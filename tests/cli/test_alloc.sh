@@ -98,6 +98,8 @@ expect_eq "$(grep -c '^tare-alloc 1 ' "$TMP/rep")" 3 "exec: one line per process
 expect_match "$(cat "$TMP/rep")" "end=exec .*allocations=1 frees=1 bytes=10 " "exec: the image replaced reports first"
 line=$(TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" closed 2>&1)
 expect_match "$line" "allocations=4 frees=4 bytes=120 " "report survives a closed stderr"
+line=$(TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" clobber 2>&1)
+expect_match "$line" "allocations=4 frees=4 bytes=120 " "report reaches stderr when the program reuses the library's descriptor"
 if command -v sort >/dev/null; then     # coreutils sort closes its stderr before exiting
     line=$(printf 'b\na\n' | TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB sort 2>&1 >/dev/null)
     expect_match "$line" '^tare-alloc 1 .*exe=.*sort$' "sort's report survives its closing stderr"
