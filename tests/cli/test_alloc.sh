@@ -93,6 +93,9 @@ run_tare alloc --follow-children --format json -- "$FIXTURES/alloc_fork" vfork
 expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "12 640" "vfork: a failed exec, then one that works"
 run_tare alloc --follow-children -- "$FIXTURES/alloc_fork" fork
 expect_match "$out" "^processes +2$" "text: process count"
+run_tare alloc --follow-children -- "$FIXTURES/alloc_fork" exec
+expect_match "$out" " exec +1 +10 +[0-9]+ +alloc_fork$" "text: the process table has the image replaced by exec"
+expect_eq "$(grep -cE '^ *[0-9]+ +[0-9]+ +(exit|_exit|exec) ' <<<"$out")" 3 "text: one row per process image"
 TARE_ALLOC_OUT=$TMP/rep LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" exec
 expect_eq "$(grep -c '^tare-alloc 1 ' "$TMP/rep")" 3 "exec: one line per process image"
 expect_match "$(cat "$TMP/rep")" "end=exec .*allocations=1 frees=1 bytes=10 " "exec: the image replaced reports first"
