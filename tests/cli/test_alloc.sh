@@ -190,6 +190,10 @@ CC
         expect_eq "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" "$vg" \
             "C++: equal to memcheck"
     fi
+    # <tare/scope.h> from C++: the same scopes fixture, compiled as C++.
+    g++ -O1 -DTARE_ALLOC_STATS -I"$TARE_ROOT/include" -x c++ -o "$TMP/scopes_cc" "$TARE_ROOT/tests/fixtures/alloc_scopes.c" -lpthread
+    run_tare alloc --format json -- "$TMP/scopes_cc"
+    expect_eq "$(sed -E 's/.*"scopes": (\[.*\])\}$/\1/' <<<"$out")" "$("$TMP/scopes_cc")" "C++: scopes exact"
 else
     not_ok "g++ is not installed"
 fi
