@@ -208,17 +208,17 @@ static struct tstate *ts_new(void)
     if (tls_busy)
         return NULL;
     tls_busy = 1;
+    const size_t slot = (sizeof(struct tstate) + 63) & ~(size_t)63;   /* a cache line apart */
     lock();
-    if (g_pool_left < sizeof(struct tstate)) {
+    if (g_pool_left < slot) {
         g_pool = raw_alloc(1 << 16);
         g_pool_left = g_pool ? 1 << 16 : 0;
     }
     struct tstate *ts = NULL;
-    if (g_pool_left >= sizeof *ts) {
+    if (g_pool_left >= slot) {
         ts = (struct tstate *)g_pool;
-        g_pool += (sizeof *ts + 63) & ~(size_t)63;
-        g_pool_left -= g_pool_left < ((sizeof *ts + 63) & ~(size_t)63) ? g_pool_left
-                                                                        : ((sizeof *ts + 63) & ~(size_t)63);
+        g_pool += slot;
+        g_pool_left -= slot;
         memset(ts, 0, sizeof *ts);
         ts->alive = 1;
         ts->next = g_threads;
