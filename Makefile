@@ -110,6 +110,7 @@ FIXTURE_CC ?= cc
 FIXTURE_LDFLAGS_static_hello := -static
 # Fixtures with allocation scopes turned on (they run under libtare-alloc).
 FIXTURE_LDFLAGS_alloc_scopes := -DTARE_ALLOC_STATS -Iinclude
+FIXTURE_LDFLAGS_alloc_nopie := -fno-pie -no-pie
 $(BUILD)/fixtures/alloc_scopes: include/tare/scope.h
 
 deps:

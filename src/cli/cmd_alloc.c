@@ -102,6 +102,48 @@ static const char *fmt_bytes(char *buf, uint64_t b)
     return buf;
 }
 
+/* With --follow-children: the processes that allocated most, one row per process image. */
+static void print_procs(const struct alloc_report *r)
+{
+    size_t n = r->nprocs, shown = n < 10 ? n : 10;
+    const struct alloc_proc **order = malloc(n * sizeof *order);
+    if (!order)
+        return;
+    for (size_t i = 0; i < n; i++)
+        order[i] = &r->procs[i];
+    for (size_t i = 1; i < n; i++) {
+        const struct alloc_proc *x = order[i];
+        size_t j = i;
+        while (j > 0 && order[j - 1]->allocations < x->allocations) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    static const char *const h[] = {"pid", "ppid", "end", "allocations", "bytes", "peak", "program"};
+    struct table tb;
+    table_init(&tb, 7, h, 0x44);
+    char a[96];
+    for (size_t i = 0; i < shown; i++) {
+        const struct alloc_proc *p = order[i];
+        const char *slash = p->exe ? strrchr(p->exe, '/') : NULL;
+        table_row(&tb);
+        table_set(&tb, 0, "%ld", p->pid);
+        table_set(&tb, 1, "%ld", p->ppid);
+        table_set(&tb, 2, "%s", p->end);
+        table_set(&tb, 3, "%s", fmt_count(a, (double)p->allocations));
+        table_set(&tb, 4, "%s", fmt_count(a, (double)p->bytes));
+        table_set(&tb, 5, "%s", fmt_count(a, (double)p->peak_bytes));
+        table_set(&tb, 6, "%s", slash ? slash + 1 : p->exe ? p->exe : "?");
+    }
+    putchar('\n');
+    table_print(&tb, stdout, FMT_TEXT);
+    if (shown < n)
+        printf("... and %zu more process%s\n", n - shown, n - shown == 1 ? "" : "es");
+    table_free(&tb);
+    free(order);
+}
+
 static void print_text(const struct alloc_totals *t, bool follow)
 {
     char a[96], b[96];
@@ -261,6 +303,8 @@ int cmd_alloc(int argc, char **argv)
             print_json(&t);
         else
             print_text(&t, follow);
+        if (fmt == FMT_TEXT && follow && rep.nprocs > 1)
+            print_procs(&rep);
         status = EXIT_OK;
         if (r.status == PROC_EXITED) {
             cli_error("alloc", "'%s' %s", cmd[0], proc_describe(&r, 0, why, sizeof why));

@@ -10,8 +10,10 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/counters_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
+#include "core/counters.h"
 #include "core/proc.h"
 #include "core/stats.h"
 
@@ -33,6 +35,8 @@ static const char wall_options[] =
     "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
     "      --pin CPU           run the commands on this CPU only\n"
     "      --show-output       pass the commands' stdout and stderr through\n"
+    "      --counters          also count cycles, instructions, faults (see tare stat) and\n"
+    "                          show their medians; 'unavailable' where the machine has none\n"
     "  -i, --ignore-failure    measure runs that exit non-zero instead of reporting NA\n"
     "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
     "      --export-json FILE  also write hyperfine's JSON export schema to FILE\n"
@@ -51,6 +55,7 @@ struct series {
     enum run_state state;
     char why[256];
     char tail[PROC_STDERR_TAIL];
+    struct ctr_sample *ctr;   /* with --counters: one per measured run */
 };
 
 struct wall {
@@ -62,6 +67,7 @@ struct wall {
     int ns;
     struct series ref;      /* ref.t is NULL without --reference */
     double t_start;
+    struct ctr_set *ctr;    /* --counters, or NULL */
 };
 
 static const char *state_name(enum run_state s)
@@ -87,6 +93,7 @@ static void series_free(struct series *s)
     free(s->sys);
     free(s->rss_kb);
     free(s->exit_codes);
+    free(s->ctr);
 }
 
 static void progress(const struct wall *w, const struct series *s, const char *phase, long i, long n)
@@ -107,8 +114,15 @@ static int run_once(struct wall *w, struct series *s, bool counted, struct err *
         .argv = s->t->argv, .env_set = s->t->env, .timeout_s = w->timeout, .pin_cpu = w->pin,
         .show_output = w->show_output,
     };
+    if (w->ctr) {
+        o.before_exec = ctr_attach;
+        o.before_exec_arg = w->ctr;
+    }
     struct proc_result r;
     if (proc_run(&o, &r, e) < 0)
+        return err_prefix(e, "'%s'", s->t->name);
+    struct ctr_sample scratch;
+    if (w->ctr && ctr_read(w->ctr, counted ? &s->ctr[s->n] : &scratch, e) < 0)
         return err_prefix(e, "'%s'", s->t->name);
     if (r.status == PROC_INTERRUPTED || proc_interrupted())
         return err_set(e, ERR_INTERRUPTED, "interrupted");
@@ -248,7 +262,12 @@ static const char *const tsv_headers[] = {
 static void print_machine(const struct wall *w, enum out_format fmt, double ref_median)
 {
     struct table t;
-    table_init(&t, 13, tsv_headers, 0x3);
+    int nc = w->ctr ? w->ctr->n : 0;
+    const char *h[13 + CTR_MAX];
+    memcpy(h, tsv_headers, sizeof tsv_headers);
+    for (int i = 0; i < nc; i++)
+        h[13 + i] = w->ctr->c[i].label;   /* --counters: one column per counter, its median */
+    table_init(&t, 13 + nc, h, 0x3);
     char b[64];
     for (int k = 0; k < w->ns; k++) {
         const struct series *s = &w->s[k];
@@ -267,12 +286,15 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
         table_set(&t, 10, "%s", fmt_num(b, ref_median));
         table_set(&t, 11, "%s", fmt_num(b, m.median / ref_median));
         table_set(&t, 12, "%s", state_name(s->state));
+        for (int i = 0; i < nc; i++)
+            table_set(&t, 13 + i, "%s", fmt_num(b, s->state == S_OK ? ctr_median(s->ctr, s->n, i) : NAN));
     }
     table_print(&t, stdout, fmt);
     table_free(&t);
 }
 
-static void json_series(FILE *f, const struct series *s, double ref_median, bool is_ref)
+static void json_series(FILE *f, const struct series *s, double ref_median, bool is_ref,
+                        const struct ctr_set *ctr)
 {
     struct summary m = summarize(s);
     fprintf(f, "{\"name\": ");
@@ -311,7 +333,18 @@ static void json_series(FILE *f, const struct series *s, double ref_median, bool
     fputs("], \"exit_codes\": [", f);
     for (int i = 0; i < s->n; i++)
         fprintf(f, "%s%d", i ? ", " : "", s->exit_codes[i]);
-    fputs("]}", f);
+    fputs("]", f);
+    if (ctr) {
+        fputs(", \"counters\": {", f);
+        for (int i = 0; i < ctr->n; i++) {
+            json_str(f, ctr->c[i].label);
+            fputs(": ", f);
+            json_num(f, s->state == S_OK ? ctr_median(s->ctr, s->n, i) : NAN);
+            fputs(i + 1 < ctr->n ? ", " : "", f);
+        }
+        fputs("}", f);
+    }
+    fputs("}", f);
 }
 
 static void print_json(const struct wall *w, double ref_median)
@@ -319,11 +352,11 @@ static void print_json(const struct wall *w, double ref_median)
     printf("{\"runs\": %ld, \"warmup\": %ld, \"series\": [", w->runs, w->warmup);
     for (int k = 0; k < w->ns; k++) {
         fputs(k ? ",\n  " : "\n  ", stdout);
-        json_series(stdout, &w->s[k], ref_median, false);
+        json_series(stdout, &w->s[k], ref_median, false, w->ctr);
     }
     fputs("\n], \"reference\": ", stdout);
     if (w->ref.t)
-        json_series(stdout, &w->ref, NAN, true);
+        json_series(stdout, &w->ref, NAN, true, w->ctr);
     else
         fputs("null", stdout);
     fputs("}\n", stdout);
@@ -378,6 +411,19 @@ static void print_text(const struct wall *w, double ref_median)
            ref ? "; ratio is median over the reference's median" : "");
     table_print(&t, stdout, FMT_TEXT);
     table_free(&t);
+    if (w->ctr) {
+        const char *names[w->ns + 1];
+        struct ctr_sample *smp[w->ns + 1];
+        int n[w->ns + 1];
+        int m = 0;
+        for (int k = 0; k < w->ns + (ref ? 1 : 0); k++) {
+            const struct series *s = k < w->ns ? &w->s[k] : &w->ref;
+            names[m] = s->t->name;
+            smp[m] = s->ctr;
+            n[m++] = s->state == S_OK ? s->n : 0;
+        }
+        counters_print_medians(stdout, w->ctr, m, names, smp, n);
+    }
 }
 
 /* hyperfine's --export-json schema, so its plotting scripts read tare's results. */
@@ -434,6 +480,7 @@ int cmd_wall(int argc, char **argv)
         {"timeout", required_argument, NULL, 't'},
         {"pin", required_argument, NULL, 'P'},
         {"show-output", no_argument, NULL, 'o'},
+        {"counters", no_argument, NULL, 'C'},
         {"ignore-failure", no_argument, NULL, 'i'},
         {"format", required_argument, NULL, 'f'},
         {"export-json", required_argument, NULL, 'E'},
@@ -444,6 +491,8 @@ int cmd_wall(int argc, char **argv)
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
     const char *reference = NULL, *export_path = NULL;
+    bool counters = false;
+    struct ctr_set ctr;
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
@@ -485,6 +534,7 @@ int cmd_wall(int argc, char **argv)
             w.pin = (int)v;
             break;
         case 'o': w.show_output = true; break;
+        case 'C': counters = true; break;
         case 'i': w.ignore_failure = true; break;
         case 'f':
             if (!cli_parse_format("wall", cmd_wall_usage, optarg,
@@ -544,9 +594,25 @@ int cmd_wall(int argc, char **argv)
         w.ref.t = &ref_target;
         ok = ok && series_alloc(&w.ref, w.runs);
     }
+    for (int k = 0; ok && counters && k < nt + (reference ? 1 : 0); k++) {
+        struct series *s = k < nt ? &w.s[k] : &w.ref;
+        ok = (s->ctr = calloc(w.runs, sizeof *s->ctr)) != NULL;
+    }
     if (!ok) {
         cli_error("wall", "out of memory");
         goto free_all;
+    }
+    if (counters) {
+        /* The counters tare stat counts by default; what this machine lacks is shown as
+         * unavailable, with the reason once here, and the times are measured regardless. */
+        struct ctr_config cfg = {.pin_cpu = w.pin};
+        if (ctr_set_init(&ctr, &cfg, &e) < 0) {
+            status = cli_fail("wall", &e);
+            goto free_all;
+        }
+        if (ctr_set_probe(&ctr) > 0)
+            counters_explain("wall", &ctr, true);
+        w.ctr = &ctr;
     }
     w.progress = isatty(STDERR_FILENO) && !w.show_output;
     cli_install_signal_handlers();
@@ -578,6 +644,8 @@ int cmd_wall(int argc, char **argv)
         status = cli_fail("wall", &e);
 
 free_all:
+    if (w.ctr)
+        ctr_set_free(w.ctr);
     for (int k = 0; w.s && k < w.ns; k++)
         series_free(&w.s[k]);
     free(w.s);

@@ -4,11 +4,15 @@
 
 int cmd_wall(int argc, char **argv);
 extern const char cmd_wall_usage[];
+int cmd_stat(int argc, char **argv);
+extern const char cmd_stat_usage[];
 
 int cmd_count(int argc, char **argv);
 extern const char cmd_count_usage[];
 int cmd_alloc(int argc, char **argv);
 extern const char cmd_alloc_usage[];
+int cmd_cg(int argc, char **argv);
+extern const char cmd_cg_usage[];
 
 int cmd_selftest(int argc, char **argv);
 extern const char cmd_selftest_usage[];

@@ -17,6 +17,8 @@ const struct cli_command cli_commands[] = {
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
     {"count", "deterministic instructions, allocations, bytes and peak heap", cmd_count_usage, cmd_count},
     {"self-test", "check the callgrind reader and tare count against known answers", cmd_selftest_usage, cmd_selftest},
+    {"stat", "count cycles, instructions, faults of whole commands (perf_event_open)", cmd_stat_usage, cmd_stat},
+    {"cg", "read callgrind profiles: top, callers, diff, allocation sites, lines", cmd_cg_usage, cmd_cg},
 };
 const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 

@@ -157,6 +157,136 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
+/* What the forked child reports when it cannot get as far as exec. */
+enum gate_stage { GATE_PIN = 1, GATE_SETUP, GATE_EXEC };
+
+/* In the forked child: only async-signal-safe calls until exec. Never returns. */
+static void gated_child(const struct proc_opts *o, char **env, int errfd, int gate_r, int status_w)
+{
+    int report[2] = {GATE_SETUP, 0};
+    setpgid(0, 0);
+    static const int defaults[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT};
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+        signal(defaults[i], SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    int fd = open("/dev/null", O_RDONLY);
+    if (fd < 0 || dup2(fd, 0) < 0)
+        goto fail;
+    if (fd != 0)
+        close(fd);
+    if (o->stdout_path || !o->show_output) {
+        fd = o->stdout_path ? open(o->stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)
+                            : open("/dev/null", O_WRONLY);
+        if (fd < 0 || dup2(fd, 1) < 0)
+            goto fail;
+        if (fd != 1)
+            close(fd);
+    }
+    if (errfd >= 0 && dup2(errfd, 2) < 0)
+        goto fail;
+    if (o->cwd && chdir(o->cwd) < 0)
+        goto fail;
+    if (o->pin_cpu >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(o->pin_cpu, &one);
+        if (sched_setaffinity(0, sizeof one, &one) < 0) {
+            report[0] = GATE_PIN;
+            goto fail;
+        }
+    }
+    if (o->no_aslr) {
+        int persona = personality(0xffffffff);
+        if (persona != -1)
+            personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
+    }
+    /* The gate: the parent closes its end once its hook is done (or kills us). */
+    char c;
+    while (read(gate_r, &c, 1) < 0 && errno == EINTR)
+        ;
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    report[0] = GATE_EXEC;
+    execvpe(o->argv[0], o->argv, env);
+fail:
+    report[1] = errno;
+    ssize_t w = write(status_w, report, sizeof report);
+    (void)w;
+    _exit(127);
+}
+
+/*
+ * fork, let the hook see the pid, then release the child to exec. On success the child
+ * is registered (slot) and *t0 is the time it was released.
+ */
+static int spawn_gated(const struct proc_opts *o, char **env, int errfd, pid_t *pid_out,
+                       int *slot_out, double *t0, struct err *e)
+{
+    int gate[2], st[2];
+    if (pipe2(gate, O_CLOEXEC) < 0)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot make a pipe");
+    if (pipe2(st, O_CLOEXEC) < 0) {
+        err_errno(e, ERR_SYSTEM, errno, "cannot make a pipe");
+        close(gate[0]);
+        close(gate[1]);
+        return -1;
+    }
+    /* No signal handler may run in the child before it resets them. */
+    sigset_t all, saved;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &saved);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(gate[1]);
+        close(st[0]);
+        gated_child(o, env, errfd, gate[0], st[1]);
+    }
+    int fork_errno = errno;
+    sigprocmask(SIG_SETMASK, &saved, NULL);
+    close(gate[0]);
+    close(st[1]);
+    if (pid < 0) {
+        close(gate[1]);
+        close(st[0]);
+        return err_errno(e, ERR_SYSTEM, fork_errno, "cannot fork");
+    }
+    setpgid(pid, pid);   /* also here, so the group exists whichever side runs first */
+    int slot = register_active(pid);
+    int ret = 0;
+    if (interrupted)
+        kill(-pid, SIGKILL);
+    if (o->before_exec(o->before_exec_arg, pid, e) < 0) {
+        kill(-pid, SIGKILL);
+        ret = -1;
+    }
+    *t0 = proc_now();
+    close(gate[1]);      /* releases the child: its read sees end of file */
+    int report[2];
+    ssize_t got;
+    while ((got = read(st[0], report, sizeof report)) < 0 && errno == EINTR)
+        ;
+    close(st[0]);
+    if (ret == 0 && got == (ssize_t)sizeof report) {
+        if (report[0] == GATE_PIN)
+            err_errno(e, ERR_INPUT, report[1], "cannot pin to CPU %d", o->pin_cpu);
+        else if (report[1] == ENOENT && report[0] == GATE_EXEC)
+            err_set(e, ERR_INPUT, "cannot run '%s': command not found", o->argv[0]);
+        else
+            err_errno(e, ERR_INPUT, report[1], "cannot run '%s'", o->argv[0]);
+        ret = -1;
+    }
+    if (ret < 0) {
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        unregister_active(slot);
+        return -1;
+    }
+    *pid_out = pid;
+    *slot_out = slot;
+    return 0;
+}
+
 int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
@@ -210,7 +340,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
                 CPU_SETSIZE);
         goto out_spawn;
     }
-    if (o->pin_cpu >= 0) {
+    if (o->pin_cpu >= 0 && !o->before_exec) {
         cpu_set_t one;
         CPU_ZERO(&one);
         CPU_SET(o->pin_cpu, &one);
@@ -222,28 +352,36 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
         pinned = true;
     }
     int saved_persona = -1;
-    if (o->no_aslr) {
+    if (o->no_aslr && !o->before_exec) {
         saved_persona = personality(0xffffffff);
         if (saved_persona != -1)
             personality((unsigned long)saved_persona | ADDR_NO_RANDOMIZE);
     }
 
     pid_t pid;
-    double t0 = proc_now();
-    int rc = posix_spawnp(&pid, o->argv[0], &fa, &attr, o->argv, env);
+    double t0 = 0;
+    int slot = -1;
+    if (o->before_exec) {
+        /* Affinity and personality are set in the forked child itself. */
+        if (spawn_gated(o, env, errpipe[1], &pid, &slot, &t0, e) < 0)
+            goto out_spawn;
+    } else {
+        t0 = proc_now();
+        int rc = posix_spawnp(&pid, o->argv[0], &fa, &attr, o->argv, env);
 
-    if (saved_persona != -1)
-        personality((unsigned long)saved_persona);
-    if (pinned)
-        sched_setaffinity(0, sizeof saved_cpus, &saved_cpus);
-    if (rc != 0) {
-        if (rc == ENOENT)
-            err_set(e, ERR_INPUT, "cannot run '%s': command not found", o->argv[0]);
-        else
-            err_errno(e, ERR_INPUT, rc, "cannot run '%s'", o->argv[0]);
-        goto out_spawn;
+        if (saved_persona != -1)
+            personality((unsigned long)saved_persona);
+        if (pinned)
+            sched_setaffinity(0, sizeof saved_cpus, &saved_cpus);
+        if (rc != 0) {
+            if (rc == ENOENT)
+                err_set(e, ERR_INPUT, "cannot run '%s': command not found", o->argv[0]);
+            else
+                err_errno(e, ERR_INPUT, rc, "cannot run '%s'", o->argv[0]);
+            goto out_spawn;
+        }
+        slot = register_active(pid);
     }
-    int slot = register_active(pid);
     if (interrupted)
         kill(-pid, SIGKILL);
 

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -114,6 +116,22 @@ static void resolve(void)
     r.fexecve = sym("fexecve");
     r.exit_ = sym("_exit");
     r.Exit_ = sym("_Exit");
+    /* Every entry point must reach the allocator malloc comes from: jemalloc has no
+     * pvalloc, and glibc's would hand jemalloc's free a block it never made. An entry
+     * point found in another object is left out and made from the others below. */
+    Dl_info mi, fi;
+    if (r.malloc && dladdr((void *)r.malloc, &mi)) {
+#define SAME_OBJECT(f) \
+        if (r.f && (!dladdr((void *)r.f, &fi) || fi.dli_fbase != mi.dli_fbase)) r.f = NULL
+        SAME_OBJECT(calloc);
+        SAME_OBJECT(posix_memalign);
+        SAME_OBJECT(aligned_alloc);
+        SAME_OBJECT(memalign);
+        SAME_OBJECT(valloc);
+        SAME_OBJECT(pvalloc);
+        SAME_OBJECT(usable);
+#undef SAME_OBJECT
+    }
     R = r;
     atomic_store(&init_state, 2);
 }
@@ -144,7 +162,7 @@ struct site_stats {
 struct tstate {
     cnt_t allocs, frees, bytes;
     scnt_t live, peak;        /* this thread's net live bytes, and its own peak of that */
-    scnt_t unflushed;         /* live bytes not yet added to g_live */
+    scnt_t flushed;           /* live as last added to g_live: live - flushed is pending */
     uint64_t child_allocs, child_bytes;   /* completed child scopes of the open scope */
     struct site_stats *_Atomic sites;
     _Atomic unsigned nsites;
@@ -190,17 +208,17 @@ static struct tstate *ts_new(void)
     if (tls_busy)
         return NULL;
     tls_busy = 1;
+    const size_t slot = (sizeof(struct tstate) + 63) & ~(size_t)63;   /* a cache line apart */
     lock();
-    if (g_pool_left < sizeof(struct tstate)) {
+    if (g_pool_left < slot) {
         g_pool = raw_alloc(1 << 16);
         g_pool_left = g_pool ? 1 << 16 : 0;
     }
     struct tstate *ts = NULL;
-    if (g_pool_left >= sizeof *ts) {
+    if (g_pool_left >= slot) {
         ts = (struct tstate *)g_pool;
-        g_pool += (sizeof *ts + 63) & ~(size_t)63;
-        g_pool_left -= g_pool_left < ((sizeof *ts + 63) & ~(size_t)63) ? g_pool_left
-                                                                        : ((sizeof *ts + 63) & ~(size_t)63);
+        g_pool += slot;
+        g_pool_left -= slot;
         memset(ts, 0, sizeof *ts);
         ts->alive = 1;
         ts->next = g_threads;
@@ -220,7 +238,7 @@ static struct tstate *ts_new(void)
     return ts;
 }
 
-static inline struct tstate *ts_get(void)
+static inline __attribute__((always_inline)) struct tstate *ts_get(void)
 {
     struct tstate *ts = tls_ts;
     if (likely(ts != NULL))
@@ -230,8 +248,8 @@ static inline struct tstate *ts_get(void)
 
 static void flush(struct tstate *ts)
 {
-    int64_t d = LD(ts->unflushed);
-    ST(ts->unflushed, 0);
+    int64_t live = LD(ts->live), d = live - LD(ts->flushed);
+    ST(ts->flushed, live);
     int64_t now = atomic_fetch_add_explicit(&g_live, d, memory_order_relaxed) + d;
     int64_t pk = atomic_load_explicit(&g_peak, memory_order_relaxed);
     while (now > pk && !atomic_compare_exchange_weak_explicit(&g_peak, &pk, now,
@@ -239,24 +257,58 @@ static void flush(struct tstate *ts)
         ;
 }
 
-static inline void live_add(struct tstate *ts, int64_t d)
+static inline __attribute__((always_inline)) void live_add(struct tstate *ts, int64_t d)
 {
     int64_t live = LD(ts->live) + d;
     ST(ts->live, live);
     if (live > LD(ts->peak))
         ST(ts->peak, live);
-    int64_t u = LD(ts->unflushed) + d;
-    ST(ts->unflushed, u);
-    if (unlikely(u > g_peak_batch || u < -g_peak_batch))
+    int64_t u = live - LD(ts->flushed);
+    /* |u| > batch, in one unsigned comparison */
+    if (unlikely((uint64_t)(u + g_peak_batch) > 2 * (uint64_t)g_peak_batch))
         flush(ts);
 }
 
-static inline size_t usable(void *p)
+/* glibc's chunk header, read in place instead of calling malloc_usable_size (a third of
+ * the wrapper's cost on a malloc/free loop): the size field before the block, less the
+ * header (16 bytes for an mmapped chunk, 8 otherwise). Used only when the next allocator
+ * is glibc's and the start-up check below agrees with malloc_usable_size. */
+static bool g_glibc_header;
+
+static inline size_t glibc_usable(const void *p)
 {
+    size_t sz = ((const size_t *)p)[-1];
+    return (sz & ~(size_t)7) - ((sz & 2) ? 16 : 8);
+}
+
+static inline __attribute__((always_inline)) size_t usable(void *p)
+{
+    if (likely(g_glibc_header))
+        return glibc_usable(p);
     return R.usable ? R.usable(p) : 0;
 }
 
-static inline void count_alloc(void *p, size_t n)
+static void check_glibc_header(void)
+{
+    Dl_info info;
+    if (!R.usable || !dladdr((void *)R.malloc, &info) || !info.dli_fname ||
+        !strstr(info.dli_fname, "libc.so"))
+        return;
+    /* Small sizes only: freeing an mmapped block would raise glibc's dynamic mmap
+     * threshold and change how the program's own blocks are placed. The mmapped case
+     * (bit 2) is checked by the tests against the program's malloc_usable_size. */
+    static const size_t sizes[] = {0, 1, 24, 25, 100, 1000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        void *p = R.malloc(sizes[i]);
+        bool same = p && glibc_usable(p) == R.usable(p);
+        R.free(p);
+        if (!same)
+            return;
+    }
+    g_glibc_header = true;
+}
+
+static inline __attribute__((always_inline)) void count_alloc(void *p, size_t n)
 {
     struct tstate *ts = ts_get();
     if (unlikely(!ts))
@@ -267,7 +319,7 @@ static inline void count_alloc(void *p, size_t n)
 }
 
 /* size: the block's usable size, taken before it was released. */
-static inline void count_free(size_t size)
+static inline __attribute__((always_inline)) void count_free(size_t size)
 {
     struct tstate *ts = ts_get();
     if (unlikely(!ts))
@@ -306,9 +358,8 @@ EXPORT void free(void *p)
         return;
     if (unlikely(!ready()))
         return;               /* cannot happen: p came from the next allocator */
-    size_t n = usable(p);
+    count_free(usable(p));    /* first, so that the call below is a tail call */
     R.free(p);
-    count_free(n);
 }
 
 EXPORT void *calloc(size_t n, size_t m)
@@ -319,7 +370,19 @@ EXPORT void *calloc(size_t n, size_t m)
             return NULL;
         return boot_alloc(t, 16);   /* static memory: zero until handed out once */
     }
-    void *p = R.calloc(n, m);
+    void *p;
+    if (likely(R.calloc != NULL)) {
+        p = R.calloc(n, m);
+    } else {
+        size_t t;
+        if (__builtin_mul_overflow(n, m, &t)) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        p = R.malloc(t);
+        if (p)
+            memset(p, 0, t);
+    }
     if (likely(p != NULL))
         count_alloc(p, n * m);
     return p;
@@ -379,6 +442,20 @@ EXPORT void *reallocarray(void *p, size_t n, size_t m)
     return realloc(p, t);
 }
 
+/* An aligned block from whichever aligned entry point the next allocator has. */
+static void *next_memalign(size_t align, size_t n)
+{
+    if (R.memalign)
+        return R.memalign(align, n);
+    if (R.aligned_alloc)
+        return R.aligned_alloc(align, n);
+    void *p;
+    if (R.posix_memalign && R.posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n) == 0)
+        return p;
+    errno = ENOMEM;
+    return NULL;
+}
+
 EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
     if (unlikely(!ready())) {
@@ -388,7 +465,17 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
         *out = p;
         return 0;
     }
-    int rc = R.posix_memalign(out, align, n);
+    int rc;
+    if (R.posix_memalign) {
+        rc = R.posix_memalign(out, align, n);
+    } else if (align < sizeof(void *) || (align & (align - 1)) != 0) {
+        rc = EINVAL;
+    } else {
+        void *p = next_memalign(align, n);
+        rc = p ? 0 : ENOMEM;
+        if (p)
+            *out = p;
+    }
     if (rc == 0)
         count_alloc(*out, n);
     return rc;
@@ -398,7 +485,7 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (unlikely(!ready()))
         return boot_alloc(n, align);
-    void *p = R.aligned_alloc(align, n);
+    void *p = R.aligned_alloc ? R.aligned_alloc(align, n) : next_memalign(align, n);
     if (p)
         count_alloc(p, n);
     return p;
@@ -408,7 +495,7 @@ EXPORT void *memalign(size_t align, size_t n)
 {
     if (unlikely(!ready()))
         return boot_alloc(n, align);
-    void *p = R.memalign ? R.memalign(align, n) : R.aligned_alloc(align, n);
+    void *p = next_memalign(align, n);
     if (p)
         count_alloc(p, n);
     return p;
@@ -419,7 +506,7 @@ EXPORT void *valloc(size_t n)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (unlikely(!ready()))
         return boot_alloc(n, page);
-    void *p = R.valloc ? R.valloc(n) : R.memalign(page, n);
+    void *p = R.valloc ? R.valloc(n) : next_memalign(page, n);
     if (p)
         count_alloc(p, n);
     return p;
@@ -430,7 +517,7 @@ EXPORT void *pvalloc(size_t n)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (unlikely(!ready()))
         return boot_alloc(n, page);
-    void *p = R.pvalloc ? R.pvalloc(n) : R.memalign(page, (n + page - 1) & ~(page - 1));
+    void *p = R.pvalloc ? R.pvalloc(n) : next_memalign(page, n ? (n + page - 1) & ~(page - 1) : page);
     if (p)
         count_alloc(p, n);
     return p;
@@ -546,6 +633,8 @@ EXPORT void tare_scope_exit(struct tare_scope *s)
 /* ---- the report --------------------------------------------------------------------- */
 
 static int g_err_fd = -1;            /* a private copy of stderr, taken at start-up */
+static dev_t g_err_dev;
+static ino_t g_err_ino;              /* what it was, in case the program reuses the number */
 static char g_out_path[PATH_MAX];    /* TARE_ALLOC_OUT, made absolute at start-up */
 static bool g_stats_stderr;
 static bool g_own_malloc, g_exact_peak, g_reported;
@@ -634,7 +723,7 @@ static void report(const char *end)
         allocs += LD(t->allocs);
         frees += LD(t->frees);
         bytes += LD(t->bytes);
-        unflushed += LD(t->unflushed);
+        unflushed += LD(t->live) - LD(t->flushed);
         nthreads++;
     }
     allocs -= g_base_allocs;
@@ -737,8 +826,12 @@ static void report(const char *end)
         }
     }
     if (b.p) {
-        if (g_stats_stderr)
-            write_all(g_err_fd >= 0 ? g_err_fd : STDERR_FILENO, b.p, b.len);
+        if (g_stats_stderr) {
+            struct stat st;
+            bool ours = g_err_fd >= 0 && fstat(g_err_fd, &st) == 0 && st.st_dev == g_err_dev &&
+                        st.st_ino == g_err_ino;
+            write_all(ours ? g_err_fd : STDERR_FILENO, b.p, b.len);
+        }
         if (g_out_path[0]) {
             int fd = open(g_out_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
             if (fd >= 0) {
@@ -756,6 +849,8 @@ static void report(const char *end)
 /* A failed exec returns to the program: the next report counts only what follows. */
 static void exec_failed(void)
 {
+    if (syscall(SYS_getpid) != g_pid)
+        return;               /* a vfork child: these are the parent's counters */
     uint64_t a = 0, f = 0, by = 0;
     for (struct tstate *t = g_threads; t; t = t->next) {
         a += LD(t->allocs);
@@ -773,10 +868,14 @@ static void exec_failed(void)
  * counts from a base taken here. */
 static void at_fork_child(void)
 {
+    /* A thread of the parent may have held the registration lock: it does not exist here.
+     * (Not taken across fork instead: another fork handler may allocate meanwhile.) */
+    unlock();
+    g_pid = (pid_t)syscall(SYS_getpid);
     int64_t live = atomic_load(&g_live);
     for (struct tstate *t = g_threads; t; t = t->next) {
-        live += LD(t->unflushed);
-        ST(t->unflushed, 0);
+        live += LD(t->live) - LD(t->flushed);
+        ST(t->flushed, LD(t->live));
         ST(t->alive, 0);
         unsigned n = atomic_load(&t->nsites);
         for (unsigned i = 0; i < n; i++) {
@@ -793,6 +892,7 @@ static void at_fork_child(void)
     if (me) {
         ST(me->alive, 1);
         ST(me->live, live);
+        ST(me->flushed, live);
         ST(me->peak, live);
     }
     g_solo = me;
@@ -801,12 +901,12 @@ static void at_fork_child(void)
     atomic_store(&g_nthreads_live, me ? 1 : 0);
     atomic_store(&g_nthreads_max, me ? 1 : 0);
     atomic_store(&g_nthreads_ever, me ? 1 : 0);
-    g_pid = (pid_t)syscall(SYS_getpid);
 }
 
 __attribute__((constructor)) static void tare_alloc_init(void)
 {
-    ready();
+    if (ready())
+        check_glibc_header();
     g_pid = (pid_t)syscall(SYS_getpid);
     const char *s = getenv("TARE_ALLOC_STATS");
     g_stats_stderr = s && strcmp(s, "1") == 0;
@@ -822,19 +922,29 @@ __attribute__((constructor)) static void tare_alloc_init(void)
             memcpy(g_out_path + c + 1, out, n + 1);
         }
     }
-    if (g_stats_stderr)     /* survives the program closing its stderr (sort does) */
+    if (g_stats_stderr) {   /* survives the program closing its stderr (sort does) */
+        struct stat st;
         g_err_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
+        if (g_err_fd >= 0 && fstat(g_err_fd, &st) == 0) {
+            g_err_dev = st.st_dev;
+            g_err_ino = st.st_ino;
+        }
+    }
     const char *pk = getenv("TARE_ALLOC_PEAK");
     if (pk && strcmp(pk, "exact") == 0) {
         g_exact_peak = true;
         g_peak_batch = 0;
     }
     /* An executable (or a library preloaded before this one) that defines malloc is found
-     * first: its allocations never reach these wrappers. */
+     * first: its allocations never reach these wrappers. A non-PIE executable that takes
+     * malloc's address (python3 does) is found first too, but at a PLT stub that jumps
+     * here: only a defined symbol starting exactly there is a malloc of its own. */
     void *first = dlsym(RTLD_DEFAULT, "malloc");
     Dl_info found, self;
-    g_own_malloc = first && dladdr(first, &found) && dladdr((void *)tare_alloc_init, &self) &&
-                   found.dli_fbase != self.dli_fbase;
+    const ElfW(Sym) *sym = NULL;
+    g_own_malloc = first && dladdr1(first, &found, (void **)&sym, RTLD_DL_SYMENT) &&
+                   dladdr((void *)tare_alloc_init, &self) && found.dli_fbase != self.dli_fbase &&
+                   found.dli_saddr == first && sym && sym->st_shndx != SHN_UNDEF;
     g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
     pthread_atfork(NULL, NULL, at_fork_child);
 }

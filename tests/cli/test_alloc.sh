@@ -34,6 +34,12 @@ else
     not_ok "valgrind is not installed (scripts/install-deps check)"
 fi
 
+# peak_bytes: exact in a single-threaded program, as the program itself adds it up.
+wantp=$("$FIXTURES/alloc_known" peak)
+run_tare alloc --format json -- "$FIXTURES/alloc_known" peak
+expect_eq "peak_bytes=$(json_field "$out" peak_bytes)" "$wantp" "peak_bytes equals the program's own sum of usable sizes"
+check "the peak is not trivially small ($wantp)" test "${wantp#peak_bytes=}" -gt 1048576
+
 # The text report has the same numbers.
 run_tare alloc -- "$FIXTURES/alloc_known"
 expect_rc 0 "alloc_known, text"
@@ -45,6 +51,16 @@ run_tare alloc --format json -- "$FIXTURES/alloc_scopes"
 expect_rc 0 "alloc_scopes"
 expect_eq "$(sed -E 's/.*"scopes": (\[.*\])\}$/\1/' <<<"$out")" "$want" "scopes: exact inclusive and exclusive counts"
 check "alloc_scopes runs uncounted without the library" test "$("$FIXTURES/alloc_scopes")" = "$want"
+if command -v valgrind >/dev/null; then
+    # Totals over five threads, against memcheck. Bytes differ by a known amount: the
+    # library's thread-local storage is one more module in each new thread's DTV, which
+    # pthread_create allocates, 16 bytes an entry: 4 threads, 64 bytes.
+    vg=$(valgrind --run-libc-freeres=no "$FIXTURES/alloc_scopes" 2>&1 >/dev/null |
+         sed -nE 's/.*total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes allocated.*/\1 \2 \3/p' | tr -d ,)
+    read -r va vf vb <<<"$vg"
+    expect_eq "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" \
+        "$va $vf $((vb + 64))" "alloc_scopes: totals over threads equal memcheck's"
+fi
 run_tare alloc -- "$FIXTURES/alloc_scopes"
 expect_match "$out" "scopes cover [0-9.]+% of the allocations" "text: the share the scopes cover"
 expect_match "$out" "^work +125 +1,625 +250 " "text: a scope row"
@@ -53,6 +69,9 @@ expect_match "$out" "^work +125 +1,625 +250 " "text: a scope row"
 line=$(TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_scopes" 2>&1 >/dev/null)
 expect_match "$line" '^tare-alloc 1 pid=[0-9]+ ppid=[0-9]+ end=exit status=ok allocations=[0-9]+ .* scopes=6 exe=' "report line"
 expect_match "$line" '^tare-alloc-scope 1 pid=[0-9]+ label=leaf entries=250 allocs_incl=625 allocs_excl=625 bytes_incl=62500 bytes_excl=62500$' "scope line"
+expect_match "$line" ' peak_slack=[1-9][0-9]* threads=5 ' "threaded: the peak's error bound is stated"
+line=$(TARE_ALLOC_PEAK=exact TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_scopes" 2>&1 >/dev/null)
+expect_match "$line" ' peak_slack=0 threads=5 ' "TARE_ALLOC_PEAK=exact: no error bound"
 check "no report without TARE_ALLOC_STATS or TARE_ALLOC_OUT" \
     test -z "$(LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" closed 2>&1)"
 
@@ -68,16 +87,54 @@ for mode in fork _exit; do
 done
 run_tare alloc --follow-children --format json -- "$FIXTURES/alloc_fork" exec
 expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "13 650" "exec: child before and after exec"
+run_tare alloc --format json -- "$FIXTURES/alloc_fork" vfork
+expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "5 500" "vfork: the parent's counts are its own"
+run_tare alloc --follow-children --format json -- "$FIXTURES/alloc_fork" vfork
+expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "12 640" "vfork: a failed exec, then one that works"
 run_tare alloc --follow-children -- "$FIXTURES/alloc_fork" fork
 expect_match "$out" "^processes +2$" "text: process count"
+run_tare alloc --follow-children -- "$FIXTURES/alloc_fork" exec
+expect_match "$out" " exec +1 +10 +[0-9]+ +alloc_fork$" "text: the process table has the image replaced by exec"
+expect_eq "$(grep -cE '^ *[0-9]+ +[0-9]+ +(exit|_exit|exec) ' <<<"$out")" 3 "text: one row per process image"
 TARE_ALLOC_OUT=$TMP/rep LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" exec
 expect_eq "$(grep -c '^tare-alloc 1 ' "$TMP/rep")" 3 "exec: one line per process image"
 expect_match "$(cat "$TMP/rep")" "end=exec .*allocations=1 frees=1 bytes=10 " "exec: the image replaced reports first"
 line=$(TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" closed 2>&1)
 expect_match "$line" "allocations=4 frees=4 bytes=120 " "report survives a closed stderr"
+line=$(TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" clobber 2>&1)
+expect_match "$line" "allocations=4 frees=4 bytes=120 " "report reaches stderr when the program reuses the library's descriptor"
+if command -v sort >/dev/null; then     # coreutils sort closes its stderr before exiting
+    line=$(printf 'b\na\n' | TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB sort 2>&1 >/dev/null)
+    expect_match "$line" '^tare-alloc 1 .*exe=.*sort$' "sort's report survives its closing stderr"
+fi
 # A relative TARE_ALLOC_OUT is taken from the start-up directory.
 (cd "$TMP" && TARE_ALLOC_OUT=rel LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" closed 2>/dev/null)
 expect_match "$(cat "$TMP/rel" 2>/dev/null)" "allocations=4 " "relative TARE_ALLOC_OUT"
+
+# --- through another allocator: alloc_known linked against jemalloc --------------------------
+# Counted through jemalloc, sizes asked of jemalloc (its usable sizes are not glibc's), and
+# pvalloc, which jemalloc lacks, made from jemalloc's memalign rather than glibc's pvalloc.
+# jemalloc loads libstdc++, whose start-up allocation ("none" mode) stays live throughout.
+# (The tally is the glibc build's: run natively, this build crashes in glibc's pvalloc.)
+JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+if [ -f $JE ]; then
+    je=$TMP/alloc_known_je
+    cc -std=gnu11 -O1 -o "$je" "$TARE_ROOT/tests/fixtures/alloc_known.c" $JE
+    check "jemalloc: linked against it" sh -c "ldd '$je' | grep -q libjemalloc"
+    run_tare alloc --format json -- "$je" none
+    expect_rc 0 "jemalloc: start-up alone"
+    base_a=$(json_field "$out" allocations) base_f=$(json_field "$out" frees) base_b=$(json_field "$out" bytes)
+    base_p=$(json_field "$out" peak_bytes)
+    run_tare alloc --format json -- "$je"
+    expect_rc 0 "jemalloc: every entry point"
+    expect_eq "allocations=$(( $(json_field "$out" allocations) - base_a )) frees=$(( $(json_field "$out" frees) - base_f )) bytes=$(( $(json_field "$out" bytes) - base_b ))" \
+        "$("$FIXTURES/alloc_known")" "jemalloc: counts beyond start-up equal the program's own tally"
+    run_tare alloc --format json -- "$je" peak
+    expect_eq "peak_bytes=$(( $(json_field "$out" peak_bytes) - base_p ))" "$("$je" peak)" \
+        "jemalloc: peak beyond start-up equals the program's own sum of jemalloc's usable sizes"
+else
+    not_ok "libjemalloc2 is not installed (scripts/install-deps check)"
+fi
 
 # --- what the library cannot see is said, never a zero --------------------------------------
 run_tare alloc -- "$FIXTURES/static_hello"
@@ -88,6 +145,9 @@ run_tare alloc -- "$FIXTURES/alloc_ownmalloc"
 expect_rc 1 "own malloc"
 expect_match "$err" "defines its own malloc" "own malloc: the clear message"
 expect_eq "$out" "" "own malloc: no counts printed"
+run_tare alloc --format json -- "$FIXTURES/alloc_nopie"
+expect_rc 0 "a non-PIE program that takes malloc's address is not one with its own malloc"
+expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "6 288" "non-PIE: its 6 allocations of 48 bytes"
 run_tare alloc -- "$FIXTURES/crash"
 expect_rc 1 "a crashing command"
 expect_match "$err" "killed by signal" "a crashing command: said"
@@ -130,8 +190,31 @@ CC
         expect_eq "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" "$vg" \
             "C++: equal to memcheck"
     fi
+    # <tare/scope.h> from C++: the same scopes fixture, compiled as C++.
+    g++ -O1 -DTARE_ALLOC_STATS -I"$TARE_ROOT/include" -x c++ -o "$TMP/scopes_cc" "$TARE_ROOT/tests/fixtures/alloc_scopes.c" -lpthread
+    run_tare alloc --format json -- "$TMP/scopes_cc"
+    expect_eq "$(sed -E 's/.*"scopes": (\[.*\])\}$/\1/' <<<"$out")" "$("$TMP/scopes_cc")" "C++: scopes exact"
 else
     not_ok "g++ is not installed"
+fi
+
+# --- Python (through malloc with PYTHONMALLOC=malloc) -------------------------------------
+# Not to the allocation: under valgrind /proc/self/exe is valgrind's own binary, and Python
+# derives its paths from it, which changes a handful of its start-up allocations.
+PY=/usr/bin/python3
+if [ -x $PY ] && command -v valgrind >/dev/null; then
+    script='import json; json.loads(json.dumps([{"k": i, "v": [str(i)] * 3} for i in range(2000)]))'
+    vg=$(PYTHONHASHSEED=0 PYTHONMALLOC=malloc valgrind --run-libc-freeres=no $PY -S -c "$script" 2>&1 >/dev/null |
+         sed -nE 's/.*total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes allocated.*/\1 \2 \3/p' | tr -d ,)
+    PYTHONHASHSEED=0 PYTHONMALLOC=malloc run_tare alloc --format json -- $PY -S -c "$script"
+    expect_rc 0 "python3"
+    read -r va vf vb <<<"$vg"
+    ta=$(json_field "$out" allocations); tb=$(json_field "$out" bytes)
+    check "python3: allocations within 0.1% of memcheck's ($ta vs $va)" \
+        test $(( (ta - va) * (ta - va) * 1000000 )) -le $(( va * va ))
+    check "python3: bytes within 0.1% of memcheck's ($tb vs $vb)" \
+        test $(( (tb - vb) / 1000 * ((tb - vb) / 1000) * 1000000 )) -le $(( vb / 1000 * (vb / 1000) ))
+    check "python3: allocation-heavy ($ta)" test "$ta" -gt 50000
 fi
 
 # --- the scope macros are nothing when TARE_ALLOC_STATS is not defined ----------------------

@@ -1,0 +1,848 @@
+/* cmd_cg.c: `tare cg`, callgrind profiles read directly: top, callers, callees, diff, allocs,
+ * lines, info, with a function's inlined pieces and recursion levels merged. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/out.h"
+#include "core/profile.h"
+
+const char cmd_cg_usage[] =
+    "tare cg top FILE... [-n N] [--event EV] [--inclusive] [--grep TEXT] [--format text|tsv|json]\n"
+    "tare cg callers NAME FILE... [-n N] [--format ...]\n"
+    "tare cg callees NAME FILE... [-n N] [--format ...]\n"
+    "tare cg diff BEFORE AFTER [-n N] [--allocs] [--format ...]\n"
+    "tare cg allocs FILE... [-n N] [--format ...]\n"
+    "tare cg lines NAME FILE... [--format ...]\n"
+    "tare cg info FILE... [--format text|json]";
+
+static const char cg_options[] =
+    "Options:\n"
+    "  -n N                 rows to show (default 20; 0: all)\n"
+    "  -e, --event EV       the event to report (default: the first of the profile)\n"
+    "      --inclusive      top: sort by inclusive cost\n"
+    "      --grep TEXT      top: only functions whose name contains TEXT\n"
+    "      --allocs         diff: allocation counts by call site instead of cost\n"
+    "  -f, --format FORMAT  text (default), tsv or json\n"
+    "  -h, --help           show this help\n";
+
+struct cg_cli {
+    const char *sub;
+    long n;
+    const char *event;
+    bool inclusive, allocs;
+    const char *grep;
+    enum out_format fmt;
+    char **args;
+    int nargs;
+};
+
+static int load(struct cg_profile **out, char **files, int nfiles, const char *lines_for)
+{
+    struct err e = {0};
+    struct cg_profile *p = cg_profile_new();
+    if (!p) {
+        cli_error("cg", "out of memory");
+        return EXIT_USAGE;
+    }
+    struct cg_read_opts o = {.lines_for = lines_for};
+    for (int i = 0; i < nfiles; i++)
+        if (cg_read_file(p, files[i], &o, &e) < 0) {
+            cg_profile_free(p);
+            return cli_fail("cg", &e);
+        }
+    if (cg_profile_finish(p, &e) < 0) {
+        cg_profile_free(p);
+        return cli_fail("cg", &e);
+    }
+    *out = p;
+    return EXIT_OK;
+}
+
+static int pick_event(const struct cg_profile *p, const char *name, const char *file)
+{
+    if (!name)
+        return p->nev > 0 ? 0 : -1;
+    int ev = cg_event_index(p, name);
+    if (ev < 0) {
+        char list[512] = "";
+        for (int i = 0; i < p->nev; i++) {
+            if (strlen(list) + strlen(cg_event_name(p, i)) + 3 > sizeof list)
+                break;
+            if (i) strcat(list, ", ");
+            strcat(list, cg_event_name(p, i));
+        }
+        cli_error("cg", "no event '%s' in '%s' (it has: %s)", name, file, list);
+    }
+    return ev;
+}
+
+static const char *base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+static void pct(char *buf, size_t n, uint64_t part, uint64_t total)
+{
+    if (total == 0)
+        snprintf(buf, n, "NA");
+    else
+        snprintf(buf, n, "%.2f%%", 100.0 * (double)part / (double)total);
+}
+
+/* JSON for a table: an array of objects keyed by the headers; numeric columns as numbers. */
+static void json_rows(const struct table *t, unsigned numeric)
+{
+    fputc('[', stdout);
+    for (int r = 0; r < t->nrows; r++) {
+        fputs(r ? ",\n  {" : "\n  {", stdout);
+        for (int c = 0; c < t->ncols; c++) {
+            const char *s = t->cells[(size_t)r * t->ncols + c];
+            if (!s)
+                s = "";
+            if (c)
+                fputs(", ", stdout);
+            json_str(stdout, t->headers[c]);
+            fputs(": ", stdout);
+            if ((numeric & (1u << c)) && strcmp(s, "NA") == 0)
+                fputs("null", stdout);
+            else if (numeric & (1u << c))
+                fputs(s, stdout);
+            else
+                json_str(stdout, s);
+        }
+        fputc('}', stdout);
+    }
+    fputs(t->nrows ? "\n]" : "]", stdout);
+}
+
+static void print_header(const struct cg_profile *p, int ev, const char *what)
+{
+    char b[40];
+    printf("%s, by %s; program total %s %s over %d file%s, %d part%s\n", what,
+           cg_event_name(p, ev), fmt_count(b, (double)cg_total(p, ev)), cg_event_name(p, ev),
+           p->nfiles, p->nfiles == 1 ? "" : "s", p->nparts, p->nparts == 1 ? "" : "s");
+}
+
+/* ---- top ---- */
+
+static const struct cg_profile *sort_p;
+static int sort_ev;
+static bool sort_incl;
+
+static int by_cost(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const uint64_t *cx = sort_incl ? cg_incl(sort_p, x) : cg_self(sort_p, x);
+    const uint64_t *cy = sort_incl ? cg_incl(sort_p, y) : cg_self(sort_p, y);
+    if (cx[sort_ev] != cy[sort_ev])
+        return cx[sort_ev] > cy[sort_ev] ? -1 : 1;
+    int c = strcmp(cg_str(sort_p, sort_p->funcs[x].name), cg_str(sort_p, sort_p->funcs[y].name));
+    return c ? c : strcmp(cg_str(sort_p, sort_p->funcs[x].obj), cg_str(sort_p, sort_p->funcs[y].obj));
+}
+
+static int cg_top(struct cg_cli *c)
+{
+    if (c->nargs < 1)
+        return cli_usage_error("cg", cmd_cg_usage, "top: no profile given");
+    struct cg_profile *p;
+    int rc = load(&p, c->args, c->nargs, NULL);
+    if (rc)
+        return rc;
+    int ev = pick_event(p, c->event, c->args[0]);
+    if (ev < 0) {
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
+    uint32_t *idx = malloc((p->nfunc + 1) * sizeof *idx);
+    uint32_t m = 0;
+    for (uint32_t f = 0; f < p->nfunc; f++) {
+        if (cg_self(p, f)[ev] == 0 && cg_incl(p, f)[ev] == 0)
+            continue;
+        if (c->grep && !strstr(cg_str(p, p->funcs[f].name), c->grep))
+            continue;
+        idx[m++] = f;
+    }
+    sort_p = p, sort_ev = ev, sort_incl = c->inclusive;
+    qsort(idx, m, sizeof *idx, by_cost);
+    if (c->n > 0 && (uint32_t)c->n < m)
+        m = (uint32_t)c->n;
+    uint64_t total = cg_total(p, ev);
+    struct table t;
+    if (c->fmt == FMT_TEXT) {
+        static const char *const h[] = {"self", "%", "inclusive", "%", "function", "object"};
+        table_init(&t, 6, h, 0x30);
+    } else {
+        static const char *const h[] = {"function", "object", "self", "inclusive"};
+        table_init(&t, 4, h, 0x3);
+    }
+    char a[40], b[40];
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t f = idx[i];
+        uint64_t s = cg_self(p, f)[ev], in = cg_incl(p, f)[ev];
+        table_row(&t);
+        if (c->fmt == FMT_TEXT) {
+            table_set(&t, 0, "%s", fmt_count(a, (double)s));
+            pct(b, sizeof b, s, total);
+            table_set(&t, 1, "%s", b);
+            table_set(&t, 2, "%s", fmt_count(a, (double)in));
+            pct(b, sizeof b, in, total);
+            table_set(&t, 3, "%s", b);
+            table_set(&t, 4, "%s", cg_str(p, p->funcs[f].name));
+            table_set(&t, 5, "%s", base(cg_str(p, p->funcs[f].obj)));
+        } else {
+            table_set(&t, 0, "%s", cg_str(p, p->funcs[f].name));
+            table_set(&t, 1, "%s", cg_str(p, p->funcs[f].obj));
+            table_set(&t, 2, "%" PRIu64, s);
+            table_set(&t, 3, "%" PRIu64, in);
+        }
+    }
+    if (c->fmt == FMT_TEXT) {
+        print_header(p, ev, c->inclusive ? "functions by inclusive cost" : "functions by self cost");
+        table_print(&t, stdout, FMT_TEXT);
+    } else if (c->fmt == FMT_TSV) {
+        table_print(&t, stdout, FMT_TSV);
+    } else {
+        printf("{\"event\": ");
+        json_str(stdout, cg_event_name(p, ev));
+        printf(", \"total\": %" PRIu64 ", \"functions\": ", total);
+        json_rows(&t, 0xc);
+        printf("}\n");
+    }
+    table_free(&t);
+    free(idx);
+    cg_profile_free(p);
+    return EXIT_OK;
+}
+
+/* ---- callers / callees ---- */
+
+static const struct cg_profile *edge_p;
+static int edge_ev;
+
+static int by_edge(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t cx = cg_edge_incl(edge_p, x)[edge_ev], cy = cg_edge_incl(edge_p, y)[edge_ev];
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
+    if (edge_p->edges[x].calls != edge_p->edges[y].calls)
+        return edge_p->edges[x].calls > edge_p->edges[y].calls ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int cg_calls(struct cg_cli *c, bool callers)
+{
+    if (c->nargs < 2)
+        return cli_usage_error("cg", cmd_cg_usage, "%s: want NAME and at least one profile", c->sub);
+    const char *name = c->args[0];
+    struct cg_profile *p;
+    int rc = load(&p, c->args + 1, c->nargs - 1, NULL);
+    if (rc)
+        return rc;
+    int ev = pick_event(p, c->event, c->args[1]);
+    if (ev < 0) {
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
+    /* the functions NAME matches, by inclusive cost */
+    uint32_t *fs = malloc((p->nfunc + 1) * sizeof *fs), nf = 0;
+    for (uint32_t f = 0; f < p->nfunc; f++)
+        if (strstr(cg_str(p, p->funcs[f].name), name))
+            fs[nf++] = f;
+    if (nf == 0) {
+        cli_error("cg", "no function whose name contains '%s'", name);
+        free(fs);
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
+    sort_p = p, sort_ev = ev, sort_incl = true;
+    qsort(fs, nf, sizeof *fs, by_cost);
+    uint32_t *es = malloc((p->nedge + 1) * sizeof *es);
+    static const char *const h_callers[] = {"callee", "caller", "calls", "inclusive"};
+    static const char *const h_callees[] = {"caller", "callee", "calls", "inclusive"};
+    struct table t;
+    table_init(&t, 4, callers ? h_callers : h_callees, 0x3);
+    bool json = c->fmt == FMT_JSON, text = c->fmt == FMT_TEXT;
+    if (text)
+        print_header(p, ev, callers ? "callers" : "callees");
+    if (json) {
+        printf("{\"event\": ");
+        json_str(stdout, cg_event_name(p, ev));
+        printf(", \"total\": %" PRIu64 ", \"functions\": [", cg_total(p, ev));
+    }
+    char a[40], b[40], d[40];
+    for (uint32_t i = 0; i < nf; i++) {
+        uint32_t f = fs[i], ne = 0;
+        uint64_t tcalls = 0, tcost = 0;
+        for (uint32_t x = 0; x < p->nedge; x++)
+            if ((callers ? p->edges[x].callee : p->edges[x].caller) == f) {
+                es[ne++] = x;
+                if (p->edges[x].caller != p->edges[x].callee) {   /* recursion is inside */
+                    tcalls += p->edges[x].calls;
+                    tcost += cg_edge_incl(p, x)[ev];
+                }
+            }
+        edge_p = p, edge_ev = ev;
+        qsort(es, ne, sizeof *es, by_edge);
+        uint32_t shown = c->n > 0 && (uint32_t)c->n < ne ? (uint32_t)c->n : ne;
+        const char *fname = cg_str(p, p->funcs[f].name);
+        if (text) {
+            printf("\n%s (%s): self %s, inclusive %s; %s %" PRIu32 ", %s call%s from other functions\n", fname,
+                   base(cg_str(p, p->funcs[f].obj)), fmt_count(a, (double)cg_self(p, f)[ev]),
+                   fmt_count(b, (double)cg_incl(p, f)[ev]), callers ? "callers" : "callees",
+                   ne, fmt_count(d, (double)tcalls), tcalls == 1 ? "" : "s");
+            static const char *const h[] = {"calls", "inclusive", "%", "function", "object"};
+            table_init(&t, 5, h, 0x18);
+        } else if (json)
+            table_init(&t, 4, callers ? h_callers : h_callees, 0x3);
+        for (uint32_t k = 0; k < shown; k++) {
+            const struct cg_edge *ed = &p->edges[es[k]];
+            uint32_t other = callers ? ed->caller : ed->callee;
+            uint64_t cost = cg_edge_incl(p, es[k])[ev];
+            table_row(&t);
+            if (text) {
+                table_set(&t, 0, "%s", fmt_count(a, (double)ed->calls));
+                table_set(&t, 1, "%s", fmt_count(a, (double)cost));
+                pct(b, sizeof b, cost, cg_total(p, ev));
+                table_set(&t, 2, "%s", b);
+                table_set(&t, 3, "%s%s", cg_str(p, p->funcs[other].name),
+                          ed->caller == ed->callee ? " (recursion)" : "");
+                table_set(&t, 4, "%s", base(cg_str(p, p->funcs[other].obj)));
+            } else {
+                table_set(&t, 0, "%s", fname);
+                table_set(&t, 1, "%s", cg_str(p, p->funcs[other].name));
+                table_set(&t, 2, "%" PRIu64, ed->calls);
+                table_set(&t, 3, "%" PRIu64, cost);
+            }
+        }
+        if (text) {
+            table_row(&t);
+            table_set(&t, 0, "%s", fmt_count(a, (double)tcalls));
+            table_set(&t, 1, "%s", fmt_count(a, (double)tcost));
+            pct(b, sizeof b, tcost, cg_total(p, ev));
+            table_set(&t, 2, "%s", b);
+            table_set(&t, 3, "total from other functions%s", shown < ne ? " (all, not only those shown)" : "");
+            table_print(&t, stdout, FMT_TEXT);
+            table_free(&t);
+        } else if (json) {
+            printf("%s{\"function\": ", i ? ",\n " : "\n ");
+            json_str(stdout, fname);
+            printf(", \"object\": ");
+            json_str(stdout, cg_str(p, p->funcs[f].obj));
+            printf(", \"calls\": %" PRIu64 ", \"inclusive\": %" PRIu64 ", \"%s\": ", tcalls, tcost,
+                   callers ? "callers" : "callees");
+            json_rows(&t, 0xc);
+            printf("}");
+            table_free(&t);
+        }
+    }
+    if (c->fmt == FMT_TSV) {
+        table_print(&t, stdout, FMT_TSV);
+        table_free(&t);
+    }
+    if (json)
+        printf("\n]}\n");
+    free(es);
+    free(fs);
+    cg_profile_free(p);
+    return EXIT_OK;
+}
+
+/* ---- allocation sites ---- */
+
+struct site {
+    uint32_t caller;          /* function index in its profile */
+    uint64_t n;
+};
+
+/* Allocation counts per calling function: calls into the entry points from non-entry points. */
+static struct site *alloc_sites(const struct cg_profile *p, uint32_t *nsites)
+{
+    uint64_t *per = calloc(p->nfunc + 1, sizeof *per);
+    uint32_t n = 0;
+    for (uint32_t x = 0; x < p->nedge; x++) {
+        const struct cg_edge *ed = &p->edges[x];
+        if (p->funcs[ed->callee].alloc_entry && !p->funcs[ed->caller].alloc_entry)
+            per[ed->caller] += ed->calls;
+    }
+    struct site *s = malloc((p->nfunc + 1) * sizeof *s);
+    for (uint32_t f = 0; f < p->nfunc; f++)
+        if (per[f])
+            s[n++] = (struct site){f, per[f]};
+    free(per);
+    *nsites = n;
+    return s;
+}
+
+static const struct cg_profile *site_p;
+
+static int by_site(const void *a, const void *b)
+{
+    const struct site *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return strcmp(cg_str(site_p, site_p->funcs[x->caller].name), cg_str(site_p, site_p->funcs[y->caller].name));
+}
+
+static int cg_allocs(struct cg_cli *c)
+{
+    if (c->nargs < 1)
+        return cli_usage_error("cg", cmd_cg_usage, "allocs: no profile given");
+    struct cg_profile *p;
+    int rc = load(&p, c->args, c->nargs, NULL);
+    if (rc)
+        return rc;
+    uint32_t n;
+    struct site *s = alloc_sites(p, &n);
+    site_p = p;
+    qsort(s, n, sizeof *s, by_site);
+    uint32_t shown = c->n > 0 && (uint32_t)c->n < n ? (uint32_t)c->n : n;
+    uint64_t total = cg_allocations(p);
+    struct table t;
+    char a[40], b[40];
+    if (c->fmt == FMT_TEXT) {
+        static const char *const h[] = {"allocations", "%", "caller", "object"};
+        table_init(&t, 4, h, 0xc);
+    } else {
+        static const char *const h[] = {"caller", "object", "allocations"};
+        table_init(&t, 3, h, 0x3);
+    }
+    for (uint32_t i = 0; i < shown; i++) {
+        const struct cg_func *f = &p->funcs[s[i].caller];
+        table_row(&t);
+        if (c->fmt == FMT_TEXT) {
+            table_set(&t, 0, "%s", fmt_count(a, (double)s[i].n));
+            pct(b, sizeof b, s[i].n, total);
+            table_set(&t, 1, "%s", b);
+            table_set(&t, 2, "%s", cg_str(p, f->name));
+            table_set(&t, 3, "%s", base(cg_str(p, f->obj)));
+        } else {
+            table_set(&t, 0, "%s", cg_str(p, f->name));
+            table_set(&t, 1, "%s", cg_str(p, f->obj));
+            table_set(&t, 2, "%" PRIu64, s[i].n);
+        }
+    }
+    if (c->fmt == FMT_TEXT) {
+        printf("allocations by call site: %s in all (calls into malloc, calloc, realloc, ... "
+               "from outside the allocator)\n", fmt_count(a, (double)total));
+        table_print(&t, stdout, FMT_TEXT);
+    } else if (c->fmt == FMT_TSV)
+        table_print(&t, stdout, FMT_TSV);
+    else {
+        printf("{\"allocations\": %" PRIu64 ", \"sites\": ", total);
+        json_rows(&t, 0x4);
+        printf("}\n");
+    }
+    table_free(&t);
+    free(s);
+    cg_profile_free(p);
+    return EXIT_OK;
+}
+
+/* ---- diff ---- */
+
+struct drow {
+    const char *name, *obj;
+    bool has_a, has_b;
+    uint64_t a, b;
+};
+
+static int by_delta(const void *x, const void *y)
+{
+    const struct drow *r = x, *s = y;
+    uint64_t dr = r->a > r->b ? r->a - r->b : r->b - r->a;
+    uint64_t ds = s->a > s->b ? s->a - s->b : s->b - s->a;
+    if (dr != ds)
+        return dr > ds ? -1 : 1;
+    int c = strcmp(r->name, s->name);
+    return c ? c : strcmp(r->obj, s->obj);
+}
+
+/* Functions match by name and object file name (not its directory: two builds of one program
+ * in two work trees are the same program). */
+static int find_row(struct drow *rows, int n, const char *name, const char *obj)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(rows[i].name, name) == 0 && strcmp(base(rows[i].obj), base(obj)) == 0)
+            return i;
+    return -1;
+}
+
+static int cg_diff(struct cg_cli *c)
+{
+    if (c->nargs != 2)
+        return cli_usage_error("cg", cmd_cg_usage, "diff: want BEFORE and AFTER");
+    struct cg_profile *pa, *pb;
+    int rc = load(&pa, c->args, 1, NULL);
+    if (rc)
+        return rc;
+    if ((rc = load(&pb, c->args + 1, 1, NULL))) {
+        cg_profile_free(pa);
+        return rc;
+    }
+    int ea = pick_event(pa, c->event ? c->event : cg_event_name(pa, 0), c->args[0]);
+    int eb = ea < 0 ? -1 : pick_event(pb, cg_event_name(pa, ea), c->args[1]);
+    if (ea < 0 || eb < 0) {
+        cg_profile_free(pa);
+        cg_profile_free(pb);
+        return EXIT_USAGE;
+    }
+    /* rows: every function (or call site) of either side; a hash would be faster, but the
+     * number of functions with cost is small next to the reading */
+    uint32_t na = 0, nb = 0;
+    struct site *sa = NULL, *sb = NULL;
+    if (c->allocs) {
+        sa = alloc_sites(pa, &na);
+        sb = alloc_sites(pb, &nb);
+    } else {
+        na = pa->nfunc;
+        nb = pb->nfunc;
+    }
+    struct drow *rows = calloc((size_t)na + nb + 1, sizeof *rows);
+    int n = 0;
+    /* index the before side by (name, object basename) through a sorted pass */
+    for (uint32_t i = 0; i < na; i++) {
+        uint32_t f = c->allocs ? sa[i].caller : i;
+        uint64_t v = c->allocs ? sa[i].n : cg_self(pa, f)[ea];
+        if (!c->allocs && v == 0)
+            continue;
+        rows[n++] = (struct drow){cg_str(pa, pa->funcs[f].name), cg_str(pa, pa->funcs[f].obj),
+                                  true, false, v, 0};
+    }
+    int nbefore = n;
+    /* a simple hash from name to row for the before side */
+    uint32_t hcap = 1;
+    while (hcap < (uint32_t)nbefore * 2 + 2)
+        hcap *= 2;
+    int *hash = malloc(hcap * sizeof *hash);
+    for (uint32_t i = 0; i < hcap; i++)
+        hash[i] = -1;
+    for (int i = 0; i < nbefore; i++) {
+        uint64_t h = 1469598103934665603ull;
+        for (const char *s = rows[i].name; *s; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ull;
+        uint32_t k = h & (hcap - 1);
+        while (hash[k] >= 0)
+            k = (k + 1) & (hcap - 1);
+        hash[k] = i;
+    }
+    for (uint32_t i = 0; i < nb; i++) {
+        uint32_t f = c->allocs ? sb[i].caller : i;
+        uint64_t v = c->allocs ? sb[i].n : cg_self(pb, f)[eb];
+        if (!c->allocs && v == 0)
+            continue;
+        const char *name = cg_str(pb, pb->funcs[f].name), *obj = cg_str(pb, pb->funcs[f].obj);
+        uint64_t h = 1469598103934665603ull;
+        for (const char *s = name; *s; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ull;
+        int row = -1;
+        for (uint32_t k = h & (hcap - 1); hash[k] >= 0; k = (k + 1) & (hcap - 1))
+            if (strcmp(rows[hash[k]].name, name) == 0 && strcmp(base(rows[hash[k]].obj), base(obj)) == 0) {
+                row = hash[k];
+                break;
+            }
+        if (row < 0)
+            row = find_row(rows + nbefore, n - nbefore, name, obj), row = row < 0 ? -1 : row + nbefore;
+        if (row < 0) {
+            rows[n] = (struct drow){name, obj, false, true, 0, v};
+            n++;
+        } else {
+            rows[row].has_b = true;
+            rows[row].b += v;
+        }
+    }
+    free(hash);
+    qsort(rows, n, sizeof *rows, by_delta);
+    int shown = c->n > 0 && c->n < n ? (int)c->n : n;
+    uint64_t ta = c->allocs ? cg_allocations(pa) : cg_total(pa, ea);
+    uint64_t tb = c->allocs ? cg_allocations(pb) : cg_total(pb, eb);
+    const char *unit = c->allocs ? "allocations" : cg_event_name(pa, ea);
+    struct table t;
+    char x[40], y[40], z[40];
+    if (c->fmt == FMT_TEXT) {
+        static const char *const h[] = {"before", "after", "delta", "change", "function", "object"};
+        table_init(&t, 6, h, 0x30);
+    } else {
+        static const char *const h[] = {"function", "object", "before", "after", "delta", "pct"};
+        table_init(&t, 6, h, 0x3);
+    }
+    for (int i = 0; i < shown; i++) {
+        const struct drow *r = &rows[i];
+        int64_t d = (int64_t)(r->b - r->a);
+        char change[40];
+        if (!r->has_a)
+            strcpy(change, "new");
+        else if (!r->has_b)
+            strcpy(change, "gone");
+        else if (r->a == 0)
+            strcpy(change, "NA");
+        else
+            snprintf(change, sizeof change, "%+.2f%s", 100.0 * (double)d / (double)r->a,
+                     c->fmt == FMT_TEXT ? "%" : "");
+        table_row(&t);
+        if (c->fmt == FMT_TEXT) {
+            table_set(&t, 0, "%s", r->has_a ? fmt_count(x, (double)r->a) : "-");
+            table_set(&t, 1, "%s", r->has_b ? fmt_count(y, (double)r->b) : "-");
+            table_set(&t, 2, "%s%s", d > 0 ? "+" : "", fmt_count(z, (double)d));
+            table_set(&t, 3, "%s", change);
+            table_set(&t, 4, "%s", r->name);
+            table_set(&t, 5, "%s", base(r->obj));
+        } else {
+            table_set(&t, 0, "%s", r->name);
+            table_set(&t, 1, "%s", r->obj);
+            if (r->has_a) table_set(&t, 2, "%" PRIu64, r->a); else table_set(&t, 2, "NA");
+            if (r->has_b) table_set(&t, 3, "%" PRIu64, r->b); else table_set(&t, 3, "NA");
+            table_set(&t, 4, "%" PRId64, d);
+            table_set(&t, 5, "%s", change);
+        }
+    }
+    int64_t td = (int64_t)(tb - ta);
+    char tp[40];
+    if (ta == 0)
+        strcpy(tp, "NA");
+    else
+        snprintf(tp, sizeof tp, "%+.2f", 100.0 * (double)td / (double)ta);
+    if (c->fmt == FMT_TEXT) {
+        printf("total %s: before %s, after %s, change %s%s (%s%s)\n", unit, fmt_count(x, (double)ta),
+               fmt_count(y, (double)tb), td > 0 ? "+" : "", fmt_count(z, (double)td), tp,
+               ta ? "%" : "");
+        printf("%s by the size of their change, biggest first\n", c->allocs ? "call sites" : "functions (self cost)");
+        table_print(&t, stdout, FMT_TEXT);
+    } else if (c->fmt == FMT_TSV)
+        table_print(&t, stdout, FMT_TSV);
+    else {
+        printf("{\"event\": ");
+        json_str(stdout, unit);
+        printf(", \"before\": %" PRIu64 ", \"after\": %" PRIu64 ", \"delta\": %" PRId64 ", \"pct\": %s, \"%s\": ",
+               ta, tb, td, ta ? tp : "null", c->allocs ? "sites" : "functions");
+        /* pct is a number except new/gone/NA */
+        json_rows(&t, 0x1c);
+        printf("}\n");
+    }
+    table_free(&t);
+    free(rows);
+    free(sa);
+    free(sb);
+    cg_profile_free(pa);
+    cg_profile_free(pb);
+    return EXIT_OK;
+}
+
+/* ---- lines ---- */
+
+static const struct cg_profile *line_p;
+
+static int by_line(const void *a, const void *b)
+{
+    const struct cg_line *x = &line_p->lines[*(const uint32_t *)a], *y = &line_p->lines[*(const uint32_t *)b];
+    if (x->func != y->func) {
+        int c = strcmp(cg_str(line_p, line_p->funcs[x->func].name), cg_str(line_p, line_p->funcs[y->func].name));
+        if (c)
+            return c;
+        return x->func < y->func ? -1 : 1;
+    }
+    if (x->file != y->file)
+        return strcmp(cg_str(line_p, x->file), cg_str(line_p, y->file));
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int cg_lines(struct cg_cli *c)
+{
+    if (c->nargs < 2)
+        return cli_usage_error("cg", cmd_cg_usage, "lines: want NAME and at least one profile");
+    struct cg_profile *p;
+    int rc = load(&p, c->args + 1, c->nargs - 1, c->args[0]);
+    if (rc)
+        return rc;
+    int ev = pick_event(p, c->event, c->args[1]);
+    if (ev < 0) {
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
+    bool any = false;
+    for (uint32_t f = 0; f < p->nfunc; f++)
+        any |= p->funcs[f].want_lines;
+    if (!any) {
+        cli_error("cg", "no function whose name contains '%s'", c->args[0]);
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
+    uint32_t *idx = malloc((p->nline + 1) * sizeof *idx), n = 0;
+    for (uint32_t i = 0; i < p->nline; i++)
+        if (p->line_cost[(size_t)i * p->nev + ev])
+            idx[n++] = i;
+    line_p = p;
+    qsort(idx, n, sizeof *idx, by_line);
+    struct table t;
+    char a[40], b[40];
+    if (c->fmt == FMT_TEXT) {
+        static const char *const h[] = {"self", "%", "file:line", "function"};
+        table_init(&t, 4, h, 0xc);
+    } else {
+        static const char *const h[] = {"function", "file", "line", "self"};
+        table_init(&t, 4, h, 0x3);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const struct cg_line *l = &p->lines[idx[i]];
+        uint64_t v = p->line_cost[(size_t)idx[i] * p->nev + ev];
+        table_row(&t);
+        if (c->fmt == FMT_TEXT) {
+            table_set(&t, 0, "%s", fmt_count(a, (double)v));
+            pct(b, sizeof b, v, cg_self(p, l->func)[ev]);
+            table_set(&t, 1, "%s", b);
+            table_set(&t, 2, "%s:%" PRIu32, cg_str(p, l->file), l->line);
+            table_set(&t, 3, "%s", cg_str(p, p->funcs[l->func].name));
+        } else {
+            table_set(&t, 0, "%s", cg_str(p, p->funcs[l->func].name));
+            table_set(&t, 1, "%s", cg_str(p, l->file));
+            table_set(&t, 2, "%" PRIu32, l->line);
+            table_set(&t, 3, "%" PRIu64, v);
+        }
+    }
+    if (c->fmt == FMT_TEXT) {
+        print_header(p, ev, "self cost by source line (% of the function's self cost)");
+        table_print(&t, stdout, FMT_TEXT);
+    } else if (c->fmt == FMT_TSV)
+        table_print(&t, stdout, FMT_TSV);
+    else {
+        printf("{\"event\": ");
+        json_str(stdout, cg_event_name(p, ev));
+        printf(", \"lines\": ");
+        json_rows(&t, 0xc);
+        printf("}\n");
+    }
+    table_free(&t);
+    free(idx);
+    cg_profile_free(p);
+    return EXIT_OK;
+}
+
+/* ---- info ---- */
+
+static int cg_info(struct cg_cli *c)
+{
+    if (c->nargs < 1)
+        return cli_usage_error("cg", cmd_cg_usage, "info: no profile given");
+    if (c->fmt == FMT_TSV)
+        return cli_usage_error("cg", cmd_cg_usage, "info: --format is text or json");
+    struct cg_profile *p;
+    int rc = load(&p, c->args, c->nargs, NULL);
+    if (rc)
+        return rc;
+    char a[40];
+    if (c->fmt == FMT_JSON) {
+        printf("{\"command\": ");
+        if (p->command)
+            json_str(stdout, p->command);
+        else
+            fputs("null", stdout);
+        printf(", \"events\": [");
+        for (int i = 0; i < p->nev; i++) {
+            if (i) fputs(", ", stdout);
+            json_str(stdout, cg_event_name(p, i));
+        }
+        printf("], \"totals\": {");
+        for (int i = 0; i < p->nev; i++) {
+            if (i) fputs(", ", stdout);
+            json_str(stdout, cg_event_name(p, i));
+            printf(": %" PRIu64, cg_total(p, i));
+        }
+        printf("}, \"parts\": %d, \"threads\": %d, \"files\": %d, \"functions\": %" PRIu32
+               ", \"allocations\": %" PRIu64 "}\n", p->nparts, p->threads, p->nfiles, p->nfunc,
+               cg_allocations(p));
+    } else {
+        printf("command:     %s\n", p->command ? p->command : "(none given)");
+        printf("files:       %d\nparts:       %d\nthreads:     %d\n", p->nfiles, p->nparts, p->threads);
+        printf("functions:   %" PRIu32 "\n", p->nfunc);
+        printf("events:     ");
+        for (int i = 0; i < p->nev; i++)
+            printf(" %s", cg_event_name(p, i));
+        printf("\ntotals:\n");
+        for (int i = 0; i < p->nev; i++)
+            printf("  %-10s %s\n", cg_event_name(p, i), fmt_count(a, (double)cg_total(p, i)));
+        printf("allocations: %s\n", fmt_count(a, (double)cg_allocations(p)));
+    }
+    cg_profile_free(p);
+    return EXIT_OK;
+}
+
+int cmd_cg(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"event", required_argument, NULL, 'e'},
+        {"inclusive", no_argument, NULL, 'I'},
+        {"grep", required_argument, NULL, 'g'},
+        {"allocs", no_argument, NULL, 'A'},
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    struct cg_cli c = {.n = 20, .fmt = FMT_TEXT};
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        cli_print_usage(stdout, cmd_cg_usage);
+        fputs(cg_options, stdout);
+        return EXIT_OK;
+    }
+    if (argc < 2 || argv[1][0] == '-') {
+        if (argc >= 2)
+            return cli_usage_error("cg", cmd_cg_usage, "unknown option '%s'", argv[1]);
+        return cli_usage_error("cg", cmd_cg_usage, "no subcommand given");
+    }
+    c.sub = argv[1];
+    static const char *const subs[] = {"top", "callers", "callees", "diff", "allocs", "lines", "info"};
+    bool known = false;
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+        known |= strcmp(c.sub, subs[i]) == 0;
+    if (!known)
+        return cli_usage_error("cg", cmd_cg_usage, "unknown subcommand '%s'", c.sub);
+    argc--, argv++;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":n:e:f:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'n':
+            if (!cli_parse_count("cg", cmd_cg_usage, "-n", optarg, 0, 1000000000, &c.n))
+                return EXIT_USAGE;
+            break;
+        case 'e': c.event = optarg; break;
+        case 'I': c.inclusive = true; break;
+        case 'g': c.grep = optarg; break;
+        case 'A': c.allocs = true; break;
+        case 'f':
+            if (!cli_parse_format("cg", cmd_cg_usage, optarg,
+                                  strcmp(c.sub, "info") == 0 ? FMT_TEXT | FMT_JSON
+                                                             : FMT_TEXT | FMT_TSV | FMT_JSON,
+                                  &c.fmt))
+                return EXIT_USAGE;
+            break;
+        case 'h':
+            cli_print_usage(stdout, cmd_cg_usage);
+            fputs(cg_options, stdout);
+            return EXIT_OK;
+        case ':':
+            return cli_usage_error("cg", cmd_cg_usage, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("cg", cmd_cg_usage, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    c.args = argv + optind;
+    c.nargs = argc - optind;
+    if ((c.inclusive || c.grep) && strcmp(c.sub, "top") != 0)
+        return cli_usage_error("cg", cmd_cg_usage, "--inclusive and --grep are for 'top'");
+    if (c.allocs && strcmp(c.sub, "diff") != 0)
+        return cli_usage_error("cg", cmd_cg_usage, "--allocs is for 'diff'");
+    if (strcmp(c.sub, "top") == 0) return cg_top(&c);
+    if (strcmp(c.sub, "callers") == 0) return cg_calls(&c, true);
+    if (strcmp(c.sub, "callees") == 0) return cg_calls(&c, false);
+    if (strcmp(c.sub, "diff") == 0) return cg_diff(&c);
+    if (strcmp(c.sub, "allocs") == 0) return cg_allocs(&c);
+    if (strcmp(c.sub, "lines") == 0) return cg_lines(&c);
+    return cg_info(&c);
+}

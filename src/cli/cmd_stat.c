@@ -1,0 +1,528 @@
+/* cmd_stat.c: `tare stat`, hardware and software counters of whole commands via perf_event_open. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/counters_out.h"
+#include "cli/out.h"
+#include "cli/targets.h"
+#include "core/counters.h"
+#include "core/proc.h"
+
+const char cmd_stat_usage[] =
+    "tare stat [options] -- CMD [ARG...]\n"
+    "tare stat [options] 'CMD 1' 'CMD 2' ...";
+
+static const char stat_options[] =
+    "Options:\n"
+    "  -n, --runs N            measured runs per series (default 7)\n"
+    "  -w, --warmup N          runs before those, never counted (default 1)\n"
+    "  -e, --event LIST        events to count, comma-separated (default: cycles,\n"
+    "                          instructions,branch-misses,cache-references,cache-misses,\n"
+    "                          task-clock,page-faults,context-switches); PMU/EVENT names\n"
+    "                          one core type's counter on a hybrid (cpu_core/cycles)\n"
+    "      --list-events       list the events and what this machine has, then exit\n"
+    "      --pin CPU           run the commands on this CPU only; on a hybrid, count on its\n"
+    "                          core type's PMU only\n"
+    "      --kernel            count kernel mode too (needs perf_event_paranoid <= 1)\n"
+    "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
+    "                          run each command in this environment, as series NAME+LANE\n"
+    "      --name NAME         name the commands in order (default: first word's basename)\n"
+    "      --shell             run each command string with /bin/sh -c\n"
+    "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
+    "      --show-output       pass the commands' stdout and stderr through\n"
+    "  -i, --ignore-failure    count runs that exit non-zero instead of reporting NA\n"
+    "  -f, --format FORMAT     text (default), tsv or json\n"
+    "  -h, --help              show this help\n";
+
+enum run_state { S_OK, S_FAILED, S_TIMEOUT };
+
+struct series {
+    struct target *t;
+    struct ctr_sample *samples;   /* one per measured run */
+    int n;
+    enum run_state state;
+    char why[256];
+    char tail[PROC_STDERR_TAIL];
+};
+
+struct stat_run {
+    long runs, warmup;
+    double timeout;
+    int pin;
+    bool show_output, ignore_failure, progress;
+    struct ctr_set set;
+    struct series *s;
+    int ns;
+    double t_start;
+};
+
+static const char *state_name(enum run_state s)
+{
+    return s == S_OK ? "ok" : s == S_TIMEOUT ? "timeout" : "failed";
+}
+
+static void progress(const struct stat_run *st, const struct series *s, const char *phase, long i, long n)
+{
+    if (!st->progress)
+        return;
+    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", s->t->name, phase, i, n,
+            proc_now() - st->t_start);
+    fflush(stderr);
+}
+
+static int run_once(struct stat_run *st, struct series *s, bool counted, struct err *e)
+{
+    if (s->state != S_OK)
+        return 0;
+    struct proc_opts o = {
+        .argv = s->t->argv, .env_set = s->t->env, .timeout_s = st->timeout, .pin_cpu = st->pin,
+        .show_output = st->show_output, .before_exec = ctr_attach, .before_exec_arg = &st->set,
+    };
+    struct proc_result r;
+    if (proc_run(&o, &r, e) < 0) {
+        ctr_set_free(&st->set);
+        return err_prefix(e, "'%s'", s->t->name);
+    }
+    struct ctr_sample scratch, *smp = counted ? &s->samples[s->n] : &scratch;
+    int rd = ctr_read(&st->set, smp, e);
+    if (r.status == PROC_INTERRUPTED || proc_interrupted())
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
+    if (rd < 0)
+        return err_prefix(e, "'%s'", s->t->name);
+    bool failed = r.status == PROC_SIGNALED || r.status == PROC_TIMEOUT ||
+                  (r.status == PROC_EXITED && !st->ignore_failure);
+    if (failed) {
+        s->state = r.status == PROC_TIMEOUT ? S_TIMEOUT : S_FAILED;
+        char d[128];
+        snprintf(s->why, sizeof s->why, "%s in %s run %d", proc_describe(&r, st->timeout, d, sizeof d),
+                 counted ? "measured" : "warm-up", counted ? s->n + 1 : 1);
+        memcpy(s->tail, r.stderr_tail, sizeof s->tail);
+        return 0;
+    }
+    if (counted)
+        s->n++;
+    return 0;
+}
+
+/* Warm-up, then rounds of every series once, as tare wall does. */
+static int measure(struct stat_run *st, struct err *e)
+{
+    st->t_start = proc_now();
+    for (long i = 0; i < st->warmup; i++)
+        for (int k = 0; k < st->ns; k++) {
+            progress(st, &st->s[k], "warm-up", i + 1, st->warmup);
+            if (run_once(st, &st->s[k], false, e) < 0)
+                return -1;
+        }
+    for (long i = 0; i < st->runs; i++)
+        for (int k = 0; k < st->ns; k++) {
+            progress(st, &st->s[k], "run", i + 1, st->runs);
+            if (run_once(st, &st->s[k], true, e) < 0)
+                return -1;
+        }
+    if (st->progress)
+        fputs("\r\033[K", stderr);
+    return 0;
+}
+
+static void report_failure(const struct series *s)
+{
+    if (s->state == S_OK)
+        return;
+    cli_error("stat", "'%s' failed: %s%s", s->t->name, s->why,
+              s->tail[0] ? "; its stderr ended with:" : "");
+    if (s->tail[0]) {
+        const char *p = s->tail + strlen(s->tail);
+        int lines = 0;
+        while (p > s->tail && lines < 6)
+            if (*--p == '\n' && p[1])
+                lines++;
+        if (*p == '\n')
+            p++;
+        for (const char *q = p; *q;) {
+            const char *nl = strchr(q, '\n');
+            int len = nl ? (int)(nl - q) : (int)strlen(q);
+            fprintf(stderr, "  | %.*s\n", len, q);
+            q += len + (nl ? 1 : 0);
+        }
+    }
+}
+
+struct cell {
+    double median, min, max;
+    int runs;
+    const char *status;
+};
+
+static struct cell summarize(const struct stat_run *st, const struct series *s, int i)
+{
+    struct cell c = {NAN, NAN, NAN, 0, state_name(s->state)};
+    if (s->state != S_OK || s->n == 0)
+        return c;
+    c.median = ctr_median(s->samples, s->n, i);
+    c.min = ctr_min(s->samples, s->n, i);
+    c.max = ctr_max(s->samples, s->n, i);
+    c.runs = 0;
+    for (int r = 0; r < s->n; r++)
+        c.runs += !isnan(s->samples[r].value[i]);
+    if (isnan(c.median))
+        c.status = "not-counted";
+    else if (ctr_any_scaled(s->samples, s->n, i))
+        c.status = "scaled";
+    (void)st;
+    return c;
+}
+
+static const char *const tsv_headers[] = {"name", "lane", "event", "median", "min", "max", "runs",
+                                          "status"};
+
+static void print_tsv(const struct stat_run *st)
+{
+    struct table t;
+    table_init(&t, 8, tsv_headers, 0x7);
+    char b[64];
+    for (int k = 0; k < st->ns; k++) {
+        const struct series *s = &st->s[k];
+        for (int i = 0; i < st->set.n; i++) {
+            struct cell c = summarize(st, s, i);
+            table_row(&t);
+            table_set(&t, 0, "%s", s->t->name);
+            table_set(&t, 1, "%s", s->t->lane ? s->t->lane : "-");
+            table_set(&t, 2, "%s", st->set.c[i].label);
+            table_set(&t, 3, "%s", fmt_num(b, c.median));
+            table_set(&t, 4, "%s", fmt_num(b, c.min));
+            table_set(&t, 5, "%s", fmt_num(b, c.max));
+            table_set(&t, 6, "%d", c.runs);
+            table_set(&t, 7, "%s", c.status);
+        }
+    }
+    table_print(&t, stdout, FMT_TSV);
+    table_free(&t);
+}
+
+static void print_json(const struct stat_run *st)
+{
+    printf("{\"runs\": %ld, \"warmup\": %ld, \"kernel\": %s, \"pmus\": [", st->runs, st->warmup,
+           st->set.kernel ? "true" : "false");
+    for (int i = 0; i < st->set.pmus.n; i++) {
+        printf("%s{\"name\": ", i ? ", " : "");
+        json_str(stdout, st->set.pmus.pmu[i].name);
+        printf(", \"type\": %u}", st->set.pmus.pmu[i].type);
+    }
+    fputs("], \"series\": [", stdout);
+    for (int k = 0; k < st->ns; k++) {
+        const struct series *s = &st->s[k];
+        fputs(k ? ",\n  {\"name\": " : "\n  {\"name\": ", stdout);
+        json_str(stdout, s->t->name);
+        fputs(", \"lane\": ", stdout);
+        if (s->t->lane)
+            json_str(stdout, s->t->lane);
+        else
+            fputs("null", stdout);
+        fputs(", \"command\": ", stdout);
+        json_str(stdout, s->t->command);
+        printf(", \"runs\": %d, \"status\": \"%s\"", s->n, state_name(s->state));
+        if (s->state != S_OK) {
+            fputs(", \"error\": ", stdout);
+            json_str(stdout, s->why);
+        }
+        fputs(", \"counters\": [", stdout);
+        for (int i = 0; i < st->set.n; i++) {
+            const struct ctr_counter *c = &st->set.c[i];
+            struct cell m = summarize(st, s, i);
+            fputs(i ? ",\n    {\"event\": " : "\n    {\"event\": ", stdout);
+            json_str(stdout, c->label);
+            fputs(", \"unit\": ", stdout);
+            if (c->ev->unit)
+                json_str(stdout, c->ev->unit);
+            else
+                fputs("null", stdout);
+            fputs(", \"median\": ", stdout); json_num(stdout, m.median);
+            fputs(", \"min\": ", stdout); json_num(stdout, m.min);
+            fputs(", \"max\": ", stdout); json_num(stdout, m.max);
+            printf(", \"runs\": %d, \"status\": \"%s\", \"min_running\": ", m.runs, m.status);
+            json_num(stdout, s->n ? ctr_min_running(s->samples, s->n, i) : NAN);
+            fputs(", \"values\": [", stdout);
+            for (int r = 0; r < s->n; r++) {
+                if (r) fputs(", ", stdout);
+                json_num(stdout, s->samples[r].value[i]);
+            }
+            fputs("]}", stdout);
+        }
+        fputs("]}", stdout);
+    }
+    fputs("\n]}\n", stdout);
+}
+
+/* Counter index of ev on the same PMU as counter i, or -1. */
+static int find_pair(const struct ctr_set *set, int i, const char *ev)
+{
+    for (int j = 0; j < set->n; j++)
+        if (set->c[j].pmu == set->c[i].pmu && strcmp(set->c[j].ev->name, ev) == 0)
+            return j;
+    return -1;
+}
+
+static const char *on_pmu(const struct ctr_set *set, const struct ctr_counter *c)
+{
+    return c->pmu >= 0 && set->pmus.hybrid ? " on " : "";
+}
+
+static void print_text(const struct stat_run *st)
+{
+    static const char *const h[] = {"series", "event", "median", "min", "max", "runs", "status"};
+    struct table t;
+    table_init(&t, 7, h, 0x3);
+    char a[64];
+    for (int k = 0; k < st->ns; k++) {
+        const struct series *s = &st->s[k];
+        for (int i = 0; i < st->set.n; i++) {
+            const struct ctr_counter *c = &st->set.c[i];
+            struct cell m = summarize(st, s, i);
+            table_row(&t);
+            table_set(&t, 0, "%s", i == 0 ? s->t->name : "");
+            table_set(&t, 1, "%s", c->label);
+            table_set(&t, 2, "%s", counters_fmt(a, c, m.median));
+            table_set(&t, 3, "%s", counters_fmt(a, c, m.min));
+            table_set(&t, 4, "%s", counters_fmt(a, c, m.max));
+            table_set(&t, 5, "%d", m.runs);
+            if (strcmp(m.status, "scaled") == 0)
+                table_set(&t, 6, "scaled: multiplexed, ran %.0f%% of the time at least",
+                          100 * ctr_min_running(s->samples, s->n, i));
+            else
+                table_set(&t, 6, "%s", m.status);
+        }
+    }
+    printf("%ld run%s each after %ld warm-up run%s (not counted); medians; %s\n", st->runs,
+           st->runs == 1 ? "" : "s", st->warmup, st->warmup == 1 ? "" : "s",
+           st->set.kernel ? "user and kernel mode" : "user space only (context switches are "
+           "always whole)");
+    table_print(&t, stdout, FMT_TEXT);
+    table_free(&t);
+    /* The ratios people read first, from the medians, per core type. */
+    for (int k = 0; k < st->ns; k++) {
+        const struct series *s = &st->s[k];
+        for (int i = 0; i < st->set.n; i++) {
+            const struct ctr_counter *c = &st->set.c[i];
+            int j;
+            if (strcmp(c->ev->name, "instructions") == 0 && (j = find_pair(&st->set, i, "cycles")) >= 0) {
+                double ins = summarize(st, s, i).median, cyc = summarize(st, s, j).median;
+                if (!isnan(ins) && cyc > 0)
+                    printf("%s: %.2f instructions per cycle%s%s\n", s->t->name, ins / cyc,
+                           on_pmu(&st->set, c), c->pmu >= 0 && st->set.pmus.hybrid ?
+                           st->set.pmus.pmu[c->pmu].name : "");
+            }
+            if (strcmp(c->ev->name, "cache-misses") == 0 &&
+                (j = find_pair(&st->set, i, "cache-references")) >= 0) {
+                double mis = summarize(st, s, i).median, ref = summarize(st, s, j).median;
+                if (!isnan(mis) && ref > 0)
+                    printf("%s: %.1f%% of cache references missed%s%s\n", s->t->name,
+                           100 * mis / ref, on_pmu(&st->set, c), c->pmu >= 0 &&
+                           st->set.pmus.hybrid ? st->set.pmus.pmu[c->pmu].name : "");
+            }
+        }
+    }
+}
+
+static void list_events(const struct ctr_set *set)
+{
+    int n;
+    const struct ctr_event *t = ctr_events(&n);
+    printf("%-18s %-9s %s\n", "event", "kind", "what");
+    for (int i = 0; i < n; i++)
+        printf("%-18s %-9s %s%s\n", t[i].name, t[i].source == CTR_HARDWARE ? "hardware" : "software",
+               t[i].what, t[i].unit ? " (ns)" : "");
+    printf("\ncore PMUs under %s: ", set->pmus.root);
+    if (set->pmus.n == 0)
+        printf("none (no hardware counters)\n");
+    for (int i = 0; i < set->pmus.n; i++)
+        printf("%s (type %u)%s", set->pmus.pmu[i].name, set->pmus.pmu[i].type,
+               i + 1 < set->pmus.n ? ", " : "\n");
+    if (set->paranoid != CTR_PARANOID_UNKNOWN)
+        printf("perf_event_paranoid: %d (%s)\n", set->paranoid, ctr_paranoid_meaning(set->paranoid));
+}
+
+int cmd_stat(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"runs", required_argument, NULL, 'n'},
+        {"warmup", required_argument, NULL, 'w'},
+        {"event", required_argument, NULL, 'e'},
+        {"list-events", no_argument, NULL, 'L'},
+        {"pin", required_argument, NULL, 'P'},
+        {"kernel", no_argument, NULL, 'K'},
+        {"lane", required_argument, NULL, 'l'},
+        {"name", required_argument, NULL, 'N'},
+        {"shell", no_argument, NULL, 'S'},
+        {"timeout", required_argument, NULL, 't'},
+        {"show-output", no_argument, NULL, 'o'},
+        {"ignore-failure", no_argument, NULL, 'i'},
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    struct stat_run st = {.runs = 7, .warmup = 1, .pin = -1};
+    struct target_spec spec = {0};
+    struct ctr_config cfg = {.pin_cpu = -1};
+    enum out_format fmt = FMT_TEXT;
+    bool list = false;
+    struct err e = {0};
+    int status = EXIT_USAGE;
+    int dd = find_dashdash(argc, argv);
+    long v;
+    struct target *targets = NULL;
+    int nt = 0;
+
+    spec.names = calloc(argc, sizeof *spec.names);
+    spec.lanes = calloc(argc, sizeof *spec.lanes);
+    if (!spec.names || !spec.lanes)
+        goto done;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(dd, argv, "n:w:e:l:t:if:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (!cli_parse_count("stat", cmd_stat_usage, "--runs", optarg, 1, 1000000, &st.runs))
+                goto done;
+            break;
+        case 'w':
+            if (!cli_parse_count("stat", cmd_stat_usage, "--warmup", optarg, 0, 1000000, &st.warmup))
+                goto done;
+            break;
+        case 'e': cfg.events = optarg; break;
+        case 'L': list = true; break;
+        case 'P':
+            if (!cli_parse_count("stat", cmd_stat_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
+                goto done;
+            st.pin = cfg.pin_cpu = (int)v;
+            break;
+        case 'K': cfg.kernel = true; break;
+        case 'l':
+            if (lane_parse(optarg, &spec.lanes[spec.nlanes], &e) < 0) {
+                cli_usage_error("stat", cmd_stat_usage, "%s", e.msg);
+                goto done;
+            }
+            spec.nlanes++;
+            break;
+        case 'N': spec.names[spec.nnames++] = optarg; break;
+        case 'S': spec.shell = true; break;
+        case 't':
+            if (!cli_parse_seconds("stat", cmd_stat_usage, "--timeout", optarg, &st.timeout))
+                goto done;
+            break;
+        case 'o': st.show_output = true; break;
+        case 'i': st.ignore_failure = true; break;
+        case 'f':
+            if (!cli_parse_format("stat", cmd_stat_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON, &fmt))
+                goto done;
+            break;
+        case 'h':
+            cli_print_usage(stdout, cmd_stat_usage);
+            printf("\nCount what whole commands do with the kernel's counters (perf_event_open):\n"
+                   "cycles, instructions, misses where the machine has them, and the software\n"
+                   "events everywhere. Medians of N runs after a warm-up.\n\n%s", stat_options);
+            status = EXIT_OK;
+            goto done;
+        default:
+            cli_print_usage(stderr, cmd_stat_usage);
+            fprintf(stderr, "Try 'tare stat --help' for the options.\n");
+            goto done;
+        }
+    }
+    if (list) {
+        struct ctr_config all = {.events = "task-clock", .pin_cpu = -1};
+        if (ctr_set_init(&st.set, &all, &e) < 0) {
+            status = cli_fail("stat", &e);
+            goto done;
+        }
+        list_events(&st.set);
+        status = EXIT_OK;
+        goto done;
+    }
+    bool dashdash = dd < argc;
+    if (dashdash && optind < dd) {
+        cli_usage_error("stat", cmd_stat_usage, "give commands either as strings or after '--', "
+                        "not both ('%s' comes before '--')", argv[optind]);
+        goto done;
+    }
+    char **cmds = dashdash ? argv + dd + 1 : argv + optind;
+    int ncmds = dashdash ? argc - dd - 1 : dd - optind;
+    if (ncmds <= 0) {
+        cli_usage_error("stat", cmd_stat_usage, "no command to measure");
+        goto done;
+    }
+    if (spec.shell && dashdash) {
+        cli_usage_error("stat", cmd_stat_usage, "--shell takes command strings, not a command after '--'");
+        goto done;
+    }
+    if (ctr_set_init(&st.set, &cfg, &e) < 0) {
+        status = cli_fail("stat", &e);
+        goto done;
+    }
+    if (targets_build(&spec, cmds, ncmds, dashdash, &targets, &nt, &e) < 0) {
+        status = cli_fail("stat", &e);
+        goto done;
+    }
+    /* Every counter asked for, or none: a row of zeros for a counter the machine lacks
+     * would be a lie, and half a table invites one. */
+    if (ctr_set_probe(&st.set) > 0 && !cfg.events)
+        counters_drop_kernel_side("stat", &st.set);
+    if (ctr_set_probe(&st.set) > 0) {
+        counters_explain("stat", &st.set, false);
+        status = EXIT_FAIL;
+        goto free_all;
+    }
+    st.ns = nt;
+    st.s = calloc(nt, sizeof *st.s);
+    bool ok = st.s != NULL;
+    for (int k = 0; ok && k < nt; k++) {
+        st.s[k].t = &targets[k];
+        st.s[k].samples = calloc(st.runs, sizeof *st.s[k].samples);
+        ok = st.s[k].samples != NULL;
+    }
+    if (!ok) {
+        cli_error("stat", "out of memory");
+        goto free_all;
+    }
+    st.progress = isatty(STDERR_FILENO) && !st.show_output;
+    cli_install_signal_handlers();
+    if (measure(&st, &e) < 0) {
+        if (st.progress)
+            fputs("\r\033[K", stderr);
+        status = cli_fail("stat", &e);
+        goto free_all;
+    }
+    bool any_failed = false;
+    for (int k = 0; k < st.ns; k++) {
+        report_failure(&st.s[k]);
+        any_failed |= st.s[k].state != S_OK;
+    }
+    if (fmt == FMT_TEXT)
+        print_text(&st);
+    else if (fmt == FMT_JSON)
+        print_json(&st);
+    else
+        print_tsv(&st);
+    status = any_failed ? EXIT_FAIL : EXIT_OK;
+
+free_all:
+    for (int k = 0; st.s && k < st.ns; k++)
+        free(st.s[k].samples);
+    free(st.s);
+    targets_free(targets, nt);
+    free(targets);
+    ctr_set_free(&st.set);
+done:
+    for (int i = 0; spec.lanes && i < spec.nlanes; i++)
+        lane_free(&spec.lanes[i]);
+    free(spec.lanes);
+    free(spec.names);
+    return status;
+}

@@ -1,0 +1,478 @@
+/* profile.c: the profile model: interned names, merged functions, call edges, per-line cost,
+ * inclusive cost without counting recursion twice, and the allocation count. */
+#include "core/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Eight bytes a step: names are long (C++ signatures, --separate-callers chains). */
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+        s += 8, n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
+}
+
+static inline uint64_t hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+static bool grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    uint32_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*arr, (size_t)n * elem);
+    if (!q)
+        return false;
+    *arr = q;
+    *cap = n;
+    return true;
+}
+
+/* Grows a cost array of `cap` vectors of nev to `ncap` vectors, zeroing the new ones. */
+static bool grow_costs(uint64_t **a, uint32_t oldcap, uint32_t newcap, int nev)
+{
+    if (nev == 0)
+        return true;
+    uint64_t *q = realloc(*a, (size_t)newcap * nev * sizeof *q);
+    if (!q)
+        return false;
+    memset(q + (size_t)oldcap * nev, 0, (size_t)(newcap - oldcap) * nev * sizeof *q);
+    *a = q;
+    return true;
+}
+
+struct cg_profile *cg_profile_new(void)
+{
+    struct cg_profile *p = calloc(1, sizeof *p);
+    if (p && cg_intern(p, "", 0) == UINT32_MAX) {
+        cg_profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void cg_profile_free(struct cg_profile *p)
+{
+    if (!p)
+        return;
+    free(p->pool);
+    free(p->str_off);
+    free(p->str_hash);
+    free(p->funcs);
+    free(p->self);
+    free(p->incl);
+    free(p->func_hash);
+    free(p->edges);
+    free(p->edge_cost);
+    free(p->edge_outer);
+    free(p->edge_hash);
+    free(p->lines);
+    free(p->line_cost);
+    free(p->line_hash);
+    free(p->command);
+    free(p);
+}
+
+/* ---- strings ---- */
+
+static bool str_rehash(struct cg_profile *p, uint32_t cap)
+{
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    for (uint32_t id = 0; id < p->nstr; id++) {
+        const char *s = cg_str(p, id);
+        uint32_t i = hash_bytes(s, strlen(s)) & (cap - 1);
+        while (t[i])
+            i = (i + 1) & (cap - 1);
+        t[i] = id + 1;
+    }
+    free(p->str_hash);
+    p->str_hash = t;
+    p->str_hash_cap = cap;
+    return true;
+}
+
+uint32_t cg_intern(struct cg_profile *p, const char *s, size_t len)
+{
+    if (memchr(s, '\0', len))
+        len = strlen(s);
+    if ((p->nstr + 1) * 2 > p->str_hash_cap &&
+        !str_rehash(p, p->str_hash_cap ? p->str_hash_cap * 2 : 1024))
+        return UINT32_MAX;
+    uint32_t mask = p->str_hash_cap - 1;
+    uint32_t i = hash_bytes(s, len) & mask;
+    for (uint32_t id; (id = p->str_hash[i]); i = (i + 1) & mask) {
+        const char *t = cg_str(p, id - 1);
+        if (strncmp(t, s, len) == 0 && t[len] == '\0')
+            return id - 1;
+    }
+    if (p->pool_len + len + 1 > p->pool_cap) {
+        size_t n = p->pool_cap ? p->pool_cap : 65536;
+        while (n < p->pool_len + len + 1)
+            n *= 2;
+        char *q = realloc(p->pool, n);
+        if (!q)
+            return UINT32_MAX;
+        p->pool = q;
+        p->pool_cap = n;
+    }
+    if (p->pool_len > UINT32_MAX - len - 1)
+        return UINT32_MAX;
+    if (!grow((void **)&p->str_off, &p->str_cap, p->nstr + 1, sizeof *p->str_off))
+        return UINT32_MAX;
+    memcpy(p->pool + p->pool_len, s, len);
+    p->pool[p->pool_len + len] = '\0';
+    p->str_off[p->nstr] = (uint32_t)p->pool_len;
+    p->pool_len += len + 1;
+    p->str_hash[i] = p->nstr + 1;
+    return p->nstr++;
+}
+
+/* ---- events ---- */
+
+int cg_event_index(const struct cg_profile *p, const char *name)
+{
+    for (int i = 0; i < p->nev; i++)
+        if (strcmp(cg_str(p, p->ev_name[i]), name) == 0)
+            return i;
+    return -1;
+}
+
+const char *cg_event_name(const struct cg_profile *p, int ev)
+{
+    return ev >= 0 && ev < p->nev ? cg_str(p, p->ev_name[ev]) : "";
+}
+
+/* Re-lays a cost array of n vectors from stride old to stride old+1. */
+static bool widen(uint64_t **a, uint32_t n, uint32_t cap, int old)
+{
+    if (cap == 0)
+        return true;
+    uint64_t *q = calloc((size_t)cap * (old + 1), sizeof *q);
+    if (!q)
+        return false;
+    for (uint32_t i = 0; i < n && old > 0; i++)
+        memcpy(q + (size_t)i * (old + 1), *a + (size_t)i * old, old * sizeof *q);
+    free(*a);
+    *a = q;
+    return true;
+}
+
+int cg_event_add(struct cg_profile *p, uint32_t name)
+{
+    for (int i = 0; i < p->nev; i++)
+        if (p->ev_name[i] == name)
+            return i;
+    if (p->nev == CG_MAX_EVENTS)
+        return -1;
+    if (!widen(&p->self, p->nfunc, p->func_cap, p->nev) ||
+        !widen(&p->edge_cost, p->nedge, p->edge_cap, p->nev) ||
+        !widen(&p->edge_outer, p->nedge, p->edge_cap, p->nev) ||
+        !widen(&p->line_cost, p->nline, p->line_cap, p->nev))
+        return -1;
+    p->ev_name[p->nev] = name;
+    return p->nev++;
+}
+
+/* ---- names ---- */
+
+/* callgrind writes a context as name['N]['caller1'caller2...]. The first quote outside any
+ * brackets starts the suffix; operator names (operator<, operator()) do not open brackets. */
+size_t cg_strip_name(const char *s, size_t len, bool *rec)
+{
+    /* 1 opens, 2 closes, 3 the quote, 4 the 'o' of "operator" */
+    static unsigned char cls[256];
+    if (!cls['\'']) {
+        cls['('] = cls['['] = cls['{'] = cls['<'] = 1;
+        cls[')'] = cls[']'] = cls['}'] = cls['>'] = 2;
+        cls['o'] = 4;
+        cls['\''] = 3;
+    }
+    int depth = 0;
+    if (rec)
+        *rec = false;
+    if (!memchr(s, '\'', len))
+        return len;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char k = cls[(unsigned char)s[i]];
+        if (!k)
+            continue;
+        if (k == 4) {
+            if (len - i >= 8 && memcmp(s + i, "operator", 8) == 0) {
+                i += 8;
+                while (i < len && s[i] && strchr("<>=!+-*/%^&|~[]()", s[i])) {
+                    if (s[i] == '(' && i + 1 < len && s[i + 1] == ')') {
+                        i += 2;
+                        break;
+                    }
+                    if (s[i] == '(')
+                        break;
+                    i++;
+                }
+                i--;
+            }
+        } else if (k == 1)
+            depth++;
+        else if (k == 2) {
+            if (depth > 0)
+                depth--;
+        } else if (depth == 0 && i > 0) {
+            if (rec) {
+                size_t j = i + 1;
+                while (j < len && s[j] >= '0' && s[j] <= '9')
+                    j++;
+                *rec = j > i + 1 && (j == len || s[j] == '\'');
+            }
+            return i;
+        }
+    }
+    return len;
+}
+
+bool cg_is_alloc_entry(const char *name)
+{
+    static const char *const entries[] = {
+        "malloc", "calloc", "realloc", "reallocarray", "aligned_alloc", "posix_memalign",
+        "memalign", "valloc", "pvalloc",
+    };
+    size_t n = strcspn(name, "@");   /* realloc@@GLIBC_2.2.5 */
+    if (n > 7 && memcmp(name, "__libc_", 7) == 0)
+        name += 7, n -= 7;
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
+        if (strlen(entries[i]) == n && memcmp(entries[i], name, n) == 0)
+            return true;
+    return false;
+}
+
+/* ---- functions ---- */
+
+static bool func_rehash(struct cg_profile *p, uint32_t cap)
+{
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    for (uint32_t f = 0; f < p->nfunc; f++) {
+        uint64_t k = (uint64_t)p->funcs[f].obj << 32 | p->funcs[f].name;
+        uint32_t i = hash_u64(k) & (cap - 1);
+        while (t[i])
+            i = (i + 1) & (cap - 1);
+        t[i] = f + 1;
+    }
+    free(p->func_hash);
+    p->func_hash = t;
+    p->func_hash_cap = cap;
+    return true;
+}
+
+uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const struct cg_read_opts *o)
+{
+    if ((p->nfunc + 1) * 2 > p->func_hash_cap &&
+        !func_rehash(p, p->func_hash_cap ? p->func_hash_cap * 2 : 1024))
+        return UINT32_MAX;
+    uint64_t k = (uint64_t)obj << 32 | name;
+    uint32_t mask = p->func_hash_cap - 1, i = hash_u64(k) & mask;
+    for (uint32_t f; (f = p->func_hash[i]); i = (i + 1) & mask)
+        if (p->funcs[f - 1].obj == obj && p->funcs[f - 1].name == name)
+            return f - 1;
+    uint32_t old = p->func_cap;
+    if (!grow((void **)&p->funcs, &p->func_cap, p->nfunc + 1, sizeof *p->funcs))
+        return UINT32_MAX;
+    if (p->func_cap != old && !grow_costs(&p->self, old, p->func_cap, p->nev)) {
+        p->func_cap = old;
+        return UINT32_MAX;
+    }
+    struct cg_func *fn = &p->funcs[p->nfunc];
+    memset(fn, 0, sizeof *fn);
+    fn->obj = obj;
+    fn->name = name;
+    const char *s = cg_str(p, name);
+    fn->alloc_entry = cg_is_alloc_entry(s);
+    fn->want_lines = o && o->lines_for && strstr(s, o->lines_for);
+    p->func_hash[i] = p->nfunc + 1;
+    return p->nfunc++;
+}
+
+/* ---- edges ---- */
+
+static bool edge_rehash(struct cg_profile *p, uint32_t cap)
+{
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    for (uint32_t x = 0; x < p->nedge; x++) {
+        uint64_t k = (uint64_t)p->edges[x].caller << 32 | p->edges[x].callee;
+        uint32_t i = hash_u64(k) & (cap - 1);
+        while (t[i])
+            i = (i + 1) & (cap - 1);
+        t[i] = x + 1;
+    }
+    free(p->edge_hash);
+    p->edge_hash = t;
+    p->edge_hash_cap = cap;
+    return true;
+}
+
+uint32_t cg_edge_get(struct cg_profile *p, uint32_t caller, uint32_t callee)
+{
+    if ((p->nedge + 1) * 2 > p->edge_hash_cap &&
+        !edge_rehash(p, p->edge_hash_cap ? p->edge_hash_cap * 2 : 1024))
+        return UINT32_MAX;
+    uint64_t k = (uint64_t)caller << 32 | callee;
+    uint32_t mask = p->edge_hash_cap - 1, i = hash_u64(k) & mask;
+    for (uint32_t x; (x = p->edge_hash[i]); i = (i + 1) & mask)
+        if (p->edges[x - 1].caller == caller && p->edges[x - 1].callee == callee)
+            return x - 1;
+    uint32_t old = p->edge_cap;
+    if (!grow((void **)&p->edges, &p->edge_cap, p->nedge + 1, sizeof *p->edges))
+        return UINT32_MAX;
+    if (p->edge_cap != old && (!grow_costs(&p->edge_cost, old, p->edge_cap, p->nev) ||
+                               !grow_costs(&p->edge_outer, old, p->edge_cap, p->nev))) {
+        p->edge_cap = old;
+        return UINT32_MAX;
+    }
+    p->edges[p->nedge] = (struct cg_edge){caller, callee, 0};
+    p->edge_hash[i] = p->nedge + 1;
+    return p->nedge++;
+}
+
+/* ---- lines ---- */
+
+static uint64_t line_key(uint32_t func, uint32_t file, uint32_t line)
+{
+    return hash_u64(((uint64_t)func << 32 | file) ^ hash_u64(line));
+}
+
+static bool line_rehash(struct cg_profile *p, uint32_t cap)
+{
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    for (uint32_t x = 0; x < p->nline; x++) {
+        const struct cg_line *l = &p->lines[x];
+        uint32_t i = line_key(l->func, l->file, l->line) & (cap - 1);
+        while (t[i])
+            i = (i + 1) & (cap - 1);
+        t[i] = x + 1;
+    }
+    free(p->line_hash);
+    p->line_hash = t;
+    p->line_hash_cap = cap;
+    return true;
+}
+
+uint32_t cg_line_get(struct cg_profile *p, uint32_t func, uint32_t file, uint32_t line)
+{
+    if ((p->nline + 1) * 2 > p->line_hash_cap &&
+        !line_rehash(p, p->line_hash_cap ? p->line_hash_cap * 2 : 1024))
+        return UINT32_MAX;
+    uint32_t mask = p->line_hash_cap - 1, i = line_key(func, file, line) & mask;
+    for (uint32_t x; (x = p->line_hash[i]); i = (i + 1) & mask) {
+        const struct cg_line *l = &p->lines[x - 1];
+        if (l->func == func && l->file == file && l->line == line)
+            return x - 1;
+    }
+    uint32_t old = p->line_cap;
+    if (!grow((void **)&p->lines, &p->line_cap, p->nline + 1, sizeof *p->lines))
+        return UINT32_MAX;
+    if (p->line_cap != old && !grow_costs(&p->line_cost, old, p->line_cap, p->nev)) {
+        p->line_cap = old;
+        return UINT32_MAX;
+    }
+    p->lines[p->nline] = (struct cg_line){func, file, line};
+    p->line_hash[i] = p->nline + 1;
+    return p->nline++;
+}
+
+/* ---- the finished model ---- */
+
+uint64_t cg_total(const struct cg_profile *p, int ev)
+{
+    return ev >= 0 && ev < p->nev ? p->total[ev] : 0;
+}
+
+uint64_t cg_allocations(const struct cg_profile *p)
+{
+    return p->allocations;
+}
+
+int cg_profile_finish(struct cg_profile *p, struct err *e)
+{
+    if (p->finished)
+        return 0;
+    int nev = p->nev;
+    free(p->incl);
+    p->incl = calloc((size_t)(p->nfunc ? p->nfunc : 1) * (nev ? nev : 1), sizeof *p->incl);
+    if (!p->incl)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    /* Inclusive cost of F: the cost of the calls into F from other functions. Calls from F to
+     * itself (its recursion, whatever context callgrind gave it) are inside those already. */
+    p->allocations = 0;
+    for (uint32_t x = 0; x < p->nedge; x++) {
+        const struct cg_edge *ed = &p->edges[x];
+        if (ed->caller == ed->callee)
+            continue;
+        p->funcs[ed->callee].has_callers = true;
+        uint64_t *dst = p->incl + (size_t)ed->callee * nev;
+        const uint64_t *src = p->edge_cost + (size_t)x * nev;
+        for (int k = 0; k < nev; k++)
+            dst[k] += src[k];
+        if (p->funcs[ed->callee].alloc_entry && !p->funcs[ed->caller].alloc_entry)
+            p->allocations += ed->calls;
+    }
+    /* A function nobody calls (the program's entry, a thread's start): self plus its calls. */
+    for (uint32_t f = 0; f < p->nfunc; f++) {
+        if (p->funcs[f].has_callers)
+            continue;
+        uint64_t *dst = p->incl + (size_t)f * nev;
+        const uint64_t *s = p->self + (size_t)f * nev;
+        for (int k = 0; k < nev; k++)
+            dst[k] = s[k];
+    }
+    for (uint32_t x = 0; x < p->nedge; x++) {
+        const struct cg_edge *ed = &p->edges[x];
+        if (ed->caller == ed->callee || p->funcs[ed->caller].has_callers)
+            continue;
+        uint64_t *dst = p->incl + (size_t)ed->caller * nev;
+        const uint64_t *src = p->edge_cost + (size_t)x * nev;
+        for (int k = 0; k < nev; k++)
+            dst[k] += src[k];
+    }
+    p->finished = true;
+    return 0;
+}
+
+uint32_t cg_find(const struct cg_profile *p, const char *obj, const char *name)
+{
+    for (uint32_t f = 0; f < p->nfunc; f++)
+        if (strcmp(cg_str(p, p->funcs[f].name), name) == 0 &&
+            (!obj || strcmp(cg_str(p, p->funcs[f].obj), obj) == 0))
+            return f;
+    return UINT32_MAX;
+}
+
+uint32_t cg_find_edge(const struct cg_profile *p, uint32_t caller, uint32_t callee)
+{
+    for (uint32_t x = 0; x < p->nedge; x++)
+        if (p->edges[x].caller == caller && p->edges[x].callee == callee)
+            return x;
+    return UINT32_MAX;
+}

@@ -1,0 +1,160 @@
+/* profile.h: the model of one or several callgrind/cachegrind profiles: functions merged by
+ * (object, name), self and inclusive cost, call edges, per-line cost, allocation counts.
+ *
+ * Use (what `tare cg` and `tare count` do):
+ *
+ *     struct cg_profile *p = cg_profile_new();
+ *     for each file: if (cg_read_file(p, path, NULL, &e) < 0) -> error (ERR_INPUT: bad file)
+ *     if (cg_profile_finish(p, &e) < 0) -> error
+ *     int ir = cg_event_index(p, "Ir");          // -1 if no file had that event
+ *     uint64_t instructions = cg_total(p, ir);
+ *     uint64_t allocations = cg_allocations(p);
+ *     cg_profile_free(p);
+ *
+ * Several files read into one profile are summed (threads, dumps, parts). The library never
+ * prints; a malformed file fails with "'FILE' line N: what" in the struct err (ERR_INPUT).
+ */
+#ifndef TARE_PROFILE_H
+#define TARE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+#define CG_MAX_EVENTS 64
+
+/* A function: all contexts callgrind wrote for it (recursion levels fib'2, --separate-callers
+ * chains malloc'strdup'main) and all the files its inlined code came from, merged. */
+struct cg_func {
+    uint32_t obj;        /* string id of the object ("" for cachegrind files) */
+    uint32_t name;       /* string id of the name without callgrind's suffixes */
+    bool want_lines;     /* per-line cost is kept for this function */
+    bool alloc_entry;    /* one of the libc allocator entry points */
+    bool has_callers;    /* some other function calls it */
+};
+
+/* A call edge between two merged functions, summed over parts, files and contexts. */
+struct cg_edge {
+    uint32_t caller, callee;   /* function indexes */
+    uint64_t calls;
+};
+
+/* Self cost of one source line of one function (only for functions with want_lines). */
+struct cg_line {
+    uint32_t func, file, line;
+};
+
+struct cg_profile {
+    /* interned strings: ids index strs[] (offsets into pool) */
+    char *pool;
+    size_t pool_len, pool_cap;
+    uint32_t *str_off;
+    uint32_t nstr, str_cap;
+    uint32_t *str_hash;        /* open-addressing table of string ids + 1 (0 = empty) */
+    uint32_t str_hash_cap;
+
+    /* events, by name; every cost vector has nev entries */
+    int nev;
+    uint32_t ev_name[CG_MAX_EVENTS];   /* string ids */
+
+    struct cg_func *funcs;
+    uint64_t *self;            /* nfunc * nev */
+    uint64_t *incl;            /* nfunc * nev, filled by cg_profile_finish */
+    uint32_t nfunc, func_cap;
+    uint32_t *func_hash;       /* (obj, name) -> index + 1 */
+    uint32_t func_hash_cap;
+
+    struct cg_edge *edges;
+    uint64_t *edge_cost;       /* nedge * nev: inclusive cost of those calls */
+    uint64_t *edge_outer;      /* nedge * nev: for caller == callee, the calls from outside the recursion */
+    uint32_t nedge, edge_cap;
+    uint32_t *edge_hash;
+    uint32_t edge_hash_cap;
+
+    struct cg_line *lines;
+    uint64_t *line_cost;       /* nline * nev */
+    uint32_t nline, line_cap;
+    uint32_t *line_hash;
+    uint32_t line_hash_cap;
+
+    uint64_t total[CG_MAX_EVENTS];   /* sum of all self cost lines (checked against totals:) */
+    int nfiles, nparts;
+    char *command;             /* the first file's cmd: (malloc'd), or NULL */
+    int threads;               /* distinct thread: values seen, or 0 */
+    int thread_seen[64];
+    bool finished;
+    uint64_t allocations;      /* filled by cg_profile_finish */
+};
+
+/* Options for reading; NULL means none. */
+struct cg_read_opts {
+    /* keep per-line self cost of the functions whose name contains this text (NULL: none;
+     * "" : every function) */
+    const char *lines_for;
+};
+
+struct cg_profile *cg_profile_new(void);
+void cg_profile_free(struct cg_profile *p);
+
+/* Reads one callgrind or cachegrind file into p, adding to what is there. Streaming: memory
+ * grows with the number of functions and edges, not with the file. Errors: ERR_SYSTEM (cannot
+ * open/read), ERR_INPUT ("'PATH' line N: what" — malformed, truncated, totals not matching). */
+int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_opts *o, struct err *e);
+/* Same, from memory; name is used in messages. */
+int cg_read_mem(struct cg_profile *p, const char *name, const char *data, size_t len,
+                const struct cg_read_opts *o, struct err *e);
+
+/* Computes inclusive costs and the allocation count; call once after the last read. */
+int cg_profile_finish(struct cg_profile *p, struct err *e);
+
+/* The index of an event by name ("Ir"), or -1. */
+int cg_event_index(const struct cg_profile *p, const char *name);
+const char *cg_event_name(const struct cg_profile *p, int ev);
+/* The program's total of event ev: the sum of every self cost line of every part and file. */
+uint64_t cg_total(const struct cg_profile *p, int ev);
+/* Calls into the libc allocator entry points (malloc, calloc, realloc, reallocarray,
+ * aligned_alloc, posix_memalign, memalign, valloc, pvalloc) from functions that are not
+ * themselves entry points: realloc(NULL, n), which calls malloc inside glibc, counts once. */
+uint64_t cg_allocations(const struct cg_profile *p);
+/* The function (obj, name) — obj NULL: the first of that name — or UINT32_MAX. */
+uint32_t cg_find(const struct cg_profile *p, const char *obj, const char *name);
+/* The edge caller -> callee (function indexes), or UINT32_MAX. */
+uint32_t cg_find_edge(const struct cg_profile *p, uint32_t caller, uint32_t callee);
+/* True if a function of this name (versioned or __libc_ form allowed) is an allocator entry point. */
+bool cg_is_alloc_entry(const char *name);
+
+static inline const char *cg_str(const struct cg_profile *p, uint32_t id)
+{
+    return p->pool + p->str_off[id];
+}
+static inline const uint64_t *cg_self(const struct cg_profile *p, uint32_t f)
+{
+    return p->self + (size_t)f * p->nev;
+}
+static inline const uint64_t *cg_incl(const struct cg_profile *p, uint32_t f)
+{
+    return p->incl + (size_t)f * p->nev;
+}
+static inline const uint64_t *cg_edge_incl(const struct cg_profile *p, uint32_t ed)
+{
+    const struct cg_edge *x = &p->edges[ed];
+    return (x->caller == x->callee ? p->edge_outer : p->edge_cost) + (size_t)ed * p->nev;
+}
+
+/* Builders the reader uses (also usable to make a profile by hand). */
+uint32_t cg_intern(struct cg_profile *p, const char *s, size_t len);
+/* Finds (creating) the function (obj, name); name is already stripped. UINT32_MAX: no memory. */
+uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const struct cg_read_opts *o);
+/* Finds (creating) the edge caller->callee; UINT32_MAX: no memory. */
+uint32_t cg_edge_get(struct cg_profile *p, uint32_t caller, uint32_t callee);
+/* Finds (creating) the line record; UINT32_MAX: no memory. */
+uint32_t cg_line_get(struct cg_profile *p, uint32_t func, uint32_t file, uint32_t line);
+/* Adds an event by name, growing every cost vector; returns its index, or -1 (too many/no memory). */
+int cg_event_add(struct cg_profile *p, uint32_t name);
+/* The length of a callgrind function name without its recursion suffix ('2) and
+ * --separate-callers chain ('caller'caller...); *rec set when a recursion suffix was there. */
+size_t cg_strip_name(const char *s, size_t len, bool *rec);
+
+#endif

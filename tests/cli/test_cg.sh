@@ -1,0 +1,195 @@
+# tare cg on real profiles that valgrind makes here, from fixture programs with known answers,
+# and against callgrind_annotate where it is wrong.
+. "$(dirname "$0")/lib.sh"
+
+cgrun() {   # cgrun OUT [valgrind options] -- PROG ARGS: a callgrind profile; "Collected" into $OUT.collected
+    local out=$1; shift
+    local opts=()
+    while [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    valgrind --tool=callgrind "${opts[@]}" --callgrind-out-file="$out" "$@" > "$out.stdout" 2> "$out.log"
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out.log" | tail -n 1 > "$out.collected"
+}
+json_num() {  # json_num JSON KEY: a top-level number
+    sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" <<<"$1"
+}
+tsv_row() {   # tsv_row TSV COL VALUE: the first data row whose COL is VALUE
+    awk -F'\t' -v col="$2" -v val="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; print; next }
+        c && $c == val { print; exit }' <<<"$1"
+}
+
+# ---- allocations: a known number of each allocator call, against memcheck ----
+cgrun "$TMP/al.out" -- "$FIXTURES/cg_allocs"
+made=$(cat "$TMP/al.out.stdout")
+run_tare cg info --format=json "$TMP/al.out"
+expect_rc 0 "cg info on a real profile"
+expect_eq "$(json_num "$out" allocations)" "$made" "allocations = the calls cg_allocs made (realloc(NULL) once)"
+expect_eq "$(json_num "$out" Ir)" "$(cat "$TMP/al.out.collected")" "total Ir = valgrind's Collected"
+cgrun "$TMP/al2.out" -- "$FIXTURES/cg_allocs" no-pvalloc
+made2=$(cat "$TMP/al2.out.stdout")
+heap=$(valgrind "$FIXTURES/cg_allocs" no-pvalloc 2>&1 >/dev/null | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,)
+run_tare cg info --format=json "$TMP/al2.out"
+expect_eq "$(json_num "$out" allocations)" "$heap" "allocations = memcheck's total heap usage allocs"
+expect_eq "$heap" "$made2" "memcheck agrees with the program's own count"
+run_tare cg allocs --format=tsv "$TMP/al.out"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'caller\tobject\tallocations')" "allocs TSV header"
+expect_eq "$(tsv_field "$(tsv_row "$out" caller main)" 1 allocations)" "$made" "allocs: main made every call"
+expect_match "$(tsv_field "$(tsv_row "$out" caller main)" 1 object)" '/cg_allocs$' "allocs: object as written"
+# The seed's extractor counted every edge into the allocator: realloc(NULL) -> malloc and
+# reallocarray -> realloc twice. Show that sum is bigger, and that tare's is not it.
+naive=0
+for fn in malloc calloc realloc reallocarray memalign aligned_alloc posix_memalign valloc pvalloc; do
+    run_tare cg callers "$fn" --format=tsv -n 0 "$TMP/al.out"
+    [ $rc -eq 0 ] || continue
+    n=$(awk -F'\t' -v f="$fn" 'NR > 1 && $1 == f { s += $3 } END { print s + 0 }' <<<"$out")
+    naive=$((naive + n))
+done
+check "every-edge count ($naive) bills realloc(NULL) twice, tare ($made) does not" test "$naive" -gt "$made"
+run_tare cg diff --allocs --format=tsv "$TMP/al.out" "$TMP/al2.out"
+expect_rc 0 "diff --allocs"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'function\tobject\tbefore\tafter\tdelta\tpct')" "diff TSV header"
+row=$(tsv_row "$out" function main)
+expect_eq "$(tsv_field "$row" 1 before)/$(tsv_field "$row" 1 after)/$(tsv_field "$row" 1 delta)" \
+    "$made/$made2/$((made2 - made))" "diff --allocs: main's before, after, delta"
+
+# ---- recursion: counted once ----
+cgrun "$TMP/rec.out" -- "$FIXTURES/cg_recurse" 12
+calls=$(cut -d' ' -f1 "$TMP/rec.out.stdout")
+run_tare cg callers fib --format=tsv "$TMP/rec.out"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'callee\tcaller\tcalls\tinclusive')" "callers TSV header"
+main_row=$(tsv_row "$out" caller main)
+expect_eq "$(tsv_field "$main_row" 1 calls)" 1 "main calls fib once"
+expect_eq "$(tsv_field "$(tsv_row "$out" caller fib)" 1 calls)" $((calls - 1)) "fib calls itself (its calls - 1) times, recursion levels merged"
+edge=$(tsv_field "$main_row" 1 inclusive)
+run_tare cg top --format=tsv --grep fib "$TMP/rec.out"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'function\tobject\tself\tinclusive')" "top TSV header"
+expect_eq "$(awk -F'\t' 'NR > 1' <<<"$out" | wc -l)" 1 "fib'2 is not a function of its own"
+incl=$(tsv_field "$out" 1 inclusive)
+expect_eq "$incl" "$edge" "inclusive of fib = the cost of main's call into it"
+expect_eq "$(tsv_field "$out" 1 self)" "$incl" "fib calls nothing else: inclusive = self"
+ann=$(callgrind_annotate --inclusive=yes "$TMP/rec.out" 2>/dev/null | grep "fib'2" | head -n 1 | awk '{ gsub(",", "", $1); print $1 }')
+check "callgrind_annotate counts recursion again: fib'2 inclusive $ann > the whole recursion $incl" test "${ann:-0}" -gt "$incl"
+run_tare cg callees main --format=tsv "$TMP/rec.out"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'caller\tcallee\tcalls\tinclusive')" "callees TSV header"
+expect_eq "$(tsv_field "$(tsv_row "$out" callee fib)" 1 calls)" 1 "callees: main -> fib"
+run_tare cg lines fib --format=tsv "$TMP/rec.out"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'function\tfile\tline\tself')" "lines TSV header"
+expect_eq "$(awk -F'\t' 'NR > 1 { s += $4 } END { print s }' <<<"$out")" "$incl" "lines add up to fib's self cost"
+
+# positions: instr bb line, which callgrind_annotate refuses
+cgrun "$TMP/bb.out" --dump-instr=yes --dump-bb=yes -- "$FIXTURES/cg_recurse" 12
+check "the profile has positions: instr bb line" grep -q '^positions: instr bb line' "$TMP/bb.out"
+run_tare cg lines fib --format=tsv "$TMP/bb.out"
+expect_eq "$out" "$(run_tare cg lines fib --format=tsv "$TMP/rec.out"; echo "$out")" "instr bb line: same lines as a plain profile"
+expect_match "$(callgrind_annotate "$TMP/bb.out" 2>&1)" "too many event counts" "callgrind_annotate rejects instr bb line"
+
+# ---- parts and files: summed, totals checked ----
+cgrun "$TMP/parts.out" --combine-dumps=yes -- "$FIXTURES/cg_dumps"
+run_tare cg info --format=json "$TMP/parts.out"
+expect_eq "$(json_num "$out" parts)" 2 "two parts in one file"
+total=$(json_num "$out" Ir)
+expect_eq "$total" "$(cat "$TMP/parts.out.collected")" "parts summed = valgrind's Collected"
+cgrun "$TMP/sep.out" -- "$FIXTURES/cg_dumps"
+run_tare cg info --format=json "$TMP/sep.out" "$TMP/sep.out.1"
+expect_eq "$(json_num "$out" Ir)" "$total" "two dump files summed = the combined file"
+ann=$(callgrind_annotate "$TMP/parts.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+check "callgrind_annotate totals only the last part ($ann < $total)" test "${ann:-0}" -lt "$total"
+cgrun "$TMP/thr.out" --separate-threads=yes -- "$FIXTURES/cg_threads"
+run_tare cg info --format=json "$TMP"/thr.out-*
+expect_eq "$(json_num "$out" Ir)" "$(cat "$TMP/thr.out.collected")" "thread files summed = valgrind's Collected"
+run_tare cg callers work --format=tsv "$TMP"/thr.out-*
+expect_eq "$(tsv_field "$(tsv_row "$out" caller thread_main)" 1 calls)" 2 "work called by both threads"
+
+# ---- inlined code from a header, in two files: one row per function ----
+mkdir -p "$TMP/src" && cp "$TARE_ROOT"/tests/fixtures/cg/* "$TMP/src/"
+cc -O2 -g -o "$TMP/inl" "$TMP/src/inl_a.c" "$TMP/src/inl_b.c"
+cgrun "$TMP/inl.out" -- "$TMP/inl"
+run_tare cg top --format=tsv --grep hot_ "$TMP/inl.out"
+expect_eq "$(awk -F'\t' 'NR > 1' <<<"$out" | wc -l)" 2 "hot_a and hot_b, one row each"
+self_a=$(tsv_field "$(tsv_row "$out" function hot_a)" 1 self)
+ann=$(cd / && callgrind_annotate --auto=no --threshold=100 "$TMP/inl.out" 2>/dev/null | grep ':hot_a' | awk '{ gsub(",", "", $1); print $1 }')
+expect_eq "$(wc -l <<<"$ann")" 2 "callgrind_annotate splits hot_a into two rows (inl_a.c, inl.h)"
+expect_eq "$(awk '{ s += $1 } END { print s }' <<<"$ann")" "$self_a" "tare's hot_a = the sum of those pieces"
+run_tare cg lines hot_a --format=tsv "$TMP/inl.out"
+expect_match "$out" "inl\.h	" "lines of hot_a include the header"
+expect_match "$out" "inl_a\.c	" "lines of hot_a include its own file"
+# callers that vanish in callgrind_annotate when it runs in the source directory
+vanish=$(cd "$TMP/src" && callgrind_annotate --tree=caller --threshold=100 ../inl.out 2>/dev/null | grep -B1 '\*  inl_b\.c:hot_b' | grep -c '<')
+there=$(cd / && callgrind_annotate --tree=caller --threshold=100 "$TMP/inl.out" 2>/dev/null | grep -B1 '\*  .*inl_b\.c:hot_b' | grep -c '<')
+expect_eq "$vanish/$there" "0/1" "callgrind_annotate loses hot_b's caller in the source directory"
+a=$(cd "$TMP/src" && "$TARE" cg callers hot_b --format=tsv "$TMP/inl.out")
+b=$(cd / && "$TARE" cg callers hot_b --format=tsv "$TMP/inl.out")
+expect_eq "$a" "$b" "tare's callers do not depend on the directory"
+expect_eq "$(tsv_field "$(tsv_row "$a" caller main)" 1 calls)" 1 "hot_b's caller main"
+
+# ---- the same name in two objects ----
+cc -O1 -fPIC -shared -o "$TMP/libdup.so" "$TMP/src/dup_lib.c"
+cc -O1 -o "$TMP/dup" "$TMP/src/dup_main.c" -L"$TMP" -ldup -Wl,-rpath,"$TMP"
+cgrun "$TMP/dup.out" -- "$TMP/dup"
+run_tare cg top --format=tsv --grep work "$TMP/dup.out"
+expect_eq "$(awk -F'\t' 'NR > 1 && $1 == "work"' <<<"$out" | wc -l)" 2 "work in the program and work in the library: two rows"
+expect_match "$out" "libdup\.so	" "one of them in libdup.so"
+sum=$(awk -F'\t' 'NR > 1 && $1 == "work" { s += $3 } END { print s }' <<<"$out")
+ann=$(callgrind_annotate --auto=no "$TMP/dup.out" 2>/dev/null | grep ':work' | awk '{ gsub(",", "", $1); print $1 }')
+expect_eq "$(wc -l <<<"$ann")/$ann" "1/$sum" "callgrind_annotate merges both into one ???:work row"
+
+# ---- diff ----
+cgrun "$TMP/rec14.out" -- "$FIXTURES/cg_recurse" 14
+run_tare cg diff --format=tsv "$TMP/rec.out" "$TMP/rec14.out"
+expect_rc 0 "diff"
+row=$(tsv_row "$out" function fib)
+expect_match "$(tsv_field "$row" 1 pct)" '^\+[0-9]+\.[0-9]+$' "diff: fib grew"
+expect_eq "$(awk -F'\t' 'NR == 2 { print $1 }' <<<"$out")" fib "diff: the biggest mover first"
+run_tare cg diff --format=tsv "$TMP/rec.out" "$TMP/inl.out"
+expect_eq "$(tsv_field "$(tsv_row "$out" function hot_a)" 1 pct)/$(tsv_field "$(tsv_row "$out" function hot_a)" 1 before)" "new/NA" "diff: new"
+expect_eq "$(tsv_field "$(tsv_row "$out" function fib)" 1 pct)/$(tsv_field "$(tsv_row "$out" function fib)" 1 after)" "gone/NA" "diff: gone"
+run_tare cg diff "$TMP/rec.out" "$TMP/rec14.out"
+expect_match "$out" "^total Ir: before [0-9,]+, after [0-9,]+, change \+" "diff text: totals first"
+
+# ---- formats and options ----
+run_tare cg top -n 0 --format=tsv "$TMP/rec.out"
+n_all=$(($(wc -l <<<"$out") - 1))
+run_tare cg top --format=tsv "$TMP/rec.out"
+expect_eq "$(($(wc -l <<<"$out") - 1))" 20 "top: 20 rows by default"
+check "-n 0: every function ($n_all)" test "$n_all" -gt 20
+run_tare cg top --inclusive -n 1 --format=tsv "$TMP/rec.out"
+first_incl=$(tsv_field "$out" 1 inclusive)
+run_tare cg info --format=json "$TMP/rec.out"
+expect_eq "$first_incl" "$(json_num "$out" Ir)" "--inclusive: the entry point first, with the whole program"
+expect_match "$out" '^\{"command": ".*cg_recurse 12", "events": \["Ir"\], "totals": \{"Ir": [0-9]+\}, "parts": 1, ' "info JSON"
+run_tare cg top --format=json -n 2 "$TMP/rec.out"
+expect_match "$out" '^\{"event": "Ir", "total": [0-9]+, "functions": \[' "top JSON"
+run_tare cg top "$TMP/rec.out"
+expect_match "$out" "program total [0-9,]+ Ir" "top text"
+run_tare cg top --event Dr "$TMP/rec.out"
+expect_rc 2 "unknown event"
+expect_match "$err" "no event 'Dr'" "unknown event message"
+run_tare cg callers no_such_function_here "$TMP/rec.out"
+expect_rc 2 "callers of nothing"
+run_tare cg info --format=tsv "$TMP/rec.out"
+expect_rc 2 "info has no TSV"
+run_tare cg frobnicate "$TMP/rec.out"
+expect_rc 2 "unknown subcommand"
+
+# ---- bad input: file, line, what; exit 2; nothing on stdout ----
+run_tare cg top "$TMP/nonexistent.out"
+expect_rc 2 "missing file"
+expect_match "$err" "^tare cg: cannot open '.*nonexistent.out': No such file" "missing file message"
+head -n 200 "$TMP/rec.out" > "$TMP/cut.out"
+run_tare cg top "$TMP/cut.out"
+expect_rc 2 "truncated profile"
+expect_match "$err" "^tare cg: '.*cut.out' line [0-9]+: truncated" "truncated message"
+expect_eq "$out" "" "no partial output"
+sed 's/^totals: \([0-9]*\)/totals: 1\1/' "$TMP/rec.out" > "$TMP/tot.out"
+run_tare cg info "$TMP/tot.out"
+expect_rc 2 "totals mismatch"
+expect_match "$err" "line [0-9]+: the cost lines add up to [0-9]+ Ir, but 'totals:' says 1[0-9]+" "totals message"
+awk '!done && /^cfn=\([0-9]+\) / { print "cfn=(99999)"; done = 1; next } { print }' "$TMP/rec.out" > "$TMP/id.out"
+run_tare cg top "$TMP/id.out"
+expect_rc 2 "undefined id"
+expect_match "$err" "line [0-9]+: undefined name id 99999 in 'cfn='" "undefined id message"
+: > "$TMP/empty.out"
+run_tare cg top "$TMP/empty.out"
+expect_rc 2 "empty file"
+expect_match "$err" "no 'events:' line" "empty file message"
+done_testing

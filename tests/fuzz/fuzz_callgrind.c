@@ -1,0 +1,32 @@
+/* fuzz_callgrind.c: the callgrind reader must never crash, leak or loop on any input, and a
+ * profile it accepts must be consistent: the functions' self costs add up to the totals. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core/profile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct cg_profile *p = cg_profile_new();
+    if (!p)
+        return 0;
+    struct err e;
+    struct cg_read_opts o = {.lines_for = ""};
+    if (cg_read_mem(p, "fuzz", (const char *)data, size, &o, &e) == 0 &&
+        cg_profile_finish(p, &e) == 0) {
+        for (int ev = 0; ev < p->nev; ev++) {
+            uint64_t sum = 0, lines = 0;
+            for (uint32_t f = 0; f < p->nfunc; f++)
+                sum += cg_self(p, f)[ev];
+            for (uint32_t l = 0; l < p->nline; l++)
+                lines += p->line_cost[(size_t)l * p->nev + ev];
+            if (sum != cg_total(p, ev))
+                abort();
+            if (lines > sum)
+                abort();
+        }
+        (void)cg_allocations(p);
+    }
+    cg_profile_free(p);
+    return 0;
+}

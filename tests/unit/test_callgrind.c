@@ -1,0 +1,270 @@
+/* test_callgrind.c: the callgrind reader and profile model on hand-written profiles: the
+ * cases valgrind does not produce on demand, each with its answer derived by hand. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/profile.h"
+#include "unit.h"
+
+static struct cg_profile *load(const char *text, const char *lines_for, struct err *e)
+{
+    struct cg_profile *p = cg_profile_new();
+    struct cg_read_opts o = {.lines_for = lines_for};
+    memset(e, 0, sizeof *e);
+    if (cg_read_mem(p, "t.out", text, strlen(text), &o, e) < 0 || cg_profile_finish(p, e) < 0) {
+        cg_profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static uint64_t self_of(struct cg_profile *p, const char *name, int ev)
+{
+    uint32_t f = cg_find(p, NULL, name);
+    return f == UINT32_MAX ? 999999999 : cg_self(p, f)[ev];
+}
+
+static uint64_t incl_of(struct cg_profile *p, const char *name, int ev)
+{
+    uint32_t f = cg_find(p, NULL, name);
+    return f == UINT32_MAX ? 999999999 : cg_incl(p, f)[ev];
+}
+
+static uint64_t calls_of(struct cg_profile *p, const char *a, const char *b)
+{
+    uint32_t x = cg_find_edge(p, cg_find(p, NULL, a), cg_find(p, NULL, b));
+    return x == UINT32_MAX ? 999999999 : p->edges[x].calls;
+}
+
+/* An error case: must fail with ERR_INPUT and a message containing want. */
+static void bad(const char *text, const char *want, int line)
+{
+    struct err e;
+    struct cg_profile *p = load(text, NULL, &e);
+    char m[2048];
+    snprintf(m, sizeof m, "rejected with '%s' (got %s: '%s')", want, p ? "accepted" : "error", e.msg);
+    unit_report(!p && e.kind == ERR_INPUT && strstr(e.msg, want), __FILE__, line, m);
+    cg_profile_free(p);
+}
+#define BAD(text, want) bad(text, want, __LINE__)
+
+int main(void)
+{
+    struct err e;
+    struct cg_profile *p;
+
+    /* The format specification's extended example, with name compression. */
+    p = load("# callgrind format\nevents: Instructions\n"
+             "fl=(1) file1.c\nfn=(1) main\n16 20\ncfn=(2) func1\ncalls=1 50\n16 400\n"
+             "cfi=(2) file2.c\ncfn=(3) func2\ncalls=3 20\n16 400\n"
+             "fn=(2)\n51 100\ncfi=(2)\ncfn=(3)\ncalls=2 20\n51 300\n"
+             "fl=(2)\nfn=(3)\n20 700\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(cg_total(p, 0), 820);
+        CHECK_INT(self_of(p, "main", 0), 20);
+        CHECK_INT(incl_of(p, "main", 0), 820);
+        CHECK_INT(incl_of(p, "func1", 0), 400);
+        CHECK_INT(incl_of(p, "func2", 0), 700);
+        CHECK_INT(calls_of(p, "main", "func2"), 3);
+        CHECK_INT(calls_of(p, "func1", "func2"), 2);
+        CHECK_INT(p->nparts, 1);
+        cg_profile_free(p);
+    }
+
+    /* Ids defined on a call line and used bare as fn= later; id 0; names starting with '(' */
+    p = load("events: Ir\nob=(0) /bin/x\nfl=(0) x.c\nfn=(0) (below main)\n1 3\n"
+             "cfn=(7) (anonymous namespace)::f()\ncalls=2 1\n* 50\n"
+             "fn=(7)\n5 40\ncob=(1) /lib/libc.so\ncfn=(8) malloc\ncalls=1 0\n* 10\n"
+             "totals: 43\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "(anonymous namespace)::f()", 0), 40);
+        CHECK_INT(self_of(p, "(below main)", 0), 3);
+        CHECK_INT(incl_of(p, "(below main)", 0), 53);
+        CHECK_INT(incl_of(p, "(anonymous namespace)::f()", 0), 50);
+        /* cob= named the callee's object for that call only */
+        CHECK(cg_find(p, "/lib/libc.so", "malloc") != UINT32_MAX);
+        CHECK(cg_find(p, "/bin/x", "malloc") == UINT32_MAX);
+        CHECK_INT(cg_allocations(p), 1);
+        cg_profile_free(p);
+    }
+
+    /* Recursion levels (fib'2) merged; inclusive from outside the recursion only */
+    p = load("events: Ir\nfl=f.c\nfn=(1) main\n1 10\ncfn=(2) fib\ncalls=1 4\n* 100\n"
+             "fn=(2)\n4 20\ncfn=(3) fib'2\ncalls=2 4\n* 80\n"
+             "fn=(3)\n4 60\ncfn=(3)\ncalls=4 4\n* 50\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "fib", 0), 80);
+        CHECK(cg_find(p, NULL, "fib'2") == UINT32_MAX);
+        CHECK_INT(incl_of(p, "fib", 0), 100);
+        CHECK_INT(calls_of(p, "fib", "fib"), 6);
+        uint32_t x = cg_find_edge(p, cg_find(p, NULL, "fib"), cg_find(p, NULL, "fib"));
+        CHECK_INT(cg_edge_incl(p, x)[0], 80);   /* only the outermost level's calls */
+        CHECK_INT(cg_total(p, 0), 90);
+        cg_profile_free(p);
+    }
+
+    /* --separate-callers chains and realloc(NULL) -> malloc counted once */
+    p = load("events: Ir\nob=(1) /bin/p\nfl=p.c\nfn=(1) main\n1 1\n"
+             "cob=(2) /lib/libc.so.6\ncfn=(2) realloc'main\ncalls=2 0\n* 30\n"
+             "cob=(2)\ncfn=(3) malloc'main\ncalls=3 0\n* 30\n"
+             "cob=(2)\ncfn=(4) strdup'main\ncalls=1 0\n* 20\n"
+             "ob=(2)\nfn=(2)\n0 10\ncfn=(5) malloc'realloc'main\ncalls=1 0\n* 10\n"
+             "fn=(4)\n0 10\ncfn=(6) malloc@@GLIBC_2.2.5'strdup'main\ncalls=1 0\n* 10\n"
+             "fn=(3)\n0 30\nfn=(5)\n0 10\nfn=(6)\n0 10\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(cg_allocations(p), 6);   /* 2 realloc + 3 malloc + 1 via strdup */
+        CHECK_INT(self_of(p, "malloc", 0), 40);
+        CHECK_INT(calls_of(p, "realloc", "malloc"), 1);
+        cg_profile_free(p);
+    }
+
+    /* positions: instr line; hex; relative +N -N *; fewer costs than events; totals */
+    p = load("version: 1\ncreator: callgrind-3.19.0\npositions: instr line\nevents: Ir Dr Dw\n"
+             "fl=a.c\nfn=f\n0x1000 10 5 2 1\n+4 * 3\n-2 +1 0x10 1\n* -1 1\n"
+             "totals: 25 3 1\n", "f", &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(cg_total(p, cg_event_index(p, "Ir")), 25);
+        CHECK_INT(cg_total(p, cg_event_index(p, "Dr")), 3);
+        CHECK_INT(cg_total(p, cg_event_index(p, "Dw")), 1);
+        CHECK_INT(p->nline, 2);
+        for (uint32_t i = 0; i < p->nline; i++) {
+            if (p->lines[i].line == 10)
+                CHECK_INT(p->line_cost[i * p->nev], 9);    /* 5 + 3 + 1 */
+            else
+                CHECK_INT(p->lines[i].line, 11);
+        }
+        cg_profile_free(p);
+    }
+
+    /* positions: instr bb line */
+    p = load("positions: instr bb line\nevents: Ir\nfn=g\n0x10 0x10 7 3\n+2 * * 4\ntotals: 7\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "g", 0), 7);
+        cg_profile_free(p);
+    }
+
+    /* fi=/fe=: inlined lines stay with the function; the call line does not move the base */
+    p = load("events: Ir\nfl=(1) a.c\nfn=(1) f\n10 5\nfi=(2) h.h\n3 7\nfe=(1)\n12 1\n"
+             "cfn=(2) g\ncalls=1 50\n+3 100\n+1 2\nfn=(2)\n50 100\n", "f", &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "f", 0), 15);
+        CHECK_INT(incl_of(p, "f", 0), 115);
+        int found = 0;
+        for (uint32_t i = 0; i < p->nline; i++) {
+            const char *file = cg_str(p, p->lines[i].file);
+            if (strcmp(file, "h.h") == 0 && p->lines[i].line == 3)
+                found += p->line_cost[i] == 7;
+            if (strcmp(file, "a.c") == 0 && p->lines[i].line == 13)   /* 12 + 1, not 15 + 1 */
+                found += p->line_cost[i] == 2;
+        }
+        CHECK_INT(found, 2);
+        cg_profile_free(p);
+    }
+
+    /* jumps and the cost-less line after them; bb=/ln=/rec= skipped */
+    p = load("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 1 4\njcnd=1/3 +4 2\n* 1\n"
+             "jump=2 -4 1\n* 1\njfi=(3) x.c\njfn=(9) g\nbb=0x10\nln=4\n+4 2 6\ntotals: 10\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "f", 0), 10);
+        cg_profile_free(p);
+    }
+
+    /* Two parts (--combine-dumps): ids carried over, each part's totals checked, summed */
+    p = load("creator: callgrind-3.19.0\npart: 1\nevents: Ir\nob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n1 10\n"
+             "totals: 10\n\npart: 2\nevents: Ir\nob=(1)\nfl=(1)\nfn=(1)\n1 5\ntotals: 5\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(p->nparts, 2);
+        CHECK_INT(cg_total(p, 0), 15);
+        CHECK_INT(self_of(p, "main", 0), 15);
+        cg_profile_free(p);
+    }
+
+    /* Same name in two objects: two functions */
+    p = load("events: Ir\nob=/bin/a\nfn=work\n1 3\nob=/lib/b.so\nfn=work\n1 4\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(p->nfunc, 2);
+        CHECK_INT(cg_self(p, cg_find(p, "/bin/a", "work"))[0], 3);
+        CHECK_INT(cg_self(p, cg_find(p, "/lib/b.so", "work"))[0], 4);
+        cg_profile_free(p);
+    }
+
+    /* cachegrind: no positions, summary: at the end is the total */
+    p = load("desc: I1 cache: 32768 B\ncmd: ./a\nevents: Ir I1mr \nfl=a.c\nfn=main\n3 4 1\n5 6\nsummary: 10 1\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_STR(p->command, "./a");
+        CHECK_INT(cg_total(p, 0), 10);
+        cg_profile_free(p);
+    }
+    BAD("events: Ir\nfn=main\n3 4\nsummary: 5\n", "line 4: the cost lines add up to 4 Ir, but 'summary:' says 5");
+
+    /* Several files into one profile are summed */
+    p = cg_profile_new();
+    const char *f1 = "events: Ir\nob=/x\nfn=main\n1 3\n", *f2 = "events: Ir Dr\nob=/x\nfn=main\n1 4 2\n";
+    CHECK(cg_read_mem(p, "a", f1, strlen(f1), NULL, &e) == 0);
+    CHECK(cg_read_mem(p, "b", f2, strlen(f2), NULL, &e) == 0);
+    CHECK(cg_profile_finish(p, &e) == 0);
+    CHECK_INT(cg_total(p, cg_event_index(p, "Ir")), 7);
+    CHECK_INT(cg_total(p, cg_event_index(p, "Dr")), 2);
+    CHECK_INT(p->nfiles, 2);
+    cg_profile_free(p);
+
+    /* Names */
+    bool rec;
+    CHECK_INT(cg_strip_name("fib'2", 5, &rec), 3);
+    CHECK(rec);
+    CHECK_INT(cg_strip_name("malloc'strdup'main", 18, &rec), 6);
+    CHECK(!rec);
+    CHECK_INT(cg_strip_name("fib'3'main", 10, &rec), 3);
+    CHECK(rec);
+    const char *op = "std::operator<<(std::ostream&, int)'2";
+    CHECK_INT(cg_strip_name(op, strlen(op), &rec), strlen(op) - 2);
+    const char *op2 = "A::operator()(int) const'f";
+    CHECK_INT(cg_strip_name(op2, strlen(op2), &rec), strlen(op2) - 2);
+    const char *tpl = "f<(char)39>(x)'2";
+    CHECK_INT(cg_strip_name(tpl, strlen(tpl), &rec), strlen(tpl) - 2);
+    CHECK(cg_is_alloc_entry("malloc"));
+    CHECK(cg_is_alloc_entry("realloc@@GLIBC_2.2.5"));
+    CHECK(cg_is_alloc_entry("__libc_calloc"));
+    CHECK(cg_is_alloc_entry("pvalloc"));
+    CHECK(!cg_is_alloc_entry("free"));
+    CHECK(!cg_is_alloc_entry("malloc_usable_size"));
+    CHECK(!cg_is_alloc_entry("_int_malloc"));
+
+    /* Bad input: the file, the line, what */
+    BAD("events: Ir\nfn=(1) f\ncfn=(57)\ncalls=1 0\n1 1\n", "'t.out' line 3: undefined name id 57 in 'cfn='");
+    BAD("events: Ir\nfn=f\n1 5\ntotals: 6\n", "line 4: the cost lines add up to 5 Ir, but 'totals:' says 6");
+    BAD("creator: callgrind-3.19.0\nevents: Ir\nfn=f\n1 5\n", "truncated: the part that began on line 2 has no 'totals:' line");
+    BAD("events: Ir\nfn=f\n1 5", "line 3: truncated: the last line has no newline");
+    BAD("events: Ir\nfn=f\ncfn=g\ncalls=1 2\n", "truncated: 'calls=' line not followed by its cost line");
+    BAD("positions: foo\n", "line 1: unknown position 'foo'");
+    BAD("positions: line instr\n", "out of order");
+    BAD("fn=f\n1 2\n", "line 2: cost line before 'events:'");
+    BAD("events: Ir\n1 2\n", "cost line before any 'fn='");
+    BAD("events: Ir\nfn=f\n1 2 3\n", "more costs than the 1 events");
+    BAD("events: Ir\nfn=f\n3 1\n-4 1\n", "goes below zero");
+    BAD("events: Ir\nfn=f\n1 x\n", "bad cost");
+    BAD("events: Ir\nfn=f\n1 99999999999999999999\n", "bad cost");
+    BAD("events: Ir\nfn=f\nxyz=1\n", "unknown line 'xyz='");
+    BAD("events: Ir\nfn=f\ncalls=1 2\n1 1\n", "'calls=' without a 'cfn='");
+    BAD("events: Ir\nfn=(1) f\nfn=(1) g\n", "name id 1 in 'fn=' redefined");
+    BAD("events: Ir\nfn=\n", "empty name");
+    BAD("events: Ir\nfn=f\n1 5\ntotals: 5\n2 1\n", "cost line after 'totals:'");
+    BAD("version: 2\n", "unsupported format version");
+    BAD("hello world\n", "malformed line");
+    BAD("", "no 'events:' line");
+    BAD("events: Ir Ir\n", "named twice");
+    BAD("events: Ir\nfn=f\n1 1\ncfn=g\ncalls=1 1\nfn=h\n", "where the cost line of a call or jump was due");
+
+    return unit_done("test_callgrind");
+}
