@@ -4,5 +4,7 @@
 
 int cmd_wall(int argc, char **argv);
 extern const char cmd_wall_usage[];
+int cmd_history(int argc, char **argv);
+extern const char cmd_history_usage[];
 
 #endif

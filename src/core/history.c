@@ -859,19 +859,49 @@ size_t hist_changes(const struct hist_series *s, int m, double *out)
 
 /* ---- the regression test ---- */
 
-/* Median of x[lo..hi) into scratch. */
-static double median_of(const double *x, size_t lo, size_t hi, double *scratch)
+/* One series' metric with its NAs dropped, and each value's deviation from the median of
+ * the window before it. */
+struct wall_ctx {
+    double *x, *dev, *scratch;
+    size_t *at, n;
+};
+
+static void wall_free(struct wall_ctx *c)
 {
-    memcpy(scratch, x + lo, (hi - lo) * sizeof *x);
-    return stats_median(scratch, hi - lo);
+    free(c->x);
+    free(c->dev);
+    free(c->scratch);
+    free(c->at);
 }
 
-/* Deviation of x[k] from the median of the (up to) w values before it. */
-static double deviation(const double *x, size_t k, int w, double *scratch)
+static int wall_prepare(const struct hist_series *s, int m, size_t upto, int w, struct wall_ctx *c)
 {
-    size_t lo = k > (size_t)w ? k - w : 0;
-    double b = median_of(x, lo, k, scratch);
-    return b > 0 ? x[k] / b - 1 : NAN;
+    memset(c, 0, sizeof *c);
+    size_t cap = upto + 1;
+    c->x = malloc(cap * sizeof *c->x);
+    c->dev = malloc(cap * sizeof *c->dev);
+    c->scratch = malloc(cap * sizeof *c->scratch);
+    c->at = malloc(cap * sizeof *c->at);
+    if (!c->x || !c->dev || !c->scratch || !c->at) {
+        wall_free(c);
+        return -1;
+    }
+    for (size_t k = 0; k <= upto && k < s->n; k++)
+        if (!isnan(s->v[m][k])) {
+            c->x[c->n] = s->v[m][k];
+            c->at[c->n++] = k;
+        }
+    for (size_t k = 0; k < c->n; k++) {
+        c->dev[k] = NAN;
+        if (k < 3)
+            continue;
+        size_t lo = k > (size_t)w ? k - w : 0;
+        memcpy(c->scratch, c->x + lo, (k - lo) * sizeof *c->x);
+        double b = stats_median(c->scratch, k - lo);
+        if (b > 0)
+            c->dev[k] = fabs(c->x[k] / b - 1);
+    }
+    return 0;
 }
 
 /*
@@ -881,40 +911,33 @@ static double deviation(const double *x, size_t k, int w, double *scratch)
  *            deviation taken from the median of the window before it (floor 1%);
  *   before = median of the window before j, after = median of x[j..j+L-1];
  *   a step when every one of the L points lies beyond the fence on the same side (so their
- *   median does too), and the point before j lies within half the fence on that side (so
- *   the step is placed at j). The caller also drops a step whose before window holds an
- *   earlier step (the echo of a step while the window still straddles it).
+ *   median does too), and the point before j does not (so the step is placed at j). The
+ *   caller also drops a step whose before window holds an earlier step (the echo of a step
+ *   while the window still straddles it).
  */
-static bool wall_step(const double *x, size_t j, size_t L, const struct hist_check_opts *o,
-                      double *scratch, struct hist_step *st)
+static bool wall_step(struct wall_ctx *c, size_t j, size_t L, const struct hist_check_opts *o,
+                      struct hist_step *st)
 {
-    size_t minb = 3;
-    if (j < minb + 10)
+    const double *x = c->x;
+    if (j < 13 || j + L > c->n)
         return false;   /* too little history to learn the noise from */
-    double *devs = malloc((o->noise_n + 1) * sizeof *devs);
-    if (!devs)
+    double devs[256];
+    size_t nd = 0, nn = o->noise_n > 256 ? 256 : (size_t)o->noise_n;
+    for (size_t k = j > nn ? j - nn : 0; k < j; k++)
+        if (!isnan(c->dev[k]))
+            devs[nd++] = c->dev[k];
+    if (nd < 10)
         return false;
-    size_t nd = 0;
-    for (size_t k = j > (size_t)o->noise_n ? j - o->noise_n : minb; k < j; k++) {
-        if (k < minb)
-            continue;
-        double d = deviation(x, k, o->window, scratch);
-        if (!isnan(d))
-            devs[nd++] = fabs(d);
-    }
-    if (nd < 10) {
-        free(devs);
-        return false;
-    }
     stats_sort(devs, nd);
     double q1 = stats_quantile(devs, nd, 0.25), q3 = stats_quantile(devs, nd, 0.75);
-    free(devs);
     double fence = q3 + 2 * (q3 - q1);
     if (fence < 0.01)
         fence = 0.01;
     size_t lo = j > (size_t)o->window ? j - o->window : 0;
-    double before = median_of(x, lo, j, scratch);
-    double after = median_of(x, j, j + L, scratch);
+    memcpy(c->scratch, x + lo, (j - lo) * sizeof *x);
+    double before = stats_median(c->scratch, j - lo);
+    memcpy(c->scratch, x + j, L * sizeof *x);
+    double after = stats_median(c->scratch, L);
     if (!(before > 0))
         return false;
     double change = after / before - 1;
@@ -933,66 +956,134 @@ static bool wall_step(const double *x, size_t j, size_t L, const struct hist_che
     return true;
 }
 
+static void det_step(const struct hist_series *s, int m, size_t i, double threshold,
+                     struct hist_step *out)
+{
+    double prev = NAN;
+    for (size_t k = i; k-- > 0;)
+        if (!isnan(s->v[m][k])) {
+            prev = s->v[m][k];
+            break;
+        }
+    if (isnan(prev) || prev == 0)
+        return;
+    out->before = prev;
+    out->after = s->v[m][i];
+    out->change = out->after / prev - 1;
+    out->fence = threshold;
+    out->at = i;
+    out->found = fabs(out->change) > threshold;
+}
+
+static void step_clear(struct hist_step *st)
+{
+    memset(st, 0, sizeof *st);
+    st->before = st->after = st->change = st->fence = NAN;
+}
+
 void hist_check_point(const struct hist_series *s, int m, size_t i,
                       const struct hist_check_opts *o, struct hist_step *out)
 {
-    memset(out, 0, sizeof *out);
-    out->before = out->after = out->change = out->fence = NAN;
+    step_clear(out);
     if (i >= s->n || isnan(s->v[m][i]))
         return;
     if (hist_metric_deterministic(m)) {
-        double prev = NAN;
-        for (size_t k = i; k-- > 0;)
-            if (!isnan(s->v[m][k])) {
-                prev = s->v[m][k];
-                break;
-            }
-        if (isnan(prev) || prev == 0)
-            return;
-        out->before = prev;
-        out->after = s->v[m][i];
-        out->change = out->after / prev - 1;
-        out->fence = o->det_threshold;
-        out->at = i;
-        out->found = fabs(out->change) > o->det_threshold;
+        det_step(s, m, i, o->det_threshold, out);
         return;
     }
-    /* Compact the values up to i, skipping NAs, remembering their point indexes. */
-    double *x = malloc((i + 1) * sizeof *x), *scratch = malloc((i + 1) * sizeof *x);
-    size_t *at = malloc((i + 1) * sizeof *at);
-    if (!x || !scratch || !at)
-        goto done;
-    size_t n = 0;
-    for (size_t k = 0; k <= i; k++)
-        if (!isnan(s->v[m][k])) {
-            x[n] = s->v[m][k];
-            at[n++] = k;
-        }
+    struct wall_ctx c;
+    if (wall_prepare(s, m, i, o->window, &c) < 0)
+        return;
+    size_t n = c.n;
     size_t P = o->persist > 0 ? (size_t)o->persist : 1;
     if (n >= P) {
         struct hist_step st = {0}, earlier;
         bool echo = false;
         for (size_t k = 1; k <= (size_t)o->window && k <= n - P && !echo; k++)
-            echo = wall_step(x, n - P - k, P, o, scratch, &earlier);
-        if (!echo && wall_step(x, n - P, P, o, scratch, &st)) {
+            echo = wall_step(&c, n - P - k, P, o, &earlier);
+        if (!echo && wall_step(&c, n - P, P, o, &st)) {
             *out = st;
             out->found = true;
-            out->at = at[n - P];
+            out->at = c.at[n - P];
             goto done;
         }
     }
     /* Not confirmed: is a step starting among the newest points, awaiting persistence? */
     for (size_t L = P - 1; L >= 1 && n >= L; L--) {
         struct hist_step st = {0};
-        if (wall_step(x, n - L, L, o, scratch, &st)) {
+        if (wall_step(&c, n - L, L, o, &st)) {
             *out = st;
             out->pending = true;
-            out->at = at[n - L];
+            out->at = c.at[n - L];
             break;
         }
     }
 done:
-    free(x);
-    free(scratch);
-    free(at);
+    wall_free(&c);
+}
+
+size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opts *o,
+                 struct hist_step *out)
+{
+    size_t found = 0;
+    for (size_t i = 0; i < s->n; i++)
+        step_clear(&out[i]);
+    if (hist_metric_deterministic(m)) {
+        for (size_t i = 0; i < s->n; i++)
+            if (!isnan(s->v[m][i])) {
+                det_step(s, m, i, o->det_threshold, &out[i]);
+                found += out[i].found;
+            }
+        return found;
+    }
+    if (s->n == 0)
+        return 0;
+    struct wall_ctx c;
+    if (wall_prepare(s, m, s->n - 1, o->window, &c) < 0)
+        return 0;
+    size_t P = o->persist > 0 ? (size_t)o->persist : 1;
+    bool *raw = calloc(c.n + 1, sizeof *raw);
+    struct hist_step *st = calloc(c.n + 1, sizeof *st);
+    if (raw && st) {
+        for (size_t j = 0; j + P <= c.n; j++)
+            raw[j] = wall_step(&c, j, P, o, &st[j]);
+        for (size_t j = 0; j + P <= c.n; j++) {
+            if (!raw[j])
+                continue;
+            bool echo = false;
+            for (size_t k = 1; k <= (size_t)o->window && k <= j && !echo; k++)
+                echo = raw[j - k];
+            if (echo)
+                continue;
+            size_t i = c.at[j + P - 1];
+            out[i] = st[j];
+            out[i].found = true;
+            out[i].at = c.at[j];
+            found++;
+        }
+    }
+    free(raw);
+    free(st);
+    wall_free(&c);
+    return found;
+}
+
+int hist_db_load(struct hist_db *db, char **paths, int n, struct err *e)
+{
+    hist_db_init(db);
+    for (int i = 0; i < n; i++) {
+        struct hist_table t;
+        if (hist_read(paths[i], &t, e) < 0) {
+            hist_db_free(db);
+            return -1;
+        }
+        int rc = hist_db_add(db, &t, e);
+        hist_table_free(&t);
+        if (rc < 0) {
+            hist_db_free(db);
+            return -1;
+        }
+    }
+    hist_db_finish(db);
+    return 0;
 }

@@ -114,4 +114,12 @@ struct hist_check_opts {
 void hist_check_point(const struct hist_series *s, int m, size_t i,
                       const struct hist_check_opts *o, struct hist_step *out);
 
+/* The confirmed steps at every point, as a check after each commit would have reported them:
+ * out[i] (s->n entries) describes the step that point i confirms. Returns how many. */
+size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opts *o,
+                 struct hist_step *out);
+
+/* Reads every file into a fresh db and finishes it. */
+int hist_db_load(struct hist_db *db, char **paths, int n, struct err *e);
+
 #endif

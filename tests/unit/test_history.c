@@ -350,6 +350,22 @@ static void test_check(void)
         }
         free_series(&s);
     }
+    /* The scan over a whole series agrees with a check after every commit. */
+    {
+        for (size_t i = 0; i < N; i++)
+            v[i] = (i >= 150 ? 1.3 : 1.0) * (1 + 0.05 * normal());
+        struct hist_series s = make_series(v, N, HM_RATIO);
+        struct hist_step scan[N];
+        size_t nfound = hist_scan(&s, HM_RATIO, &o, scan);
+        int agree = 1;
+        for (size_t i = 0; i < N; i++) {
+            hist_check_point(&s, HM_RATIO, i, &o, &st);
+            agree &= st.found == scan[i].found && (!st.found || st.at == scan[i].at);
+        }
+        CHECK(agree);
+        CHECK(nfound >= 1);
+        free_series(&s);
+    }
     CHECK_INT(found_at_step, 20);
     CHECK_INT(found_elsewhere, 0);
     CHECK(exact >= 18);
