@@ -6,5 +6,7 @@ int cmd_wall(int argc, char **argv);
 extern const char cmd_wall_usage[];
 int cmd_history(int argc, char **argv);
 extern const char cmd_history_usage[];
+int cmd_trend(int argc, char **argv);
+extern const char cmd_trend_usage[];
 
 #endif

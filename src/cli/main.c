@@ -15,6 +15,7 @@
 const struct cli_command cli_commands[] = {
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
     {"history", "per-commit history files: append safely, check for regressions, noise, merge", cmd_history_usage, cmd_history},
+    {"trend", "a self-contained HTML trend page of history files", cmd_trend_usage, cmd_trend},
 };
 const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 

@@ -63,7 +63,7 @@ series() {
     }' > "$1"
 }
 rang=0
-for seed in 1 2 3 4 5 6 7 8 9 10; do
+for seed in 1 2 3 4 5; do
     for sd in 0.02 0.10; do
         series "$TMP/n.tsv" 999 1 $sd $seed
         # A check after every commit, as CI would run it: prefix files of 20..120 rows.
@@ -73,7 +73,7 @@ for seed in 1 2 3 4 5 6 7 8 9 10; do
         done
     done
 done
-expect_eq "$rang" 0 "noise (2% and 10%, 10 seeds, 2,020 checks) never rings"
+expect_eq "$rang" 0 "noise (2% and 10%, 5 seeds, 1,010 checks) never rings"
 
 series "$TMP/s.tsv" 100 1.3 0.03 42
 head -n 101 "$TMP/s.tsv" > "$TMP/s1.tsv"
