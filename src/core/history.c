@@ -66,6 +66,7 @@ void hist_table_free(struct hist_table *t)
     free(t->cols);
     free(t->cells);
     free(t->line);
+    free(t->val);
     memset(t, 0, sizeof *t);
 }
 
@@ -91,14 +92,19 @@ static int split_tabs(char *s, char **cells, int max)
     }
 }
 
-static bool is_number_cell(const char *s)
+/* A metric cell: a finite number, or NA / empty (NAN). */
+static bool parse_number_cell(const char *s, double *out)
 {
+    *out = NAN;
     if (!*s || strcmp(s, "NA") == 0)
         return true;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    return end != s && !*end && errno != ERANGE && isfinite(v);
+    if (end == s || *end || errno == ERANGE || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
 }
 
 int hist_parse(const char *name, const char *text, size_t len, struct hist_table *t, struct err *e)
@@ -139,7 +145,8 @@ int hist_parse(const char *name, const char *text, size_t len, struct hist_table
             t->cols = calloc(n, sizeof *t->cols);
             t->cells = calloc(cap_rows * n + 1, sizeof *t->cells);
             t->line = calloc(cap_rows + 1, sizeof *t->line);
-            if (!t->cols || !t->cells || !t->line)
+            t->val = malloc((cap_rows + 1) * HM_COUNT * sizeof *t->val);
+            if (!t->cols || !t->cells || !t->line || !t->val)
                 goto oom;
             t->ncols = split_tabs(p, t->cols, n);
             for (int c = 0; c < t->ncols; c++) {
@@ -182,9 +189,11 @@ int hist_parse(const char *name, const char *text, size_t len, struct hist_table
                         !*row[t->c_commit] ? "commit" : "benchmark");
                 goto fail;
             }
+            double *val = t->val + t->nrows * HM_COUNT;
             for (int m = 0; m < HM_COUNT; m++) {
                 int c = t->c_metric[m];
-                if (c >= 0 && !is_number_cell(row[c])) {
+                val[m] = NAN;
+                if (c >= 0 && !parse_number_cell(row[c], &val[m])) {
                     err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': not a number: '%.40s'",
                             name, lineno, t->cols[c], row[c]);
                     goto fail;
@@ -257,10 +266,7 @@ int hist_read(const char *path, struct hist_table *t, struct err *e)
 
 double hist_value(const struct hist_table *t, size_t row, int m)
 {
-    const char *s = hist_cell(t, row, t->c_metric[m]);
-    if (!*s || strcmp(s, "NA") == 0)
-        return NAN;
-    return strtod(s, NULL);
+    return t->val[row * HM_COUNT + m];
 }
 
 /* ---- append ---- */
@@ -859,6 +865,40 @@ size_t hist_changes(const struct hist_series *s, int m, double *out)
 
 /* ---- the regression test ---- */
 
+/* Small arrays (windows of tens of values) sorted in place: insertion sort beats qsort's
+ * call per comparison here, and this is the inner loop of a scan over every commit. */
+static void small_sort(double *x, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        double v = x[i];
+        size_t j = i;
+        while (j > 0 && x[j - 1] > v) {
+            x[j] = x[j - 1];
+            j--;
+        }
+        x[j] = v;
+    }
+}
+
+/* Quantile q of sorted s (R's type 7, as stats_quantile). */
+static double sorted_q(const double *s, size_t n, double q)
+{
+    double h = (n - 1) * q;
+    size_t lo = (size_t)floor(h);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    return s[lo] + (h - lo) * (s[hi] - s[lo]);
+}
+
+/* Median of x[0..n) via scratch (x kept). */
+static double small_median(const double *x, size_t n, double *scratch)
+{
+    if (n == 0)
+        return NAN;
+    memcpy(scratch, x, n * sizeof *x);
+    small_sort(scratch, n);
+    return sorted_q(scratch, n, 0.5);
+}
+
 /* One series' metric with its NAs dropped, and each value's deviation from the median of
  * the window before it. */
 struct wall_ctx {
@@ -896,8 +936,7 @@ static int wall_prepare(const struct hist_series *s, int m, size_t upto, int w, 
         if (k < 3)
             continue;
         size_t lo = k > (size_t)w ? k - w : 0;
-        memcpy(c->scratch, c->x + lo, (k - lo) * sizeof *c->x);
-        double b = stats_median(c->scratch, k - lo);
+        double b = small_median(c->x + lo, k - lo, c->scratch);
         if (b > 0)
             c->dev[k] = fabs(c->x[k] / b - 1);
     }
@@ -928,16 +967,14 @@ static bool wall_step(struct wall_ctx *c, size_t j, size_t L, const struct hist_
             devs[nd++] = c->dev[k];
     if (nd < 10)
         return false;
-    stats_sort(devs, nd);
-    double q1 = stats_quantile(devs, nd, 0.25), q3 = stats_quantile(devs, nd, 0.75);
+    small_sort(devs, nd);
+    double q1 = sorted_q(devs, nd, 0.25), q3 = sorted_q(devs, nd, 0.75);
     double fence = q3 + 2 * (q3 - q1);
     if (fence < 0.01)
         fence = 0.01;
     size_t lo = j > (size_t)o->window ? j - o->window : 0;
-    memcpy(c->scratch, x + lo, (j - lo) * sizeof *x);
-    double before = stats_median(c->scratch, j - lo);
-    memcpy(c->scratch, x + j, L * sizeof *x);
-    double after = stats_median(c->scratch, L);
+    double before = small_median(x + lo, j - lo, c->scratch);
+    double after = small_median(x + j, L, c->scratch);
     if (!(before > 0))
         return false;
     double change = after / before - 1;

@@ -35,6 +35,7 @@ struct hist_table {
     size_t nrows;
     char **cells;        /* nrows * ncols; a short row's missing trailing cells are "" */
     size_t *line;        /* each row's line number */
+    double *val;         /* nrows * HM_COUNT metric values, parsed once; NAN for NA/absent */
     int c_date, c_commit, c_benchmark;   /* column indexes; date may be -1 */
     int c_metric[HM_COUNT];              /* -1 where the file has no such column */
     int c_runner, c_reference, c_toolchain;
