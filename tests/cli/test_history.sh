@@ -1,7 +1,8 @@
 # tare history: append (safe under concurrency), check (on series built here), noise, merge.
 . "$(dirname "$0")/lib.sh"
 EXCERPT=$TARE_ROOT/tests/fixtures/mutsu-excerpt.tsv
-MUTSU=$TARE_ROOT/../shared/data/mutsu-bench-history.tsv
+# The real history: $TARE_DATA, or ../shared/data beside the repository, when present.
+MUTSU=${TARE_DATA:-$TARE_ROOT/../shared/data}/mutsu-bench-history.tsv
 
 # ---- append ----
 H=$TMP/wall.tsv

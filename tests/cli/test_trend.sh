@@ -3,7 +3,8 @@
 # switch, window, filter, table and tooltip working. Saves a screenshot in $BUILD.
 . "$(dirname "$0")/lib.sh"
 EXCERPT=$TARE_ROOT/tests/fixtures/mutsu-excerpt.tsv
-MUTSU=$TARE_ROOT/../shared/data/mutsu-bench-history.tsv
+# The real history: $TARE_DATA, or ../shared/data beside the repository, when present.
+MUTSU=${TARE_DATA:-$TARE_ROOT/../shared/data}/mutsu-bench-history.tsv
 [ -r "$MUTSU" ] || MUTSU=$EXCERPT
 SHOTDIR=$TARE_ROOT/${BUILD:-build}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
