@@ -14,6 +14,7 @@
  */
 const struct cli_command cli_commands[] = {
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
+    {"run", "run a benchmark suite (INI): wall-clock pass, lanes, reference, history rows", cmd_run_usage, cmd_run},
     {"history", "per-commit history files: append safely, check for regressions, noise, merge", cmd_history_usage, cmd_history},
     {"trend", "a self-contained HTML trend page of history files", cmd_trend_usage, cmd_trend},
 };
