@@ -233,7 +233,7 @@ static int do_check(int argc, char **argv)
             continue;
         nchecked++;
         for (int m = 0; m < HM_COUNT; m++) {
-            if (m == HM_REF_MEDIAN_S)   /* the reference's own time is not ours to alarm on */
+            if (!hist_alarms(s, m))
                 continue;
             struct hist_step st;
             hist_check_point(s, m, lo, &o, &st);

@@ -131,10 +131,12 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
         for (int m = 0; m < HM_COUNT; m++) {
             if (!db->has[m] || m == HM_REF_MEDIAN_S)
                 continue;
-            hist_scan(s, m, &o, st);
+            bool alarms = hist_alarms(s, m);
+            if (alarms)
+                hist_scan(s, m, &o, st);
             fprintf(f, "%s\"%s\":[", first ? "" : ",", hist_metric_names[m]);
             bool f2 = true;
-            for (size_t i = 0; i < s->n; i++)
+            for (size_t i = 0; alarms && i < s->n; i++)
                 if (st[i].found) {
                     fprintf(f, "%s[%zu,%zu,", f2 ? "" : ",", i, st[i].at);
                     js_num(f, st[i].change);

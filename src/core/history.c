@@ -974,6 +974,16 @@ static bool wall_step(struct wall_ctx *c, size_t j, size_t L, const struct hist_
         fence = 0.01;
     size_t lo = j > (size_t)o->window ? j - o->window : 0;
     double before = small_median(x + lo, j - lo, c->scratch);
+    /* Values written to few digits (a ratio of 0.04 to two decimals) move by whole steps of
+     * their last digit; one and a half such steps is the least change that can be told. */
+    double quantum = INFINITY;
+    for (size_t k = (j > nn ? j - nn : 0) + 1; k < j; k++) {
+        double d = fabs(x[k] - x[k - 1]);
+        if (d > 0 && d < quantum)
+            quantum = d;
+    }
+    if (isfinite(quantum) && before > 0 && fence < 1.5 * quantum / before)
+        fence = 1.5 * quantum / before;
     double after = small_median(x + j, L, c->scratch);
     if (!(before > 0))
         return false;
@@ -1103,6 +1113,17 @@ size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opt
     free(st);
     wall_free(&c);
     return found;
+}
+
+bool hist_alarms(const struct hist_series *s, int m)
+{
+    if (m == HM_REF_MEDIAN_S)
+        return false;
+    if (m == HM_MEDIAN_S || m == HM_MIN_S)
+        for (size_t i = 0; i < s->n; i++)
+            if (!isnan(s->v[HM_RATIO][i]))
+                return false;
+    return true;
 }
 
 int hist_db_load(struct hist_db *db, char **paths, int n, struct err *e)

@@ -120,6 +120,12 @@ void hist_check_point(const struct hist_series *s, int m, size_t i,
 size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opts *o,
                  struct hist_step *out);
 
+/* Whether check alarms on metric m of series s. Not on ref_median_s (the reference's own
+ * time). Not on median_s or min_s when the series has a ratio to a same-machine reference:
+ * a runner that changes speed moves every series' seconds at once (the seed's history has
+ * several such days), and the ratio cancels it. */
+bool hist_alarms(const struct hist_series *s, int m);
+
 /* Reads every file into a fresh db and finishes it. */
 int hist_db_load(struct hist_db *db, char **paths, int n, struct err *e);
 

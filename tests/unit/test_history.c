@@ -395,6 +395,34 @@ static void test_check(void)
     }
     free_series(&s);
 
+    /* Values to two decimals (a ratio of 0.04) move by whole steps of 0.01, 25% of the value:
+     * one step is not a change that can be told; a doubling is. */
+    {
+        double q[80];
+        for (size_t i = 0; i < 80; i++)
+            q[i] = i >= 70 ? 0.05 : (i % 9 == 4 ? 0.05 : 0.04);
+        struct hist_series qs = make_series(q, 80, HM_RATIO);
+        hist_check_point(&qs, HM_RATIO, 72, &o, &st);
+        CHECK(!st.found);
+        CHECK(!st.pending);
+        for (size_t i = 70; i < 80; i++)
+            qs.v[HM_RATIO][i] = 0.08;
+        hist_check_point(&qs, HM_RATIO, 72, &o, &st);
+        CHECK(st.found && st.at == 70);
+        CHECK_NEAR(st.change, 1.0, 1e-9);
+        /* Which metrics alarm: with a ratio, not the seconds; never the reference's time. */
+        CHECK(hist_alarms(&qs, HM_RATIO));
+        qs.v[HM_MEDIAN_S][3] = 1.0;
+        CHECK(!hist_alarms(&qs, HM_MEDIAN_S));
+        CHECK(!hist_alarms(&qs, HM_MIN_S));
+        CHECK(!hist_alarms(&qs, HM_REF_MEDIAN_S));
+        CHECK(hist_alarms(&qs, HM_INSTRUCTIONS));
+        for (size_t i = 0; i < 80; i++)
+            qs.v[HM_RATIO][i] = NAN;
+        CHECK(hist_alarms(&qs, HM_MEDIAN_S));
+        free_series(&qs);
+    }
+
     /* Deterministic: a fixed threshold against the previous value. */
     double d[] = {1000, 1000, NAN, 1010, 1031};
     s = make_series(d, 5, HM_INSTRUCTIONS);
