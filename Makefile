@@ -10,7 +10,7 @@ VERSION := 0.1.0
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc -Iinclude -DTARE_VERSION='"$(VERSION)"' -MMD -MP
-LDLIBS   := -lm
+LDLIBS   := -lm -linih
 
 ifeq ($(V),1)
 Q :=
@@ -83,7 +83,7 @@ fuzz:
 	$(Q)for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  mkdir -p build/fuzz tests/fuzz/corpus-out/$$n; \
 	  clang -std=gnu11 -g -O1 -Isrc -Iinclude -fsanitize=fuzzer,address,undefined \
-	    -o build/fuzz/$$n $$f $(CORE_SRC) -lm || exit 1; \
+	    -o build/fuzz/$$n $$f $(CORE_SRC) $(LDLIBS) || exit 1; \
 	  build/fuzz/$$n -max_total_time=$(FUZZ_TIME) tests/fuzz/corpus-out/$$n tests/fuzz/corpus/$${n#fuzz_} || exit 1; \
 	done
 

@@ -16,5 +16,11 @@ extern const char cmd_cg_usage[];
 
 int cmd_selftest(int argc, char **argv);
 extern const char cmd_selftest_usage[];
+int cmd_history(int argc, char **argv);
+extern const char cmd_history_usage[];
+int cmd_trend(int argc, char **argv);
+extern const char cmd_trend_usage[];
+int cmd_run(int argc, char **argv);
+extern const char cmd_run_usage[];
 
 #endif

@@ -19,6 +19,9 @@ const struct cli_command cli_commands[] = {
     {"self-test", "check the callgrind reader and tare count against known answers", cmd_selftest_usage, cmd_selftest},
     {"stat", "count cycles, instructions, faults of whole commands (perf_event_open)", cmd_stat_usage, cmd_stat},
     {"cg", "read callgrind profiles: top, callers, diff, allocation sites, lines", cmd_cg_usage, cmd_cg},
+    {"run", "run a benchmark suite (INI): wall-clock pass, lanes, reference, history rows", cmd_run_usage, cmd_run},
+    {"history", "per-commit history files: append safely, check for regressions, noise, merge", cmd_history_usage, cmd_history},
+    {"trend", "a self-contained HTML trend page of history files", cmd_trend_usage, cmd_trend},
 };
 const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 

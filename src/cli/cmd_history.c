@@ -1,0 +1,543 @@
+/* cmd_history.c: `tare history`, per-commit history files: append, check, noise, merge. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/out.h"
+#include "core/history.h"
+#include "core/stats.h"
+
+const char cmd_history_usage[] =
+    "tare history append FILE < ROWS\n"
+    "tare history check [options] FILE...\n"
+    "tare history noise [--format FORMAT] FILE...\n"
+    "tare history merge FILE... -o OUT";
+
+static const char history_options[] =
+    "Subcommands:\n"
+    "  append FILE             append the rows on stdin (a header line, then rows) to FILE,\n"
+    "                          locked, as one write, synced\n"
+    "  check FILE...           regressions and improvements at the newest commit\n"
+    "  noise FILE...           per series and metric: median and p90 of |relative change|\n"
+    "                          between consecutive commits\n"
+    "  merge FILE... -o OUT    the rows of every file (shards) in one, in commit order\n"
+    "Options of check:\n"
+    "      --commit SHA        check this commit instead of the newest\n"
+    "      --det-threshold PCT alarm on deterministic counts past PCT percent (default 2)\n"
+    "      --persist N         a wall-clock step must hold N commits (default 3)\n"
+    "  -f, --format FORMAT     text (default) or json\n"
+    "Options of noise:\n"
+    "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
+    "  -h, --help              show this help\n";
+
+#define CMD "history"
+
+static int help(void)
+{
+    cli_print_usage(stdout, cmd_history_usage);
+    fputs(history_options, stdout);
+    return EXIT_OK;
+}
+
+static int bad_option(void)
+{
+    cli_print_usage(stderr, cmd_history_usage);
+    fprintf(stderr, "Try 'tare history --help' for the options.\n");
+    return EXIT_USAGE;
+}
+
+/* ---- append ---- */
+
+static int do_append(int argc, char **argv)
+{
+    if (argc != 2)
+        return cli_usage_error(CMD, cmd_history_usage, "append takes one FILE (rows come on stdin)");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n + 65536 > cap) {
+            cap = cap ? cap * 2 : 131072;
+            char *b = realloc(buf, cap);
+            if (!b) {
+                free(buf);
+                cli_error(CMD, "out of memory");
+                return EXIT_USAGE;
+            }
+            buf = b;
+        }
+        ssize_t r = read(0, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            cli_error(CMD, "cannot read stdin: %s", strerror(errno));
+            free(buf);
+            return EXIT_USAGE;
+        }
+        if (r == 0)
+            break;
+        n += r;
+    }
+    struct err e = {0};
+    long rows = hist_append(argv[1], buf ? buf : "", n, &e);
+    free(buf);
+    if (rows < 0)
+        return cli_fail(CMD, &e);
+    return EXIT_OK;
+}
+
+/* ---- check ---- */
+
+struct finding {
+    const char *bench, *commit;
+    int metric;
+    struct hist_step st;
+};
+
+static void json_findings(FILE *f, const struct finding *v, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", {" : "{", f);
+        fputs("\"benchmark\": ", f);
+        json_str(f, v[i].bench);
+        fputs(", \"metric\": ", f);
+        json_str(f, hist_metric_names[v[i].metric]);
+        fputs(", \"before\": ", f);
+        json_num(f, v[i].st.before);
+        fputs(", \"after\": ", f);
+        json_num(f, v[i].st.after);
+        fputs(", \"change\": ", f);
+        json_num(f, v[i].st.change);
+        fputs(", \"commit\": ", f);
+        json_str(f, v[i].commit);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+static void text_findings(const char *title, const struct finding *v, size_t n)
+{
+    if (!n)
+        return;
+    static const char *const hdr[] = {"benchmark", "metric", "before", "after", "change",
+                                      "threshold", "commit"};
+    struct table t;
+    table_init(&t, 7, hdr, 1u | 2u | 64u);
+    for (size_t i = 0; i < n; i++) {
+        const struct hist_step *s = &v[i].st;
+        table_row(&t);
+        table_set(&t, 0, "%s", v[i].bench);
+        table_set(&t, 1, "%s", hist_metric_names[v[i].metric]);
+        table_set(&t, 2, "%.6g", s->before);
+        table_set(&t, 3, "%.6g", s->after);
+        table_set(&t, 4, "%+.1f%%", 100 * s->change);
+        table_set(&t, 5, "%.1f%%", 100 * s->fence);
+        table_set(&t, 6, "%.12s", v[i].commit);
+    }
+    printf("%s:\n", title);
+    table_print(&t, stdout, FMT_TEXT);
+    table_free(&t);
+}
+
+static int do_check(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"commit", required_argument, NULL, 'c'},
+        {"det-threshold", required_argument, NULL, 'd'},
+        {"persist", required_argument, NULL, 'p'},
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *commit = NULL;
+    struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
+    enum out_format fmt = FMT_TEXT;
+    long persist = 3;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            commit = optarg;
+            break;
+        case 'd': {
+            char *end;
+            errno = 0;
+            double v = strtod(optarg, &end);
+            if (end != optarg && *end == '%')
+                end++;
+            if (errno || end == optarg || *end || !(v > 0) || v >= 1000)
+                return cli_usage_error(CMD, cmd_history_usage, "bad value '%s' for "
+                                       "--det-threshold: want a percentage above 0", optarg);
+            o.det_threshold = v / 100;
+            break;
+        }
+        case 'p':
+            if (!cli_parse_count(CMD, cmd_history_usage, "--persist", optarg, 1, 100, &persist))
+                return EXIT_USAGE;
+            o.persist = (int)persist;
+            break;
+        case 'f':
+            if (!cli_parse_format(CMD, cmd_history_usage, optarg, FMT_TEXT | FMT_JSON, &fmt))
+                return EXIT_USAGE;
+            break;
+        case 'h':
+            return help();
+        default:
+            return bad_option();
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(CMD, cmd_history_usage, "check: no history FILE");
+    struct hist_db db;
+    struct err e = {0};
+    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
+        return cli_fail(CMD, &e);
+    if (db.ncommits == 0) {
+        cli_error(CMD, "no rows in the history: nothing to check");
+        hist_db_free(&db);
+        return EXIT_USAGE;
+    }
+    long ci = (long)db.ncommits - 1;
+    if (commit && (ci = hist_db_find_commit(&db, commit, &e)) < 0) {
+        hist_db_free(&db);
+        return cli_fail(CMD, &e);
+    }
+    size_t cap = db.nseries * HM_COUNT + 1;
+    struct finding *reg = calloc(cap, sizeof *reg), *imp = calloc(cap, sizeof *imp),
+                   *pend = calloc(cap, sizeof *pend);
+    size_t nreg = 0, nimp = 0, npend = 0, nchecked = 0;
+    if (!reg || !imp || !pend) {
+        cli_error(CMD, "out of memory");
+        return EXIT_USAGE;
+    }
+    for (size_t si = 0; si < db.nseries; si++) {
+        const struct hist_series *s = &db.series[si];
+        /* The series' point at this commit; a series not run there is not checked. */
+        size_t lo = 0, hi = s->n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (s->commit[mid] < (size_t)ci)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo >= s->n || s->commit[lo] != (size_t)ci)
+            continue;
+        nchecked++;
+        for (int m = 0; m < HM_COUNT; m++) {
+            if (!hist_alarms(s, m))
+                continue;
+            struct hist_step st;
+            hist_check_point(s, m, lo, &o, &st);
+            if (!st.found && !st.pending)
+                continue;
+            struct finding f = {s->name, db.commit[s->commit[st.at]], m, st};
+            if (st.pending)
+                pend[npend++] = f;
+            else if (st.change > 0)
+                reg[nreg++] = f;
+            else
+                imp[nimp++] = f;
+        }
+    }
+    if (fmt == FMT_JSON) {
+        fputs("{\"regressions\": ", stdout);
+        json_findings(stdout, reg, nreg);
+        fputs(", \"improvements\": ", stdout);
+        json_findings(stdout, imp, nimp);
+        fputs("}\n", stdout);
+    } else {
+        printf("checked %zu series at commit %.12s (%s)\n", nchecked, db.commit[ci],
+               db.date[ci][0] ? db.date[ci] : "no date");
+        text_findings("regressions", reg, nreg);
+        text_findings("improvements", imp, nimp);
+        text_findings("pending (past the fence, not yet persistent)", pend, npend);
+        if (!nreg && !nimp)
+            printf("no regressions, no improvements\n");
+    }
+    free(reg);
+    free(imp);
+    free(pend);
+    hist_db_free(&db);
+    return nreg ? EXIT_FAIL : EXIT_OK;
+}
+
+/* ---- noise ---- */
+
+static int do_noise(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    enum out_format fmt = FMT_TEXT;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (!cli_parse_format(CMD, cmd_history_usage, optarg,
+                                  FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN, &fmt))
+                return EXIT_USAGE;
+            break;
+        case 'h':
+            return help();
+        default:
+            return bad_option();
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(CMD, cmd_history_usage, "noise: no history FILE");
+    struct hist_db db;
+    struct err e = {0};
+    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
+        return cli_fail(CMD, &e);
+    static const char *const hdr[] = {"benchmark", "metric", "changes", "median_change",
+                                      "p90_change"};
+    struct table t;
+    table_init(&t, 5, hdr, 1u | 2u);
+    double *ch = NULL;
+    size_t maxn = 0;
+    for (size_t si = 0; si < db.nseries; si++)
+        if (db.series[si].n > maxn)
+            maxn = db.series[si].n;
+    ch = malloc((maxn + 1) * sizeof *ch);
+    if (fmt == FMT_JSON)
+        fputs("{\"series\": [", stdout);
+    bool first = true;
+    for (size_t si = 0; si < db.nseries && ch; si++)
+        for (int m = 0; m < HM_COUNT; m++) {
+            if (!db.has[m])
+                continue;
+            size_t n = hist_changes(&db.series[si], m, ch);
+            if (n == 0)
+                continue;
+            stats_sort(ch, n);
+            double med = stats_median(ch, n), p90 = stats_quantile(ch, n, 0.9);
+            if (fmt == FMT_JSON) {
+                fputs(first ? "\n  {\"benchmark\": " : ",\n  {\"benchmark\": ", stdout);
+                json_str(stdout, db.series[si].name);
+                fputs(", \"metric\": ", stdout);
+                json_str(stdout, hist_metric_names[m]);
+                printf(", \"changes\": %zu, \"median_change\": ", n);
+                json_num(stdout, med);
+                fputs(", \"p90_change\": ", stdout);
+                json_num(stdout, p90);
+                fputc('}', stdout);
+                first = false;
+                continue;
+            }
+            table_row(&t);
+            table_set(&t, 0, "%s", db.series[si].name);
+            table_set(&t, 1, "%s", hist_metric_names[m]);
+            table_set(&t, 2, "%zu", n);
+            if (fmt == FMT_TEXT) {
+                table_set(&t, 3, "%.1f%%", 100 * med);
+                table_set(&t, 4, "%.1f%%", 100 * p90);
+            } else {
+                char b[32];
+                table_set(&t, 3, "%s", fmt_num(b, med));
+                table_set(&t, 4, "%s", fmt_num(b, p90));
+            }
+        }
+    if (fmt == FMT_JSON)
+        fputs("\n]}\n", stdout);
+    else
+        table_print(&t, stdout, fmt);
+    table_free(&t);
+    free(ch);
+    hist_db_free(&db);
+    return EXIT_OK;
+}
+
+/* ---- merge ---- */
+
+struct mrow { const struct hist_table *t; size_t r, file, seq, rank; };
+
+static int cmp_mrow(const void *a, const void *b)
+{
+    const struct mrow *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    /* Within a commit by series, so a row given twice sits next to itself. */
+    int c = strcmp(hist_cell(x->t, x->r, x->t->c_benchmark), hist_cell(y->t, y->r, y->t->c_benchmark));
+    if (c)
+        return c;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int do_merge(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *outp = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            outp = optarg;
+            break;
+        case 'h':
+            return help();
+        default:
+            return bad_option();
+        }
+    }
+    if (!outp)
+        return cli_usage_error(CMD, cmd_history_usage, "merge: no -o OUT");
+    if (optind >= argc)
+        return cli_usage_error(CMD, cmd_history_usage, "merge: no history FILE");
+    int nf = argc - optind;
+    struct hist_table *t = calloc(nf, sizeof *t);
+    struct err e = {0};
+    int rc = EXIT_USAGE;
+    char **cols = NULL;
+    int ncols = 0;
+    struct mrow *rows = NULL;
+    char *tmp = NULL;
+    FILE *f = NULL;
+    struct hist_db db;
+    hist_db_init(&db);
+    size_t total = 0;
+    for (int i = 0; i < nf; i++) {
+        if (hist_read(argv[optind + i], &t[i], &e) < 0) {
+            rc = cli_fail(CMD, &e);
+            goto out;
+        }
+        total += t[i].nrows;
+        if (hist_db_add(&db, &t[i], &e) < 0) {
+            rc = cli_fail(CMD, &e);
+            goto out;
+        }
+    }
+    hist_db_finish(&db);
+    /* The union of the columns by tare's names, in first-seen order. */
+    cols = calloc(64 * nf + 1, sizeof *cols);
+    for (int i = 0; i < nf; i++)
+        for (int k = 0; k < t[i].ncols; k++) {
+            const char *name = hist_canonical(t[i].cols[k]);
+            bool seen = false;
+            for (int j = 0; j < ncols; j++)
+                seen |= strcmp(cols[j], name) == 0;
+            if (!seen) {
+                char **nc = realloc(cols, (ncols + 1) * sizeof *cols);
+                if (!nc)
+                    goto out;
+                cols = nc;
+                cols[ncols++] = (char *)name;
+            }
+        }
+    rows = calloc(total + 1, sizeof *rows);
+    size_t nr = 0;
+    for (int i = 0; i < nf; i++)
+        for (size_t r = 0; r < t[i].nrows; r++) {
+            long k = hist_db_find_commit(&db, hist_cell(&t[i], r, t[i].c_commit), &e);
+            rows[nr] = (struct mrow){&t[i], r, (size_t)i, nr, (size_t)(k < 0 ? 0 : k)};
+            nr++;
+        }
+    qsort(rows, nr, sizeof *rows, cmp_mrow);
+    if (asprintf(&tmp, "%s.tmp.%d", outp, (int)getpid()) < 0) {
+        tmp = NULL;
+        goto out;
+    }
+    f = fopen(tmp, "w");
+    if (!f) {
+        cli_error(CMD, "cannot create '%s': %s", tmp, strerror(errno));
+        goto out;
+    }
+    for (int j = 0; j < ncols; j++)
+        fprintf(f, "%s%c", cols[j], j + 1 < ncols ? '\t' : '\n');
+    /* Each file's column index for each output column. */
+    int *map = calloc((size_t)nf * ncols + 1, sizeof *map);
+    for (int i = 0; i < nf; i++)
+        for (int j = 0; j < ncols; j++) {
+            map[i * ncols + j] = -1;
+            for (int k = 0; k < t[i].ncols; k++)
+                if (strcmp(hist_canonical(t[i].cols[k]), cols[j]) == 0)
+                    map[i * ncols + j] = k;
+        }
+    char *prev = NULL;
+    size_t written = 0;
+    for (size_t r = 0; r < nr; r++) {
+        char *line = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&line, &len);
+        for (int j = 0; j < ncols; j++) {
+            int k = map[rows[r].file * ncols + j];
+            const char *s = k >= 0 ? hist_cell(rows[r].t, rows[r].r, k) : "";
+            fprintf(m, "%s%c", *s ? s : "NA", j + 1 < ncols ? '\t' : '\n');
+        }
+        fclose(m);
+        /* An identical row twice (a shard merged again) is written once. */
+        if (!prev || strcmp(prev, line) != 0) {
+            fputs(line, f);
+            written++;
+        }
+        free(prev);
+        prev = line;
+    }
+    free(prev);
+    free(map);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0) {
+        f = NULL;
+        cli_error(CMD, "cannot write '%s': %s", tmp, strerror(errno));
+        unlink(tmp);
+        goto out;
+    }
+    f = NULL;
+    if (rename(tmp, outp) < 0) {
+        cli_error(CMD, "cannot rename '%s' to '%s': %s", tmp, outp, strerror(errno));
+        unlink(tmp);
+        goto out;
+    }
+    rc = EXIT_OK;
+out:
+    if (f) {
+        fclose(f);
+        unlink(tmp);
+    }
+    free(tmp);
+    free(rows);
+    free(cols);
+    for (int i = 0; i < nf; i++)
+        hist_table_free(&t[i]);
+    free(t);
+    hist_db_free(&db);
+    return rc;
+}
+
+int cmd_history(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage_error(CMD, cmd_history_usage, "no subcommand");
+    const char *sub = argv[1];
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
+        return help();
+    if (strcmp(sub, "append") == 0)
+        return argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)
+                   ? help() : argc >= 3 && argv[2][0] == '-' && argv[2][1]
+                   ? (cli_error(CMD, "unknown option '%s'", argv[2]), bad_option())
+                   : do_append(argc - 1, argv + 1);
+    if (strcmp(sub, "check") == 0)
+        return do_check(argc - 1, argv + 1);
+    if (strcmp(sub, "noise") == 0)
+        return do_noise(argc - 1, argv + 1);
+    if (strcmp(sub, "merge") == 0)
+        return do_merge(argc - 1, argv + 1);
+    if (sub[0] == '-')
+        return cli_usage_error(CMD, cmd_history_usage, "unknown option '%s'", sub);
+    return cli_usage_error(CMD, cmd_history_usage, "unknown subcommand '%s'", sub);
+}

@@ -1,0 +1,433 @@
+/* cmd_run.c: `tare run`, a benchmark suite's wall-clock pass, optionally into history rows. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/out.h"
+#include "core/history.h"
+#include "core/proc.h"
+#include "core/stats.h"
+#include "core/suite.h"
+#include "core/words.h"
+
+const char cmd_run_usage[] =
+    "tare run [options] SUITE";
+
+static const char run_options[] =
+    "Options:\n"
+    "      --wall              the wall-clock pass (the default, and for now the only one)\n"
+    "      --history DIR       append the rows to DIR/wall.tsv (created if need be)\n"
+    "      --commit SHA        the commit the rows belong to (default: git rev-parse HEAD\n"
+    "                          in the suite's directory)\n"
+    "      --shard K/N         run every N-th benchmark starting at the K-th (1 <= K <= N)\n"
+    "  -n, --runs N            measured runs per series (default: the suite's, else 7)\n"
+    "  -f, --format FORMAT     text (default), tsv or json\n"
+    "  -h, --help              show this help\n";
+
+#define CMD "run"
+
+struct rseries {
+    char *name;              /* bench or bench+lane */
+    const char *lane;        /* or NULL */
+    char **argv;
+    char **env;
+    double *times;
+    int n;
+    bool failed;
+    char why[256];
+    char tail[PROC_STDERR_TAIL];
+};
+
+/* Runs argv once; false when it failed (the reason in s). -1 when tare cannot go on. */
+static int run_one(const struct suite *su, struct rseries *s, bool counted, struct err *e)
+{
+    if (s->failed)
+        return 0;
+    struct proc_opts o = {.argv = s->argv, .env_set = s->env, .cwd = su->dir,
+                          .timeout_s = su->timeout, .pin_cpu = -1};
+    struct proc_result r;
+    if (proc_run(&o, &r, e) < 0)
+        return err_prefix(e, "'%s'", s->name);
+    if (r.status == PROC_INTERRUPTED || proc_interrupted())
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
+    if (r.status != PROC_OK) {
+        char d[128];
+        s->failed = true;
+        snprintf(s->why, sizeof s->why, "%s in %s run", proc_describe(&r, su->timeout, d, sizeof d),
+                 counted ? "a measured" : "the warm-up");
+        memcpy(s->tail, r.stderr_tail, sizeof s->tail);
+        return 0;
+    }
+    if (counted)
+        s->times[s->n++] = r.wall_s;
+    return 0;
+}
+
+static void rseries_free(struct rseries *s)
+{
+    free(s->name);
+    words_free(s->argv);
+    free(s->times);
+}
+
+/* stdout of argv run in dir, first line, or NULL. */
+static char *capture(char *const argv[], const char *dir)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return NULL;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return NULL;
+    }
+    if (pid == 0) {
+        dup2(p[1], 1);
+        int dn = open("/dev/null", O_WRONLY);
+        if (dn >= 0)
+            dup2(dn, 2);
+        if (dir && chdir(dir) < 0)
+            _exit(127);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(p[1]);
+    char buf[256];
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof buf - 1 && ((r = read(p[0], buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+        if (r > 0)
+            n += r;
+    close(p[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return NULL;
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf[0] ? strdup(buf) : NULL;
+}
+
+/* "16c x86_64 AMD EPYC 7B13": core count, machine, CPU model; nothing about the host or user. */
+static void runner_desc(char *out, size_t n)
+{
+    char model[128] = "";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "model name", 10) == 0) {
+                const char *c = strchr(line, ':');
+                if (c) {
+                    c++;
+                    while (*c == ' ' || *c == '\t')
+                        c++;
+                    snprintf(model, sizeof model, "%s", c);
+                    model[strcspn(model, "\n")] = '\0';
+                }
+                break;
+            }
+        fclose(f);
+    }
+    struct utsname u;
+    if (uname(&u) < 0)
+        strcpy(u.machine, "unknown");
+    snprintf(out, n, "%ldc %s%s%s", sysconf(_SC_NPROCESSORS_ONLN), u.machine, model[0] ? " " : "", model);
+    for (char *p = out; *p; p++)
+        if (*p == '\t' || *p == '\n' || *p == '\r')
+            *p = ' ';
+}
+
+static void tsv_cell(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"wall", no_argument, NULL, 'W'},
+        {"history", required_argument, NULL, 'H'},
+        {"commit", required_argument, NULL, 'c'},
+        {"shard", required_argument, NULL, 's'},
+        {"runs", required_argument, NULL, 'n'},
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *hist_dir = NULL, *commit_opt = NULL;
+    long runs = 0;
+    int shard_k = 1, shard_n = 1;
+    enum out_format fmt = FMT_TEXT;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "n:f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'W':
+            break;
+        case 'H':
+            hist_dir = optarg;
+            break;
+        case 'c':
+            commit_opt = optarg;
+            break;
+        case 's': {
+            char tail;
+            if (sscanf(optarg, "%d/%d%c", &shard_k, &shard_n, &tail) != 2 || shard_n < 1 ||
+                shard_k < 1 || shard_k > shard_n)
+                return cli_usage_error(CMD, cmd_run_usage, "bad value '%s' for --shard: want K/N "
+                                       "with 1 <= K <= N", optarg);
+            break;
+        }
+        case 'n':
+            if (!cli_parse_count(CMD, cmd_run_usage, "--runs", optarg, 1, 1000000, &runs))
+                return EXIT_USAGE;
+            break;
+        case 'f':
+            if (!cli_parse_format(CMD, cmd_run_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON, &fmt))
+                return EXIT_USAGE;
+            break;
+        case 'h':
+            cli_print_usage(stdout, cmd_run_usage);
+            fputs(run_options, stdout);
+            return EXIT_OK;
+        default:
+            cli_print_usage(stderr, cmd_run_usage);
+            fprintf(stderr, "Try 'tare run --help' for the options.\n");
+            return EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(CMD, cmd_run_usage, optind >= argc ? "no SUITE file" : "one SUITE file only");
+    struct suite su;
+    struct err e = {0};
+    if (suite_load(argv[optind], &su, &e) < 0)
+        return cli_fail(CMD, &e);
+    if (runs)
+        su.runs = runs;
+    suite_shard(&su, shard_k, shard_n);
+
+    /* Everything the history rows need, before any measuring. */
+    char *commit = NULL, date[32], runner[256];
+    if (hist_dir) {
+        if (commit_opt) {
+            commit = strdup(commit_opt);
+        } else {
+            char *git[] = {"git", "rev-parse", "HEAD", NULL};
+            if (!(commit = capture(git, su.dir))) {
+                cli_error(CMD, "no --commit, and 'git rev-parse HEAD' failed in '%s'", su.dir);
+                suite_free(&su);
+                return EXIT_USAGE;
+            }
+        }
+        if (mkdir(hist_dir, 0777) < 0 && errno != EEXIST) {
+            cli_error(CMD, "cannot create '%s': %s", hist_dir, strerror(errno));
+            free(commit);
+            suite_free(&su);
+            return EXIT_USAGE;
+        }
+    }
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    runner_desc(runner, sizeof runner);
+
+    /* The series: every benchmark in every lane (or plain, without lanes). */
+    int nl = su.nlanes ? su.nlanes : 1;
+    int ns = su.nbench * nl;
+    struct rseries *s = calloc(ns + 1, sizeof *s), *ref = calloc(su.nbench + 1, sizeof *ref);
+    int rc = EXIT_USAGE;
+    if (!s || !ref)
+        goto out;
+    for (int b = 0; b < su.nbench; b++) {
+        for (int l = 0; l < nl; l++) {
+            struct rseries *x = &s[b * nl + l];
+            const struct suite_lane *lane = su.nlanes ? &su.lanes[l] : NULL;
+            x->lane = lane && lane->name[0] ? lane->name : NULL;
+            if (asprintf(&x->name, "%s%s%s", su.bench[b].name, x->lane ? "+" : "", x->lane ? x->lane : "") < 0)
+                x->name = NULL;
+            x->env = lane ? lane->env : NULL;
+            x->times = calloc(su.runs, sizeof *x->times);
+            if (!x->name || !x->times)
+                goto out;
+            if (suite_argv(su.command, &su.bench[b], &x->argv, &e) < 0) {
+                rc = cli_fail(CMD, &e);
+                goto out;
+            }
+        }
+        if (su.reference) {
+            struct rseries *r = &ref[b];
+            r->name = strdup(su.bench[b].name);
+            r->times = calloc(su.runs, sizeof *r->times);
+            if (!r->name || !r->times)
+                goto out;
+            if (suite_argv(su.reference, &su.bench[b], &r->argv, &e) < 0) {
+                rc = cli_fail(CMD, &e);
+                goto out;
+            }
+        }
+    }
+
+    /* Serial, benchmark by benchmark: warm-up rounds, then rounds of every lane and the
+     * reference, so drift hits them alike (as tare wall interleaves). */
+    cli_install_signal_handlers();
+    bool progress = isatty(2);
+    double t0 = proc_now();
+    for (int b = 0; b < su.nbench; b++) {
+        for (long i = 0; i < su.warmup + su.runs; i++) {
+            bool counted = i >= su.warmup;
+            if (progress) {
+                fprintf(stderr, "\r\033[K%s (%d/%d) %s %ld/%ld  %.1f s", su.bench[b].name, b + 1,
+                        su.nbench, counted ? "run" : "warm-up", counted ? i - su.warmup + 1 : i + 1,
+                        counted ? su.runs : su.warmup, proc_now() - t0);
+                fflush(stderr);
+            }
+            for (int l = 0; l < nl; l++)
+                if (run_one(&su, &s[b * nl + l], counted, &e) < 0) {
+                    if (progress)
+                        fputs("\r\033[K", stderr);
+                    rc = cli_fail(CMD, &e);
+                    goto out;
+                }
+            if (su.reference && run_one(&su, &ref[b], counted, &e) < 0) {
+                if (progress)
+                    fputs("\r\033[K", stderr);
+                rc = cli_fail(CMD, &e);
+                goto out;
+            }
+        }
+    }
+    if (progress)
+        fputs("\r\033[K", stderr);
+
+    /* The table, and the history rows. */
+    static const char *const hdr[] = {"benchmark", "lane", "runs", "median_s", "min_s",
+                                      "ref_median_s", "ratio", "status"};
+    struct table t;
+    table_init(&t, 8, hdr, 1u | 2u);
+    char *rows = NULL;
+    size_t rlen = 0;
+    FILE *h = open_memstream(&rows, &rlen);
+    fputs("date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference\n", h);
+    bool any_failed = false;
+    if (fmt == FMT_JSON) {
+        fputs("{\"date\": ", stdout);
+        json_str(stdout, date);
+        fputs(", \"commit\": ", stdout);
+        if (commit)
+            json_str(stdout, commit);
+        else
+            fputs("null", stdout);
+        fputs(", \"runner\": ", stdout);
+        json_str(stdout, runner);
+        fputs(", \"series\": [", stdout);
+    }
+    for (int b = 0; b < su.nbench; b++) {
+        double refm = NAN;
+        if (su.reference && !ref[b].failed && ref[b].n)
+            refm = stats_median(ref[b].times, ref[b].n);
+        if (su.reference && ref[b].failed) {
+            cli_error(CMD, "reference for '%s' failed: %s", su.bench[b].name, ref[b].why);
+            any_failed = true;
+        }
+        for (int l = 0; l < nl; l++) {
+            struct rseries *x = &s[b * nl + l];
+            double med = NAN, mn = NAN;
+            if (!x->failed && x->n) {
+                med = stats_median(x->times, x->n);
+                mn = stats_min(x->times, x->n);
+            } else {
+                any_failed = true;
+                cli_error(CMD, "'%s' failed: %s%s%.200s", x->name, x->why,
+                          x->tail[0] ? "; its stderr ended with: " : "", x->tail);
+            }
+            double ratio = med / refm;
+            char nb[4][32];
+            if (fmt == FMT_JSON) {
+                fputs(b || l ? ", {\"benchmark\": " : "{\"benchmark\": ", stdout);
+                json_str(stdout, x->name);
+                fputs(", \"lane\": ", stdout);
+                if (x->lane)
+                    json_str(stdout, x->lane);
+                else
+                    fputs("null", stdout);
+                printf(", \"runs\": %d, \"median_s\": ", x->n);
+                json_num(stdout, med);
+                fputs(", \"min_s\": ", stdout);
+                json_num(stdout, mn);
+                fputs(", \"ref_median_s\": ", stdout);
+                json_num(stdout, refm);
+                fputs(", \"ratio\": ", stdout);
+                json_num(stdout, ratio);
+                printf(", \"status\": \"%s\"}", x->failed ? "failed" : "ok");
+            } else {
+                table_row(&t);
+                table_set(&t, 0, "%s", x->name);
+                table_set(&t, 1, "%s", x->lane ? x->lane : "-");
+                table_set(&t, 2, "%d", x->n);
+                if (fmt == FMT_TEXT) {
+                    table_set(&t, 3, "%s", fmt_seconds(nb[0], med));
+                    table_set(&t, 4, "%s", fmt_seconds(nb[1], mn));
+                    table_set(&t, 5, "%s", fmt_seconds(nb[2], refm));
+                    table_set(&t, 6, isnan(ratio) ? "NA" : "%.3f", ratio);
+                } else {
+                    table_set(&t, 3, "%s", fmt_num(nb[0], med));
+                    table_set(&t, 4, "%s", fmt_num(nb[1], mn));
+                    table_set(&t, 5, "%s", fmt_num(nb[2], refm));
+                    table_set(&t, 6, "%s", fmt_num(nb[3], ratio));
+                }
+                table_set(&t, 7, "%s", x->failed ? "failed" : "ok");
+            }
+            fprintf(h, "%s\t%s\t", date, commit ? commit : "NA");
+            tsv_cell(h, x->name);
+            fprintf(h, "\t%s", fmt_num(nb[0], med));
+            fprintf(h, "\t%s", fmt_num(nb[1], mn));
+            fprintf(h, "\t%s", fmt_num(nb[2], refm));
+            fprintf(h, "\t%s\t%d\t", fmt_num(nb[3], ratio), x->n);
+            tsv_cell(h, runner);
+            fputc('\t', h);
+            tsv_cell(h, su.reference ? su.reference : "NA");
+            fputc('\n', h);
+        }
+    }
+    fclose(h);
+    if (fmt == FMT_JSON)
+        fputs("]}\n", stdout);
+    else
+        table_print(&t, stdout, fmt);
+    table_free(&t);
+    rc = any_failed ? EXIT_FAIL : EXIT_OK;
+    if (hist_dir) {
+        char *path = NULL;
+        if (asprintf(&path, "%s/wall.tsv", hist_dir) < 0 || hist_append(path, rows, rlen, &e) < 0) {
+            rc = cli_fail(CMD, &e);
+        }
+        free(path);
+    }
+    free(rows);
+out:
+    if (rc == EXIT_USAGE && !e.msg[0] && (!s || !ref))
+        cli_error(CMD, "out of memory");
+    for (int i = 0; s && i < ns; i++)
+        rseries_free(&s[i]);
+    for (int b = 0; ref && b < su.nbench; b++)
+        rseries_free(&ref[b]);
+    free(s);
+    free(ref);
+    free(commit);
+    suite_free(&su);
+    return rc;
+}

@@ -1,0 +1,244 @@
+/* cmd_trend.c: `tare trend`, one self-contained HTML page of every series over the commits. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/trend_page.h"
+#include "core/history.h"
+
+const char cmd_trend_usage[] =
+    "tare trend [--title TEXT] [--commit-url URL] FILE... -o OUT";
+
+static const char trend_options[] =
+    "Options:\n"
+    "  -o, --output OUT        the HTML file to write\n"
+    "      --title TEXT        the page's title (default: \"Benchmark trend\")\n"
+    "      --commit-url URL    link commits to URL, {sha} replaced by the commit's hash\n"
+    "                          (http:// or https:// only)\n"
+    "  -h, --help              show this help\n";
+
+#define CMD "trend"
+
+/* HTML text: the five characters that matter escaped. */
+static void html_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+/* A JSON string safe inside <script>: '<', '>' and '&' as \u escapes, so no "</script>" or
+ * "<!--" can appear; control characters escaped; bytes passed through otherwise (UTF-8). */
+static void js_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else if (*p == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+            fprintf(f, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);   /* line separators */
+            p += 2;
+        } else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* Shortest form that round-trips the file's figures closely enough to draw: %.6g. */
+static void js_num(FILE *f, double v)
+{
+    if (isnan(v) || isinf(v))
+        fputs("null", f);
+    else
+        fprintf(f, "%.6g", v);
+}
+
+static bool url_ok(const char *u)
+{
+    return strncmp(u, "https://", 8) == 0 || strncmp(u, "http://", 7) == 0;
+}
+
+static int write_data(FILE *f, const struct hist_db *db, const char *title, const char *url)
+{
+    struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
+    fputs("{\"title\":", f);
+    js_str(f, title);
+    fputs(",\"commitUrl\":", f);
+    js_str(f, url ? url : "");
+    fputs(",\"metrics\":[", f);
+    bool first = true;
+    for (int m = 0; m < HM_COUNT; m++)
+        if (db->has[m] && m != HM_REF_MEDIAN_S) {
+            fputs(first ? "" : ",", f);
+            js_str(f, hist_metric_names[m]);
+            first = false;
+        }
+    fputs("],\"commits\":[", f);
+    for (size_t i = 0; i < db->ncommits; i++) {
+        fputs(i ? ",[" : "[", f);
+        js_str(f, db->commit[i]);
+        fputc(',', f);
+        js_str(f, db->date[i]);
+        fputc(']', f);
+    }
+    fputs("],\"series\":[", f);
+    size_t maxn = 0;
+    for (size_t s = 0; s < db->nseries; s++)
+        if (db->series[s].n > maxn)
+            maxn = db->series[s].n;
+    struct hist_step *st = malloc((maxn + 1) * sizeof *st);
+    if (!st)
+        return -1;
+    for (size_t si = 0; si < db->nseries; si++) {
+        const struct hist_series *s = &db->series[si];
+        fputs(si ? ",\n{\"name\":" : "\n{\"name\":", f);
+        js_str(f, s->name);
+        fputs(",\"c\":[", f);
+        for (size_t i = 0; i < s->n; i++)
+            fprintf(f, i ? ",%zu" : "%zu", s->commit[i]);
+        fputs("],\"v\":{", f);
+        first = true;
+        for (int m = 0; m < HM_COUNT; m++) {
+            if (!db->has[m] || m == HM_REF_MEDIAN_S)
+                continue;
+            fprintf(f, "%s\"%s\":[", first ? "" : ",", hist_metric_names[m]);
+            for (size_t i = 0; i < s->n; i++) {
+                if (i)
+                    fputc(',', f);
+                js_num(f, s->v[m][i]);
+            }
+            fputc(']', f);
+            first = false;
+        }
+        /* The steps `tare history check` reports, each where a check after its confirming
+         * commit would have: [confirming point, step point, change]. */
+        fputs("},\"steps\":{", f);
+        first = true;
+        for (int m = 0; m < HM_COUNT; m++) {
+            if (!db->has[m] || m == HM_REF_MEDIAN_S)
+                continue;
+            bool alarms = hist_alarms(s, m);
+            if (alarms)
+                hist_scan(s, m, &o, st);
+            fprintf(f, "%s\"%s\":[", first ? "" : ",", hist_metric_names[m]);
+            bool f2 = true;
+            for (size_t i = 0; alarms && i < s->n; i++)
+                if (st[i].found) {
+                    fprintf(f, "%s[%zu,%zu,", f2 ? "" : ",", i, st[i].at);
+                    js_num(f, st[i].change);
+                    fputc(']', f);
+                    f2 = false;
+                }
+            fputc(']', f);
+            first = false;
+        }
+        fputs("}}", f);
+    }
+    free(st);
+    fputs("]}", f);
+    return 0;
+}
+
+int cmd_trend(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"title", required_argument, NULL, 't'},
+        {"commit-url", required_argument, NULL, 'u'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *outp = NULL, *title = "Benchmark trend", *url = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            outp = optarg;
+            break;
+        case 't':
+            title = optarg;
+            break;
+        case 'u':
+            url = optarg;
+            if (!url_ok(url))
+                return cli_usage_error(CMD, cmd_trend_usage, "--commit-url '%s': want an "
+                                       "http:// or https:// address", url);
+            break;
+        case 'h':
+            cli_print_usage(stdout, cmd_trend_usage);
+            fputs(trend_options, stdout);
+            return EXIT_OK;
+        default:
+            cli_print_usage(stderr, cmd_trend_usage);
+            fprintf(stderr, "Try 'tare trend --help' for the options.\n");
+            return EXIT_USAGE;
+        }
+    }
+    if (!outp)
+        return cli_usage_error(CMD, cmd_trend_usage, "no -o OUT");
+    if (optind >= argc)
+        return cli_usage_error(CMD, cmd_trend_usage, "no history FILE");
+    struct hist_db db;
+    struct err e = {0};
+    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
+        return cli_fail(CMD, &e);
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp.%d", outp, (int)getpid()) < 0) {
+        hist_db_free(&db);
+        cli_error(CMD, "out of memory");
+        return EXIT_USAGE;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        cli_error(CMD, "cannot create '%s': %s", tmp, strerror(errno));
+        free(tmp);
+        hist_db_free(&db);
+        return EXIT_USAGE;
+    }
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n<title>", f);
+    html_text(f, title);
+    fputs("</title>\n<style>\n", f);
+    fputs(trend_page_css, f);
+    fputs("</style>\n</head>\n<body>\n", f);
+    fputs(trend_page_body, f);
+    fputs("<script type=\"application/json\" id=\"trend-data\">", f);
+    int rc = write_data(f, &db, title, url);
+    fputs("</script>\n<script>\n", f);
+    fputs(trend_page_js, f);
+    fputs("</script>\n</body>\n</html>\n", f);
+    if (rc < 0 || ferror(f) || fclose(f) != 0) {
+        cli_error(CMD, "cannot write '%s': %s", tmp, rc < 0 ? "out of memory" : strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        hist_db_free(&db);
+        return EXIT_USAGE;
+    }
+    if (rename(tmp, outp) < 0) {
+        cli_error(CMD, "cannot rename '%s' to '%s': %s", tmp, outp, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        hist_db_free(&db);
+        return EXIT_USAGE;
+    }
+    free(tmp);
+    hist_db_free(&db);
+    return EXIT_OK;
+}

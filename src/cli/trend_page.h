@@ -1,0 +1,9 @@
+/* trend_page.h: the fixed parts of the page `tare trend` writes (see trend_page.c). */
+#ifndef TARE_TREND_PAGE_H
+#define TARE_TREND_PAGE_H
+
+extern const char trend_page_css[];
+extern const char trend_page_body[];
+extern const char trend_page_js[];
+
+#endif

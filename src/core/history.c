@@ -1,0 +1,1147 @@
+/* history.c: history TSV files: read by column name, appended safely, joined into series. */
+#define _GNU_SOURCE
+#include "core/history.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/stats.h"
+
+const char *const hist_metric_names[HM_COUNT] = {
+    "median_s", "min_s", "ref_median_s", "ratio",
+    "instructions", "allocations", "bytes", "peak_bytes",
+};
+
+/* The seed's column names, read as tare's (documented in tare-history(1)). */
+static const struct { const char *from, *to; } hist_alias[] = {
+    {"mutsu_median_s", "median_s"},
+    {"mutsu_min_s", "min_s"},
+    {"raku_median_s", "ref_median_s"},
+    {"ratio_mutsu_over_raku", "ratio"},
+    {"rakudo", "reference"},
+};
+
+bool hist_metric_deterministic(int m)
+{
+    return m >= HM_INSTRUCTIONS;
+}
+
+const char *hist_canonical(const char *name)
+{
+    for (size_t i = 0; i < sizeof hist_alias / sizeof hist_alias[0]; i++)
+        if (strcmp(name, hist_alias[i].from) == 0)
+            return hist_alias[i].to;
+    return name;
+}
+
+int hist_metric_by_name(const char *name)
+{
+    name = hist_canonical(name);
+    for (int m = 0; m < HM_COUNT; m++)
+        if (strcmp(name, hist_metric_names[m]) == 0)
+            return m;
+    return -1;
+}
+
+static int find_col(const struct hist_table *t, const char *canon)
+{
+    for (int c = 0; c < t->ncols; c++)
+        if (strcmp(hist_canonical(t->cols[c]), canon) == 0)
+            return c;
+    return -1;
+}
+
+void hist_table_free(struct hist_table *t)
+{
+    free(t->name);
+    free(t->buf);
+    free(t->cols);
+    free(t->cells);
+    free(t->line);
+    free(t->val);
+    memset(t, 0, sizeof *t);
+}
+
+/* Splits one line (NUL-terminated, no newline) at tabs into at most max cells; with
+ * cells NULL it only counts them. */
+static int split_tabs(char *s, char **cells, int max)
+{
+    int n = 0;
+    if (!cells) {
+        for (n = 1; *s; s++)
+            n += *s == '\t';
+        return n;
+    }
+    for (;;) {
+        char *tab = strchr(s, '\t');
+        if (n < max)
+            cells[n] = s;
+        n++;
+        if (!tab)
+            return n;
+        *tab = '\0';
+        s = tab + 1;
+    }
+}
+
+/* A metric cell: a finite number, or NA / empty (NAN). */
+static bool parse_number_cell(const char *s, double *out)
+{
+    *out = NAN;
+    if (!*s || strcmp(s, "NA") == 0)
+        return true;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+int hist_parse(const char *name, const char *text, size_t len, struct hist_table *t, struct err *e)
+{
+    memset(t, 0, sizeof *t);
+    t->name = strdup(name);
+    t->buf = malloc(len + 1);
+    if (!t->name || !t->buf)
+        goto oom;
+    memcpy(t->buf, text, len);
+    t->buf[len] = '\0';
+    if (memchr(t->buf, '\0', len)) {
+        err_set(e, ERR_INPUT, "'%s': a NUL byte: not a text file", name);
+        goto fail;
+    }
+    /* Count lines for the allocations. */
+    size_t nlines = 1;
+    for (size_t i = 0; i < len; i++)
+        nlines += t->buf[i] == '\n';
+    char *p = t->buf, *end = t->buf + len;
+    size_t lineno = 0;
+    size_t cap_rows = nlines;
+    while (p < end || lineno == 0) {
+        char *nl = memchr(p, '\n', end - p);
+        char *next = nl ? nl + 1 : end;
+        if (nl)
+            *nl = '\0';
+        size_t l = strlen(p);
+        if (l && p[l - 1] == '\r')
+            p[l - 1] = '\0';
+        lineno++;
+        if (lineno == 1) {
+            if (!*p) {
+                err_set(e, ERR_INPUT, "'%s' line 1: no header (an empty file or first line)", name);
+                goto fail;
+            }
+            int n = split_tabs(p, NULL, 0);
+            t->cols = calloc(n, sizeof *t->cols);
+            t->cells = calloc(cap_rows * n + 1, sizeof *t->cells);
+            t->line = calloc(cap_rows + 1, sizeof *t->line);
+            t->val = malloc((cap_rows + 1) * HM_COUNT * sizeof *t->val);
+            if (!t->cols || !t->cells || !t->line || !t->val)
+                goto oom;
+            t->ncols = split_tabs(p, t->cols, n);
+            for (int c = 0; c < t->ncols; c++) {
+                if (!*t->cols[c]) {
+                    err_set(e, ERR_INPUT, "'%s' line 1: column %d has no name", name, c + 1);
+                    goto fail;
+                }
+                for (int d = 0; d < c; d++)
+                    if (strcmp(hist_canonical(t->cols[c]), hist_canonical(t->cols[d])) == 0) {
+                        err_set(e, ERR_INPUT, "'%s' line 1: column '%s' twice", name, t->cols[c]);
+                        goto fail;
+                    }
+            }
+            t->c_date = find_col(t, "date");
+            t->c_commit = find_col(t, "commit");
+            t->c_benchmark = find_col(t, "benchmark");
+            if (t->c_commit < 0 || t->c_benchmark < 0) {
+                err_set(e, ERR_INPUT, "'%s' line 1: no '%s' column: not a history file", name,
+                        t->c_commit < 0 ? "commit" : "benchmark");
+                goto fail;
+            }
+            for (int m = 0; m < HM_COUNT; m++)
+                t->c_metric[m] = find_col(t, hist_metric_names[m]);
+            t->c_runner = find_col(t, "runner");
+            t->c_reference = find_col(t, "reference");
+            t->c_toolchain = find_col(t, "toolchain");
+        } else if (*p) {
+            char **row = t->cells + t->nrows * t->ncols;
+            int n = split_tabs(p, row, t->ncols);
+            if (n > t->ncols) {
+                err_set(e, ERR_INPUT, "'%s' line %zu: %d fields, the header has %d", name,
+                        lineno, n, t->ncols);
+                goto fail;
+            }
+            /* Columns are appended at the end, so an older row may be short: the rest is NA. */
+            for (int c = n; c < t->ncols; c++)
+                row[c] = "";
+            if (!*row[t->c_commit] || !*row[t->c_benchmark]) {
+                err_set(e, ERR_INPUT, "'%s' line %zu: empty %s", name, lineno,
+                        !*row[t->c_commit] ? "commit" : "benchmark");
+                goto fail;
+            }
+            double *val = t->val + t->nrows * HM_COUNT;
+            for (int m = 0; m < HM_COUNT; m++) {
+                int c = t->c_metric[m];
+                val[m] = NAN;
+                if (c >= 0 && !parse_number_cell(row[c], &val[m])) {
+                    err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': not a number: '%.40s'",
+                            name, lineno, t->cols[c], row[c]);
+                    goto fail;
+                }
+            }
+            t->line[t->nrows++] = lineno;
+        }
+        p = next;
+        if (!nl)
+            break;
+    }
+    return 0;
+oom:
+    err_set(e, ERR_SYSTEM, "'%s': out of memory", name);
+fail:
+    hist_table_free(t);
+    return -1;
+}
+
+static int read_all(int fd, char **out, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return -1;
+    for (;;) {
+        if (n == cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                return -1;
+            }
+            buf = b;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int saved = errno;
+            free(buf);
+            errno = saved;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        n += r;
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int hist_read(const char *path, struct hist_table *t, struct err *e)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return err_errno(e, ERR_INPUT, errno, "cannot open '%s'", path);
+    char *buf;
+    size_t len;
+    if (read_all(fd, &buf, &len) < 0) {
+        int saved = errno;
+        close(fd);
+        return err_errno(e, ERR_SYSTEM, saved, "cannot read '%s'", path);
+    }
+    close(fd);
+    int rc = hist_parse(path, buf, len, t, e);
+    free(buf);
+    return rc;
+}
+
+double hist_value(const struct hist_table *t, size_t row, int m)
+{
+    return t->val[row * HM_COUNT + m];
+}
+
+/* ---- append ---- */
+
+struct sbuf { char *p; size_t n, cap; };
+
+static int sb_add(struct sbuf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q)
+            return -1;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= w;
+    }
+    return 0;
+}
+
+/* Reads the file's first line (its header) into *hdr; "" for an empty file. */
+static int read_header(int fd, off_t size, char **hdr)
+{
+    size_t cap = 4096;
+    char *buf = NULL;
+    for (;;) {
+        char *b = realloc(buf, cap + 1);
+        if (!b) {
+            free(buf);
+            return -1;
+        }
+        buf = b;
+        ssize_t r = pread(fd, buf, cap, 0);
+        if (r < 0) {
+            free(buf);
+            return -1;
+        }
+        buf[r] = '\0';
+        char *nl = memchr(buf, '\n', r);
+        if (nl || (off_t)r >= size) {
+            if (nl)
+                *nl = '\0';
+            size_t l = strlen(buf);
+            if (l && buf[l - 1] == '\r')
+                buf[l - 1] = '\0';
+            *hdr = buf;
+            return 0;
+        }
+        cap *= 2;
+    }
+}
+
+long hist_append(const char *path, const char *text, size_t len, struct err *e)
+{
+    struct hist_table in;
+    if (hist_parse("<stdin>", text, len, &in, e) < 0)
+        return -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        hist_table_free(&in);
+        return err_errno(e, ERR_INPUT, errno, "cannot open '%s'", path);
+    }
+    long rc = -1;
+    struct sbuf b = {0};
+    char *hdr = NULL;
+    int *map = NULL;
+    char **fcols = NULL;
+    sigset_t all, old;
+    sigfillset(&all);
+    bool blocked = false;
+    if (flock(fd, LOCK_EX) < 0) {
+        err_errno(e, ERR_SYSTEM, errno, "cannot lock '%s'", path);
+        goto out;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", path);
+        goto out;
+    }
+    off_t size = st.st_size;
+    /* A writer killed mid-row (not tare: tare holds signals off) leaves a torn last line;
+     * cut it, so the rows we add start on a line of their own. */
+    if (size > 0) {
+        char last;
+        if (pread(fd, &last, 1, size - 1) != 1) {
+            err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
+            goto out;
+        }
+        if (last != '\n') {
+            off_t cut = size - 1;
+            char c;
+            while (cut > 0 && pread(fd, &c, 1, cut - 1) == 1 && c != '\n')
+                cut--;
+            if (cut == 0) {
+                /* Only a header without its newline: complete it rather than lose it. */
+                if (write_all(fd, "\n", 1) < 0) {
+                    err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", path);
+                    goto out;
+                }
+                size++;
+            } else {
+                if (ftruncate(fd, cut) < 0) {
+                    err_errno(e, ERR_SYSTEM, errno, "cannot repair '%s'", path);
+                    goto out;
+                }
+                size = cut;
+            }
+        }
+    }
+    int nf;
+    if (size == 0) {
+        nf = in.ncols;
+        fcols = calloc(nf, sizeof *fcols);
+        map = calloc(nf, sizeof *map);
+        if (!fcols || !map)
+            goto oom;
+        for (int c = 0; c < nf; c++) {
+            map[c] = c;
+            if (sb_add(&b, in.cols[c], strlen(in.cols[c])) < 0 ||
+                sb_add(&b, c + 1 < nf ? "\t" : "\n", 1) < 0)
+                goto oom;
+        }
+    } else {
+        if (read_header(fd, size, &hdr) < 0) {
+            err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
+            goto out;
+        }
+        nf = split_tabs(hdr, NULL, 0);
+        fcols = calloc(nf, sizeof *fcols);
+        map = calloc(nf, sizeof *map);
+        if (!fcols || !map)
+            goto oom;
+        split_tabs(hdr, fcols, nf);
+        for (int c = 0; c < nf; c++) {
+            map[c] = -1;
+            for (int k = 0; k < in.ncols; k++)
+                if (strcmp(hist_canonical(fcols[c]), hist_canonical(in.cols[k])) == 0)
+                    map[c] = k;
+        }
+        for (int k = 0; k < in.ncols; k++) {
+            bool found = false;
+            for (int c = 0; c < nf; c++)
+                found |= map[c] == k;
+            if (!found) {
+                err_set(e, ERR_INPUT, "column '%s' is not in '%s' (a file's columns are fixed "
+                        "by its header: start a new file to add one)", in.cols[k], path);
+                goto out;
+            }
+        }
+    }
+    for (size_t r = 0; r < in.nrows; r++)
+        for (int c = 0; c < nf; c++) {
+            const char *s = map[c] >= 0 ? hist_cell(&in, r, map[c]) : "NA";
+            if (!*s)
+                s = "NA";
+            if (sb_add(&b, s, strlen(s)) < 0 || sb_add(&b, c + 1 < nf ? "\t" : "\n", 1) < 0)
+                goto oom;
+        }
+    /* One write of whole rows; signals held so an interrupt cannot split it. */
+    sigprocmask(SIG_BLOCK, &all, &old);
+    blocked = true;
+    if (write_all(fd, b.p, b.n) < 0) {
+        int saved = errno;
+        if (ftruncate(fd, size) < 0) { /* best effort: take the partial rows back */ }
+        err_errno(e, ERR_SYSTEM, saved, "cannot write '%s'", path);
+        goto out;
+    }
+    if (fsync(fd) < 0) {
+        err_errno(e, ERR_SYSTEM, errno, "cannot sync '%s'", path);
+        goto out;
+    }
+    rc = (long)in.nrows;
+    goto out;
+oom:
+    err_set(e, ERR_SYSTEM, "'%s': out of memory", path);
+out:
+    if (blocked)
+        sigprocmask(SIG_SETMASK, &old, NULL);
+    close(fd);   /* releases the lock */
+    free(b.p);
+    free(hdr);
+    free(map);
+    free(fcols);
+    hist_table_free(&in);
+    return rc;
+}
+
+/* ---- series ---- */
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+void hist_db_init(struct hist_db *db)
+{
+    memset(db, 0, sizeof *db);
+}
+
+void hist_db_free(struct hist_db *db)
+{
+    for (size_t i = 0; i < db->ncommits; i++) {
+        free(db->commit[i]);
+        free(db->date[i]);
+    }
+    free(db->commit);
+    free(db->date);
+    for (size_t i = 0; i < db->nseries; i++) {
+        struct hist_series *s = &db->series[i];
+        free(s->name);
+        free(s->commit);
+        for (int m = 0; m < HM_COUNT; m++)
+            free(s->v[m]);
+    }
+    free(db->series);
+    free(db->chash);
+    free(db->shash);
+    free(db->phash_key);
+    free(db->phash_val);
+    memset(db, 0, sizeof *db);
+}
+
+/* Open-addressed string sets: slots hold index + 1, 0 is empty. */
+static int strset_grow(size_t **tab, size_t *cap, char **keys, size_t n)
+{
+    size_t ncap = *cap ? *cap * 2 : 1024;
+    size_t *t = calloc(ncap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t h = hash_str(keys[i]) & (ncap - 1);
+        while (t[h])
+            h = (h + 1) & (ncap - 1);
+        t[h] = i + 1;
+    }
+    free(*tab);
+    *tab = t;
+    *cap = ncap;
+    return 0;
+}
+
+static long commit_index(const struct hist_db *db, const char *sha)
+{
+    if (!db->chash_cap)
+        return -1;
+    size_t h = hash_str(sha) & (db->chash_cap - 1);
+    while (db->chash[h]) {
+        if (strcmp(db->commit[db->chash[h] - 1], sha) == 0)
+            return (long)db->chash[h] - 1;
+        h = (h + 1) & (db->chash_cap - 1);
+    }
+    return -1;
+}
+
+static long series_index(const struct hist_db *db, const char *name)
+{
+    if (!db->shash_cap)
+        return -1;
+    size_t h = hash_str(name) & (db->shash_cap - 1);
+    while (db->shash[h]) {
+        if (strcmp(db->series[db->shash[h] - 1].name, name) == 0)
+            return (long)db->shash[h] - 1;
+        h = (h + 1) & (db->shash_cap - 1);
+    }
+    return -1;
+}
+
+static long add_commit(struct hist_db *db, const char *sha, const char *date)
+{
+    long i = commit_index(db, sha);
+    if (i >= 0)
+        return i;
+    if (db->ncommits == db->commit_cap) {
+        size_t cap = db->commit_cap ? db->commit_cap * 2 : 256;
+        char **c = realloc(db->commit, cap * sizeof *c);
+        if (!c)
+            return -1;
+        db->commit = c;
+        char **d = realloc(db->date, cap * sizeof *d);
+        if (!d)
+            return -1;
+        db->date = d;
+        db->commit_cap = cap;
+    }
+    if ((db->ncommits + 1) * 2 > db->chash_cap) {
+        /* grow first, while the keys array is consistent */
+        size_t *t = NULL, cap = db->chash_cap;
+        if (strset_grow(&t, &cap, db->commit, db->ncommits) < 0)
+            return -1;
+        free(db->chash);
+        db->chash = t;
+        db->chash_cap = cap;
+    }
+    char *c = strdup(sha), *d = strdup(date);
+    if (!c || !d) {
+        free(c);
+        free(d);
+        return -1;
+    }
+    db->commit[db->ncommits] = c;
+    db->date[db->ncommits] = d;
+    size_t h = hash_str(sha) & (db->chash_cap - 1);
+    while (db->chash[h])
+        h = (h + 1) & (db->chash_cap - 1);
+    db->chash[h] = db->ncommits + 1;
+    return (long)db->ncommits++;
+}
+
+static int shash_rebuild(struct hist_db *db, size_t cap)
+{
+    size_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < db->nseries; i++) {
+        size_t h = hash_str(db->series[i].name) & (cap - 1);
+        while (t[h])
+            h = (h + 1) & (cap - 1);
+        t[h] = i + 1;
+    }
+    free(db->shash);
+    db->shash = t;
+    db->shash_cap = cap;
+    return 0;
+}
+
+static long add_series(struct hist_db *db, const char *name)
+{
+    long i = series_index(db, name);
+    if (i >= 0)
+        return i;
+    if (db->nseries == db->series_cap) {
+        size_t cap = db->series_cap ? db->series_cap * 2 : 32;
+        struct hist_series *s = realloc(db->series, cap * sizeof *s);
+        if (!s)
+            return -1;
+        db->series = s;
+        db->series_cap = cap;
+    }
+    struct hist_series *s = &db->series[db->nseries];
+    memset(s, 0, sizeof *s);
+    if (!(s->name = strdup(name)))
+        return -1;
+    db->nseries++;
+    if (db->nseries * 2 > db->shash_cap &&
+        shash_rebuild(db, db->shash_cap ? db->shash_cap * 2 : 64) < 0) {
+        db->nseries--;
+        free(s->name);
+        return -1;
+    }
+    if (db->nseries * 2 <= db->shash_cap) {
+        /* not rebuilt: insert */
+        if (series_index(db, name) < 0) {
+            size_t h = hash_str(name) & (db->shash_cap - 1);
+            while (db->shash[h])
+                h = (h + 1) & (db->shash_cap - 1);
+            db->shash[h] = db->nseries;
+        }
+    }
+    return (long)db->nseries - 1;
+}
+
+/* Point index of (series, commit), adding the point if new; -1 on no memory. */
+static long point_index(struct hist_db *db, long si, long ci)
+{
+    uint64_t key = ((uint64_t)si << 32) | (uint64_t)ci;
+    if ((db->npoints + 1) * 2 > db->phash_cap) {
+        size_t ncap = db->phash_cap ? db->phash_cap * 2 : 4096;
+        unsigned long long *k = malloc(ncap * sizeof *k);
+        size_t *v = malloc(ncap * sizeof *v);
+        if (!k || !v) {
+            free(k);
+            free(v);
+            return -1;
+        }
+        memset(v, 0xff, ncap * sizeof *v);
+        for (size_t i = 0; i < db->phash_cap; i++)
+            if (db->phash_val[i] != SIZE_MAX) {
+                size_t h = hash_u64(db->phash_key[i]) & (ncap - 1);
+                while (v[h] != SIZE_MAX)
+                    h = (h + 1) & (ncap - 1);
+                k[h] = db->phash_key[i];
+                v[h] = db->phash_val[i];
+            }
+        free(db->phash_key);
+        free(db->phash_val);
+        db->phash_key = k;
+        db->phash_val = v;
+        db->phash_cap = ncap;
+    }
+    size_t h = hash_u64(key) & (db->phash_cap - 1);
+    while (db->phash_val[h] != SIZE_MAX) {
+        if (db->phash_key[h] == key)
+            return (long)db->phash_val[h];
+        h = (h + 1) & (db->phash_cap - 1);
+    }
+    struct hist_series *s = &db->series[si];
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        size_t *c = realloc(s->commit, cap * sizeof *c);
+        if (!c)
+            return -1;
+        s->commit = c;
+        for (int m = 0; m < HM_COUNT; m++) {
+            double *v = realloc(s->v[m], cap * sizeof *v);
+            if (!v)
+                return -1;
+            s->v[m] = v;
+        }
+        s->cap = cap;
+    }
+    s->commit[s->n] = (size_t)ci;
+    for (int m = 0; m < HM_COUNT; m++)
+        s->v[m][s->n] = NAN;
+    db->phash_key[h] = key;
+    db->phash_val[h] = s->n;
+    db->npoints++;
+    return (long)s->n++;
+}
+
+int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
+{
+    db->sorted = false;
+    for (size_t r = 0; r < t->nrows; r++) {
+        long ci = add_commit(db, hist_cell(t, r, t->c_commit), hist_cell(t, r, t->c_date));
+        long si = ci < 0 ? -1 : add_series(db, hist_cell(t, r, t->c_benchmark));
+        long pi = si < 0 ? -1 : point_index(db, si, ci);
+        if (pi < 0)
+            return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
+        for (int m = 0; m < HM_COUNT; m++) {
+            if (t->c_metric[m] < 0)
+                continue;
+            double v = hist_value(t, r, m);
+            /* A later row for the same commit and series (a rerun) wins. */
+            if (!isnan(v) || isnan(db->series[si].v[m][pi])) {
+                db->series[si].v[m][pi] = v;
+                if (!isnan(v))
+                    db->has[m] = true;
+            }
+        }
+    }
+    return 0;
+}
+
+static const struct hist_db *sort_db;
+
+static int cmp_commit(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int c = strcmp(sort_db->date[x], sort_db->date[y]);
+    if (c)
+        return c;
+    return x < y ? -1 : x > y;
+}
+
+struct pt { size_t rank, idx; };
+
+static int cmp_pt(const void *a, const void *b)
+{
+    const struct pt *x = a, *y = b;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+void hist_db_finish(struct hist_db *db)
+{
+    if (db->sorted)
+        return;
+    db->sorted = true;
+    size_t n = db->ncommits;
+    size_t *order = malloc((n + 1) * sizeof *order);
+    size_t *rank = malloc((n + 1) * sizeof *rank);
+    char **c2 = malloc((n + 1) * sizeof *c2), **d2 = malloc((n + 1) * sizeof *d2);
+    if (!order || !rank || !c2 || !d2) {
+        free(order);
+        free(rank);
+        free(c2);
+        free(d2);
+        return;   /* left in first-seen order */
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    /* Commits in date order (ISO 8601 sorts as text); equal or missing dates keep file order. */
+    sort_db = db;
+    qsort(order, n, sizeof *order, cmp_commit);
+    for (size_t i = 0; i < n; i++) {
+        rank[order[i]] = i;
+        c2[i] = db->commit[order[i]];
+        d2[i] = db->date[order[i]];
+    }
+    free(db->commit);
+    free(db->date);
+    db->commit = c2;
+    db->date = d2;
+    for (size_t si = 0; si < db->nseries; si++) {
+        struct hist_series *s = &db->series[si];
+        struct pt *p = malloc((s->n + 1) * sizeof *p);
+        double *tmp = malloc((s->n + 1) * sizeof *tmp);
+        if (!p || !tmp) {
+            free(p);
+            free(tmp);
+            continue;
+        }
+        for (size_t i = 0; i < s->n; i++)
+            p[i] = (struct pt){rank[s->commit[i]], i};
+        qsort(p, s->n, sizeof *p, cmp_pt);
+        for (int m = 0; m < HM_COUNT; m++) {
+            for (size_t i = 0; i < s->n; i++)
+                tmp[i] = s->v[m][p[i].idx];
+            memcpy(s->v[m], tmp, s->n * sizeof *tmp);
+        }
+        for (size_t i = 0; i < s->n; i++)
+            s->commit[i] = p[i].rank;
+        free(p);
+        free(tmp);
+    }
+    /* The lookup tables index the old order; rebuild the commit one, drop the point one. */
+    free(db->chash);
+    db->chash = NULL;
+    db->chash_cap = 0;
+    strset_grow(&db->chash, &db->chash_cap, db->commit, db->ncommits);
+    while (db->chash_cap && db->ncommits * 2 > db->chash_cap)
+        strset_grow(&db->chash, &db->chash_cap, db->commit, db->ncommits);
+    free(db->phash_key);
+    free(db->phash_val);
+    db->phash_key = NULL;
+    db->phash_val = NULL;
+    db->phash_cap = 0;
+    db->npoints = 0;
+    free(order);
+    free(rank);
+}
+
+long hist_db_find_commit(const struct hist_db *db, const char *sha, struct err *e)
+{
+    long i = commit_index(db, sha);
+    if (i >= 0)
+        return i;
+    size_t l = strlen(sha);
+    if (l < 4)
+        return err_set(e, ERR_INPUT, "commit '%s': give at least 4 characters", sha);
+    long found = -1;
+    for (size_t k = 0; k < db->ncommits; k++)
+        if (strncmp(db->commit[k], sha, l) == 0) {
+            if (found >= 0)
+                return err_set(e, ERR_INPUT, "commit '%s' is ambiguous", sha);
+            found = (long)k;
+        }
+    if (found < 0)
+        return err_set(e, ERR_INPUT, "commit '%s' is not in the history", sha);
+    return found;
+}
+
+size_t hist_changes(const struct hist_series *s, int m, double *out)
+{
+    size_t n = 0;
+    double prev = NAN;
+    for (size_t i = 0; i < s->n; i++) {
+        double v = s->v[m][i];
+        if (isnan(v))
+            continue;
+        if (!isnan(prev) && prev != 0)
+            out[n++] = fabs(v / prev - 1);
+        prev = v;
+    }
+    return n;
+}
+
+/* ---- the regression test ---- */
+
+/* Small arrays (windows of tens of values) sorted in place: insertion sort beats qsort's
+ * call per comparison here, and this is the inner loop of a scan over every commit. */
+static void small_sort(double *x, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        double v = x[i];
+        size_t j = i;
+        while (j > 0 && x[j - 1] > v) {
+            x[j] = x[j - 1];
+            j--;
+        }
+        x[j] = v;
+    }
+}
+
+/* Quantile q of sorted s (R's type 7, as stats_quantile). */
+static double sorted_q(const double *s, size_t n, double q)
+{
+    double h = (n - 1) * q;
+    size_t lo = (size_t)floor(h);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    return s[lo] + (h - lo) * (s[hi] - s[lo]);
+}
+
+/* Median of x[0..n) via scratch (x kept). */
+static double small_median(const double *x, size_t n, double *scratch)
+{
+    if (n == 0)
+        return NAN;
+    memcpy(scratch, x, n * sizeof *x);
+    small_sort(scratch, n);
+    return sorted_q(scratch, n, 0.5);
+}
+
+/* One series' metric with its NAs dropped, and each value's deviation from the median of
+ * the window before it. */
+struct wall_ctx {
+    double *x, *dev, *scratch;
+    size_t *at, n;
+};
+
+static void wall_free(struct wall_ctx *c)
+{
+    free(c->x);
+    free(c->dev);
+    free(c->scratch);
+    free(c->at);
+}
+
+static int wall_prepare(const struct hist_series *s, int m, size_t upto, int w, struct wall_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    size_t cap = upto + 1;
+    c->x = malloc(cap * sizeof *c->x);
+    c->dev = malloc(cap * sizeof *c->dev);
+    c->scratch = malloc(cap * sizeof *c->scratch);
+    c->at = malloc(cap * sizeof *c->at);
+    if (!c->x || !c->dev || !c->scratch || !c->at) {
+        wall_free(c);
+        return -1;
+    }
+    for (size_t k = 0; k <= upto && k < s->n; k++)
+        if (!isnan(s->v[m][k])) {
+            c->x[c->n] = s->v[m][k];
+            c->at[c->n++] = k;
+        }
+    for (size_t k = 0; k < c->n; k++) {
+        c->dev[k] = NAN;
+        if (k < 3)
+            continue;
+        size_t lo = k > (size_t)w ? k - w : 0;
+        double b = small_median(c->x + lo, k - lo, c->scratch);
+        if (b > 0)
+            c->dev[k] = fabs(c->x[k] / b - 1);
+    }
+    return 0;
+}
+
+/*
+ * The wall-clock test (tare-history(1) explains it): a step at compact index j, confirmed by
+ * the L points x[j..j+L-1]:
+ *   fence  = Q3 + 2 IQR of |deviation| of the last noise_n points before j, each point's
+ *            deviation taken from the median of the window before it (floor 1%);
+ *   before = median of the window before j, after = median of x[j..j+L-1];
+ *   a step when every one of the L points lies beyond the fence on the same side (so their
+ *   median does too), and the point before j does not (so the step is placed at j). The
+ *   caller also drops a step whose before window holds an earlier step (the echo of a step
+ *   while the window still straddles it).
+ */
+static bool wall_step(struct wall_ctx *c, size_t j, size_t L, const struct hist_check_opts *o,
+                      struct hist_step *st)
+{
+    const double *x = c->x;
+    if (j < 13 || j + L > c->n)
+        return false;   /* too little history to learn the noise from */
+    double devs[256];
+    size_t nd = 0, nn = o->noise_n > 256 ? 256 : (size_t)o->noise_n;
+    for (size_t k = j > nn ? j - nn : 0; k < j; k++)
+        if (!isnan(c->dev[k]))
+            devs[nd++] = c->dev[k];
+    if (nd < 10)
+        return false;
+    small_sort(devs, nd);
+    double q1 = sorted_q(devs, nd, 0.25), q3 = sorted_q(devs, nd, 0.75);
+    double fence = q3 + 2 * (q3 - q1);
+    if (fence < 0.01)
+        fence = 0.01;
+    size_t lo = j > (size_t)o->window ? j - o->window : 0;
+    double before = small_median(x + lo, j - lo, c->scratch);
+    /* Values written to few digits (a ratio of 0.04 to two decimals) move by whole steps of
+     * their last digit; one and a half such steps is the least change that can be told. */
+    double quantum = INFINITY;
+    for (size_t k = (j > nn ? j - nn : 0) + 1; k < j; k++) {
+        double d = fabs(x[k] - x[k - 1]);
+        if (d > 0 && d < quantum)
+            quantum = d;
+    }
+    if (isfinite(quantum) && before > 0 && fence < 1.5 * quantum / before)
+        fence = 1.5 * quantum / before;
+    double after = small_median(x + j, L, c->scratch);
+    if (!(before > 0))
+        return false;
+    double change = after / before - 1;
+    st->before = before;
+    st->after = after;
+    st->change = change;
+    st->fence = fence;
+    if (!(fabs(change) > fence))
+        return false;
+    double sgn = change > 0 ? 1 : -1;
+    for (size_t k = j; k < j + L; k++)
+        if (!((x[k] / before - 1) * sgn > fence))
+            return false;
+    if ((x[j - 1] / before - 1) * sgn > fence)
+        return false;
+    return true;
+}
+
+static void det_step(const struct hist_series *s, int m, size_t i, double threshold,
+                     struct hist_step *out)
+{
+    double prev = NAN;
+    for (size_t k = i; k-- > 0;)
+        if (!isnan(s->v[m][k])) {
+            prev = s->v[m][k];
+            break;
+        }
+    if (isnan(prev) || prev == 0)
+        return;
+    out->before = prev;
+    out->after = s->v[m][i];
+    out->change = out->after / prev - 1;
+    out->fence = threshold;
+    out->at = i;
+    out->found = fabs(out->change) > threshold;
+}
+
+static void step_clear(struct hist_step *st)
+{
+    memset(st, 0, sizeof *st);
+    st->before = st->after = st->change = st->fence = NAN;
+}
+
+void hist_check_point(const struct hist_series *s, int m, size_t i,
+                      const struct hist_check_opts *o, struct hist_step *out)
+{
+    step_clear(out);
+    if (i >= s->n || isnan(s->v[m][i]))
+        return;
+    if (hist_metric_deterministic(m)) {
+        det_step(s, m, i, o->det_threshold, out);
+        return;
+    }
+    struct wall_ctx c;
+    if (wall_prepare(s, m, i, o->window, &c) < 0)
+        return;
+    size_t n = c.n;
+    size_t P = o->persist > 0 ? (size_t)o->persist : 1;
+    if (n >= P) {
+        struct hist_step st = {0}, earlier;
+        bool echo = false;
+        for (size_t k = 1; k <= (size_t)o->window && k <= n - P && !echo; k++)
+            echo = wall_step(&c, n - P - k, P, o, &earlier);
+        if (!echo && wall_step(&c, n - P, P, o, &st)) {
+            *out = st;
+            out->found = true;
+            out->at = c.at[n - P];
+            goto done;
+        }
+    }
+    /* Not confirmed: is a step starting among the newest points, awaiting persistence? */
+    for (size_t L = P - 1; L >= 1 && n >= L; L--) {
+        struct hist_step st = {0};
+        if (wall_step(&c, n - L, L, o, &st)) {
+            *out = st;
+            out->pending = true;
+            out->at = c.at[n - L];
+            break;
+        }
+    }
+done:
+    wall_free(&c);
+}
+
+size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opts *o,
+                 struct hist_step *out)
+{
+    size_t found = 0;
+    for (size_t i = 0; i < s->n; i++)
+        step_clear(&out[i]);
+    if (hist_metric_deterministic(m)) {
+        for (size_t i = 0; i < s->n; i++)
+            if (!isnan(s->v[m][i])) {
+                det_step(s, m, i, o->det_threshold, &out[i]);
+                found += out[i].found;
+            }
+        return found;
+    }
+    if (s->n == 0)
+        return 0;
+    struct wall_ctx c;
+    if (wall_prepare(s, m, s->n - 1, o->window, &c) < 0)
+        return 0;
+    size_t P = o->persist > 0 ? (size_t)o->persist : 1;
+    bool *raw = calloc(c.n + 1, sizeof *raw);
+    struct hist_step *st = calloc(c.n + 1, sizeof *st);
+    if (raw && st) {
+        for (size_t j = 0; j + P <= c.n; j++)
+            raw[j] = wall_step(&c, j, P, o, &st[j]);
+        for (size_t j = 0; j + P <= c.n; j++) {
+            if (!raw[j])
+                continue;
+            bool echo = false;
+            for (size_t k = 1; k <= (size_t)o->window && k <= j && !echo; k++)
+                echo = raw[j - k];
+            if (echo)
+                continue;
+            size_t i = c.at[j + P - 1];
+            out[i] = st[j];
+            out[i].found = true;
+            out[i].at = c.at[j];
+            found++;
+        }
+    }
+    free(raw);
+    free(st);
+    wall_free(&c);
+    return found;
+}
+
+bool hist_alarms(const struct hist_series *s, int m)
+{
+    if (m == HM_REF_MEDIAN_S)
+        return false;
+    if (m == HM_MEDIAN_S || m == HM_MIN_S)
+        for (size_t i = 0; i < s->n; i++)
+            if (!isnan(s->v[HM_RATIO][i]))
+                return false;
+    return true;
+}
+
+int hist_db_load(struct hist_db *db, char **paths, int n, struct err *e)
+{
+    hist_db_init(db);
+    for (int i = 0; i < n; i++) {
+        struct hist_table t;
+        if (hist_read(paths[i], &t, e) < 0) {
+            hist_db_free(db);
+            return -1;
+        }
+        int rc = hist_db_add(db, &t, e);
+        hist_table_free(&t);
+        if (rc < 0) {
+            hist_db_free(db);
+            return -1;
+        }
+    }
+    hist_db_finish(db);
+    return 0;
+}

@@ -1,0 +1,132 @@
+/* history.h: per-commit benchmark history files: TSV read by column name, appended safely,
+ * and gathered into series (one per benchmark+lane) ordered by commit. */
+#ifndef TARE_HISTORY_H
+#define TARE_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/err.h"
+
+/*
+ * Metrics, by tare's column names. The seed's (mutsu's) files are read unchanged through a
+ * fixed column mapping (hist_alias): mutsu_median_s -> median_s, mutsu_min_s -> min_s,
+ * raku_median_s -> ref_median_s, ratio_mutsu_over_raku -> ratio, rakudo -> reference.
+ */
+enum hist_metric {
+    HM_MEDIAN_S, HM_MIN_S, HM_REF_MEDIAN_S, HM_RATIO,
+    HM_INSTRUCTIONS, HM_ALLOCATIONS, HM_BYTES, HM_PEAK_BYTES,
+    HM_COUNT
+};
+extern const char *const hist_metric_names[HM_COUNT];
+/* Counts that reproduce run to run (alarm at a fixed threshold), as against wall clock. */
+bool hist_metric_deterministic(int m);
+/* The metric a column name stands for (after the mapping), or -1. */
+int hist_metric_by_name(const char *name);
+/* The canonical name of a column: the mapping applied, or name itself. */
+const char *hist_canonical(const char *name);
+
+/* One history file, parsed: the header and every row's cells, in file order. */
+struct hist_table {
+    char *name;          /* the file name, for messages */
+    char *buf;           /* the text, split in place */
+    int ncols;
+    char **cols;         /* header cells (into buf) */
+    size_t nrows;
+    char **cells;        /* nrows * ncols; a short row's missing trailing cells are "" */
+    size_t *line;        /* each row's line number */
+    double *val;         /* nrows * HM_COUNT metric values, parsed once; NAN for NA/absent */
+    int c_date, c_commit, c_benchmark;   /* column indexes; date may be -1 */
+    int c_metric[HM_COUNT];              /* -1 where the file has no such column */
+    int c_runner, c_reference, c_toolchain;
+};
+
+/* Parses text (not NUL-terminated; len bytes) as a history file called name. Errors say
+ * "'name' line N: ..." */
+int hist_parse(const char *name, const char *text, size_t len, struct hist_table *t, struct err *e);
+int hist_read(const char *path, struct hist_table *t, struct err *e);
+void hist_table_free(struct hist_table *t);
+static inline const char *hist_cell(const struct hist_table *t, size_t row, int col)
+{
+    return col < 0 ? "" : t->cells[row * t->ncols + col];
+}
+/* A metric cell as a number: NAN for NA or empty. */
+double hist_value(const struct hist_table *t, size_t row, int m);
+
+/*
+ * Appends rows to path under an exclusive lock, as one write, then fsync. text is a header
+ * line then rows (TSV). The file is created with that header if new or empty; otherwise the
+ * rows' columns are matched to the file's by (canonical) name, a column the file lacks is an
+ * error, and one the rows lack is written as NA. A torn last line left by a writer that was
+ * killed is cut off first. Signals are held off while writing, so Ctrl-C cannot split a row.
+ * Returns the number of rows appended, or -1.
+ */
+long hist_append(const char *path, const char *text, size_t len, struct err *e);
+
+/* Series gathered from one or more tables: rows joined by (commit, benchmark). */
+struct hist_series {
+    char *name;          /* benchmark column: "bench" or "bench+lane" */
+    size_t n, cap;
+    size_t *commit;      /* index into db commits, ascending commit order */
+    double *v[HM_COUNT]; /* n values each; NAN where absent */
+};
+
+struct hist_db {
+    size_t ncommits, commit_cap;
+    char **commit, **date;    /* in commit order (earliest date first, then first seen) */
+    size_t nseries, series_cap;
+    struct hist_series *series;
+    bool has[HM_COUNT];       /* some series has some value of this metric */
+    /* internal lookup tables */
+    size_t chash_cap, shash_cap, phash_cap;
+    size_t *chash, *shash;
+    unsigned long long *phash_key;
+    size_t *phash_val;
+    size_t npoints;
+    bool sorted;
+};
+
+void hist_db_init(struct hist_db *db);
+int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e);
+/* Orders commits and every series' points; call after the last add. */
+void hist_db_finish(struct hist_db *db);
+void hist_db_free(struct hist_db *db);
+/* Commit index for a full hash or a unique prefix (at least 4 characters), or -1 with e set. */
+long hist_db_find_commit(const struct hist_db *db, const char *sha, struct err *e);
+
+/* |relative change| between consecutive values (NANs skipped) of one series' metric. */
+size_t hist_changes(const struct hist_series *s, int m, double *out);
+
+/* The regression test of one series' metric at one step (see tare-history(1)). */
+struct hist_step {
+    bool found;          /* a confirmed step */
+    bool pending;        /* the newest points are past the fence but not yet persistent */
+    size_t at;           /* point index of the step */
+    double before, after, change, fence;
+};
+struct hist_check_opts {
+    double det_threshold;   /* relative, e.g. 0.02 */
+    int persist;            /* wall steps must hold this many points */
+    int window;             /* points in the "before" window */
+    int noise_n;            /* past statistics the fence is learned from */
+};
+/* Tests the step that point index i confirms: for deterministic metrics the change from the
+ * previous value to point i; for wall-clock ones a step at i - persist + 1. */
+void hist_check_point(const struct hist_series *s, int m, size_t i,
+                      const struct hist_check_opts *o, struct hist_step *out);
+
+/* The confirmed steps at every point, as a check after each commit would have reported them:
+ * out[i] (s->n entries) describes the step that point i confirms. Returns how many. */
+size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opts *o,
+                 struct hist_step *out);
+
+/* Whether check alarms on metric m of series s. Not on ref_median_s (the reference's own
+ * time). Not on median_s or min_s when the series has a ratio to a same-machine reference:
+ * a runner that changes speed moves every series' seconds at once (the seed's history has
+ * several such days), and the ratio cancels it. */
+bool hist_alarms(const struct hist_series *s, int m);
+
+/* Reads every file into a fresh db and finishes it. */
+int hist_db_load(struct hist_db *db, char **paths, int n, struct err *e);
+
+#endif

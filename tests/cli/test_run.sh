@@ -1,0 +1,126 @@
+# tare run: a suite file (INI) of benchmarks x lanes with a reference, into history rows.
+. "$(dirname "$0")/lib.sh"
+
+S=$TMP/suite
+mkdir -p "$S/benchmarks"
+# Benchmarks are named for how long the sleeper fixture sleeps on them ({name}).
+touch "$S/benchmarks/0.02.txt" "$S/benchmarks/0.2.txt" "$S/benchmarks/0.001.txt"
+cat > "$S/suite.ini" <<EOF
+; a suite: every benchmark in both lanes, the reference alongside
+[suite]
+command = $FIXTURES/sleeper {name}
+benchmarks = benchmarks/*.txt
+reference = $FIXTURES/sleeper 0.01
+runs = 3
+
+[lane base]
+env = TARE_TEST_EXIT=0
+
+[lane jit]
+env = TARE_TEST_EXIT=0 JIT=on
+EOF
+
+run_tare run --format tsv "$S/suite.ini"
+expect_rc 0 "a suite runs"
+expect_eq "$(head -1 <<<"$out")" "$(printf 'benchmark\tlane\truns\tmedian_s\tmin_s\tref_median_s\tratio\tstatus')" "tsv columns"
+expect_eq "$(tail -n +2 <<<"$out" | cut -f1 | tr '\n' ' ')" "0.001+base 0.001+jit 0.02+base 0.02+jit 0.2+base 0.2+jit " \
+    "benchmarks (sorted) x lanes, named bench+lane"
+# Sleep-based bounds only: a 0.2 s sleep takes at least 0.2 s; the reference at least 0.01 s.
+slow=$(awk -F'\t' '$1 == "0.2+jit" { print $4 }' <<<"$out")
+ref=$(awk -F'\t' '$1 == "0.2+jit" { print $6 }' <<<"$out")
+ratio=$(awk -F'\t' '$1 == "0.2+jit" { print $7 }' <<<"$out")
+check "0.2 s benchmark median >= 0.2 s ($slow)" awk -v v="$slow" 'BEGIN { exit !(v >= 0.2) }'
+check "reference median >= 0.01 s ($ref)" awk -v v="$ref" 'BEGIN { exit !(v >= 0.01) }'
+check "ratio is median over the reference's ($ratio)" awk -v a="$slow" -v b="$ref" -v r="$ratio" \
+    'BEGIN { exit !((a / b - r) ^ 2 < 1e-12 * r * r) }'
+expect_eq "$(awk -F'\t' 'NR > 1 { print $3 }' <<<"$out" | sort -u)" 3 "runs = 3 from the suite"
+run_tare run --runs 2 --format json "$S/suite.ini"
+expect_match "$out" '"benchmark": "0.2\+base", "lane": "base", "runs": 2, "median_s": ' "--runs overrides; json"
+
+# Lanes' environments reach the program: printenv1 exits with $TARE_TEST_EXIT.
+cat > "$S/lanes.ini" <<EOF
+[suite]
+command = $FIXTURES/printenv1
+benchmarks = benchmarks/0.2.txt
+runs = 2
+[lane good]
+env = TARE_TEST_EXIT=0
+[lane bad]
+env = TARE_TEST_EXIT=3
+EOF
+run_tare run --format tsv "$S/lanes.ini"
+expect_rc 1 "a failing lane: exit 1"
+expect_eq "$(awk -F'\t' '$1 == "0.2+good" { print $8 }' <<<"$out")" ok "the good lane is ok"
+expect_eq "$(awk -F'\t' '$1 == "0.2+bad" { print $4 "," $8 }' <<<"$out")" "NA,failed" "the failed lane is NA, never 0"
+expect_match "$err" "'0\.2\+bad' failed: exited with status 3" "failure reason"
+
+# --history: rows appended with exactly the issue's columns; commit from --commit or git.
+run_tare run --history "$S/hist" --commit 0123abcd "$S/suite.ini"
+expect_rc 0 "run into history"
+H=$S/hist/wall.tsv
+expect_eq "$(head -1 "$H")" "$(printf 'date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference')" \
+    "wall.tsv columns"
+expect_eq "$(($(wc -l < "$H") - 1))" 6 "one row per series"
+expect_eq "$(awk -F'\t' 'NR > 1 { print $2 }' "$H" | sort -u)" 0123abcd "--commit"
+expect_match "$(tsv_field "$(cat "$H")" 1 date)" '^20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z$' "date in UTC ISO 8601"
+runner=$(tsv_field "$(cat "$H")" 1 runner)
+expect_match "$runner" "^$(nproc)c $(uname -m)" "runner: core count and machine"
+expect_no_match "$runner" "$(hostname)" "runner has no host name"
+expect_no_match "$runner" "$(id -un)" "runner has no user name"
+expect_eq "$(tsv_field "$(cat "$H")" 1 reference)" "$FIXTURES/sleeper 0.01" "reference column"
+run_tare history check "$H"
+expect_rc 0 "the history reads back"
+
+if command -v git > /dev/null; then
+    (cd "$S" && git init -q . && git add suite.ini && git -c user.email=t@t -c user.name=t commit -qm t) > /dev/null 2>&1
+    run_tare run --history "$S/hist2" "$S/suite.ini"
+    expect_eq "$(tsv_field "$(cat "$S/hist2/wall.tsv")" 1 commit)" "$(git -C "$S" rev-parse HEAD)" "commit from git rev-parse HEAD"
+fi
+
+# Shards: disjoint, together every benchmark; merged histories are the whole.
+run_tare run --shard 1/2 --history "$S/s1" --commit c1 --format tsv "$S/suite.ini"
+a=$(tail -n +2 <<<"$out" | cut -f1)
+run_tare run --shard 2/2 --history "$S/s2" --commit c1 --format tsv "$S/suite.ini"
+b=$(tail -n +2 <<<"$out" | cut -f1)
+expect_eq "$(printf '%s\n%s\n' "$a" "$b" | sort | tr '\n' ' ')" "0.001+base 0.001+jit 0.02+base 0.02+jit 0.2+base 0.2+jit " \
+    "shards together cover the suite"
+expect_eq "$(printf '%s\n%s\n' "$a" "$b" | sort | uniq -d)" "" "shards are disjoint"
+run_tare history merge "$S/s1/wall.tsv" "$S/s2/wall.tsv" -o "$S/merged.tsv"
+expect_eq "$(($(wc -l < "$S/merged.tsv") - 1))" 6 "merged shards"
+
+# Bad suites: the file and line, exit 2.
+bad() {   # bad DESC REGEX: the suite in $S/bad.ini must be refused with a message matching REGEX
+    run_tare run "$S/bad.ini"
+    expect_rc 2 "$1"
+    expect_match "$err" "$2" "$1: message"
+}
+printf '[suite]\ncommand = x\nbenchmarks = benchmarks/*.txt\nfoo = 1\n' > "$S/bad.ini"
+bad "unknown key" "^tare run: '$S/bad.ini' line 4: unknown key 'foo' in \[suite\]$"
+printf '[suite]\ncommand = x\n' > "$S/bad.ini"
+bad "no benchmarks" "\[suite\] needs benchmarks = PATTERN"
+printf '[suite]\ncommand = x\nbenchmarks = nothing/*.none\n' > "$S/bad.ini"
+bad "no match" "matches no file"
+printf '[suite]\ncommand = x\nbenchmarks = benchmarks/*.txt\nruns = 0\n' > "$S/bad.ini"
+bad "runs 0" "line 4: runs = '0'"
+printf '[suite]\ncommand = x | y\nbenchmarks = benchmarks/*.txt\n' > "$S/bad.ini"
+bad "shell syntax" "shell syntax '\|'"
+printf '[suite]\ncommand = x\nbenchmarks = benchmarks/*.txt\n[lane a b]\nenv = X=1\n' > "$S/bad.ini"
+bad "bad lane name" "line 5: bad lane name 'a b'"
+printf '[suite]\ncommand = x\nbenchmarks = benchmarks/*.txt\n[lane a]\nenv = 1X=1\n' > "$S/bad.ini"
+bad "bad lane variable" "bad variable '1X=1' in \[lane a\]"
+printf '[suite\ncommand = x\n' > "$S/bad.ini"
+bad "not INI" "line 1: not INI"
+printf '[other]\nx = 1\n' > "$S/bad.ini"
+bad "unknown section" "unknown section \[other\]"
+run_tare run "$S/none.ini"
+expect_rc 2 "missing suite"
+run_tare run --shard 3/2 "$S/suite.ini"
+expect_rc 2 "bad --shard"
+cat > "$S/missing.ini" <<EOF
+[suite]
+command = /nonexistent/interp {bench}
+benchmarks = benchmarks/0.2.txt
+EOF
+run_tare run "$S/missing.ini"
+expect_rc 2 "a command that cannot start"
+done_testing

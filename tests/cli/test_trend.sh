@@ -1,0 +1,105 @@
+# tare trend: a self-contained page, everything escaped, and in a real browser (headless
+# Chromium over the DevTools protocol): no console errors, one chart per benchmark, the metric
+# switch, window, filter, table and tooltip working. Saves a screenshot in $BUILD.
+. "$(dirname "$0")/lib.sh"
+EXCERPT=$TARE_ROOT/tests/fixtures/mutsu-excerpt.tsv
+# The real history: $TARE_DATA, or ../shared/data beside the repository, when present.
+MUTSU=${TARE_DATA:-$TARE_ROOT/../shared/data}/mutsu-bench-history.tsv
+[ -r "$MUTSU" ] || MUTSU=$EXCERPT
+SHOTDIR=$TARE_ROOT/${BUILD:-build}
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+
+# field JSON NAME: one top-level field of a JSON object, as JSON.
+field() { node -e 'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(JSON.stringify(o[process.argv[1]]))' "$2" <<<"$1"; }
+
+run_tare trend "$EXCERPT"
+expect_rc 2 "no -o"
+run_tare trend -o "$TMP/x.html"
+expect_rc 2 "no FILE"
+run_tare trend --commit-url 'javascript:alert(1)//{sha}' "$EXCERPT" -o "$TMP/x.html"
+expect_rc 2 "a javascript: commit URL is refused"
+printf 'commit\tbenchmark\tratio\nc\tb\tx\n' > "$TMP/bad.tsv"
+run_tare trend "$TMP/bad.tsv" -o "$TMP/x.html"
+expect_rc 2 "malformed history"
+expect_eq "$err" "tare trend: '$TMP/bad.tsv' line 2: column 'ratio': not a number: 'x'" "malformed message"
+check "nothing written on error" test ! -e "$TMP/x.html"
+
+run_tare trend "$EXCERPT" -o "$TMP/e.html" --commit-url 'https://example.org/r/commit/{sha}'
+expect_rc 0 "trend of the excerpt"
+page=$(cat "$TMP/e.html")
+expect_match "$page" '^<!DOCTYPE html>' "an HTML page"
+# Self-contained: no external script, style, font, image or frame.
+expect_no_match "$page" '<(link|iframe|img|object|embed)[ >]' "no external resources"
+expect_no_match "$page" '<script[^>]* src=' "no external script"
+expect_no_match "$page" '@import|url\(' "no CSS imports"
+expect_match "$page" "default-src 'none'" "a content security policy that forbids fetching"
+# Data inline, with every series of the excerpt.
+for b in bench-fib bench-fib+jit hash-access; do
+    expect_match "$page" "\"name\":\"${b//+/\\+}\"" "series $b inline"
+done
+
+# Hostile names are data, never markup.
+{ printf 'date\tcommit\tbenchmark\tmedian_s\n'
+  for i in 1 2 3 4 5; do
+      printf '2026-01-0%dT00:00:00Z\tc%d\t<script>alert(1)</script>\t1.%d\n' $i $i $i
+      printf '2026-01-0%dT00:00:00Z\tc%d\tx</script><img src=x onerror=alert(2)>+"lane&\t2.%d\n' $i $i $i
+  done; } > "$TMP/evil.tsv"
+run_tare trend --title '</title><script>alert(3)</script>' "$TMP/evil.tsv" -o "$TMP/evil.html"
+expect_rc 0 "trend of hostile names"
+evil=$(cat "$TMP/evil.html")
+expect_no_match "$evil" '<script>alert|<img src=x|</script><img' "no hostile markup in the page"
+expect_eq "$(grep -o '<script' "$TMP/evil.html" | wc -l)" 2 "only the page's own two script elements"
+expect_match "$evil" '\\u003cscript\\u003ealert\(1\)\\u003c/script\\u003e' "names escaped in the JSON"
+expect_match "$evil" '<title>&lt;/title&gt;&lt;script&gt;alert\(3\)&lt;/script&gt;</title>' "title escaped"
+
+if ! command -v node > /dev/null || [ ! -x "$CHROMIUM" ]; then
+    not_ok "the browser test needs node and chromium (scripts/install-deps check)"
+    done_testing
+    exit
+fi
+browse() { timeout 90 node "$TARE_ROOT/tests/cli/trend_browser.js" "$@"; }
+
+# The page from the mutsu history, in a real browser.
+run_tare trend "$MUTSU" -o "$TMP/mutsu.html" --title 'mutsu benchmarks'
+expect_rc 0 "trend of the mutsu history"
+res=$(browse "$TMP/mutsu.html" "$SHOTDIR/trend-screenshot.png")
+expect_eq "$(field "$res" error)" "undefined" "browser run completed ($res)"
+expect_eq "$(field "$res" errors)" "[]" "no console errors or exceptions"
+expect_eq "$(field "$res" ready)" '"1"' "the page's script ran to the end"
+nbench=$(awk -F'\t' 'NR > 1 { sub(/\+.*/, "", $3); print $3 }' "$MUTSU" | sort -u | wc -l)
+nseries=$(awk -F'\t' 'NR > 1 { print $3 }' "$MUTSU" | sort -u | wc -l)
+expect_eq "$(field "$res" charts)" "$nbench" "one chart per benchmark"
+expect_eq "$(field "$res" paths)" "$nseries" "one line per lane"
+expect_eq "$(field "$res" names)" \
+    "$(awk -F'\t' 'NR > 1 { sub(/\+.*/, "", $3); print $3 }' "$MUTSU" | LC_ALL=C sort -u |
+       node -e 'console.log(JSON.stringify(require("fs").readFileSync(0, "utf8").trim().split("\n")))')" \
+    "chart names are the benchmarks"
+expect_eq "$(field "$res" metrics)" '["median_s","min_s","ratio"]' "metrics offered are those in the data"
+expect_eq "$(field "$res" metric_after)" '"min_s"' "the metric switch redraws the first chart"
+expect_eq "$(field "$res" all_switched)" true "the metric switch redraws every chart"
+expect_eq "$(field "$res" path_changed)" true "the switched chart draws other values"
+expect_eq "$(field "$res" metric_button_on)" '"min_s"' "the switched button shows as on"
+expect_eq "$(field "$res" points_50)" 50 "window 50 draws 50 commits"
+ncommits=$(awk -F'\t' -v b="$(awk -F'\t' 'NR == 2 { print $3 }' "$MUTSU")" 'NR > 1 && $3 == b' "$MUTSU" | wc -l)
+[ "$MUTSU" = "$EXCERPT" ] || expect_eq "$(field "$res" points_all)" "$ncommits" "window all draws every commit"
+expect_eq "$(field "$res" filter_shown)" \
+    "$(awk -F'\t' 'NR > 1 { sub(/\+.*/, "", $3); print $3 }' "$MUTSU" | sort -u | grep -c fib)" "the name filter"
+expect_eq "$(field "$res" table_rows)" "$nseries" "the table view has a row per series"
+expect_match "$(field "$res" tooltip)" '[0-9a-f]{12}  20[0-9-]+T.*base: [0-9.]+ ms' "the tooltip shows commit, date, values"
+expect_eq "$(field "$res" title)" '"mutsu benchmarks"' "title"
+check "screenshot saved" test -s "$SHOTDIR/trend-screenshot.png"
+
+# Hostile names in the browser: shown as text, nothing run.
+res=$(browse "$TMP/evil.html")
+expect_eq "$(field "$res" errors)" "[]" "hostile page: no dialogs, no errors"
+expect_eq "$(field "$res" injected)" 2 "hostile page: no script element added"
+expect_eq "$(field "$res" names)" '["<script>alert(1)</script>","x</script><img src=x onerror=alert(2)>"]' \
+    "hostile names shown as text"
+expect_eq "$(field "$res" title)" '"</title><script>alert(3)</script>"' "hostile title shown as text"
+
+# The harness itself notices a broken page (so "no errors" above means something).
+sed 's|render();$|render(); console.error("planted"); undefinedFunction();|' "$TMP/mutsu.html" > "$TMP/broken.html"
+res=$(browse "$TMP/broken.html")
+expect_match "$(field "$res" errors)" 'planted' "a planted console error is caught"
+expect_match "$(field "$res" errors)" 'undefinedFunction' "a planted exception is caught"
+done_testing

@@ -1,0 +1,147 @@
+// trend_browser.js PAGE SCREENSHOT: loads a `tare trend` page in headless Chromium over the
+// DevTools protocol (node's own WebSocket, no packages) and prints one JSON line of what it
+// saw: console errors and exceptions, chart count, what the metric switch did, the time to
+// interactive, and the results of the filter, window and table view. Saves a screenshot.
+"use strict";
+const { spawn } = require("child_process");
+const fs = require("fs");
+const path = require("path");
+const os = require("os");
+
+const [page, shot] = process.argv.slice(2);
+const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tare-chromium-"));
+// The DevTools protocol over a pipe (fd 3: to chromium, fd 4: from it; messages end in NUL),
+// so no WebSocket client is needed.
+const proc = spawn(chromium, ["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
+  "--no-default-browser-check", "--remote-debugging-pipe", "--user-data-dir=" + profile,
+  "--window-size=1400,1000", "about:blank"], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
+const timer = setTimeout(() => fail("timed out"), 60000);
+
+function fail(msg) {
+  console.log(JSON.stringify({ error: msg }));
+  finish(3);
+}
+function finish(code) {
+  clearTimeout(timer);
+  try { proc.kill("SIGKILL"); } catch (e) { /* gone */ }
+  try { fs.rmSync(profile, { recursive: true, force: true }); } catch (e) { /* best effort */ }
+  process.exit(code);
+}
+
+let stderr = "";
+proc.stderr.on("data", (d) => { stderr += d; });
+proc.on("exit", () => fail("chromium exited: " + stderr.slice(-500)));
+const toChrome = proc.stdio[3], fromChrome = proc.stdio[4];
+let id = 0, session = null, loaded = null, pending = "";
+const waiting = new Map(), errors = [];
+fromChrome.on("data", (d) => {
+  pending += d.toString("utf8");
+  let k;
+  while ((k = pending.indexOf("\0")) >= 0) {
+    const msg = JSON.parse(pending.slice(0, k));
+    pending = pending.slice(k + 1);
+    onMessage(msg);
+  }
+});
+function onMessage(msg) {
+  if (msg.id && waiting.has(msg.id)) { waiting.get(msg.id)(msg); waiting.delete(msg.id); return; }
+  if (msg.method === "Runtime.exceptionThrown")
+    errors.push("exception: " + ((msg.params.exceptionDetails.exception || {}).description ||
+      msg.params.exceptionDetails.text).slice(0, 300));
+  if (msg.method === "Runtime.consoleAPICalled" && (msg.params.type === "error" || msg.params.type === "warning"))
+    errors.push("console." + msg.params.type + ": " + JSON.stringify(msg.params.args).slice(0, 300));
+  if (msg.method === "Log.entryAdded" && msg.params.entry.level === "error")
+    errors.push("log: " + msg.params.entry.text);
+  if (msg.method === "Page.javascriptDialogOpening") {
+    errors.push("dialog: " + msg.params.message);
+    send("Page.handleJavaScriptDialog", { accept: true });
+  }
+  if (msg.method === "Page.loadEventFired" && loaded) loaded();
+}
+function send(method, params = {}, toBrowser = false) {
+  return new Promise((ok, ko) => {
+    const i = ++id;
+    waiting.set(i, (m) => m.error ? ko(new Error(method + ": " + JSON.stringify(m.error))) : ok(m));
+    const m = { id: i, method, params };
+    if (session && !toBrowser) m.sessionId = session;
+    toChrome.write(JSON.stringify(m) + "\0");
+  });
+}
+run().catch((e) => fail(String(e && e.stack || e)));
+
+async function run() {
+  const t = await send("Target.createTarget", { url: "about:blank" }, true);
+  const a = await send("Target.attachToTarget", { targetId: t.result.targetId, flatten: true }, true);
+  session = a.result.sessionId;
+  const evaluate = async (expr) => {
+    const r = await send("Runtime.evaluate", { expression: expr, returnByValue: true });
+    if (r.result.exceptionDetails) throw new Error("evaluate: " + JSON.stringify(r.result.exceptionDetails));
+    return r.result.result.value;
+  };
+  await send("Runtime.enable");
+  await send("Log.enable");
+  await send("Page.enable");
+  const load = new Promise((ok) => { loaded = ok; });
+  const t0 = Date.now();
+  await send("Page.navigate", { url: "file://" + path.resolve(page) });
+  await load;
+  const out = { errors };
+  out.load_ms = Date.now() - t0;
+  out.ready = await evaluate("document.body.getAttribute('data-ready')");
+  // Time from navigation start to the end of the page's own script (charts drawn).
+  out.interactive_ms = await evaluate("Math.round(performance.now())");
+  out.charts = await evaluate("document.querySelectorAll('#charts svg.chart').length");
+  out.paths = await evaluate("document.querySelectorAll('#charts svg.chart path.lane').length");
+  out.metrics = await evaluate("Array.from(document.querySelectorAll('#metric button')).map(b => b.getAttribute('data-value'))");
+  out.metric_before = await evaluate("document.querySelector('#charts svg.chart').getAttribute('data-metric')");
+  const firstPath = "document.querySelector('#charts svg.chart path.lane').getAttribute('d')";
+  const pathBefore = await evaluate(firstPath);
+  const other = out.metrics.find((m) => m !== out.metric_before);
+  if (other) {
+    await evaluate(`document.querySelector('#metric button[data-value="${other}"]').click()`);
+    out.metric_after = await evaluate("document.querySelector('#charts svg.chart').getAttribute('data-metric')");
+    out.metric_button_on = await evaluate("document.querySelector('#metric button.on').getAttribute('data-value')");
+    out.path_changed = pathBefore !== await evaluate(firstPath);
+    out.all_switched = await evaluate(`Array.from(document.querySelectorAll('#charts svg.chart')).every(s => s.getAttribute('data-metric') === "${other}")`);
+  }
+  // The commit window: "all" draws more points than 50.
+  const nPoints = "document.querySelector('#charts svg.chart path.lane').getAttribute('d').split('L').length";
+  await evaluate("document.querySelector('#window button[data-value=\"50\"]').click()");
+  out.points_50 = await evaluate(nPoints);
+  await evaluate("document.querySelector('#window button[data-value=\"0\"]').click()");
+  out.points_all = await evaluate(nPoints);
+  await evaluate("document.querySelector('#window button[data-value=\"150\"]').click()");
+  // The name filter.
+  out.filter_shown = await evaluate(`(() => { const f = document.getElementById('filter');
+      f.value = 'fib'; f.dispatchEvent(new Event('input'));
+      const n = Array.from(document.querySelectorAll('#charts .card')).filter(c => !c.classList.contains('hidden')).length;
+      f.value = ''; f.dispatchEvent(new Event('input')); return n; })()`);
+  // Every chart's name as the page shows it (as text).
+  out.names = await evaluate("Array.from(document.querySelectorAll('#charts .card h3 .name')).map(e => e.textContent)");
+  out.title = await evaluate("document.title");
+  out.injected = await evaluate("document.querySelectorAll('script').length");
+  // The table view, sorted by the latest value column twice.
+  await evaluate("document.querySelector('#view button[data-value=\"table\"]').click()");
+  out.table_rows = await evaluate("document.querySelectorAll('#table tbody tr').length");
+  await evaluate("document.querySelectorAll('#table th')[0].click()");
+  out.table_first_desc = await evaluate("document.querySelector('#table tbody tr td').textContent");
+  await evaluate("document.querySelector('#view button[data-value=\"charts\"]').click()");
+  // A tooltip on hovering the first chart.
+  const box = await evaluate("(() => { const r = document.querySelector('#charts svg.chart').getBoundingClientRect(); return [r.left + r.width * 0.7, r.top + r.height / 2]; })()");
+  await send("Input.dispatchMouseEvent", { type: "mouseMoved", x: box[0], y: box[1] });
+  out.tooltip = await evaluate("document.getElementById('tip').style.display === 'block' ? document.getElementById('tip').textContent : ''");
+  await send("Input.dispatchMouseEvent", { type: "mouseMoved", x: 5, y: 990 });
+  await evaluate("document.querySelector('#window button[data-value=\"0\"]').click()");
+  out.markers_all = await evaluate("document.querySelectorAll('#charts svg.chart path.reg, #charts svg.chart path.imp').length");
+  await evaluate("document.querySelector('#window button[data-value=\"150\"]').click()");
+  out.markers = await evaluate("document.querySelectorAll('#charts svg.chart path.reg, #charts svg.chart path.imp').length");
+  out.html_bytes = fs.statSync(page).size;
+  if (shot) {
+    await send("Emulation.setDeviceMetricsOverride", { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
+    const img = await send("Page.captureScreenshot", { format: "png" });
+    fs.writeFileSync(shot, Buffer.from(img.result.data, "base64"));
+  }
+  console.log(JSON.stringify(out));
+  finish(0);
+}

@@ -1,0 +1,457 @@
+/* test_history.c: history files read by column name, appended safely, joined into series,
+ * and the regression test on synthetic series whose steps we place ourselves. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/history.h"
+#include "unit.h"
+
+static char dir[256];
+
+/* e.msg against a whole expected message (CHECK_STR would warn on its 1 KiB size). */
+#define CHECK_MSG(want) do { \
+        if (strcmp(e.msg, want) != 0) \
+            printf("  got message: %s\n", e.msg); \
+        CHECK(strcmp(e.msg, want) == 0); \
+    } while (0)
+
+static int parse(const char *text, struct hist_table *t, struct err *e)
+{
+    return hist_parse("t.tsv", text, strlen(text), t, e);
+}
+
+static void test_parse(void)
+{
+    struct hist_table t;
+    struct err e = {0};
+    const char *tare =
+        "date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference\n"
+        "2026-01-01T00:00:00Z\taaaa\tfib\t0.5\t0.4\t1.0\t0.5\t7\t4c\tref\n"
+        "2026-01-02T00:00:00Z\tbbbb\tfib+jit\tNA\t0.2\t\t0.25\t7\t4c\tref\n";
+    CHECK_INT(parse(tare, &t, &e), 0);
+    CHECK_INT(t.nrows, 2);
+    CHECK_INT(t.c_metric[HM_MEDIAN_S], 3);
+    CHECK_INT(t.c_metric[HM_INSTRUCTIONS], -1);
+    CHECK_NEAR(hist_value(&t, 0, HM_RATIO), 0.5, 0);
+    CHECK(isnan(hist_value(&t, 1, HM_MEDIAN_S)));
+    CHECK(isnan(hist_value(&t, 1, HM_REF_MEDIAN_S)));
+    CHECK_STR(hist_cell(&t, 1, t.c_benchmark), "fib+jit");
+    CHECK_INT(t.line[1], 3);
+    hist_table_free(&t);
+
+    /* Columns by name, in any order; the seed's names through the mapping. */
+    const char *mutsu =
+        "benchmark\tcommit\tdate\tratio_mutsu_over_raku\tmutsu_median_s\trakudo\n"
+        "fib\tc1\t2026\t0.3\t0.9\tv2022\n";
+    CHECK_INT(parse(mutsu, &t, &e), 0);
+    CHECK_NEAR(hist_value(&t, 0, HM_MEDIAN_S), 0.9, 0);
+    CHECK_NEAR(hist_value(&t, 0, HM_RATIO), 0.3, 0);
+    CHECK_STR(hist_cell(&t, 0, t.c_reference), "v2022");
+    hist_table_free(&t);
+
+    /* An old row without the newest (last) column reads it as NA. */
+    CHECK_INT(parse("commit\tbenchmark\tinstructions\tbytes\nc\tb\t100\n", &t, &e), 0);
+    CHECK(isnan(hist_value(&t, 0, HM_BYTES)));
+    CHECK_NEAR(hist_value(&t, 0, HM_INSTRUCTIONS), 100, 0);
+    hist_table_free(&t);
+
+    /* CRLF and no final newline. */
+    CHECK_INT(parse("commit\tbenchmark\tratio\r\nc\tb\t2\r\nd\tb\t3", &t, &e), 0);
+    CHECK_INT(t.nrows, 2);
+    CHECK_NEAR(hist_value(&t, 1, HM_RATIO), 3, 0);
+    hist_table_free(&t);
+
+    /* Malformed: each names the file and line. */
+    CHECK_INT(parse("commit\tbenchmark\tratio\nc\tb\t2\nc\tb\t2\textra\n", &t, &e), -1);
+    CHECK_MSG("'t.tsv' line 3: 4 fields, the header has 3");
+    CHECK_INT(e.kind, ERR_INPUT);
+    CHECK_INT(parse("commit\tbenchmark\tratio\nc\tb\tfast\n", &t, &e), -1);
+    CHECK_MSG("'t.tsv' line 2: column 'ratio': not a number: 'fast'");
+    CHECK_INT(parse("commit\tbenchmark\tmedian_s\nc\tb\tinf\n", &t, &e), -1);
+    CHECK_INT(parse("commit\tbenchmark\nc\t\n", &t, &e), -1);
+    CHECK_MSG("'t.tsv' line 2: empty benchmark");
+    CHECK_INT(parse("date\tbenchmark\n", &t, &e), -1);
+    CHECK_MSG("'t.tsv' line 1: no 'commit' column: not a history file");
+    CHECK_INT(parse("", &t, &e), -1);
+    CHECK_MSG("'t.tsv' line 1: no header (an empty file or first line)");
+    CHECK_INT(parse("commit\tbenchmark\tmedian_s\tmutsu_median_s\n", &t, &e), -1);
+    CHECK_MSG("'t.tsv' line 1: column 'mutsu_median_s' twice");
+    CHECK_INT(hist_parse("t.tsv", "commit\tbench\0mark\n", 17, &t, &e), -1);
+    CHECK_INT(hist_read("/nonexistent/h.tsv", &t, &e), -1);
+    CHECK_INT(e.kind, ERR_INPUT);
+}
+
+static void test_mutsu(void)
+{
+    const char *root = getenv("TARE_ROOT");
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/fixtures/mutsu-excerpt.tsv", root ? root : ".");
+    struct hist_table t;
+    struct err e = {0};
+    CHECK_INT(hist_read(path, &t, &e), 0);
+    CHECK_INT(t.nrows, 150);
+    CHECK(t.c_metric[HM_MEDIAN_S] >= 0 && t.c_metric[HM_RATIO] >= 0 && t.c_metric[HM_MIN_S] >= 0);
+    CHECK(t.c_metric[HM_REF_MEDIAN_S] >= 0);
+    /* The first row, as the file has it: bench-fib 2.2818 s, ratio 7.39. */
+    CHECK_STR(hist_cell(&t, 0, t.c_benchmark), "bench-fib");
+    CHECK_NEAR(hist_value(&t, 0, HM_MEDIAN_S), 2.2818, 1e-12);
+    CHECK_NEAR(hist_value(&t, 0, HM_RATIO), 7.39, 1e-12);
+    hist_table_free(&t);
+
+    /* The whole real file when the shared data is beside the repository. */
+    /* $TARE_DATA, or ../shared/data beside the repository. */
+    const char *data = getenv("TARE_DATA");
+    if (data)
+        snprintf(path, sizeof path, "%s/mutsu-bench-history.tsv", data);
+    else
+        snprintf(path, sizeof path, "%s/../shared/data/mutsu-bench-history.tsv", root ? root : ".");
+    if (access(path, R_OK) == 0) {
+        CHECK_INT(hist_read(path, &t, &e), 0);
+        CHECK_INT(t.nrows, 27202);
+        struct hist_db db;
+        hist_db_init(&db);
+        CHECK_INT(hist_db_add(&db, &t, &e), 0);
+        hist_db_finish(&db);
+        CHECK_INT(db.nseries, 44);
+        CHECK_INT(db.ncommits, 649);
+        CHECK(db.has[HM_MEDIAN_S] && db.has[HM_RATIO] && !db.has[HM_INSTRUCTIONS]);
+        size_t total = 0;
+        for (size_t i = 0; i < db.nseries; i++)
+            total += db.series[i].n;
+        CHECK_INT(total, 27202);
+        hist_db_free(&db);
+        hist_table_free(&t);
+    }
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0;
+    FILE *m = open_memstream(&buf, &cap);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, n, m);
+    fclose(f);
+    fclose(m);
+    *len = cap;
+    return buf;
+}
+
+static void test_append(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/wall.tsv", dir);
+    struct err e = {0};
+    const char *rows = "date\tcommit\tbenchmark\tmedian_s\n2026-01-01\tc1\tfib\t0.5\n";
+    CHECK_INT(hist_append(path, rows, strlen(rows), &e), 1);
+    /* Columns matched by name in another order; the missing one written as NA. */
+    const char *more = "benchmark\tcommit\n" "fib\tc2\n" "fib\tc3\n";
+    CHECK_INT(hist_append(path, more, strlen(more), &e), 2);
+    size_t len;
+    char *text = slurp(path, &len);
+    CHECK_STR(text, "date\tcommit\tbenchmark\tmedian_s\n2026-01-01\tc1\tfib\t0.5\n"
+                    "NA\tc2\tfib\tNA\nNA\tc3\tfib\tNA\n");
+    free(text);
+    /* A column the file lacks is refused, and nothing is written. */
+    const char *bad = "commit\tbenchmark\tinstructions\nc4\tfib\t9\n";
+    CHECK_INT(hist_append(path, bad, strlen(bad), &e), -1);
+    CHECK(strstr(e.msg, "column 'instructions' is not in") != NULL);
+    /* A malformed input row is refused with its line. */
+    const char *bad2 = "commit\tbenchmark\tmedian_s\nc4\tfib\tslow\n";
+    CHECK_INT(hist_append(path, bad2, strlen(bad2), &e), -1);
+    CHECK_MSG("'<stdin>' line 2: column 'median_s': not a number: 'slow'");
+    /* A torn last line (a writer killed mid-row) is cut off before appending. */
+    int fd = open(path, O_WRONLY | O_APPEND);
+    CHECK(write(fd, "2026-01-09\tc9\tfi", 16) == 16);
+    close(fd);
+    const char *last = "commit\tbenchmark\nc5\tfib\n";
+    CHECK_INT(hist_append(path, last, strlen(last), &e), 1);
+    struct hist_table t;
+    CHECK_INT(hist_read(path, &t, &e), 0);
+    CHECK_INT(t.nrows, 4);
+    CHECK_STR(hist_cell(&t, 3, t.c_commit), "c5");
+    hist_table_free(&t);
+}
+
+/* Eight processes append 500 rows each, one row per append, all at once: 4,000 intact rows. */
+static void test_concurrent(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/race.tsv", dir);
+    enum { NPROC = 8, NROW = 500 };
+    pid_t pids[NPROC];
+    for (int p = 0; p < NPROC; p++) {
+        pids[p] = fork();
+        if (pids[p] == 0) {
+            char row[512];
+            struct err e;
+            for (int r = 0; r < NROW; r++) {
+                /* A long-ish row, so a torn write would show. */
+                int n = snprintf(row, sizeof row,
+                                 "commit\tbenchmark\tinstructions\trunner\n"
+                                 "c%d-%d\tbench-%d\t%d\t%0200d\n", p, r, p, p * 100000 + r, r);
+                if (hist_append(path, row, n, &e) != 1)
+                    _exit(1);
+            }
+            _exit(0);
+        }
+    }
+    int ok = 1;
+    for (int p = 0; p < NPROC; p++) {
+        int st;
+        waitpid(pids[p], &st, 0);
+        ok &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    CHECK(ok);
+    struct hist_table t;
+    struct err e = {0};
+    CHECK_INT(hist_read(path, &t, &e), 0);
+    CHECK_INT(t.nrows, NPROC * NROW);
+    /* Every row intact, and each process's rows all there, in its own order. */
+    int next[NPROC] = {0}, intact = 1;
+    for (size_t r = 0; r < t.nrows; r++) {
+        int p, k;
+        if (sscanf(hist_cell(&t, r, t.c_commit), "c%d-%d", &p, &k) != 2 || p < 0 || p >= NPROC) {
+            intact = 0;
+            continue;
+        }
+        char want[32];
+        snprintf(want, sizeof want, "bench-%d", p);
+        intact &= k == next[p]++;
+        intact &= strcmp(hist_cell(&t, r, t.c_benchmark), want) == 0;
+        intact &= hist_value(&t, r, HM_INSTRUCTIONS) == p * 100000 + k;
+        intact &= strlen(hist_cell(&t, r, t.c_runner)) == 200;
+    }
+    CHECK(intact);
+    hist_table_free(&t);
+}
+
+static void test_db(void)
+{
+    struct hist_table w, c;
+    struct err e = {0};
+    /* Two files joined by commit and benchmark; commits ordered by date. */
+    CHECK_INT(parse("date\tcommit\tbenchmark\tmedian_s\n"
+                    "2026-01-02\tc2\tfib\t2\n2026-01-01\tc1\tfib\t1\n2026-01-03\tc3\tfib\t3\n"
+                    "2026-01-03\tc3\tfib+jit\t1.5\n", &w, &e), 0);
+    CHECK_INT(parse("date\tcommit\tbenchmark\tinstructions\n"
+                    "2026-01-01\tc1\tfib\t100\n2026-01-03\tc3\tfib\t300\n", &c, &e), 0);
+    struct hist_db db;
+    hist_db_init(&db);
+    CHECK_INT(hist_db_add(&db, &w, &e), 0);
+    CHECK_INT(hist_db_add(&db, &c, &e), 0);
+    hist_db_finish(&db);
+    CHECK_INT(db.ncommits, 3);
+    CHECK_STR(db.commit[0], "c1");
+    CHECK_STR(db.commit[2], "c3");
+    CHECK_INT(db.nseries, 2);
+    struct hist_series *s = &db.series[0];
+    CHECK_STR(s->name, "fib");
+    CHECK_INT(s->n, 3);
+    CHECK_NEAR(s->v[HM_MEDIAN_S][0], 1, 0);
+    CHECK_NEAR(s->v[HM_MEDIAN_S][2], 3, 0);
+    CHECK_NEAR(s->v[HM_INSTRUCTIONS][0], 100, 0);
+    CHECK(isnan(s->v[HM_INSTRUCTIONS][1]));
+    CHECK_INT(db.series[1].commit[0], 2);
+    double ch[8];
+    CHECK_INT(hist_changes(s, HM_INSTRUCTIONS, ch), 1);
+    CHECK_NEAR(ch[0], 2, 1e-12);
+    CHECK_INT(hist_changes(s, HM_MEDIAN_S, ch), 2);
+    CHECK_NEAR(ch[1], 0.5, 1e-12);
+    CHECK_INT(hist_db_find_commit(&db, "c2", &e), 1);
+    CHECK_INT(hist_db_find_commit(&db, "c9999", &e), -1);
+    hist_db_free(&db);
+    hist_table_free(&w);
+    hist_table_free(&c);
+}
+
+/* Deterministic pseudo-random normal noise (xorshift + Box-Muller). */
+static uint64_t rng = 88172645463325252ULL;
+static double unif(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return ((rng >> 11) + 0.5) / 9007199254740992.0;
+}
+static double normal(void)
+{
+    return sqrt(-2 * log(unif())) * cos(2 * M_PI * unif());
+}
+
+static struct hist_series make_series(const double *v, size_t n, int m)
+{
+    struct hist_series s = {.name = "synthetic", .n = n};
+    s.commit = malloc(n * sizeof *s.commit);
+    for (int k = 0; k < HM_COUNT; k++) {
+        s.v[k] = malloc(n * sizeof(double));
+        for (size_t i = 0; i < n; i++)
+            s.v[k][i] = k == m ? v[i] : NAN;
+    }
+    for (size_t i = 0; i < n; i++)
+        s.commit[i] = i;
+    return s;
+}
+
+static void free_series(struct hist_series *s)
+{
+    free(s->commit);
+    for (int k = 0; k < HM_COUNT; k++)
+        free(s->v[k]);
+}
+
+static void test_check(void)
+{
+    struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
+    enum { N = 300 };
+    double v[N];
+    struct hist_step st;
+
+    /* Noise must not ring: pure noise at several levels (2%, 10%, 25% sd), every commit. */
+    const double sds[] = {0.02, 0.10, 0.25};
+    int rang = 0, checked = 0;
+    for (int rep = 0; rep < 20; rep++)
+        for (size_t k = 0; k < 3; k++) {
+            for (size_t i = 0; i < N; i++)
+                v[i] = fmax(0.01, 1.0 * (1 + sds[k] * normal()));
+            struct hist_series s = make_series(v, N, HM_MEDIAN_S);
+            for (size_t i = 0; i < N; i++) {
+                hist_check_point(&s, HM_MEDIAN_S, i, &o, &st);
+                rang += st.found;
+                checked++;
+            }
+            free_series(&s);
+        }
+    CHECK_INT(rang, 0);
+    CHECK_INT(checked, 20 * 3 * N);
+
+    /* A real 30% step (after 200 commits of 5% noise) must ring, once per series, when the
+     * third commit confirms it, at its commit (noise may place it one commit off). */
+    int found_at_step = 0, found_elsewhere = 0, exact = 0;
+    for (int rep = 0; rep < 20; rep++) {
+        for (size_t i = 0; i < N; i++)
+            v[i] = (i >= 200 ? 1.3 : 1.0) * (1 + 0.05 * normal());
+        struct hist_series s = make_series(v, N, HM_RATIO);
+        for (size_t i = 0; i < N; i++) {
+            hist_check_point(&s, HM_RATIO, i, &o, &st);
+            if (st.found && st.at >= 199 && st.at <= 201 && i == st.at + 2) {
+                found_at_step++;
+                exact += st.at == 200;
+                CHECK_NEAR(st.change, 0.3, 0.1);
+            } else if (st.found) {
+                found_elsewhere++;
+            }
+        }
+        free_series(&s);
+    }
+    /* The scan over a whole series agrees with a check after every commit. */
+    {
+        for (size_t i = 0; i < N; i++)
+            v[i] = (i >= 150 ? 1.3 : 1.0) * (1 + 0.05 * normal());
+        struct hist_series s = make_series(v, N, HM_RATIO);
+        struct hist_step scan[N];
+        size_t nfound = hist_scan(&s, HM_RATIO, &o, scan);
+        int agree = 1;
+        for (size_t i = 0; i < N; i++) {
+            hist_check_point(&s, HM_RATIO, i, &o, &st);
+            agree &= st.found == scan[i].found && (!st.found || st.at == scan[i].at);
+        }
+        CHECK(agree);
+        CHECK(nfound >= 1);
+        free_series(&s);
+    }
+    CHECK_INT(found_at_step, 20);
+    CHECK_INT(found_elsewhere, 0);
+    CHECK(exact >= 18);
+
+    /* The step is pending at its own commit, before persistence confirms it. */
+    for (size_t i = 0; i < N; i++)
+        v[i] = (i >= 200 ? 1.3 : 1.0) * (1 + 0.02 * normal());
+    struct hist_series s = make_series(v, N, HM_MEDIAN_S);
+    hist_check_point(&s, HM_MEDIAN_S, 200, &o, &st);
+    CHECK(!st.found && st.pending && st.at == 200);
+    /* An improvement is a step too (negative change). */
+    for (size_t i = 0; i < N; i++)
+        s.v[HM_MEDIAN_S][i] = (i >= 100 ? 0.7 : 1.0) * (1 + 0.02 * normal());
+    hist_check_point(&s, HM_MEDIAN_S, 102, &o, &st);
+    CHECK(st.found && st.at == 100 && st.change < -0.2);
+    /* A single spike is not a step. */
+    for (size_t i = 0; i < N; i++)
+        s.v[HM_MEDIAN_S][i] = (i == 100 ? 1.5 : 1.0) * (1 + 0.02 * normal());
+    for (size_t i = 100; i < 110; i++) {
+        hist_check_point(&s, HM_MEDIAN_S, i, &o, &st);
+        CHECK(!st.found);
+    }
+    free_series(&s);
+
+    /* Values to two decimals (a ratio of 0.04) move by whole steps of 0.01, 25% of the value:
+     * one step is not a change that can be told; a doubling is. */
+    {
+        double q[80];
+        for (size_t i = 0; i < 80; i++)
+            q[i] = i >= 70 ? 0.05 : (i % 9 == 4 ? 0.05 : 0.04);
+        struct hist_series qs = make_series(q, 80, HM_RATIO);
+        hist_check_point(&qs, HM_RATIO, 72, &o, &st);
+        CHECK(!st.found);
+        CHECK(!st.pending);
+        for (size_t i = 70; i < 80; i++)
+            qs.v[HM_RATIO][i] = 0.08;
+        hist_check_point(&qs, HM_RATIO, 72, &o, &st);
+        CHECK(st.found && st.at == 70);
+        CHECK_NEAR(st.change, 1.0, 1e-9);
+        /* Which metrics alarm: with a ratio, not the seconds; never the reference's time. */
+        CHECK(hist_alarms(&qs, HM_RATIO));
+        qs.v[HM_MEDIAN_S][3] = 1.0;
+        CHECK(!hist_alarms(&qs, HM_MEDIAN_S));
+        CHECK(!hist_alarms(&qs, HM_MIN_S));
+        CHECK(!hist_alarms(&qs, HM_REF_MEDIAN_S));
+        CHECK(hist_alarms(&qs, HM_INSTRUCTIONS));
+        for (size_t i = 0; i < 80; i++)
+            qs.v[HM_RATIO][i] = NAN;
+        CHECK(hist_alarms(&qs, HM_MEDIAN_S));
+        free_series(&qs);
+    }
+
+    /* Deterministic: a fixed threshold against the previous value. */
+    double d[] = {1000, 1000, NAN, 1010, 1031};
+    s = make_series(d, 5, HM_INSTRUCTIONS);
+    hist_check_point(&s, HM_INSTRUCTIONS, 3, &o, &st);
+    CHECK(!st.found);
+    CHECK_NEAR(st.change, 0.01, 1e-12);
+    CHECK_NEAR(st.before, 1000, 0);
+    hist_check_point(&s, HM_INSTRUCTIONS, 4, &o, &st);
+    CHECK(st.found);
+    CHECK_NEAR(st.change, 1031.0 / 1010 - 1, 1e-12);
+    hist_check_point(&s, HM_INSTRUCTIONS, 2, &o, &st);
+    CHECK(!st.found);
+    free_series(&s);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/tare-history-XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    test_parse();
+    test_mutsu();
+    test_append();
+    test_concurrent();
+    test_db();
+    test_check();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        return 1;
+    return unit_done("test_history");
+}
