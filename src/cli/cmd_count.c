@@ -210,26 +210,9 @@ int cmd_count(int argc, char **argv)
             goto done;
         }
     }
-    bool dashdash = dd < argc;
-    if (dashdash && optind < dd) {
-        cli_usage_error("count", cmd_count_usage, "give commands either as strings or after '--', "
-                        "not both ('%s' comes before '--')", argv[optind]);
+    if ((status = targets_from_args("count", cmd_count_usage, argc, argv, dd, &spec, &targets, &nt)) != 0)
         goto done;
-    }
-    char **cmds = dashdash ? argv + dd + 1 : argv + optind;
-    int ncmds = dashdash ? argc - dd - 1 : dd - optind;
-    if (ncmds <= 0) {
-        cli_usage_error("count", cmd_count_usage, "no command to measure");
-        goto done;
-    }
-    if (spec.shell && dashdash) {
-        cli_usage_error("count", cmd_count_usage, "--shell takes command strings, not a command after '--'");
-        goto done;
-    }
-    if (targets_build(&spec, cmds, ncmds, dashdash, &targets, &nt, &e) < 0) {
-        status = cli_fail("count", &e);
-        goto done;
-    }
+    status = EXIT_USAGE;
     char valgrind[4096];
     if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
         status = cli_fail("count", &e);

@@ -446,30 +446,13 @@ int cmd_stat(int argc, char **argv)
         status = EXIT_OK;
         goto done;
     }
-    bool dashdash = dd < argc;
-    if (dashdash && optind < dd) {
-        cli_usage_error("stat", cmd_stat_usage, "give commands either as strings or after '--', "
-                        "not both ('%s' comes before '--')", argv[optind]);
-        goto done;
-    }
-    char **cmds = dashdash ? argv + dd + 1 : argv + optind;
-    int ncmds = dashdash ? argc - dd - 1 : dd - optind;
-    if (ncmds <= 0) {
-        cli_usage_error("stat", cmd_stat_usage, "no command to measure");
-        goto done;
-    }
-    if (spec.shell && dashdash) {
-        cli_usage_error("stat", cmd_stat_usage, "--shell takes command strings, not a command after '--'");
-        goto done;
-    }
     if (ctr_set_init(&st.set, &cfg, &e) < 0) {
         status = cli_fail("stat", &e);
         goto done;
     }
-    if (targets_build(&spec, cmds, ncmds, dashdash, &targets, &nt, &e) < 0) {
-        status = cli_fail("stat", &e);
-        goto done;
-    }
+    if ((status = targets_from_args("stat", cmd_stat_usage, argc, argv, dd, &spec, &targets, &nt)) != 0)
+        goto free_all;
+    status = EXIT_USAGE;
     /* Every counter asked for, or none: a row of zeros for a counter the machine lacks
      * would be a lie, and half a table invites one. */
     if (ctr_set_probe(&st.set) > 0 && !cfg.events)

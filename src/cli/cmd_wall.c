@@ -236,22 +236,8 @@ static void report_failure(const struct series *s, bool is_ref)
         return;
     cli_error("wall", "%s'%s' failed: %s%s", is_ref ? "reference " : "", s->t->name, s->why,
               s->tail[0] ? "; its stderr ended with:" : "");
-    if (s->tail[0]) {
-        /* The last few lines, indented, so they read as quoted output. */
-        const char *p = s->tail + strlen(s->tail);
-        int lines = 0;
-        while (p > s->tail && lines < 6)
-            if (*--p == '\n' && p[1])
-                lines++;
-        if (*p == '\n')
-            p++;
-        for (const char *q = p; *q;) {
-            const char *nl = strchr(q, '\n');
-            int len = nl ? (int)(nl - q) : (int)strlen(q);
-            fprintf(stderr, "  | %.*s\n", len, q);
-            q += len + (nl ? 1 : 0);
-        }
-    }
+    if (s->tail[0])
+        cli_print_stderr_tail(s->tail);
 }
 
 static const char *const tsv_headers[] = {
@@ -555,28 +541,11 @@ int cmd_wall(int argc, char **argv)
             goto done;
         }
     }
-    bool dashdash = dd < argc;
-    if (dashdash && optind < dd) {
-        cli_usage_error("wall", cmd_wall_usage, "give commands either as strings or after '--', "
-                        "not both ('%s' comes before '--')", argv[optind]);
-        goto done;
-    }
-    char **cmds = dashdash ? argv + dd + 1 : argv + optind;
-    int ncmds = dashdash ? argc - dd - 1 : dd - optind;
-    if (ncmds <= 0) {
-        cli_usage_error("wall", cmd_wall_usage, "no command to measure");
-        goto done;
-    }
-    if (spec.shell && dashdash) {
-        cli_usage_error("wall", cmd_wall_usage, "--shell takes command strings, not a command after '--'");
-        goto done;
-    }
     struct target *targets = NULL, ref_target;
     int nt = 0;
-    if (targets_build(&spec, cmds, ncmds, dashdash, &targets, &nt, &e) < 0) {
-        status = cli_fail("wall", &e);
+    if ((status = targets_from_args("wall", cmd_wall_usage, argc, argv, dd, &spec, &targets, &nt)) != 0)
         goto done;
-    }
+    status = EXIT_USAGE;
     if (reference && target_from_string(reference, NULL, spec.shell, &ref_target, &e) < 0) {
         status = cli_fail("wall", &e);
         targets_free(targets, nt);

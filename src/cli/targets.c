@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "core/words.h"
+
+#include <getopt.h>
 
 int find_dashdash(int argc, char **argv)
 {
@@ -322,4 +325,23 @@ fail:
     targets_free(t, n);
     free(t);
     return -1;
+}
+
+int targets_from_args(const char *cmd, const char *usage, int argc, char **argv, int dd,
+                      const struct target_spec *spec, struct target **out, int *nout)
+{
+    bool dashdash = dd < argc;
+    if (dashdash && optind < dd)
+        return cli_usage_error(cmd, usage, "give commands either as strings or after '--', "
+                               "not both ('%s' comes before '--')", argv[optind]);
+    char **cmds = dashdash ? argv + dd + 1 : argv + optind;
+    int ncmds = dashdash ? argc - dd - 1 : dd - optind;
+    if (ncmds <= 0)
+        return cli_usage_error(cmd, usage, "no command to measure");
+    if (spec->shell && dashdash)
+        return cli_usage_error(cmd, usage, "--shell takes command strings, not a command after '--'");
+    struct err e = {0};
+    if (targets_build(spec, cmds, ncmds, dashdash, out, nout, &e) < 0)
+        return cli_fail(cmd, &e);
+    return 0;
 }

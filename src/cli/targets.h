@@ -44,6 +44,14 @@ int target_from_string(const char *cmd, const char *name, bool shell, struct tar
 /* Frees what each target owns (not the array itself). */
 void targets_free(struct target *t, int n);
 
+/*
+ * After getopt_long(dd, argv, ...) with dd = find_dashdash(argc, argv): the commands are
+ * what follows "--" or, without one, the strings from optind to dd. Builds their series.
+ * Returns 0, or the exit status after printing the error (with the usage when it is bad usage).
+ */
+int targets_from_args(const char *cmd, const char *usage, int argc, char **argv, int dd,
+                      const struct target_spec *spec, struct target **out, int *nout);
+
 /* Finds the first "--" in argv; returns its index or argc. */
 int find_dashdash(int argc, char **argv);
 
