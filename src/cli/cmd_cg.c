@@ -356,27 +356,16 @@ static int cg_calls(struct cg_cli *c, bool callers)
 
 /* ---- allocation sites ---- */
 
-struct site {
-    uint32_t caller;          /* function index in its profile */
-    uint64_t n;
-};
-
-/* Allocation counts per calling function: calls into the entry points from non-entry points. */
-static struct site *alloc_sites(const struct cg_profile *p, uint32_t *nsites)
+/* Allocation counts per call site (see cg_alloc_sites). */
+static struct cg_site *alloc_sites(const struct cg_profile *p, uint32_t *nsites)
 {
-    uint64_t *per = calloc(p->nfunc + 1, sizeof *per);
-    uint32_t n = 0;
-    for (uint32_t x = 0; x < p->nedge; x++) {
-        const struct cg_edge *ed = &p->edges[x];
-        if (p->funcs[ed->callee].alloc_entry && !p->funcs[ed->caller].alloc_entry)
-            per[ed->caller] += ed->calls;
+    struct cg_site *s = NULL;
+    long n = cg_alloc_sites(p, &s);
+    if (n < 0) {
+        cli_error("cg", "out of memory");
+        exit(EXIT_USAGE);
     }
-    struct site *s = malloc((p->nfunc + 1) * sizeof *s);
-    for (uint32_t f = 0; f < p->nfunc; f++)
-        if (per[f])
-            s[n++] = (struct site){f, per[f]};
-    free(per);
-    *nsites = n;
+    *nsites = (uint32_t)n;
     return s;
 }
 
@@ -384,10 +373,10 @@ static const struct cg_profile *site_p;
 
 static int by_site(const void *a, const void *b)
 {
-    const struct site *x = a, *y = b;
-    if (x->n != y->n)
-        return x->n > y->n ? -1 : 1;
-    return strcmp(cg_str(site_p, site_p->funcs[x->caller].name), cg_str(site_p, site_p->funcs[y->caller].name));
+    const struct cg_site *x = a, *y = b;
+    if (x->allocations != y->allocations)
+        return x->allocations > y->allocations ? -1 : 1;
+    return strcmp(cg_str(site_p, site_p->funcs[x->func].name), cg_str(site_p, site_p->funcs[y->func].name));
 }
 
 static int cg_allocs(struct cg_cli *c)
@@ -399,7 +388,7 @@ static int cg_allocs(struct cg_cli *c)
     if (rc)
         return rc;
     uint32_t n;
-    struct site *s = alloc_sites(p, &n);
+    struct cg_site *s = alloc_sites(p, &n);
     site_p = p;
     qsort(s, n, sizeof *s, by_site);
     uint32_t shown = c->n > 0 && (uint32_t)c->n < n ? (uint32_t)c->n : n;
@@ -414,18 +403,18 @@ static int cg_allocs(struct cg_cli *c)
         table_init(&t, 3, h, 0x3);
     }
     for (uint32_t i = 0; i < shown; i++) {
-        const struct cg_func *f = &p->funcs[s[i].caller];
+        const struct cg_func *f = &p->funcs[s[i].func];
         table_row(&t);
         if (c->fmt == FMT_TEXT) {
-            table_set(&t, 0, "%s", fmt_count(a, (double)s[i].n));
-            pct(b, sizeof b, s[i].n, total);
+            table_set(&t, 0, "%s", fmt_count(a, (double)s[i].allocations));
+            pct(b, sizeof b, s[i].allocations, total);
             table_set(&t, 1, "%s", b);
             table_set(&t, 2, "%s", cg_str(p, f->name));
             table_set(&t, 3, "%s", base(cg_str(p, f->obj)));
         } else {
             table_set(&t, 0, "%s", cg_str(p, f->name));
             table_set(&t, 1, "%s", cg_str(p, f->obj));
-            table_set(&t, 2, "%" PRIu64, s[i].n);
+            table_set(&t, 2, "%" PRIu64, s[i].allocations);
         }
     }
     if (c->fmt == FMT_TEXT) {
@@ -496,7 +485,7 @@ static int cg_diff(struct cg_cli *c)
     /* rows: every function (or call site) of either side; a hash would be faster, but the
      * number of functions with cost is small next to the reading */
     uint32_t na = 0, nb = 0;
-    struct site *sa = NULL, *sb = NULL;
+    struct cg_site *sa = NULL, *sb = NULL;
     if (c->allocs) {
         sa = alloc_sites(pa, &na);
         sb = alloc_sites(pb, &nb);
@@ -508,8 +497,8 @@ static int cg_diff(struct cg_cli *c)
     int n = 0;
     /* index the before side by (name, object basename) through a sorted pass */
     for (uint32_t i = 0; i < na; i++) {
-        uint32_t f = c->allocs ? sa[i].caller : i;
-        uint64_t v = c->allocs ? sa[i].n : cg_self(pa, f)[ea];
+        uint32_t f = c->allocs ? sa[i].func : i;
+        uint64_t v = c->allocs ? sa[i].allocations : cg_self(pa, f)[ea];
         if (!c->allocs && v == 0)
             continue;
         rows[n++] = (struct drow){cg_str(pa, pa->funcs[f].name), cg_str(pa, pa->funcs[f].obj),
@@ -533,8 +522,8 @@ static int cg_diff(struct cg_cli *c)
         hash[k] = i;
     }
     for (uint32_t i = 0; i < nb; i++) {
-        uint32_t f = c->allocs ? sb[i].caller : i;
-        uint64_t v = c->allocs ? sb[i].n : cg_self(pb, f)[eb];
+        uint32_t f = c->allocs ? sb[i].func : i;
+        uint64_t v = c->allocs ? sb[i].allocations : cg_self(pb, f)[eb];
         if (!c->allocs && v == 0)
             continue;
         const char *name = cg_str(pb, pb->funcs[f].name), *obj = cg_str(pb, pb->funcs[f].obj);

@@ -476,3 +476,67 @@ uint32_t cg_find_edge(const struct cg_profile *p, uint32_t caller, uint32_t call
             return x;
     return UINT32_MAX;
 }
+
+static bool is_address_name(const char *s)
+{
+    if (s[0] != '0' || s[1] != 'x' || !s[2])
+        return false;
+    for (s += 2; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+            return false;
+    return true;
+}
+
+long cg_alloc_sites(const struct cg_profile *p, struct cg_site **out)
+{
+    uint64_t *per = calloc(p->nfunc + 1, sizeof *per);
+    uint64_t *in = calloc(p->nfunc + 1, sizeof *in), *outc = calloc(p->nfunc + 1, sizeof *outc);
+    uint32_t *target = malloc((p->nfunc + 1) * sizeof *target);
+    struct cg_site *sites = malloc((p->nfunc + 1) * sizeof *sites);
+    long n = -1;
+    if (!per || !in || !outc || !target || !sites)
+        goto done;
+    for (uint32_t f = 0; f < p->nfunc; f++)
+        target[f] = UINT32_MAX;
+    /* a stub: an address for a name, and every call out of it into one and the same entry point */
+    for (uint32_t x = 0; x < p->nedge; x++) {
+        const struct cg_edge *ed = &p->edges[x];
+        if (ed->caller == ed->callee)
+            continue;
+        in[ed->callee] += ed->calls;
+        uint32_t c = ed->caller;
+        outc[c] += ed->calls;
+        if (target[c] == UINT32_MAX)
+            target[c] = p->funcs[ed->callee].alloc_entry ? ed->callee : UINT32_MAX - 1;
+        else if (target[c] != ed->callee)
+            target[c] = UINT32_MAX - 1;
+    }
+    for (uint32_t x = 0; x < p->nedge; x++) {
+        const struct cg_edge *ed = &p->edges[x];
+        if (ed->caller == ed->callee || !p->funcs[ed->callee].alloc_entry || p->funcs[ed->caller].alloc_entry)
+            continue;
+        uint32_t c = ed->caller;
+        bool stub = target[c] == ed->callee && in[c] == outc[c] && !p->funcs[c].alloc_entry &&
+                    is_address_name(cg_str(p, p->funcs[c].name));
+        if (!stub) {
+            per[c] += ed->calls;
+            continue;
+        }
+        for (uint32_t y = 0; y < p->nedge; y++)   /* the stub's callers, by their calls */
+            if (p->edges[y].callee == c && p->edges[y].caller != c)
+                per[p->edges[y].caller] += p->edges[y].calls;
+    }
+    n = 0;
+    for (uint32_t f = 0; f < p->nfunc; f++)
+        if (per[f])
+            sites[n++] = (struct cg_site){f, per[f]};
+    *out = sites;
+    sites = NULL;
+done:
+    free(per);
+    free(in);
+    free(outc);
+    free(target);
+    free(sites);
+    return n;
+}

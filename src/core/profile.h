@@ -122,6 +122,15 @@ uint64_t cg_allocations(const struct cg_profile *p);
 uint32_t cg_find(const struct cg_profile *p, const char *obj, const char *name);
 /* The edge caller -> callee (function indexes), or UINT32_MAX. */
 uint32_t cg_find_edge(const struct cg_profile *p, uint32_t caller, uint32_t callee);
+/* Allocation counts by call site: the function that called an allocator entry point. A call
+ * through a PLT stub that callgrind names by its address (0x...) and that calls nothing but one
+ * entry point is billed to the stub's callers, each for the calls it made into the stub.
+ * Returns the number of sites (*out malloc'd, sorted by nothing), or -1 out of memory. */
+struct cg_site {
+    uint32_t func;
+    uint64_t allocations;
+};
+long cg_alloc_sites(const struct cg_profile *p, struct cg_site **out);
 /* True if a function of this name (versioned or __libc_ form allowed) is an allocator entry point. */
 bool cg_is_alloc_entry(const char *name);
 

@@ -122,6 +122,29 @@ int main(void)
         cg_profile_free(p);
     }
 
+    /* allocation sites: a PLT stub (an address for a name) is seen through to its callers */
+    p = load("events: Ir\nob=(1) /bin/p\nfn=(1) xcalloc\n1 1\ncob=(2) ???\ncfn=(2) 0x0000000000632ed0\ncalls=5 0\n* 50\n"
+             "fn=(3) other\n1 1\ncob=(2)\ncfn=(2)\ncalls=2 0\n* 20\ncob=(3) /lib/libc.so.6\ncfn=(4) malloc\ncalls=4 0\n* 40\n"
+             "ob=(2)\nfn=(2)\n0 7\ncob=(3)\ncfn=(5) calloc\ncalls=7 0\n* 63\n"
+             "ob=(3)\nfn=(4)\n0 40\nfn=(5)\n0 63\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        struct cg_site *sites;
+        long n = cg_alloc_sites(p, &sites);
+        CHECK_INT(n, 2);
+        uint64_t x = 0, o = 0;
+        for (long i = 0; i < n; i++) {
+            const char *name = cg_str(p, p->funcs[sites[i].func].name);
+            if (strcmp(name, "xcalloc") == 0) x = sites[i].allocations;
+            if (strcmp(name, "other") == 0) o = sites[i].allocations;
+        }
+        CHECK_INT(x, 5);
+        CHECK_INT(o, 2 + 4);
+        CHECK_INT(cg_allocations(p), 11);
+        free(sites);
+        cg_profile_free(p);
+    }
+
     /* positions: instr line; hex; relative +N -N *; fewer costs than events; totals */
     p = load("version: 1\ncreator: callgrind-3.19.0\npositions: instr line\nevents: Ir Dr Dw\n"
              "fl=a.c\nfn=f\n0x1000 10 5 2 1\n+4 * 3\n-2 +1 0x10 1\n* -1 1\n"
