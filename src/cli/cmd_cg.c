@@ -454,13 +454,30 @@ static int by_delta(const void *x, const void *y)
 }
 
 /* Functions match by name and object file name (not its directory: two builds of one program
- * in two work trees are the same program). */
-static int find_row(struct drow *rows, int n, const char *name, const char *obj)
+ * in two work trees are the same program); rows are found through an open-addressing hash. */
+struct rowset {
+    struct drow *rows;
+    int n;
+    int *hash;
+    uint32_t cap;
+};
+
+static struct drow *row_get(struct rowset *rs, const char *name, const char *obj)
 {
-    for (int i = 0; i < n; i++)
-        if (strcmp(rows[i].name, name) == 0 && strcmp(base(rows[i].obj), base(obj)) == 0)
-            return i;
-    return -1;
+    uint64_t h = 1469598103934665603ull;
+    for (const char *s = name; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (const char *s = base(obj); *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    uint32_t k = h & (rs->cap - 1);
+    for (; rs->hash[k] >= 0; k = (k + 1) & (rs->cap - 1)) {
+        struct drow *r = &rs->rows[rs->hash[k]];
+        if (strcmp(r->name, name) == 0 && strcmp(base(r->obj), base(obj)) == 0)
+            return r;
+    }
+    rs->hash[k] = rs->n;
+    rs->rows[rs->n] = (struct drow){name, obj, false, false, 0, 0};
+    return &rs->rows[rs->n++];
 }
 
 static int cg_diff(struct cg_cli *c)
@@ -493,60 +510,40 @@ static int cg_diff(struct cg_cli *c)
         na = pa->nfunc;
         nb = pb->nfunc;
     }
-    struct drow *rows = calloc((size_t)na + nb + 1, sizeof *rows);
-    int n = 0;
-    /* index the before side by (name, object basename) through a sorted pass */
-    for (uint32_t i = 0; i < na; i++) {
-        uint32_t f = c->allocs ? sa[i].func : i;
-        uint64_t v = c->allocs ? sa[i].allocations : cg_self(pa, f)[ea];
-        if (!c->allocs && v == 0)
-            continue;
-        rows[n++] = (struct drow){cg_str(pa, pa->funcs[f].name), cg_str(pa, pa->funcs[f].obj),
-                                  true, false, v, 0};
+    struct rowset rs = {.cap = 2};
+    while (rs.cap < (na + nb) * 2 + 2)
+        rs.cap *= 2;
+    rs.rows = calloc((size_t)na + nb + 1, sizeof *rs.rows);
+    rs.hash = malloc(rs.cap * sizeof *rs.hash);
+    if (!rs.rows || !rs.hash) {
+        cli_error("cg", "out of memory");
+        exit(EXIT_USAGE);
     }
-    int nbefore = n;
-    /* a simple hash from name to row for the before side */
-    uint32_t hcap = 1;
-    while (hcap < (uint32_t)nbefore * 2 + 2)
-        hcap *= 2;
-    int *hash = malloc(hcap * sizeof *hash);
-    for (uint32_t i = 0; i < hcap; i++)
-        hash[i] = -1;
-    for (int i = 0; i < nbefore; i++) {
-        uint64_t h = 1469598103934665603ull;
-        for (const char *s = rows[i].name; *s; s++)
-            h = (h ^ (unsigned char)*s) * 1099511628211ull;
-        uint32_t k = h & (hcap - 1);
-        while (hash[k] >= 0)
-            k = (k + 1) & (hcap - 1);
-        hash[k] = i;
-    }
-    for (uint32_t i = 0; i < nb; i++) {
-        uint32_t f = c->allocs ? sb[i].func : i;
-        uint64_t v = c->allocs ? sb[i].allocations : cg_self(pb, f)[eb];
-        if (!c->allocs && v == 0)
-            continue;
-        const char *name = cg_str(pb, pb->funcs[f].name), *obj = cg_str(pb, pb->funcs[f].obj);
-        uint64_t h = 1469598103934665603ull;
-        for (const char *s = name; *s; s++)
-            h = (h ^ (unsigned char)*s) * 1099511628211ull;
-        int row = -1;
-        for (uint32_t k = h & (hcap - 1); hash[k] >= 0; k = (k + 1) & (hcap - 1))
-            if (strcmp(rows[hash[k]].name, name) == 0 && strcmp(base(rows[hash[k]].obj), base(obj)) == 0) {
-                row = hash[k];
-                break;
+    for (uint32_t i = 0; i < rs.cap; i++)
+        rs.hash[i] = -1;
+    for (int side = 0; side < 2; side++) {
+        const struct cg_profile *p = side ? pb : pa;
+        const struct cg_site *sites = side ? sb : sa;
+        uint32_t count = side ? nb : na;
+        int ev = side ? eb : ea;
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t f = c->allocs ? sites[i].func : i;
+            uint64_t v = c->allocs ? sites[i].allocations : cg_self(p, f)[ev];
+            if (!c->allocs && v == 0)
+                continue;
+            struct drow *r = row_get(&rs, cg_str(p, p->funcs[f].name), cg_str(p, p->funcs[f].obj));
+            if (side) {
+                r->has_b = true;
+                r->b += v;
+            } else {
+                r->has_a = true;
+                r->a += v;
             }
-        if (row < 0)
-            row = find_row(rows + nbefore, n - nbefore, name, obj), row = row < 0 ? -1 : row + nbefore;
-        if (row < 0) {
-            rows[n] = (struct drow){name, obj, false, true, 0, v};
-            n++;
-        } else {
-            rows[row].has_b = true;
-            rows[row].b += v;
         }
     }
-    free(hash);
+    free(rs.hash);
+    struct drow *rows = rs.rows;
+    int n = rs.n;
     qsort(rows, n, sizeof *rows, by_delta);
     int shown = c->n > 0 && c->n < n ? (int)c->n : n;
     uint64_t ta = c->allocs ? cg_allocations(pa) : cg_total(pa, ea);

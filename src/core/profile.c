@@ -426,6 +426,8 @@ int cg_profile_finish(struct cg_profile *p, struct err *e)
     /* Inclusive cost of F: the cost of the calls into F from other functions. Calls from F to
      * itself (its recursion, whatever context callgrind gave it) are inside those already. */
     p->allocations = 0;
+    for (uint32_t f = 0; f < p->nfunc; f++)
+        p->funcs[f].has_callers = false;
     for (uint32_t x = 0; x < p->nedge; x++) {
         const struct cg_edge *ed = &p->edges[x];
         if (ed->caller == ed->callee)
