@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/profile.h"
@@ -916,12 +918,42 @@ int cg_read_mem(struct cg_profile *p, const char *name, const char *data, size_t
     return rc;
 }
 
+extern char **environ;
+
+/* A gzip-compressed profile is read through `gzip -dc` (gzip is on every Debian system). */
+static int open_gunzip(const char *path, pid_t *pid, struct err *e)
+{
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) < 0)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot make a pipe");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {"gzip", "-dc", "--", (char *)path, NULL};
+    int rc = posix_spawnp(pid, "gzip", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(pfd[1]);
+    if (rc != 0) {
+        close(pfd[0]);
+        return err_errno(e, ERR_SYSTEM, rc, "'%s' is gzip-compressed and gzip cannot be run", path);
+    }
+    return pfd[0];
+}
+
 int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_opts *o, struct err *e)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return err_errno(e, ERR_SYSTEM, errno, "cannot open '%s'", path);
-    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    unsigned char magic[2];
+    pid_t gz = -1;
+    if (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        close(fd);
+        if ((fd = open_gunzip(path, &gz, e)) < 0)
+            return -1;
+    } else
+        posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     size_t cap = BLOCK, have = 0;
     char *buf = malloc(cap);
     if (!buf) {
@@ -940,8 +972,9 @@ int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_op
             err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
             goto out;
         }
-        if (first && have + got >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
-            fail(&r, "gzip-compressed: decompress it first (zcat)");
+        if (first && gz < 0 && have + got >= 2 && (unsigned char)buf[0] == 0x1f &&
+            (unsigned char)buf[1] == 0x8b) {
+            fail(&r, "gzip-compressed, from a pipe: decompress it first (zcat)");
             goto out;
         }
         first = false;
@@ -979,5 +1012,12 @@ out:
     reader_free(&r);
     free(buf);
     close(fd);
+    if (gz > 0) {
+        int st;
+        while (waitpid(gz, &st, 0) < 0 && errno == EINTR)
+            ;
+        if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+            rc = err_set(e, ERR_INPUT, "'%s': gzip could not decompress it (corrupt or truncated)", path);
+    }
     return rc;
 }

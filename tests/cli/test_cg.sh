@@ -171,6 +171,15 @@ expect_rc 2 "info has no TSV"
 run_tare cg frobnicate "$TMP/rec.out"
 expect_rc 2 "unknown subcommand"
 
+# ---- gzip-compressed profiles ----
+gzip -c "$TMP/rec.out" > "$TMP/rec.out.gz"
+a=$("$TARE" cg top -n 0 --format=tsv "$TMP/rec.out")
+run_tare cg top -n 0 --format=tsv "$TMP/rec.out.gz"
+expect_eq "$out" "$a" "a gzip-compressed profile reads the same"
+head -c $(($(stat -c %s "$TMP/rec.out.gz") / 2)) "$TMP/rec.out.gz" > "$TMP/half.gz"
+run_tare cg top "$TMP/half.gz"
+expect_rc 2 "a truncated gzip file"
+
 # ---- bad input: file, line, what; exit 2; nothing on stdout ----
 run_tare cg top "$TMP/nonexistent.out"
 expect_rc 2 "missing file"

@@ -1,5 +1,6 @@
 /* fuzz_callgrind.c: the callgrind reader must never crash, leak or loop on any input, and a
- * profile it accepts must be consistent: the functions' self costs add up to the totals. */
+ * profile it accepts must be consistent: the functions' self costs add up to the totals, and
+ * the allocation sites to the allocation count. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -25,7 +26,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (lines > sum)
                 abort();
         }
-        (void)cg_allocations(p);
+        /* call sites, seen through PLT stubs, account for every allocation */
+        struct cg_site *sites;
+        long n = cg_alloc_sites(p, &sites);
+        if (n >= 0) {
+            uint64_t sum = 0;
+            for (long i = 0; i < n; i++)
+                sum += sites[i].allocations;
+            if (sum != cg_allocations(p))
+                abort();
+            free(sites);
+        }
     }
     cg_profile_free(p);
     return 0;
