@@ -21,7 +21,7 @@ const char cmd_cg_usage[] =
     "tare cg info FILE... [--format text|json]";
 
 static const char cg_options[] =
-    "Options:\n"
+    "\nOptions:\n"
     "  -n N                 rows to show (default 20; 0: all)\n"
     "  -e, --event EV       the event to report (default: the first of the profile)\n"
     "      --inclusive      top: sort by inclusive cost\n"
