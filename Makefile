@@ -10,7 +10,7 @@ VERSION := 0.1.0
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc -Iinclude -DTARE_VERSION='"$(VERSION)"' -MMD -MP
-LDLIBS   := -lm -linih
+LDLIBS   := -lm -linih -pthread
 
 ifeq ($(V),1)
 Q :=

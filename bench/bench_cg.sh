@@ -28,6 +28,7 @@ lines=$(wc -l < "$prof")
 cat "$prof" > /dev/null   # in the page cache for every tool alike
 
 now() { date +%s.%N; }
+calc() { awk "BEGIN { print $1 }"; }
 # median_time N CMD...: the median wall time of N runs (output discarded)
 median_time() {
     local n=$1; shift
@@ -35,7 +36,7 @@ median_time() {
     for _ in $(seq "$n"); do
         local t0 t1
         t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
-        ts+=("$(echo "$t1 - $t0" | bc -l)")
+        ts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
     done
     printf '%s\n' "${ts[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
@@ -43,12 +44,13 @@ median_time() {
 t_tare=$(median_time "$runs" "$TARE" cg top "$prof")
 t_wc=$(median_time "$runs" wc -l "$prof")
 t_ann=$(median_time 1 callgrind_annotate "$prof")
-rss_kb=$( { /usr/bin/time -f '%M' "$TARE" cg top "$prof" > /dev/null; } 2>&1 | tail -n 1)
+# peak RSS from wait4, through tare wall itself
+rss_kb=$("$TARE" wall -n 1 -w 0 --format=tsv -- "$TARE" cg top "$prof" | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "max_rss_kb") c = i; next } { print $c }')
 
 printf 'profile: %s (%d bytes, %d lines)\n' "$prof" "$bytes" "$lines"
 printf '%-22s %10s %12s\n' tool "median s" "tare is"
 printf '%-22s %10.4f %12s\n' "tare cg top" "$t_tare" "1"
-printf '%-22s %10.4f %11.1fx faster\n' callgrind_annotate "$t_ann" "$(echo "$t_ann / $t_tare" | bc -l)"
-printf '%-22s %10.4f %11.1fx slower\n' "wc -l" "$t_wc" "$(echo "$t_tare / $t_wc" | bc -l)"
-printf 'tare peak RSS: %d KiB = %.2f x the file size\n' "$rss_kb" "$(echo "$rss_kb * 1024 / $bytes" | bc -l)"
+printf '%-22s %10.4f %11.1fx faster\n' callgrind_annotate "$t_ann" "$(calc "$t_ann / $t_tare")"
+printf '%-22s %10.4f %11.1fx slower\n' "wc -l" "$t_wc" "$(calc "$t_tare / $t_wc")"
+printf 'tare peak RSS: %d KiB = %.2f x the file size\n' "$rss_kb" "$(calc "$rss_kb * 1024 / $bytes")"
 printf 'runs: tare and wc %d each (median), callgrind_annotate 1\n' "$runs"

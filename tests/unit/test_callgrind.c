@@ -1,7 +1,9 @@
 /* test_callgrind.c: the callgrind reader and profile model on hand-written profiles: the
  * cases valgrind does not produce on demand, each with its answer derived by hand. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/profile.h"
 #include "unit.h"
@@ -288,6 +290,38 @@ int main(void)
     BAD("", "no 'events:' line");
     BAD("events: Ir Ir\n", "named twice");
     BAD("events: Ir\nfn=f\n1 1\ncfn=g\ncalls=1 1\nfn=h\n", "where the cost line of a call or jump was due");
+
+    /* cg_read_file: blocks of 4 MiB, lines across their edges, a line longer than a block */
+    char path[] = "/tmp/tare-test-cg-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f);
+    if (f) {
+        fputs("creator: callgrind-3.19.0\npositions: instr line\nevents: Ir Dr\nob=(1) /bin/x\nfl=(1) x.c\nfn=(1) ", f);
+        for (int i = 0; i < 5 << 20; i++)     /* a 5 MiB name */
+            fputc('a' + i % 26, f);
+        fputs("\n0x1000 1 1 1\n", f);
+        uint64_t want = 1;
+        for (int i = 0; i < 700000; i++) {   /* ~7 MB of cost lines */
+            fprintf(f, "+%d * %d\n", i % 90 + 1, i % 7);
+            want += i % 7;
+        }
+        fprintf(f, "fn=(2) g\n0x10 3 5 2\ntotals: %llu 3\n", (unsigned long long)(want + 5));
+        fclose(f);
+        p = cg_profile_new();
+        CHECK(cg_read_file(p, path, NULL, &e) == 0);
+        CHECK(cg_profile_finish(p, &e) == 0);
+        CHECK_INT(cg_total(p, 0), want + 5);
+        CHECK_INT(cg_total(p, 1), 3);
+        CHECK_INT(p->nfunc, 2);
+        CHECK_INT(strlen(cg_str(p, p->funcs[0].name)), 5 << 20);
+        cg_profile_free(p);
+        p = cg_profile_new();
+        CHECK(cg_read_file(p, "/nonexistent/x.out", NULL, &e) < 0 && e.kind == ERR_SYSTEM &&
+              strstr(e.msg, "cannot open '/nonexistent/x.out'"));
+        cg_profile_free(p);
+        unlink(path);
+    }
 
     return unit_done("test_callgrind");
 }
