@@ -1,5 +1,5 @@
 # bench_alloc.sh: libtare-alloc against valgrind memcheck and heaptrack, side by side in one
-# run, as ratios to the same program run natively (the reference, interleaved with each).
+# run, as ratios to the same program run natively (interleaved with libtare-alloc's runs).
 # 1. the worst case: a malloc/free loop (tests/fixtures/alloc_loop);
 # 2. a real program that allocates a lot: python3 building, writing and parsing a large JSON
 #    document, with PYTHONMALLOC=malloc so that every object goes through malloc.
@@ -33,9 +33,8 @@ bench() {   # bench LABEL CMD...: one row per tool
     # native and libtare-alloc as two lanes of one series, their runs interleaved
     "$TARE" wall -n "$runs" -w 1 -f tsv --lane native: \
         --lane "tare-alloc:LD_PRELOAD=$lib,TARE_ALLOC_OUT=$tmp/report" -- "$@" > "$tmp/fast.tsv"
-    # memcheck and heaptrack, each ratio against native runs interleaved with them
-    "$TARE" wall -n "$slow_runs" -w 0 -f tsv --shell --reference "$cmd" \
-        --name memcheck --name heaptrack \
+    # memcheck and heaptrack, their runs interleaved; ratios against the native lane above
+    "$TARE" wall -n "$slow_runs" -w 0 -f tsv --shell --name memcheck --name heaptrack \
         "valgrind -q --tool=memcheck $cmd" "heaptrack -o $tmp/ht $cmd >/dev/null" > "$tmp/slow.tsv"
     local nm nu ns tm tu ts
     nm=$(col "$tmp/fast.tsv" "$name+native" median_s); nu=$(col "$tmp/fast.tsv" "$name+native" user_s)
@@ -47,15 +46,17 @@ bench() {   # bench LABEL CMD...: one row per tool
         printf "    %-14s %12s %12s\n", "tool", "wall ratio", "cpu ratio"
         printf "    %-14s %11.3fx %11.3fx\n", "libtare-alloc", tm / nm, (tu + ts) / (nu + ns) }' 
     for t in memcheck heaptrack; do
-        printf '    %-14s %11.1fx\n' $t "$(col "$tmp/slow.tsv" $t ratio)"
+        awk -v t=$t -v m="$(col "$tmp/slow.tsv" $t median_s)" -v u="$(col "$tmp/slow.tsv" $t user_s)" \
+            -v s="$(col "$tmp/slow.tsv" $t sys_s)" -v nm="$nm" -v nu="$nu" -v ns="$ns" \
+            'BEGIN { printf "    %-14s %11.1fx %11.1fx\n", t, m / nm, (u + s) / (nu + ns) }'
     done
     rm -f "$tmp/report"
     "$TARE" alloc -f json -- "$@" > "$tmp/counts.json"
     echo "    counts: $(cat "$tmp/counts.json")"
 }
 
-echo "wall ratio: median wall time over the native median, runs interleaved; cpu ratio: median"
-echo "user+sys over native's (steadier on a loaded machine). native and libtare-alloc: $runs"
-echo "runs each; memcheck and heaptrack: $slow_runs runs, against native runs interleaved with theirs"
+echo "wall ratio: median wall time over the native median; cpu ratio: median user+sys over"
+echo "native's (steadier on a loaded machine). native and libtare-alloc: $runs runs each,"
+echo "interleaved; then memcheck and heaptrack: $slow_runs runs each, interleaved"
 bench "malloc/free loop" "$loop" "$loop_n"
 bench "python3 JSON" "$py" -S -c "$script"
