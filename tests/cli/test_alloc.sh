@@ -217,6 +217,30 @@ if [ -x $PY ] && command -v valgrind >/dev/null; then
     check "python3: allocation-heavy ($ta)" test "$ta" -gt 50000
 fi
 
+# --- Rust (its System allocator is malloc, realloc and free), when a compiler is at hand ---
+if command -v rustc >/dev/null && command -v valgrind >/dev/null; then
+    cat > "$TMP/boxes.rs" <<'RS'
+fn main() {
+    let mut v: Vec<Box<u64>> = Vec::new();
+    for i in 0..1000 { v.push(Box::new(i)); }
+    let s: String = (0..100).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    std::hint::black_box(&s);
+}
+RS
+    if rustc -O -o "$TMP/boxes" "$TMP/boxes.rs" 2>/dev/null; then
+        vg=$(valgrind --run-libc-freeres=no "$TMP/boxes" 2>&1 |
+             sed -nE 's/.*total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes allocated.*/\1 \2 \3/p' | tr -d ,)
+        run_tare alloc --format json -- "$TMP/boxes"
+        expect_eq "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" "$vg" \
+            "Rust: equal to memcheck"
+        check "Rust: at least its 1000 boxes" test "$(json_field "$out" allocations)" -ge 1000
+    else
+        echo "# rustc could not build the Rust check: skipped"
+    fi
+else
+    echo "# no rustc here: the Rust check is skipped"
+fi
+
 # --- the scope macros are nothing when TARE_ALLOC_STATS is not defined ----------------------
 sed '/TARE_SCOPE/d' "$TARE_ROOT/tests/fixtures/alloc_scopes.c" > "$TMP/plain.c"
 for opt in -O0 -O2; do
