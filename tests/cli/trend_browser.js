@@ -8,7 +8,7 @@ const fs = require("fs");
 const path = require("path");
 const os = require("os");
 
-const [page, shot] = process.argv.slice(2);
+const [page, shot, wantMetric] = process.argv.slice(2);
 const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tare-chromium-"));
 // The DevTools protocol over a pipe (fd 3: to chromium, fd 4: from it; messages end in NUL),
@@ -97,7 +97,7 @@ async function run() {
   out.metric_before = await evaluate("document.querySelector('#charts svg.chart').getAttribute('data-metric')");
   const firstPath = "document.querySelector('#charts svg.chart path.lane').getAttribute('d')";
   const pathBefore = await evaluate(firstPath);
-  const other = out.metrics.find((m) => m !== out.metric_before);
+  const other = wantMetric || out.metrics.find((m) => m !== out.metric_before);
   if (other) {
     await evaluate(`document.querySelector('#metric button[data-value="${other}"]').click()`);
     out.metric_after = await evaluate("document.querySelector('#charts svg.chart').getAttribute('data-metric')");
@@ -135,6 +135,7 @@ async function run() {
   await evaluate("document.querySelector('#window button[data-value=\"0\"]').click()");
   out.markers_all = await evaluate("document.querySelectorAll('#charts svg.chart path.reg, #charts svg.chart path.imp').length");
   await evaluate("document.querySelector('#window button[data-value=\"150\"]').click()");
+  out.alarm_cards = await evaluate("Array.from(document.querySelectorAll('#charts .card.alarm .name')).map(e => e.textContent)");
   out.markers = await evaluate("document.querySelectorAll('#charts svg.chart path.reg, #charts svg.chart path.imp').length");
   out.html_bytes = fs.statSync(page).size;
   if (shot) {
