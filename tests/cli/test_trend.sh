@@ -115,6 +115,17 @@ expect_eq "$(field "$res" metric_after)" '"instructions"' "switch to instruction
 expect_eq "$(field "$res" path_changed)" true "instructions drawn"
 expect_eq "$(field "$res" alarm_cards)" '["hash-access"]' "the chart with the newest regression is marked"
 
+# Edge cases: no rows, one commit, only NA values: the page still runs without an error.
+printf 'date\tcommit\tbenchmark\tmedian_s\n' > "$TMP/empty.tsv"
+printf 'date\tcommit\tbenchmark\tmedian_s\n2026-01-01T00:00:00Z\tc1\tb\t0.5\n' > "$TMP/one.tsv"
+printf 'date\tcommit\tbenchmark\tmedian_s\n2026-01-01T00:00:00Z\tc1\tb\tNA\n' > "$TMP/na.tsv"
+for f in empty:0 one:1 na:1; do
+    run_tare trend "$TMP/${f%:*}.tsv" -o "$TMP/${f%:*}.html"
+    res=$(browse "$TMP/${f%:*}.html")
+    expect_eq "$(field "$res" errors)" "[]" "${f%:*} history: no errors"
+    expect_eq "$(field "$res" charts)" "${f#*:}" "${f%:*} history: charts"
+done
+
 # The harness itself notices a broken page (so "no errors" above means something).
 sed 's|render();$|render(); console.error("planted"); undefinedFunction();|' "$TMP/mutsu.html" > "$TMP/broken.html"
 res=$(browse "$TMP/broken.html")
