@@ -402,6 +402,10 @@ static int do_merge(int argc, char **argv)
         return cli_usage_error(CMD, cmd_history_usage, "merge: no history FILE");
     int nf = argc - optind;
     struct hist_table *t = calloc(nf, sizeof *t);
+    if (!t) {
+        cli_error(CMD, "out of memory");
+        return EXIT_USAGE;
+    }
     struct err e = {0};
     int rc = EXIT_USAGE;
     char **cols = NULL;
@@ -425,7 +429,11 @@ static int do_merge(int argc, char **argv)
     }
     hist_db_finish(&db);
     /* The union of the columns by tare's names, in first-seen order. */
-    cols = calloc(64 * nf + 1, sizeof *cols);
+    cols = calloc(1, sizeof *cols);
+    if (!cols) {
+        cli_error(CMD, "out of memory");
+        goto out;
+    }
     for (int i = 0; i < nf; i++)
         for (int k = 0; k < t[i].ncols; k++) {
             const char *name = hist_canonical(t[i].cols[k]);
@@ -441,6 +449,10 @@ static int do_merge(int argc, char **argv)
             }
         }
     rows = calloc(total + 1, sizeof *rows);
+    if (!rows) {
+        cli_error(CMD, "out of memory");
+        goto out;
+    }
     size_t nr = 0;
     for (int i = 0; i < nf; i++)
         for (size_t r = 0; r < t[i].nrows; r++) {
@@ -462,6 +474,10 @@ static int do_merge(int argc, char **argv)
         fprintf(f, "%s%c", cols[j], j + 1 < ncols ? '\t' : '\n');
     /* Each file's column index for each output column. */
     int *map = calloc((size_t)nf * ncols + 1, sizeof *map);
+    if (!map) {
+        cli_error(CMD, "out of memory");
+        goto out;
+    }
     for (int i = 0; i < nf; i++)
         for (int j = 0; j < ncols; j++) {
             map[i * ncols + j] = -1;
@@ -526,11 +542,13 @@ int cmd_history(int argc, char **argv)
     const char *sub = argv[1];
     if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
         return help();
-    if (strcmp(sub, "append") == 0)
-        return argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)
-                   ? help() : argc >= 3 && argv[2][0] == '-' && argv[2][1]
-                   ? (cli_error(CMD, "unknown option '%s'", argv[2]), bad_option())
-                   : do_append(argc - 1, argv + 1);
+    if (strcmp(sub, "append") == 0) {
+        if (argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
+            return help();
+        if (argc >= 3 && argv[2][0] == '-' && argv[2][1])
+            return cli_usage_error(CMD, cmd_history_usage, "unknown option '%s'", argv[2]);
+        return do_append(argc - 1, argv + 1);
+    }
     if (strcmp(sub, "check") == 0)
         return do_check(argc - 1, argv + 1);
     if (strcmp(sub, "noise") == 0)

@@ -230,7 +230,7 @@ const char trend_page_js[] =
     "    c.scale = null;\n"
     "    if (ymin === Infinity) {\n"
     "      var t = sv(\"text\", { x: W / 2, y: H / 2, \"text-anchor\": \"middle\" });\n"
-    "      t.textContent = \"no \" + (LABEL[m] || m) + \" in this window\";\n"
+    "      t.textContent = m ? \"no \" + (LABEL[m] || m) + \" in this window\" : \"no values in the history\";\n"
     "      svg.appendChild(t);\n"
     "      return;\n"
     "    }\n"

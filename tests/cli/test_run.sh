@@ -54,6 +54,20 @@ expect_eq "$(awk -F'\t' '$1 == "0.2+good" { print $8 }' <<<"$out")" ok "the good
 expect_eq "$(awk -F'\t' '$1 == "0.2+bad" { print $4 "," $8 }' <<<"$out")" "NA,failed" "the failed lane is NA, never 0"
 expect_match "$err" "'0\.2\+bad' failed: exited with status 3" "failure reason"
 
+# A plain [lane] is the series named after the benchmark (the seed's JIT-off rows).
+cat > "$S/plain.ini" <<EOF
+[suite]
+command = $FIXTURES/printenv1
+benchmarks = benchmarks/0.2.txt
+runs = 1
+[lane]
+env =
+[lane jit]
+env = TARE_TEST_EXIT=0
+EOF
+run_tare run --format tsv "$S/plain.ini"
+expect_eq "$(tail -n +2 <<<"$out" | cut -f1,2 | tr '\t\n' ',,')" "0.2,-,0.2+jit,jit," "plain lane and a named one"
+
 # --history: rows appended with exactly the issue's columns; commit from --commit or git.
 run_tare run --history "$S/hist" --commit 0123abcd "$S/suite.ini"
 expect_rc 0 "run into history"

@@ -97,6 +97,35 @@ expect_eq "$(field "$res" names)" '["<script>alert(1)</script>","x</script><img 
     "hostile names shown as text"
 expect_eq "$(field "$res" title)" '"</title><script>alert(3)</script>"' "hostile title shown as text"
 
+# Wall and count files together: the count metrics are offered, and a deterministic step
+# at the newest commit (instructions +5% in one series) marks its chart.
+awk -F'\t' 'BEGIN { OFS = "\t"; print "date", "commit", "benchmark", "instructions", "allocations", "toolchain" }
+    NR > 1 { n[$3]++; print $1, $2, $3, 1000000 + n[$3], 5000, "gcc" }' "$EXCERPT" > "$TMP/count.tsv"
+last=$(tail -1 "$EXCERPT" | cut -f2)
+awk -F'\t' -v c="$last" 'BEGIN { OFS = "\t" } NR > 1 && $2 == c && $3 == "hash-access" { $4 = int($4 * 1.05) } { print }' \
+    "$TMP/count.tsv" > "$TMP/count2.tsv"
+run_tare history check --format json "$TMP/count2.tsv"
+expect_match "$out" '"benchmark": "hash-access", "metric": "instructions"' "the planted count step is a regression"
+run_tare trend "$EXCERPT" "$TMP/count2.tsv" -o "$TMP/both.html"
+expect_rc 0 "trend of wall and count files"
+res=$(browse "$TMP/both.html" "" instructions)
+expect_eq "$(field "$res" errors)" "[]" "wall+count page: no errors"
+expect_eq "$(field "$res" metrics)" '["median_s","min_s","ratio","instructions","allocations"]' "count metrics offered"
+expect_eq "$(field "$res" metric_after)" '"instructions"' "switch to instructions"
+expect_eq "$(field "$res" path_changed)" true "instructions drawn"
+expect_eq "$(field "$res" alarm_cards)" '["hash-access"]' "the chart with the newest regression is marked"
+
+# Edge cases: no rows, one commit, only NA values: the page still runs without an error.
+printf 'date\tcommit\tbenchmark\tmedian_s\n' > "$TMP/empty.tsv"
+printf 'date\tcommit\tbenchmark\tmedian_s\n2026-01-01T00:00:00Z\tc1\tb\t0.5\n' > "$TMP/one.tsv"
+printf 'date\tcommit\tbenchmark\tmedian_s\n2026-01-01T00:00:00Z\tc1\tb\tNA\n' > "$TMP/na.tsv"
+for f in empty:0 one:1 na:1; do
+    run_tare trend "$TMP/${f%:*}.tsv" -o "$TMP/${f%:*}.html"
+    res=$(browse "$TMP/${f%:*}.html")
+    expect_eq "$(field "$res" errors)" "[]" "${f%:*} history: no errors"
+    expect_eq "$(field "$res" charts)" "${f#*:}" "${f%:*} history: charts"
+done
+
 # The harness itself notices a broken page (so "no errors" above means something).
 sed 's|render();$|render(); console.error("planted"); undefinedFunction();|' "$TMP/mutsu.html" > "$TMP/broken.html"
 res=$(browse "$TMP/broken.html")

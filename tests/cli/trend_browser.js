@@ -8,7 +8,7 @@ const fs = require("fs");
 const path = require("path");
 const os = require("os");
 
-const [page, shot] = process.argv.slice(2);
+const [page, shot, wantMetric] = process.argv.slice(2);
 const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tare-chromium-"));
 // The DevTools protocol over a pipe (fd 3: to chromium, fd 4: from it; messages end in NUL),
@@ -94,19 +94,19 @@ async function run() {
   out.charts = await evaluate("document.querySelectorAll('#charts svg.chart').length");
   out.paths = await evaluate("document.querySelectorAll('#charts svg.chart path.lane').length");
   out.metrics = await evaluate("Array.from(document.querySelectorAll('#metric button')).map(b => b.getAttribute('data-value'))");
-  out.metric_before = await evaluate("document.querySelector('#charts svg.chart').getAttribute('data-metric')");
-  const firstPath = "document.querySelector('#charts svg.chart path.lane').getAttribute('d')";
+  out.metric_before = await evaluate("document.querySelector('#charts svg.chart')?.getAttribute('data-metric')");
+  const firstPath = "document.querySelector('#charts svg.chart path.lane')?.getAttribute('d')";
   const pathBefore = await evaluate(firstPath);
-  const other = out.metrics.find((m) => m !== out.metric_before);
+  const other = wantMetric || out.metrics.find((m) => m !== out.metric_before);
   if (other) {
     await evaluate(`document.querySelector('#metric button[data-value="${other}"]').click()`);
-    out.metric_after = await evaluate("document.querySelector('#charts svg.chart').getAttribute('data-metric')");
+    out.metric_after = await evaluate("document.querySelector('#charts svg.chart')?.getAttribute('data-metric')");
     out.metric_button_on = await evaluate("document.querySelector('#metric button.on').getAttribute('data-value')");
     out.path_changed = pathBefore !== await evaluate(firstPath);
     out.all_switched = await evaluate(`Array.from(document.querySelectorAll('#charts svg.chart')).every(s => s.getAttribute('data-metric') === "${other}")`);
   }
   // The commit window: "all" draws more points than 50.
-  const nPoints = "document.querySelector('#charts svg.chart path.lane').getAttribute('d').split('L').length";
+  const nPoints = "(document.querySelector('#charts svg.chart path.lane')?.getAttribute('d') || '').split('L').length";
   await evaluate("document.querySelector('#window button[data-value=\"50\"]').click()");
   out.points_50 = await evaluate(nPoints);
   await evaluate("document.querySelector('#window button[data-value=\"0\"]').click()");
@@ -125,16 +125,17 @@ async function run() {
   await evaluate("document.querySelector('#view button[data-value=\"table\"]').click()");
   out.table_rows = await evaluate("document.querySelectorAll('#table tbody tr').length");
   await evaluate("document.querySelectorAll('#table th')[0].click()");
-  out.table_first_desc = await evaluate("document.querySelector('#table tbody tr td').textContent");
+  out.table_first_desc = await evaluate("document.querySelector('#table tbody tr td')?.textContent");
   await evaluate("document.querySelector('#view button[data-value=\"charts\"]').click()");
   // A tooltip on hovering the first chart.
-  const box = await evaluate("(() => { const r = document.querySelector('#charts svg.chart').getBoundingClientRect(); return [r.left + r.width * 0.7, r.top + r.height / 2]; })()");
+  const box = await evaluate("(() => { const c = document.querySelector('#charts svg.chart'); if (!c) return [5, 5]; const r = c.getBoundingClientRect(); return [r.left + r.width * 0.7, r.top + r.height / 2]; })()");
   await send("Input.dispatchMouseEvent", { type: "mouseMoved", x: box[0], y: box[1] });
   out.tooltip = await evaluate("document.getElementById('tip').style.display === 'block' ? document.getElementById('tip').textContent : ''");
   await send("Input.dispatchMouseEvent", { type: "mouseMoved", x: 5, y: 990 });
   await evaluate("document.querySelector('#window button[data-value=\"0\"]').click()");
   out.markers_all = await evaluate("document.querySelectorAll('#charts svg.chart path.reg, #charts svg.chart path.imp').length");
   await evaluate("document.querySelector('#window button[data-value=\"150\"]').click()");
+  out.alarm_cards = await evaluate("Array.from(document.querySelectorAll('#charts .card.alarm .name')).map(e => e.textContent)");
   out.markers = await evaluate("document.querySelectorAll('#charts svg.chart path.reg, #charts svg.chart path.imp').length");
   out.html_bytes = fs.statSync(page).size;
   if (shot) {
