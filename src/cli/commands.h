@@ -4,5 +4,9 @@
 
 int cmd_wall(int argc, char **argv);
 extern const char cmd_wall_usage[];
+int cmd_ab(int argc, char **argv);
+extern const char cmd_ab_usage[];
+int cmd_goal(int argc, char **argv);
+extern const char cmd_goal_usage[];
 
 #endif

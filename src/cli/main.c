@@ -14,6 +14,8 @@
  */
 const struct cli_command cli_commands[] = {
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
+    {"ab", "paired, interleaved A/B of two commands or a git revision: faster, slower or same", cmd_ab_usage, cmd_ab},
+    {"goal", "the multiple a goal needs and how many compounding slices reach it", cmd_goal_usage, cmd_goal},
 };
 const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 
