@@ -4,15 +4,15 @@
 # t-test, side by side in one run: how often identical commands are called different
 # (A/A false positives), how often a small real change is found, and the smallest change
 # each could have detected. Run from the repo root; TARE names the binary.
-#   TRIALS_AA (default 20), TRIALS (default 10), BUSY_N (default 100), CHANGES (default "3 10")
+#   TRIALS_AA (default 16), TRIALS (default 8), BUSY_N (default 100), CHANGES (default "3")
 set -eu
 TARE=${TARE:-build/tare}
 BUILD=${BUILD:-build}
 BUSY=$BUILD/fixtures/busy
-TRIALS_AA=${TRIALS_AA:-20}
-TRIALS=${TRIALS:-10}
+TRIALS_AA=${TRIALS_AA:-16}
+TRIALS=${TRIALS:-8}
 N=${BUSY_N:-100}          # busy N spins N million iterations: ~40 ms here
-CHANGES=${CHANGES:-3 10}  # percent more work for B; integer millions, so N*(100+c)/100
+CHANGES=${CHANGES:-3}  # percent more work for B; integer millions, so N*(100+c)/100
 PAIRS=20
 for t in hyperfine python3; do
     command -v $t >/dev/null || { echo "bench_ab: needs $t (scripts/install-deps bench)" >&2; exit 1; }

@@ -222,8 +222,10 @@ static void print_text(const struct ab *ab)
     const struct side *sides[2] = {&ab->a, &ab->b};
     for (int i = 0; i < 2; i++) {
         const struct side *s = sides[i];
-        bool unnamed = strcmp(s->t->name, s->label) == 0;
-        printf("%s  %-*s  median %9s  min %9s", s->label, w, unnamed ? "" : s->t->name,
+        /* An A/A run is named A and B: no name column then. */
+        bool unnamed = strcmp(ab->a.t->name, "A") == 0 && strcmp(ab->b.t->name, "B") == 0;
+        printf("%s  %-*s%smedian %9s  min %9s", s->label, unnamed ? 0 : w,
+               unnamed ? "" : s->t->name, unnamed ? "" : "  ",
                fmt_seconds(m, stats_median(s->times, ab->n)),
                fmt_seconds(n, stats_min(s->times, ab->n)));
         if (strcmp(s->t->name, s->t->command) != 0)
