@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -564,6 +565,10 @@ int cmd_ab(int argc, char **argv)
     int rc = 0;
     if (ab.git) {
         rc = gitwt_add(&git, &e);
+        struct stat st;
+        if (rc == 0 && (stat(git.cwd, &st) < 0 || !S_ISDIR(st.st_mode)))
+            rc = err_set(&e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
+                         git.prefix, git.rev);
         if (rc == 0 && build) {
             char which[256];
             snprintf(which, sizeof which, "'%s' (%.12s) in its worktree", git.rev, git.commit);
