@@ -104,12 +104,22 @@ expect_rc 2 "A not found"
 expect_match "$err" "command not found" "not found message"
 
 # ---- CPU-bound: busy N spins N million iterations ----
-# The same program twice: same. A 5% threshold keeps a loaded machine's drift from being
-# called a change; the interval must still sit around 1.
-run_tare ab -n 30 --threshold 5 --format=json "$F/busy 30" "$F/busy 30"
-expect_rc 0 "A/A busy"
-expect_eq "$(jget "$out" verdict)" same "the same program twice is same"
-check "A/A interval near 1" awk_ok 'lo < 1.05 && hi > 0.95' -v lo="$(jget "$out" ci_low)" -v hi="$(jget "$out" ci_high)"
+# The same program twice: same. A 95% interval excludes the truth 5% of the time by
+# design, and a loaded machine's bursts correlate neighbouring pairs, so one A/A run may
+# rightly be unlucky: the check takes up to two independent runs (both unlucky: well under
+# 1% for a correct tool; a biased one fails both). A 5% threshold keeps drift out.
+aa_ok=0
+for try in 1 2; do
+    run_tare ab -n 30 --threshold 5 --format=json "$F/busy 30" "$F/busy 30"
+    expect_rc 0 "A/A busy"
+    v=$(jget "$out" verdict); lo=$(jget "$out" ci_low); hi=$(jget "$out" ci_high)
+    if [ "$v" = same ] && awk_ok 'lo < 1.05 && hi > 0.95' -v lo="$lo" -v hi="$hi"; then
+        aa_ok=1
+        break
+    fi
+    echo "# A/A try $try: $v, interval $lo..$hi"
+done
+expect_eq "$aa_ok" 1 "the same program twice is same, its interval around 1 (in one of two runs)"
 
 # 20% more work: slower, and the interval holds the true ratio. The truth is the ratio
 # of instructions, I(N) = I(0) + N * (I(1) - I(0)) counted by callgrind (deterministic),
