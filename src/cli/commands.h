@@ -22,5 +22,9 @@ int cmd_trend(int argc, char **argv);
 extern const char cmd_trend_usage[];
 int cmd_run(int argc, char **argv);
 extern const char cmd_run_usage[];
+int cmd_ab(int argc, char **argv);
+extern const char cmd_ab_usage[];
+int cmd_goal(int argc, char **argv);
+extern const char cmd_goal_usage[];
 
 #endif

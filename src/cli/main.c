@@ -13,15 +13,17 @@
  *   4. tests/cli/test_NAME.sh, and a README section with real output.
  */
 const struct cli_command cli_commands[] = {
-    {"alloc", "count a command's allocations, bytes and peak heap (LD_PRELOAD), with scopes", cmd_alloc_usage, cmd_alloc},
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
+    {"ab", "paired, interleaved A/B of two commands or a git revision: faster, slower or same", cmd_ab_usage, cmd_ab},
     {"count", "deterministic instructions, allocations, bytes and peak heap", cmd_count_usage, cmd_count},
-    {"self-test", "check the callgrind reader and tare count against known answers", cmd_selftest_usage, cmd_selftest},
-    {"stat", "count cycles, instructions, faults of whole commands (perf_event_open)", cmd_stat_usage, cmd_stat},
     {"cg", "read callgrind profiles: top, callers, diff, allocation sites, lines", cmd_cg_usage, cmd_cg},
+    {"alloc", "count a command's allocations, bytes and peak heap (LD_PRELOAD), with scopes", cmd_alloc_usage, cmd_alloc},
+    {"stat", "count cycles, instructions, faults of whole commands (perf_event_open)", cmd_stat_usage, cmd_stat},
     {"run", "run a benchmark suite (INI): wall-clock pass, lanes, reference, history rows", cmd_run_usage, cmd_run},
     {"history", "per-commit history files: append safely, check for regressions, noise, merge", cmd_history_usage, cmd_history},
     {"trend", "a self-contained HTML trend page of history files", cmd_trend_usage, cmd_trend},
+    {"goal", "the multiple a goal needs and how many compounding slices reach it", cmd_goal_usage, cmd_goal},
+    {"self-test", "check the callgrind reader and tare count against known answers", cmd_selftest_usage, cmd_selftest},
 };
 const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 

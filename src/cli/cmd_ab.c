@@ -1,0 +1,610 @@
+/* cmd_ab.c: `tare ab`, paired interleaved A/B with an interval and an honest verdict. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/out.h"
+#include "cli/targets.h"
+#include "core/gitwt.h"
+#include "core/proc.h"
+#include "core/stats.h"
+
+const char cmd_ab_usage[] =
+    "tare ab [options] 'CMD A' 'CMD B'\n"
+    "tare ab [options] [--base REV] [--build 'BUILD CMD'] -- CMD [ARG...]";
+
+static const char ab_options[] =
+    "Options:\n"
+    "  -n, --pairs N           pairs of runs (default 20; at least 6 for a 95% interval)\n"
+    "  -w, --warmup N          runs of each before the pairs, never counted (default 1)\n"
+    "      --threshold PCT     the least change called faster or slower (default 1%)\n"
+    "      --until-decided     add pairs until the verdict is decided or the interval lies\n"
+    "                          within the threshold (looks at N, 2N, 4N, ... pairs)\n"
+    "      --max-pairs N       with --until-decided: stop at N pairs (default 200)\n"
+    "      --max-time SECONDS  with --until-decided: stop after this long\n"
+    "      --fail-if-slower    exit 1 when the verdict is slower (for CI)\n"
+    "      --base REV          A is REV built in a temporary git worktree, B the working\n"
+    "                          tree; CMD comes after '--' (default REV: HEAD)\n"
+    "      --build 'BUILD CMD' with --base: build each tree first (run with /bin/sh -c)\n"
+    "      --name NAME         name A, then B (default: first word's basename)\n"
+    "      --shell             run each command string with /bin/sh -c\n"
+    "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
+    "      --pin CPU           run the commands on this CPU only\n"
+    "  -f, --format FORMAT     text (default) or json\n"
+    "  -h, --help              show this help\n";
+
+struct side {
+    struct target *t;
+    const char *label;      /* "A" or "B" */
+    const char *cwd;        /* NULL: the current directory */
+    double *times;
+    double warm_first;
+    bool failed;
+    char why[256];
+    char tail[PROC_STDERR_TAIL];
+};
+
+struct ab {
+    long pairs, warmup, max_pairs;
+    double threshold, max_time, timeout;
+    int pin;
+    bool until, fail_if_slower, progress;
+    struct side a, b;
+    long n;                 /* pairs measured */
+    int looks, planned_looks;
+    const char *stopped;    /* why measuring stopped */
+    double t_start;
+    struct stats_ab res;
+    struct gitwt *git;      /* git mode, else NULL */
+};
+
+static void progress(const struct ab *ab, const char *what)
+{
+    if (!ab->progress)
+        return;
+    fprintf(stderr, "\r\033[K%s  %.1f s", what, proc_now() - ab->t_start);
+    fflush(stderr);
+}
+
+static void progress_done(const struct ab *ab)
+{
+    if (ab->progress)
+        fputs("\r\033[K", stderr);
+}
+
+/* One run of one side; a failure stops the whole A/B, since a pair needs both. */
+static int run_once(struct ab *ab, struct side *s, bool counted, struct err *e)
+{
+    struct proc_opts o = {
+        .argv = s->t->argv, .env_set = s->t->env, .cwd = s->cwd, .timeout_s = ab->timeout,
+        .pin_cpu = ab->pin,
+    };
+    struct proc_result r;
+    if (proc_run(&o, &r, e) < 0)
+        return err_prefix(e, "%s '%s'", s->label, s->t->name);
+    if (r.status == PROC_INTERRUPTED || proc_interrupted())
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
+    if (r.status != PROC_OK) {
+        char d[128];
+        s->failed = true;
+        snprintf(s->why, sizeof s->why, "%s in %s", proc_describe(&r, ab->timeout, d, sizeof d),
+                 counted ? "a measured run" : "the warm-up");
+        memcpy(s->tail, r.stderr_tail, sizeof s->tail);
+        return err_set(e, ERR_MEASURE, "%s '%s' failed: %s", s->label, s->t->name, s->why);
+    }
+    if (!counted) {
+        if (isnan(s->warm_first))
+            s->warm_first = r.wall_s;
+    } else {
+        s->times[ab->n] = r.wall_s;
+    }
+    return 0;
+}
+
+/* Looks at N, 2N, 4N, ... up to --max-pairs: each one spends alpha / (number of looks). */
+static int count_looks(long pairs, long max_pairs)
+{
+    int k = 1;
+    for (long n = pairs; n < max_pairs; n = n * 2 < max_pairs ? n * 2 : max_pairs)
+        k++;
+    return k;
+}
+
+static int measure(struct ab *ab, struct err *e)
+{
+    char what[128];
+    ab->t_start = proc_now();
+    for (long i = 0; i < ab->warmup; i++) {
+        snprintf(what, sizeof what, "warm-up %ld/%ld", i + 1, ab->warmup);
+        progress(ab, what);
+        if (run_once(ab, &ab->a, false, e) < 0 || run_once(ab, &ab->b, false, e) < 0)
+            return -1;
+    }
+    long cap = ab->until ? ab->max_pairs : ab->pairs;
+    long look_at = ab->pairs;
+    ab->planned_looks = ab->until ? count_looks(ab->pairs, ab->max_pairs) : 1;
+    double alpha = 0.05 / ab->planned_looks;
+    ab->t_start = proc_now();
+    for (;;) {
+        bool out_of_time = ab->until && ab->max_time > 0 &&
+                           proc_now() - ab->t_start >= ab->max_time;
+        if (ab->n == look_at || out_of_time) {
+            ab->looks++;
+            if (stats_paired_ratio(ab->a.times, ab->b.times, ab->n, alpha, ab->threshold,
+                                   &ab->res) < 0 && ab->n > 0)
+                return err_set(e, ERR_SYSTEM, "out of memory");
+            if (!ab->until) {
+                ab->stopped = "pairs";
+                break;
+            }
+            if (ab->res.settled && ab->n > 0) {
+                ab->stopped = "decided";
+                break;
+            }
+            if (out_of_time) {
+                ab->stopped = "max-time";
+                break;
+            }
+            if (ab->n >= cap) {
+                ab->stopped = "max-pairs";
+                break;
+            }
+            look_at = look_at * 2 < cap ? look_at * 2 : cap;
+        }
+        snprintf(what, sizeof what, "pair %ld/%ld", ab->n + 1, look_at);
+        progress(ab, what);
+        /* A B, B A, A B, ...: whatever drifts, or favours the second run, hits both alike. */
+        struct side *first = ab->n % 2 ? &ab->b : &ab->a;
+        struct side *second = ab->n % 2 ? &ab->a : &ab->b;
+        if (run_once(ab, first, true, e) < 0 || run_once(ab, second, true, e) < 0)
+            return -1;
+        ab->n++;
+    }
+    progress_done(ab);
+    return 0;
+}
+
+static void report_failure(const struct side *s)
+{
+    if (!s->failed || !s->tail[0])
+        return;
+    fprintf(stderr, "tare ab: the stderr of %s '%s' ended with:\n", s->label, s->t->name);
+    const char *p = s->tail + strlen(s->tail);
+    int lines = 0;
+    while (p > s->tail && lines < 6)
+        if (*--p == '\n' && p[1])
+            lines++;
+    if (*p == '\n')
+        p++;
+    for (const char *q = p; *q;) {
+        const char *nl = strchr(q, '\n');
+        int len = nl ? (int)(nl - q) : (int)strlen(q);
+        fprintf(stderr, "  | %.*s\n", len, q);
+        q += len + (nl ? 1 : 0);
+    }
+}
+
+/* "+20.1%", "-3.0%": a ratio as a change. */
+static const char *pct(char *buf, double ratio)
+{
+    if (isnan(ratio))
+        return strcpy(buf, "NA");
+    if (isinf(ratio))
+        return strcpy(buf, ratio > 0 ? "+inf%" : "-inf%");
+    double p = (ratio - 1) * 100;
+    sprintf(buf, "%+.*f%%", fabs(p) < 10 ? 2 : 1, p);
+    return buf;
+}
+
+static const char *ratio_str(char *buf, double r)
+{
+    if (isnan(r))
+        return strcpy(buf, "NA");
+    if (isinf(r))
+        return strcpy(buf, "inf");
+    sprintf(buf, "%.4f", r);
+    return buf;
+}
+
+static void print_text(const struct ab *ab)
+{
+    const struct stats_ab *r = &ab->res;
+    char m[32], n[32], c1[32], c2[32], c3[32];
+    int w = (int)strlen(ab->a.t->name);
+    if ((int)strlen(ab->b.t->name) > w)
+        w = (int)strlen(ab->b.t->name);
+    const struct side *sides[2] = {&ab->a, &ab->b};
+    for (int i = 0; i < 2; i++) {
+        const struct side *s = sides[i];
+        /* An A/A run is named A and B: no name column then. */
+        bool unnamed = strcmp(ab->a.t->name, "A") == 0 && strcmp(ab->b.t->name, "B") == 0;
+        printf("%s  %-*s%smedian %9s  min %9s", s->label, unnamed ? 0 : w,
+               unnamed ? "" : s->t->name, unnamed ? "" : "  ",
+               fmt_seconds(m, stats_median(s->times, ab->n)),
+               fmt_seconds(n, stats_min(s->times, ab->n)));
+        if (strcmp(s->t->name, s->t->command) != 0)
+            printf("  (%s)", s->t->command);
+        putchar('\n');
+    }
+    printf("%ld pair%s after %ld warm-up run%s of each, in alternating order (A B, B A, ...)",
+           ab->n, ab->n == 1 ? "" : "s", ab->warmup, ab->warmup == 1 ? "" : "s");
+    if (ab->until)
+        printf("; stopped: %s after %d look%s", ab->stopped, ab->looks, ab->looks == 1 ? "" : "s");
+    printf("\n");
+    double conf = 1 - 0.05 / ab->planned_looks;
+    printf("B/A %s, %.3g%% interval %s .. %s (Hodges-Lehmann over the pairs' ratios; "
+           "median pair ratio %s)\n", ratio_str(m, r->ratio), 100 * conf, ratio_str(c1, r->ci_low),
+           ratio_str(c2, r->ci_high), ratio_str(c3, r->median_ratio));
+    if (isnan(r->ci_low)) {
+        printf("same: no detectable change: %ld pairs are too few for a %.0f%% interval "
+               "(use more pairs)\n", ab->n, 100 * (1 - 0.05 / ab->planned_looks));
+        return;
+    }
+    switch (r->verdict) {
+    case STATS_SLOWER:
+        printf("slower: B takes %s longer than A (interval %s .. %s)\n", pct(m, r->ratio) + 1,
+               pct(c1, r->ci_low), pct(c2, r->ci_high));
+        break;
+    case STATS_FASTER:
+        printf("faster: B takes %s less time than A (interval %s .. %s)\n", pct(m, r->ratio) + 1,
+               pct(c1, r->ci_low), pct(c2, r->ci_high));
+        break;
+    default:
+        if (r->significant)
+            printf("same: a change of %s (interval %s .. %s) is under the %.3g%% threshold\n",
+                   pct(m, r->ratio), pct(c1, r->ci_low), pct(c2, r->ci_high), 100 * ab->threshold);
+        else
+            printf("same: no detectable change (interval %s .. %s); this run could have "
+                   "detected a change of %.2g%% or more\n", pct(c1, r->ci_low), pct(c2, r->ci_high),
+                   100 * r->detectable);
+    }
+}
+
+static void json_side(const struct ab *ab, const struct side *s)
+{
+    fputs("{\"name\": ", stdout);
+    json_str(stdout, s->t->name);
+    fputs(", \"command\": ", stdout);
+    json_str(stdout, s->t->command);
+    fputs(", \"median_s\": ", stdout);
+    json_num(stdout, stats_median(s->times, ab->n));
+    fputs(", \"min_s\": ", stdout);
+    json_num(stdout, stats_min(s->times, ab->n));
+    fputs(", \"warmup_s\": ", stdout);
+    json_num(stdout, s->warm_first);
+    fputs(", \"times\": [", stdout);
+    for (long i = 0; i < ab->n; i++) {
+        if (i)
+            fputs(", ", stdout);
+        json_num(stdout, s->times[i]);
+    }
+    fputs("]}", stdout);
+}
+
+static void print_json(const struct ab *ab)
+{
+    const struct stats_ab *r = &ab->res;
+    fputs("{\"a\": ", stdout);
+    json_side(ab, &ab->a);
+    fputs(",\n \"b\": ", stdout);
+    json_side(ab, &ab->b);
+    printf(",\n \"pairs\": %ld, \"warmup\": %ld, \"ratio\": ", ab->n, ab->warmup);
+    json_num(stdout, r->ratio);
+    fputs(", \"ci_low\": ", stdout);
+    json_num(stdout, r->ci_low);
+    fputs(", \"ci_high\": ", stdout);
+    json_num(stdout, r->ci_high);
+    fputs(", \"confidence\": ", stdout);
+    json_num(stdout, r->confidence);
+    fputs(", \"median_pair_ratio\": ", stdout);
+    json_num(stdout, r->median_ratio);
+    fputs(",\n \"threshold\": ", stdout);
+    json_num(stdout, ab->threshold);
+    fputs(", \"resolution\": ", stdout);
+    json_num(stdout, r->resolution);
+    fputs(", \"detectable\": ", stdout);
+    json_num(stdout, r->detectable);
+    printf(", \"significant\": %s, \"verdict\": \"%s\",\n", r->significant ? "true" : "false",
+           stats_verdict_name(r->verdict));
+    printf(" \"until_decided\": %s, \"looks\": %d, \"planned_looks\": %d, \"stopped\": \"%s\", "
+           "\"method\": \"hodges-lehmann\",\n", ab->until ? "true" : "false", ab->looks,
+           ab->planned_looks, ab->stopped);
+    fputs(" \"pair_ratios\": [", stdout);
+    for (long i = 0; i < ab->n; i++) {
+        if (i)
+            fputs(", ", stdout);
+        json_num(stdout, ab->b.times[i] / ab->a.times[i]);
+    }
+    fputs("],\n \"base\": ", stdout);
+    if (ab->git) {
+        fputs("{\"rev\": ", stdout);
+        json_str(stdout, ab->git->rev);
+        fputs(", \"commit\": ", stdout);
+        json_str(stdout, ab->git->commit);
+        fputs("}", stdout);
+    } else {
+        fputs("null", stdout);
+    }
+    fputs("}\n", stdout);
+}
+
+/* Runs the build command with /bin/sh -c in one tree; its failure is reported as such. */
+static int build_tree(struct ab *ab, const char *build, const char *cwd, const char *which,
+                      struct err *e)
+{
+    char what[256];
+    snprintf(what, sizeof what, "building %s", which);
+    progress(ab, what);
+    char *argv[] = {"/bin/sh", "-c", (char *)build, NULL};
+    struct proc_opts o = {.argv = argv, .cwd = cwd, .pin_cpu = -1, .stdout_path = "/dev/null"};
+    struct proc_result r;
+    if (proc_run(&o, &r, e) < 0)
+        return -1;
+    progress_done(ab);
+    if (r.status == PROC_INTERRUPTED || proc_interrupted())
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
+    if (r.status != PROC_OK) {
+        char d[128];
+        struct side s = {.label = "build", .failed = true};
+        struct target t = {.name = (char *)which};
+        s.t = &t;
+        memcpy(s.tail, r.stderr_tail, sizeof s.tail);
+        cli_error("ab", "build of %s failed: '%s' %s", which, build,
+                  proc_describe(&r, 0, d, sizeof d));
+        report_failure(&s);
+        return err_set(e, ERR_MEASURE, "%s", "");
+    }
+    return 0;
+}
+
+int cmd_ab(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"pairs", required_argument, NULL, 'n'},
+        {"warmup", required_argument, NULL, 'w'},
+        {"threshold", required_argument, NULL, 'T'},
+        {"until-decided", no_argument, NULL, 'U'},
+        {"max-pairs", required_argument, NULL, 'M'},
+        {"max-time", required_argument, NULL, 'X'},
+        {"fail-if-slower", no_argument, NULL, 'F'},
+        {"base", required_argument, NULL, 'B'},
+        {"build", required_argument, NULL, 'b'},
+        {"name", required_argument, NULL, 'N'},
+        {"shell", no_argument, NULL, 'S'},
+        {"timeout", required_argument, NULL, 't'},
+        {"pin", required_argument, NULL, 'P'},
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    struct ab ab = {.pairs = 20, .warmup = 1, .max_pairs = 200, .threshold = 0.01, .pin = -1};
+    struct target_spec spec = {0};
+    enum out_format fmt = FMT_TEXT;
+    const char *base = NULL, *build = NULL;
+    bool max_pairs_set = false;
+    struct err e = {0};
+    int status = EXIT_USAGE;
+    int dd = find_dashdash(argc, argv);
+    long v;
+    char *names[2];
+    struct target *targets = NULL, *targets_b = NULL;
+    int nt = 0, nt_b = 0;
+    struct gitwt git = {0};
+
+    spec.names = names;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(dd, argv, "n:w:t:f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (!cli_parse_count("ab", cmd_ab_usage, "--pairs", optarg, 1, 100000, &ab.pairs))
+                goto done;
+            break;
+        case 'w':
+            if (!cli_parse_count("ab", cmd_ab_usage, "--warmup", optarg, 0, 1000000, &ab.warmup))
+                goto done;
+            break;
+        case 'T': {
+            char *end;
+            double p = strtod(optarg, &end);
+            if (end != optarg && *end == '%')
+                end++;
+            if (end == optarg || *end || !(p >= 0 && p < 100)) {
+                cli_usage_error("ab", cmd_ab_usage, "bad value '%s' for --threshold: want a "
+                                "percentage from 0 to under 100, such as 1%% or 0.5", optarg);
+                goto done;
+            }
+            ab.threshold = p / 100;
+            break;
+        }
+        case 'U': ab.until = true; break;
+        case 'M':
+            if (!cli_parse_count("ab", cmd_ab_usage, "--max-pairs", optarg, 1, 100000, &ab.max_pairs))
+                goto done;
+            max_pairs_set = true;
+            break;
+        case 'X':
+            if (!cli_parse_seconds("ab", cmd_ab_usage, "--max-time", optarg, &ab.max_time))
+                goto done;
+            break;
+        case 'F': ab.fail_if_slower = true; break;
+        case 'B': base = optarg; break;
+        case 'b': build = optarg; break;
+        case 'N':
+            if (spec.nnames == 2) {
+                cli_usage_error("ab", cmd_ab_usage, "--name given more than twice (A, then B)");
+                goto done;
+            }
+            names[spec.nnames++] = optarg;
+            break;
+        case 'S': spec.shell = true; break;
+        case 't':
+            if (!cli_parse_seconds("ab", cmd_ab_usage, "--timeout", optarg, &ab.timeout))
+                goto done;
+            break;
+        case 'P':
+            if (!cli_parse_count("ab", cmd_ab_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
+                goto done;
+            ab.pin = (int)v;
+            break;
+        case 'f':
+            if (!cli_parse_format("ab", cmd_ab_usage, optarg, FMT_TEXT | FMT_JSON, &fmt))
+                goto done;
+            break;
+        case 'h':
+            cli_print_usage(stdout, cmd_ab_usage);
+            printf("\nPaired, interleaved A/B of two commands, or of a git revision against the\n"
+                   "working tree: the ratio B/A with a confidence interval, and a verdict of\n"
+                   "faster, slower or same (no detectable change).\n\n%s", ab_options);
+            status = EXIT_OK;
+            goto done;
+        default:
+            cli_print_usage(stderr, cmd_ab_usage);
+            fprintf(stderr, "Try 'tare ab --help' for the options.\n");
+            goto done;
+        }
+    }
+    bool dashdash = dd < argc;
+    if (dashdash && optind < dd) {
+        cli_usage_error("ab", cmd_ab_usage, "give two command strings, or one command after "
+                        "'--' with --base, not both ('%s' comes before '--')", argv[optind]);
+        goto done;
+    }
+    if ((max_pairs_set || ab.max_time > 0) && !ab.until) {
+        cli_usage_error("ab", cmd_ab_usage, "--max-pairs and --max-time only apply with --until-decided");
+        goto done;
+    }
+    if (ab.until && ab.max_pairs < ab.pairs) {
+        cli_usage_error("ab", cmd_ab_usage, "--max-pairs %ld is fewer than --pairs %ld",
+                        ab.max_pairs, ab.pairs);
+        goto done;
+    }
+    if (!dashdash) {
+        if (base || build) {
+            cli_usage_error("ab", cmd_ab_usage, "%s takes the command after '--'",
+                            base ? "--base" : "--build");
+            goto done;
+        }
+        if (dd - optind != 2) {
+            cli_usage_error("ab", cmd_ab_usage, "want two commands, A and B (got %d)", dd - optind);
+            goto done;
+        }
+        /* Unnamed, each side is called by its command: two runs of one program differ
+         * only in their arguments. */
+        for (int i = spec.nnames; i < 2; i++)
+            names[i] = argv[optind + i];
+        if (spec.nnames == 0 && strcmp(names[0], names[1]) == 0) {
+            names[0] = "A";         /* the same command twice: an A/A run */
+            names[1] = "B";
+        }
+        spec.nnames = 2;
+        if (targets_build(&spec, argv + optind, 2, false, &targets, &nt, &e) < 0) {
+            status = cli_fail("ab", &e);
+            goto done;
+        }
+        ab.a.t = &targets[0];
+        ab.b.t = &targets[1];
+    } else {
+        if (argc - dd - 1 <= 0) {
+            cli_usage_error("ab", cmd_ab_usage, "no command after '--'");
+            goto done;
+        }
+        if (spec.shell) {
+            cli_usage_error("ab", cmd_ab_usage, "--shell takes command strings, not a command after '--'");
+            goto done;
+        }
+        /* The same command on both sides, in the two trees, named after them. */
+        struct target_spec one = {0};
+        char **cmdv = argv + dd + 1;
+        int cmdc = argc - dd - 1;
+        if (targets_build(&one, cmdv, cmdc, true, &targets, &nt, &e) < 0 ||
+            targets_build(&one, cmdv, cmdc, true, &targets_b, &nt_b, &e) < 0) {
+            status = cli_fail("ab", &e);
+            goto done;
+        }
+        free(targets[0].name);
+        free(targets_b[0].name);
+        targets[0].name = targets_b[0].name = NULL;
+        ab.a.t = &targets[0];
+        ab.b.t = &targets_b[0];
+        if (gitwt_open(&git, base ? base : "HEAD", &e) < 0) {
+            status = cli_fail("ab", &e);
+            goto done;
+        }
+        if (spec.nnames > 0)
+            targets[0].name = strdup(names[0]);
+        else if (asprintf(&targets[0].name, "%s (%.10s)", git.rev, git.commit) < 0)
+            targets[0].name = NULL;
+        targets_b[0].name = strdup(spec.nnames > 1 ? names[1] : "working tree");
+        if (!targets[0].name || !targets_b[0].name) {
+            cli_error("ab", "out of memory");
+            goto done;
+        }
+        ab.git = &git;
+    }
+    ab.a.label = "A";
+    ab.b.label = "B";
+    ab.a.warm_first = ab.b.warm_first = NAN;
+    long cap = ab.until ? ab.max_pairs : ab.pairs;
+    ab.a.times = calloc(cap, sizeof(double));
+    ab.b.times = calloc(cap, sizeof(double));
+    if (!ab.a.times || !ab.b.times) {
+        cli_error("ab", "out of memory");
+        goto done;
+    }
+    ab.progress = isatty(STDERR_FILENO);
+    /* Before the worktree exists, so an interrupt from here on still reaches the cleanup. */
+    cli_install_signal_handlers();
+    int rc = 0;
+    if (ab.git) {
+        rc = gitwt_add(&git, &e);
+        struct stat st;
+        if (rc == 0 && (stat(git.cwd, &st) < 0 || !S_ISDIR(st.st_mode)))
+            rc = err_set(&e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
+                         git.prefix, git.rev);
+        if (rc == 0 && build) {
+            char which[256];
+            snprintf(which, sizeof which, "'%s' (%.12s) in its worktree", git.rev, git.commit);
+            rc = build_tree(&ab, build, git.cwd, which, &e);
+            if (rc == 0)
+                rc = build_tree(&ab, build, NULL, "the working tree", &e);
+        }
+        ab.a.cwd = git.cwd;
+    }
+    if (rc == 0)
+        rc = measure(&ab, &e);
+    progress_done(&ab);
+    struct err rm_err = {0};
+    if (ab.git && gitwt_remove(&git, &rm_err) < 0)
+        cli_error("ab", "%s", rm_err.msg);
+    if (rc < 0) {
+        if (e.msg[0])
+            status = cli_fail("ab", &e);
+        else
+            status = cli_exit_for(&e);
+        report_failure(&ab.a);
+        report_failure(&ab.b);
+        goto done;
+    }
+    if (fmt == FMT_JSON)
+        print_json(&ab);
+    else
+        print_text(&ab);
+    status = ab.fail_if_slower && ab.res.verdict == STATS_SLOWER ? EXIT_FAIL : EXIT_OK;
+done:
+    targets_free(targets, nt);
+    free(targets);
+    targets_free(targets_b, nt_b);
+    free(targets_b);
+    free(ab.a.times);
+    free(ab.b.times);
+    gitwt_free(&git);
+    return status;
+}

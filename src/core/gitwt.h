@@ -1,0 +1,35 @@
+/* gitwt.h: a temporary git worktree of a revision, made beside the user's tree and removed. */
+#ifndef TARE_GITWT_H
+#define TARE_GITWT_H
+
+#include "core/err.h"
+
+struct gitwt {
+    char *top;      /* the top of the user's working tree */
+    char *prefix;   /* the current directory relative to it: "" or "sub/dir/" */
+    char *rev;      /* the revision as given */
+    char *commit;   /* the full hash it names */
+    char *tmp;      /* the temporary directory holding the worktree, NULL when none */
+    char *dir;      /* the worktree: tmp/base */
+    char *cwd;      /* dir/prefix: where the current directory is in the worktree */
+};
+
+/*
+ * Finds the repository around the current directory and resolves rev to a commit; changes
+ * nothing. ERR_INPUT when this is not a git repository or rev names no commit.
+ */
+int gitwt_open(struct gitwt *w, const char *rev, struct err *e);
+/* Makes the temporary worktree (git worktree add --detach); the user's tree and index are
+ * not touched. On failure nothing is left behind. */
+int gitwt_add(struct gitwt *w, struct err *e);
+/*
+ * Removes the worktree and its directory and prunes git's record of it. Safe to call
+ * more than once, without a worktree, and after an interrupt (it does not go through
+ * proc_run, which refuses to run anything once interrupted). Returns -1 if something
+ * could not be removed, with e set.
+ */
+int gitwt_remove(struct gitwt *w, struct err *e);
+/* Frees the strings (call gitwt_remove first). */
+void gitwt_free(struct gitwt *w);
+
+#endif
