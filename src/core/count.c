@@ -136,6 +136,28 @@ static void remove_profiles(const char *prefix)
     }
 }
 
+/* Moves the profiles of one run into dir as NAME.callgrind.out (the first process's) and
+ * NAME.callgrind.out.2, .3 ... for the processes it started, which `tare cg` reads together. */
+static int keep_profiles(const char *prefix, const char *dir, const char *job_name)
+{
+    char pattern[4200], name[200], dest[4400];
+    snprintf(pattern, sizeof pattern, "%s*", prefix);
+    safe_name(name, sizeof name, job_name);
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0)
+        return 0;
+    int rc = 0;
+    for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) {
+        if (i == 0)
+            snprintf(dest, sizeof dest, "%s/%s.callgrind.out", dir, name);
+        else
+            snprintf(dest, sizeof dest, "%s/%s.callgrind.out.%zu", dir, name, i + 1);
+        rc = rename(g.gl_pathv[i], dest);
+    }
+    globfree(&g);
+    return rc;
+}
+
 /* One callgrind pass of job k; pass 2 is --check-warm's second. */
 static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uint64_t *allocs,
                            struct err *fatal)
@@ -143,11 +165,12 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     struct count_job *j = &sh->jobs[k];
     char prefix[4096], outopt[4200];
     snprintf(prefix, sizeof prefix, "%s/job%d.pass%d.out", sh->tmpdir, k, pass);
-    snprintf(outopt, sizeof outopt, "--callgrind-out-file=%s", prefix);
+    /* %p: every process the command starts writes its own profile, all of them summed. */
+    snprintf(outopt, sizeof outopt, "--callgrind-out-file=%s.%%p", prefix);
     int argc = 0;
     while (j->argv[argc])
         argc++;
-    char **argv = calloc(argc + 6, sizeof *argv);
+    char **argv = calloc(argc + 7, sizeof *argv);
     if (!argv) {
         err_set(fatal, ERR_SYSTEM, "out of memory");
         return false;
@@ -157,6 +180,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     argv[a++] = "--tool=callgrind";
     argv[a++] = "--cache-sim=no";
     argv[a++] = "--branch-sim=no";
+    argv[a++] = "--trace-children=yes";
     argv[a++] = outopt;
     for (int i = 0; i < argc; i++)
         argv[a++] = j->argv[i];
@@ -171,16 +195,11 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
             ok = false;
         }
     }
-    if (ok && pass == 1 && sh->o->keep_dir) {
-        char name[200], dest[4400];
-        safe_name(name, sizeof name, j->name);
-        snprintf(dest, sizeof dest, "%s/%s.callgrind.out", sh->o->keep_dir, name);
-        if (rename(prefix, dest) < 0) {
-            j->status = COUNT_FAILED;
-            snprintf(j->why, sizeof j->why, "cannot keep the profile as '%.800s': %s", dest,
-                     strerror(errno));
-            ok = false;
-        }
+    if (ok && pass == 1 && sh->o->keep_dir && keep_profiles(prefix, sh->o->keep_dir, j->name) < 0) {
+        j->status = COUNT_FAILED;
+        snprintf(j->why, sizeof j->why, "cannot keep its profile in '%.800s': %s", sh->o->keep_dir,
+                 strerror(errno));
+        ok = false;
     }
     remove_profiles(prefix);
     return ok;
@@ -243,7 +262,7 @@ static void alloc_pass(struct shared *sh, int k, struct err *fatal)
         snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: it wrote no allocation report "
                  "(statically linked, or it clears LD_PRELOAD)");
     } else if (allocreport_read_file(out, &rep, &e) < 0 ||
-               allocreport_sum(&rep, (long)getpid(), &t, &e) < 0) {
+               allocreport_sum(&rep, -1, &t, &e) < 0) {
         snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: %.400s", e.msg);
     } else if (t.nprocs == 0) {
         snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: it wrote no allocation report "

@@ -37,6 +37,16 @@ i1=$(tsv_field "$out" 1 instructions); i2=$(tsv_field "$out" 2 instructions); i3
 check "a lane's environment changes the count ($i1 < $i2 < $i3)" test "$i1" -lt "$i2" -a "$i2" -lt "$i3"
 expect_eq "$((i3 - i2))" "$((i2 - i1))" "each thousand iterations costs the same instructions"
 
+# The processes a command starts are counted too: 'busy 1 && busy 1' under sh is one busy
+# (and a fork) more than 'busy 1' alone, which sh runs by exec.
+run_tare count -f tsv -- "$F/busy" 1
+one_busy=$(tsv_field "$out" 1 instructions)
+run_tare count -f tsv --shell --name one --name two "$F/busy 1" "$F/busy 1 && $F/busy 1"
+one=$(tsv_field "$out" 1 instructions); two=$(tsv_field "$out" 2 instructions)
+check "a child's instructions are counted (two $two - one $one >= busy $one_busy)" \
+    test $((two - one)) -ge "$one_busy"
+check "a child's allocations are counted" test "$(tsv_field "$out" 2 allocations)" -gt "$(tsv_field "$out" 1 allocations)"
+
 # Failures are NA with the reason, and exit 1; a command that cannot run is bad input.
 run_tare count -f tsv "$F/exit3" "$F/crash" "$F/busy 1"
 expect_rc 1 "failing commands"
