@@ -549,6 +549,10 @@ int cmd_history(int argc, char **argv)
             return cli_usage_error(CMD, cmd_history_usage, "unknown option '%s'", argv[2]);
         return do_append(argc - 1, argv + 1);
     }
+    /* getopt names its messages after argv[0]: "tare history check". */
+    static char prog[64];
+    snprintf(prog, sizeof prog, "tare history %s", sub);
+    argv[1] = prog;
     if (strcmp(sub, "check") == 0)
         return do_check(argc - 1, argv + 1);
     if (strcmp(sub, "noise") == 0)

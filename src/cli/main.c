@@ -87,5 +87,9 @@ int main(int argc, char **argv)
         cli_error(NULL, "unknown command '%s'; see 'tare help'", name);
         return EXIT_USAGE;
     }
+    /* getopt names its messages after argv[0]: make that "tare NAME". */
+    char prog[64];
+    snprintf(prog, sizeof prog, "tare %s", c->name);
+    argv[1] = prog;
     return c->run(argc - 1, argv + 1);
 }
