@@ -200,13 +200,20 @@ fi
 
 # --- Python (through malloc with PYTHONMALLOC=malloc) -------------------------------------
 # Not to the allocation: under valgrind /proc/self/exe is valgrind's own binary, and Python
-# derives its paths from it, which changes a handful of its start-up allocations.
+# derives its paths from it, which changes a handful of its start-up allocations. Both runs
+# get a clean environment, since Python copies the environment into os.environ: the bytes
+# would otherwise move with whatever the caller's environment holds (make adds plenty).
 PY=/usr/bin/python3
 if [ -x $PY ] && command -v valgrind >/dev/null; then
     script='import json; json.loads(json.dumps([{"k": i, "v": [str(i)] * 3} for i in range(2000)]))'
-    vg=$(PYTHONHASHSEED=0 PYTHONMALLOC=malloc valgrind --run-libc-freeres=no $PY -S -c "$script" 2>&1 >/dev/null |
+    clean=(env -i PYTHONHASHSEED=0 PYTHONMALLOC=malloc PATH=/usr/bin:/bin)
+    for v in TARE_ALLOC_LIB ASAN_OPTIONS UBSAN_OPTIONS; do
+        [ -n "${!v:-}" ] && clean+=("$v=${!v}")
+    done
+    vg=$("${clean[@]}" valgrind --run-libc-freeres=no $PY -S -c "$script" 2>&1 >/dev/null |
          sed -nE 's/.*total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes allocated.*/\1 \2 \3/p' | tr -d ,)
-    PYTHONHASHSEED=0 PYTHONMALLOC=malloc run_tare alloc --format json -- $PY -S -c "$script"
+    "${clean[@]}" "$TARE" alloc --format json -- $PY -S -c "$script" > "$TMP/out" 2> "$TMP/err"
+    rc=$?; out=$(cat "$TMP/out"); err=$(cat "$TMP/err")
     expect_rc 0 "python3"
     read -r va vf vb <<<"$vg"
     ta=$(json_field "$out" allocations); tb=$(json_field "$out" bytes)
