@@ -156,6 +156,22 @@ int main(void)
     CHECK_INT(r, 1);
     if (cc_is_gcc && want[0])
         CHECK_STR(out, want);
+    /* A static program holds the same note; one with its .comment removed cannot be known. */
+    snprintf(path, sizeof path, "%s/static_hello", fx);
+    CHECK_INT(toolchain_of_command(path, NULL, out, sizeof out, &e), 1);
+    if (cc_is_gcc && want[0])
+        CHECK_STR(out, want);
+    char cmd[8192], nocomment[] = "/tmp/tare-tc-nc-XXXXXX";
+    int nfd = mkstemp(nocomment);
+    CHECK(nfd >= 0);
+    if (nfd >= 0) {
+        close(nfd);
+        snprintf(cmd, sizeof cmd, "objcopy --remove-section=.comment '%s' '%s'", path, nocomment);
+        CHECK_INT(system(cmd), 0);
+        CHECK_INT(toolchain_of_command(nocomment, NULL, out, sizeof out, &e), 0);
+        CHECK_STR(out, "");
+        unlink(nocomment);
+    }
     /* Found on PATH: sh is some compiler's program, or unknown; never an error. */
     CHECK(toolchain_of_command("sh", NULL, out, sizeof out, &e) >= 0);
     /* A script cannot be known. */
