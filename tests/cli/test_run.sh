@@ -227,4 +227,9 @@ expect_rc 2 "count = maybe"
 expect_match "$err" "line 4: count = 'maybe': want yes or no" "count = maybe: message"
 run_tare run --jobs 0 "$C/suite.ini"
 expect_rc 2 "--jobs 0"
+# Without valgrind, --count fails before anything is measured or any file is made.
+TARE_VALGRIND=/nonexistent/valgrind run_tare run --wall --count --history "$C/nv" --commit c1 "$C/suite.ini"
+expect_rc 1 "--count without valgrind: exit 1"
+expect_match "$err" "TARE_VALGRIND is '/nonexistent/valgrind'" "--count without valgrind: why"
+check "--count without valgrind: no history made" test ! -e "$C/nv"
 done_testing
