@@ -143,7 +143,7 @@ $(BUILD)/.unit: $(UNIT_BIN)
 $(BUILD)/.replay: $(REPLAY_BIN)
 	@touch $@
 
-demo: deps $(TARE) $(EX_BIN)
+demo: deps all $(EX_BIN)
 	$(Q)scripts/demo $(TARE) $(BUILD)
 
 bench: $(TARE) $(FIX_BIN) $(EX_BIN)

@@ -1,4 +1,5 @@
-/* cmd_run.c: `tare run`, a benchmark suite's wall-clock pass, optionally into history rows. */
+/* cmd_run.c: `tare run`, a benchmark suite's wall-clock pass (serial) and deterministic pass
+ * (parallel), printed as one table and optionally appended to history files. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +16,12 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
+#include "core/count.h"
 #include "core/history.h"
 #include "core/proc.h"
 #include "core/stats.h"
 #include "core/suite.h"
+#include "core/toolchain.h"
 #include "core/words.h"
 
 const char cmd_run_usage[] =
@@ -26,8 +29,11 @@ const char cmd_run_usage[] =
 
 static const char run_options[] =
     "Options:\n"
-    "      --wall              the wall-clock pass (the default, and for now the only one)\n"
-    "      --history DIR       append the rows to DIR/wall.tsv (created if need be)\n"
+    "      --wall              the wall-clock pass (serial; the default)\n"
+    "      --count             the deterministic pass (instructions, allocations, bytes,\n"
+    "                          peak heap; parallel); the suite's count = yes turns it on too\n"
+    "  -j, --jobs N            commands counted at once (default: the number of CPUs)\n"
+    "      --history DIR       append the rows to DIR/wall.tsv and DIR/count.tsv\n"
     "      --commit SHA        the commit the rows belong to (default: git rev-parse HEAD\n"
     "                          in the suite's directory)\n"
     "      --shard K/N         run every N-th benchmark starting at the K-th (1 <= K <= N)\n"
@@ -47,6 +53,7 @@ struct rseries {
     bool failed;
     char why[256];
     char tail[PROC_STDERR_TAIL];
+    char toolchain[64];      /* the measured program's compiler, or "" (NA) */
 };
 
 /* Runs argv once; false when it failed (the reason in s). -1 when tare cannot go on. */
@@ -157,10 +164,46 @@ static void tsv_cell(FILE *f, const char *s)
         fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
+struct count_progress {
+    bool on;
+    double t0;
+};
+
+static void on_count_progress(void *ctx, const struct count_job *job, bool finished, int done, int total)
+{
+    struct count_progress *p = ctx;
+    if (!p->on)
+        return;
+    fprintf(stderr, "\r\033[Kcount: %d/%d done; %s %s  %.1f s", done, total,
+            finished ? "finished" : "running", job->name, proc_now() - p->t0);
+    fflush(stderr);
+}
+
+/* A count as a cell: NA when not measured, never 0. */
+static const char *count_cell(char *buf, uint64_t v, bool human)
+{
+    if (v == COUNT_NA)
+        return "NA";
+    if (human)
+        return fmt_count(buf, (double)v);
+    sprintf(buf, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+static void json_count(uint64_t v)
+{
+    if (v == COUNT_NA)
+        fputs("null", stdout);
+    else
+        printf("%llu", (unsigned long long)v);
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"wall", no_argument, NULL, 'W'},
+        {"count", no_argument, NULL, 'C'},
+        {"jobs", required_argument, NULL, 'j'},
         {"history", required_argument, NULL, 'H'},
         {"commit", required_argument, NULL, 'c'},
         {"shard", required_argument, NULL, 's'},
@@ -171,13 +214,23 @@ int cmd_run(int argc, char **argv)
     };
     const char *hist_dir = NULL, *commit_opt = NULL;
     long runs = 0;
+    bool want_wall = false, want_count = false;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? ncpu : 1;
     int shard_k = 1, shard_n = 1;
     enum out_format fmt = FMT_TEXT;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "n:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:j:f:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'W':
+            want_wall = true;
+            break;
+        case 'C':
+            want_count = true;
+            break;
+        case 'j':
+            if (!cli_parse_count(CMD, cmd_run_usage, "--jobs", optarg, 1, 1024, &jobs))
+                return EXIT_USAGE;
             break;
         case 'H':
             hist_dir = optarg;
@@ -220,6 +273,23 @@ int cmd_run(int argc, char **argv)
     if (runs)
         su.runs = runs;
     suite_shard(&su, shard_k, shard_n);
+    /* Neither flag: the wall pass, and the count pass too when the suite asks for it. */
+    bool do_wall = want_wall || !want_count;
+    bool do_count = want_count || (!want_wall && su.count);
+
+    /* The count pass's tools, found before any measuring. */
+    char valgrind[4096], alloc_lib[4096];
+    struct err lib_err = {0};
+    struct count_opts co = {.jobs = (int)jobs, .timeout_s = su.timeout > 1800 ? su.timeout : 1800};
+    if (do_count) {
+        if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
+            suite_free(&su);
+            return cli_fail(CMD, &e);
+        }
+        co.valgrind = valgrind;
+        if (cli_find_alloc_lib(alloc_lib, sizeof alloc_lib, &lib_err) == 0)
+            co.alloc_lib = alloc_lib;
+    }
 
     /* Everything the history rows need, before any measuring. */
     char *commit = NULL, date[32], runner[256];
@@ -249,8 +319,10 @@ int cmd_run(int argc, char **argv)
     int nl = su.nlanes ? su.nlanes : 1;
     int ns = su.nbench * nl;
     struct rseries *s = calloc(ns + 1, sizeof *s), *ref = calloc(su.nbench + 1, sizeof *ref);
+    struct count_job *cj = calloc(ns + 1, sizeof *cj);
+    char *rows = NULL, *crows = NULL;
     int rc = EXIT_USAGE;
-    if (!s || !ref)
+    if (!s || !ref || !cj)
         goto out;
     for (int b = 0; b < su.nbench; b++) {
         for (int l = 0; l < nl; l++) {
@@ -286,7 +358,7 @@ int cmd_run(int argc, char **argv)
     cli_install_signal_handlers();
     bool progress = isatty(2);
     double t0 = proc_now();
-    for (int b = 0; b < su.nbench; b++) {
+    for (int b = 0; do_wall && b < su.nbench; b++) {
         for (long i = 0; i < su.warmup + su.runs; i++) {
             bool counted = i >= su.warmup;
             if (progress) {
@@ -313,15 +385,68 @@ int cmd_run(int argc, char **argv)
     if (progress)
         fputs("\r\033[K", stderr);
 
-    /* The table, and the history rows. */
-    static const char *const hdr[] = {"benchmark", "lane", "runs", "median_s", "min_s",
-                                      "ref_median_s", "ratio", "status"};
+    /* The deterministic pass, every series at once (-j): counts do not depend on load. */
+    if (do_count) {
+        for (int i = 0; i < ns; i++) {
+            cj[i].name = s[i].name;
+            cj[i].argv = s[i].argv;
+            cj[i].env = s[i].env;
+            cj[i].cwd = su.dir;
+            struct err te = {0};
+            if (toolchain_of_command(s[i].argv[0], su.dir, s[i].toolchain, sizeof s[i].toolchain, &te) < 0)
+                s[i].toolchain[0] = '\0';
+        }
+        struct count_progress cp = {.on = progress, .t0 = proc_now()};
+        co.progress = on_count_progress;
+        co.ctx = &cp;
+        int crc = count_run(cj, ns, &co, &e);
+        if (progress)
+            fputs("\r\033[K", stderr);
+        if (crc < 0) {
+            rc = cli_fail(CMD, &e);
+            goto out;
+        }
+        if (!co.alloc_lib)
+            cli_error(CMD, "note: bytes and peak heap are NA: %s", lib_err.msg);
+    }
+
+    /* The table, and the history rows: the columns of the passes that ran. */
+    const char *hdr[16];
+    int nc = 0, c_wall = -1, c_count = -1;
+    unsigned left = 1u | 2u;
+    hdr[nc++] = "benchmark";
+    hdr[nc++] = "lane";
+    if (do_wall) {
+        c_wall = nc;
+        static const char *const wh[] = {"runs", "median_s", "min_s", "ref_median_s", "ratio"};
+        for (int i = 0; i < 5; i++)
+            hdr[nc++] = wh[i];
+    }
+    if (do_count) {
+        c_count = nc;
+        static const char *const ch[] = {"instructions", "allocations", "bytes", "peak_bytes"};
+        for (int i = 0; i < 4; i++)
+            hdr[nc++] = ch[i];
+        if (fmt != FMT_TEXT) {
+            left |= 1u << nc;
+            hdr[nc++] = "toolchain";
+        }
+    }
+    hdr[nc++] = "status";
     struct table t;
-    table_init(&t, 8, hdr, 1u | 2u);
-    char *rows = NULL;
-    size_t rlen = 0;
-    FILE *h = open_memstream(&rows, &rlen);
+    table_init(&t, nc, hdr, left);
+    size_t rlen = 0, clen = 0;
+    FILE *h = open_memstream(&rows, &rlen), *ch = open_memstream(&crows, &clen);
+    if (!h || !ch) {
+        if (h)
+            fclose(h);
+        if (ch)
+            fclose(ch);
+        table_free(&t);
+        goto out;
+    }
     fputs("date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference\n", h);
+    fputs("date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\n", ch);
     bool any_failed = false;
     if (fmt == FMT_JSON) {
         fputs("{\"date\": ", stdout);
@@ -337,24 +462,46 @@ int cmd_run(int argc, char **argv)
     }
     for (int b = 0; b < su.nbench; b++) {
         double refm = NAN;
-        if (su.reference && !ref[b].failed && ref[b].n)
+        if (do_wall && su.reference && !ref[b].failed && ref[b].n)
             refm = stats_median(ref[b].times, ref[b].n);
-        if (su.reference && ref[b].failed) {
+        if (do_wall && su.reference && ref[b].failed) {
             cli_error(CMD, "reference for '%s' failed: %s", su.bench[b].name, ref[b].why);
             any_failed = true;
         }
         for (int l = 0; l < nl; l++) {
             struct rseries *x = &s[b * nl + l];
+            const struct count_job *j = &cj[b * nl + l];
+            bool failed = false;
             double med = NAN, mn = NAN;
-            if (!x->failed && x->n) {
-                med = stats_median(x->times, x->n);
-                mn = stats_min(x->times, x->n);
-            } else {
-                any_failed = true;
-                cli_error(CMD, "'%s' failed: %s%s%.200s", x->name, x->why,
-                          x->tail[0] ? "; its stderr ended with: " : "", x->tail);
+            if (do_wall) {
+                if (!x->failed && x->n) {
+                    med = stats_median(x->times, x->n);
+                    mn = stats_min(x->times, x->n);
+                } else {
+                    failed = true;
+                    cli_error(CMD, "'%s' failed: %s%s%.200s", x->name, x->why,
+                              x->tail[0] ? "; its stderr ended with: " : "", x->tail);
+                }
             }
+            /* A count that failed is NA in every column, never a partial or zero count. */
+            uint64_t cnt[4] = {COUNT_NA, COUNT_NA, COUNT_NA, COUNT_NA};
+            if (do_count) {
+                if (j->note[0])
+                    cli_error(CMD, "note: '%s': %s", x->name, j->note);
+                if (j->status == COUNT_OK) {
+                    cnt[0] = j->instructions;
+                    cnt[1] = j->allocations;
+                    cnt[2] = j->bytes;
+                    cnt[3] = j->peak_bytes;
+                } else {
+                    failed = true;
+                    cli_error(CMD, "'%s' count failed: %s%s%.200s", x->name, j->why,
+                              j->tail[0] ? "; its stderr ended with: " : "", j->tail);
+                }
+            }
+            any_failed |= failed;
             double ratio = med / refm;
+            const char *tc = x->toolchain[0] ? x->toolchain : NULL;
             char nb[4][32];
             if (fmt == FMT_JSON) {
                 fputs(b || l ? ", {\"benchmark\": " : "{\"benchmark\": ", stdout);
@@ -364,69 +511,122 @@ int cmd_run(int argc, char **argv)
                     json_str(stdout, x->lane);
                 else
                     fputs("null", stdout);
-                printf(", \"runs\": %d, \"median_s\": ", x->n);
-                json_num(stdout, med);
-                fputs(", \"min_s\": ", stdout);
-                json_num(stdout, mn);
-                fputs(", \"ref_median_s\": ", stdout);
-                json_num(stdout, refm);
-                fputs(", \"ratio\": ", stdout);
-                json_num(stdout, ratio);
-                printf(", \"status\": \"%s\"}", x->failed ? "failed" : "ok");
+                if (do_wall) {
+                    printf(", \"runs\": %d, \"median_s\": ", x->n);
+                    json_num(stdout, med);
+                    fputs(", \"min_s\": ", stdout);
+                    json_num(stdout, mn);
+                    fputs(", \"ref_median_s\": ", stdout);
+                    json_num(stdout, refm);
+                    fputs(", \"ratio\": ", stdout);
+                    json_num(stdout, ratio);
+                }
+                if (do_count) {
+                    static const char *const key[] = {"instructions", "allocations", "bytes", "peak_bytes"};
+                    for (int k = 0; k < 4; k++) {
+                        printf(", \"%s\": ", key[k]);
+                        json_count(cnt[k]);
+                    }
+                    fputs(", \"toolchain\": ", stdout);
+                    if (tc)
+                        json_str(stdout, tc);
+                    else
+                        fputs("null", stdout);
+                }
+                printf(", \"status\": \"%s\"}", failed ? "failed" : "ok");
             } else {
                 table_row(&t);
                 table_set(&t, 0, "%s", x->name);
                 table_set(&t, 1, "%s", x->lane ? x->lane : "-");
-                table_set(&t, 2, "%d", x->n);
-                if (fmt == FMT_TEXT) {
-                    table_set(&t, 3, "%s", fmt_seconds(nb[0], med));
-                    table_set(&t, 4, "%s", fmt_seconds(nb[1], mn));
-                    table_set(&t, 5, "%s", fmt_seconds(nb[2], refm));
-                    table_set(&t, 6, isnan(ratio) ? "NA" : "%.3f", ratio);
-                } else {
-                    table_set(&t, 3, "%s", fmt_num(nb[0], med));
-                    table_set(&t, 4, "%s", fmt_num(nb[1], mn));
-                    table_set(&t, 5, "%s", fmt_num(nb[2], refm));
-                    table_set(&t, 6, "%s", fmt_num(nb[3], ratio));
+                if (do_wall) {
+                    int cw = c_wall;
+                    table_set(&t, cw, "%d", x->n);
+                    if (fmt == FMT_TEXT) {
+                        table_set(&t, cw + 1, "%s", fmt_seconds(nb[0], med));
+                        table_set(&t, cw + 2, "%s", fmt_seconds(nb[1], mn));
+                        table_set(&t, cw + 3, "%s", fmt_seconds(nb[2], refm));
+                        table_set(&t, cw + 4, isnan(ratio) ? "NA" : "%.3f", ratio);
+                    } else {
+                        table_set(&t, cw + 1, "%s", fmt_num(nb[0], med));
+                        table_set(&t, cw + 2, "%s", fmt_num(nb[1], mn));
+                        table_set(&t, cw + 3, "%s", fmt_num(nb[2], refm));
+                        table_set(&t, cw + 4, "%s", fmt_num(nb[3], ratio));
+                    }
                 }
-                table_set(&t, 7, "%s", x->failed ? "failed" : "ok");
+                if (do_count) {
+                    for (int k = 0; k < 4; k++)
+                        table_set(&t, c_count + k, "%s", count_cell(nb[0], cnt[k], fmt == FMT_TEXT));
+                    if (fmt != FMT_TEXT)
+                        table_set(&t, c_count + 4, "%s", tc ? tc : "NA");
+                }
+                if (failed && fmt == FMT_TEXT && cli_use_color(stdout))
+                    table_set(&t, nc - 1, "\033[31mfailed\033[0m");
+                else
+                    table_set(&t, nc - 1, "%s", failed ? "failed" : "ok");
             }
-            fprintf(h, "%s\t%s\t", date, commit ? commit : "NA");
-            tsv_cell(h, x->name);
-            fprintf(h, "\t%s", fmt_num(nb[0], med));
-            fprintf(h, "\t%s", fmt_num(nb[1], mn));
-            fprintf(h, "\t%s", fmt_num(nb[2], refm));
-            fprintf(h, "\t%s\t%d\t", fmt_num(nb[3], ratio), x->n);
-            tsv_cell(h, runner);
-            fputc('\t', h);
-            tsv_cell(h, su.reference ? su.reference : "NA");
-            fputc('\n', h);
+            if (do_wall) {
+                fprintf(h, "%s\t%s\t", date, commit ? commit : "NA");
+                tsv_cell(h, x->name);
+                fprintf(h, "\t%s", fmt_num(nb[0], med));
+                fprintf(h, "\t%s", fmt_num(nb[1], mn));
+                fprintf(h, "\t%s", fmt_num(nb[2], refm));
+                fprintf(h, "\t%s\t%d\t", fmt_num(nb[3], ratio), x->n);
+                tsv_cell(h, runner);
+                fputc('\t', h);
+                tsv_cell(h, su.reference ? su.reference : "NA");
+                fputc('\n', h);
+            }
+            if (do_count) {
+                fprintf(ch, "%s\t%s\t", date, commit ? commit : "NA");
+                tsv_cell(ch, x->name);
+                for (int k = 0; k < 4; k++)
+                    fprintf(ch, "\t%s", count_cell(nb[0], cnt[k], false));
+                fputc('\t', ch);
+                tsv_cell(ch, tc ? tc : "NA");
+                fputc('\n', ch);
+            }
         }
     }
     fclose(h);
-    if (fmt == FMT_JSON)
+    fclose(ch);
+    if (fmt == FMT_JSON) {
         fputs("]}\n", stdout);
-    else
+    } else {
+        if (fmt == FMT_TEXT && do_count)
+            printf("counts: instructions and allocations from one callgrind run, bytes and peak heap\n"
+                   "from the counting allocator; toolchain: %s\n",
+                   ns && s[0].toolchain[0] ? s[0].toolchain : "NA");
         table_print(&t, stdout, fmt);
+    }
     table_free(&t);
     rc = any_failed ? EXIT_FAIL : EXIT_OK;
+    /* Each file gets its rows in one locked write: whole rows or none. */
     if (hist_dir) {
-        char *path = NULL;
-        if (asprintf(&path, "%s/wall.tsv", hist_dir) < 0 || hist_append(path, rows, rlen, &e) < 0) {
-            rc = cli_fail(CMD, &e);
+        for (int k = 0; k < 2; k++) {
+            if (!(k == 0 ? do_wall : do_count))
+                continue;
+            char *path = NULL;
+            if (asprintf(&path, "%s/%s", hist_dir, k == 0 ? "wall.tsv" : "count.tsv") < 0 ||
+                hist_append(path, k == 0 ? rows : crows, k == 0 ? rlen : clen, &e) < 0) {
+                rc = cli_fail(CMD, &e);
+                free(path);
+                break;
+            }
+            free(path);
         }
-        free(path);
     }
-    free(rows);
 out:
-    if (rc == EXIT_USAGE && !e.msg[0] && (!s || !ref))
+    if (rc == EXIT_USAGE && !e.msg[0] && (!s || !ref || !cj))
         cli_error(CMD, "out of memory");
+    free(rows);
+    free(crows);
     for (int i = 0; s && i < ns; i++)
         rseries_free(&s[i]);
     for (int b = 0; ref && b < su.nbench; b++)
         rseries_free(&ref[b]);
     free(s);
     free(ref);
+    free(cj);
     free(commit);
     suite_free(&su);
     return rc;

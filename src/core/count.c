@@ -67,7 +67,7 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
                      const char *what, char *const *env, struct err *fatal)
 {
     struct proc_opts po = {
-        .argv = argv, .env_set = env, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
+        .argv = argv, .env_set = env, .cwd = j->cwd, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
         .no_aslr = true, .show_output = sh->o->show_output,
     };
     struct proc_result r;

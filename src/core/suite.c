@@ -139,6 +139,15 @@ static int handler(void *user, const char *section, const char *key, const char 
             s->timeout = t;
             return 1;
         }
+        if (strcmp(key, "count") == 0) {
+            if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 || strcmp(value, "on") == 0)
+                s->count = true;
+            else if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0 || strcmp(value, "off") == 0)
+                s->count = false;
+            else
+                return fail(c, "count = '%s': want yes or no%s", value, "");
+            return 1;
+        }
         return fail(c, "unknown key '%s' in [suite]%s", key, "");
     }
     if (strncmp(section, "lane", 4) == 0 && (section[4] == ' ' || section[4] == '\0')) {

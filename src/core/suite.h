@@ -3,6 +3,8 @@
 #ifndef TARE_SUITE_H
 #define TARE_SUITE_H
 
+#include <stdbool.h>
+
 #include "core/err.h"
 
 struct suite_lane {
@@ -22,6 +24,7 @@ struct suite {
     char **patterns;           /* benchmarks = PATTERN...: globs, NULL-terminated */
     long runs, warmup;
     double timeout;            /* 0: none */
+    bool count;                /* count = yes: the deterministic pass by default too */
     struct suite_lane *lanes;
     int nlanes;
     struct suite_bench *bench;

@@ -137,4 +137,99 @@ benchmarks = benchmarks/0.2.txt
 EOF
 run_tare run "$S/missing.ini"
 expect_rc 2 "a command that cannot start"
+
+# The deterministic pass: --count, beside the wall results, into count.tsv. envwork spins
+# $TARE_WORK thousand times: counts are exact, and a lane with more work counts more.
+C=$TMP/count
+mkdir -p "$C/benchmarks"
+touch "$C/benchmarks/w.txt"
+suite_at() {   # suite_at WORK: the count suite, its base lane doing WORK thousand iterations
+    cat > "$C/suite.ini" <<EOF
+[suite]
+command = $FIXTURES/envwork {bench}
+benchmarks = benchmarks/*.txt
+runs = 2
+count = yes
+[lane base]
+env = TARE_WORK=$1
+[lane more]
+env = TARE_WORK=2000
+EOF
+}
+suite_at 1000
+run_tare run --wall --count -j 2 --format tsv --history "$C/h" --commit c1 "$C/suite.ini"
+expect_rc 0 "--wall --count"
+expect_eq "$(head -1 <<<"$out")" "$(printf 'benchmark\tlane\truns\tmedian_s\tmin_s\tref_median_s\tratio\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tstatus')" \
+    "tsv columns: the wall results, then the counts"
+i1=$(tsv_field "$out" 1 instructions)
+i2=$(tsv_field "$out" 2 instructions)
+check "instructions counted ($i1)" test "$i1" -gt 1000000
+check "the lane with twice the work counts more ($i1 < $i2)" test "$i1" -lt "$i2"
+expect_eq "$(tsv_field "$out" 1 allocations)" 0 "envwork allocates nothing: 0 allocations, counted"
+expect_eq "$(tsv_field "$out" 1 runs)" 2 "the wall pass ran too"
+want_tc=""
+if cc --version 2>/dev/null | head -1 | grep -qi gcc; then want_tc="gcc $(cc -dumpfullversion 2>/dev/null || cc -dumpversion)"; fi
+tc=$(tsv_field "$out" 1 toolchain)
+if [ -n "$want_tc" ]; then expect_eq "$tc" "$want_tc" "toolchain from the program's .comment"; else expect_match "$tc" '^(gcc|clang) [0-9]' "toolchain"; fi
+CH=$C/h/count.tsv
+expect_eq "$(head -1 "$CH")" "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain')" \
+    "count.tsv columns"
+expect_eq "$(tsv_field "$(cat "$CH")" 1 instructions)" "$i1" "count.tsv has the table's counts"
+expect_eq "$(tsv_field "$(cat "$CH")" 1 toolchain)" "$tc" "count.tsv toolchain"
+expect_eq "$(tsv_field "$(cat "$CH")" 1 date)" "$(tsv_field "$(cat "$C/h/wall.tsv")" 1 date)" "one date for wall and count rows"
+expect_eq "$(tsv_field "$(cat "$CH")" 2 commit)" c1 "count rows' commit"
+expect_eq "$(($(wc -l < "$CH") - 1))" 2 "one count row per series"
+# The suite's count = yes turns the pass on without flags; --wall alone turns it off.
+run_tare run --format tsv "$C/suite.ini"
+expect_match "$(head -1 <<<"$out")" 'ratio	instructions	' "count = yes: both passes"
+run_tare run --wall --format tsv "$C/suite.ini"
+expect_no_match "$(head -1 <<<"$out")" 'instructions' "--wall alone: no count pass"
+run_tare run --count --format json "$C/suite.ini"
+expect_match "$out" '"benchmark": "w\+base", "lane": "base", "instructions": [0-9]+, "allocations": 0, ' "--count alone; json"
+expect_no_match "$out" '"median_s"' "--count alone: no wall pass"
+# A second commit doing 10% more work: history check alarms on instructions (2% fixed
+# threshold), from count.tsv beside wall.tsv; trend draws the instructions.
+suite_at 1100
+run_tare run --history "$C/h" --commit c2 --format tsv "$C/suite.ini"
+expect_rc 0 "second commit"
+run_tare history check --format json "$C/h/wall.tsv" "$CH"
+expect_rc 1 "a 10% instruction regression: check exits 1"
+expect_match "$out" '^\{"regressions": \[\{"benchmark": "w\+base", "metric": "instructions", "before": '"$i1"', "after": [0-9]+, "change": 0\.0[89][0-9]*, "commit": "c2"\}' \
+    "the regression: w+base instructions, about +10%, at c2"
+expect_no_match "$out" 'w\+more' "the unchanged lane does not alarm"
+run_tare trend "$C/h/wall.tsv" "$CH" -o "$C/trend.html"
+expect_rc 0 "trend over wall.tsv and count.tsv"
+check "the trend page offers instructions" grep -q '"instructions"' "$C/trend.html"
+# A count that fails is NA in every count column, never 0, and the run exits 1.
+cat > "$C/fail.ini" <<EOF
+[suite]
+command = $FIXTURES/printenv1
+benchmarks = benchmarks/*.txt
+[lane bad]
+env = TARE_TEST_EXIT=3
+EOF
+run_tare run --count --format tsv --history "$C/hf" --commit c1 "$C/fail.ini"
+expect_rc 1 "a failing count: exit 1"
+expect_eq "$(awk -F'\t' 'NR == 2 { print $3 "," $4 "," $5 "," $6 "," $8 }' <<<"$out")" "NA,NA,NA,NA,failed" "failed count: NA"
+expect_match "$err" "'w\+bad' count failed: " "count failure reason"
+expect_eq "$(tail -n 1 "$C/hf/count.tsv" | cut -f3-7)" "$(printf 'w+bad\tNA\tNA\tNA\tNA')" "failed count row: NA"
+check "no wall.tsv without the wall pass" test ! -e "$C/hf/wall.tsv"
+# A script's toolchain cannot be known: NA.
+printf '#!/bin/sh\nexit 0\n' > "$C/script.sh"
+chmod +x "$C/script.sh"
+printf '[suite]\ncommand = ./script.sh {bench}\nbenchmarks = benchmarks/*.txt\n' > "$C/script.ini"
+run_tare run --count --format tsv "$C/script.ini"
+expect_rc 0 "a script suite counts"
+expect_eq "$(tsv_field "$out" 1 toolchain)" NA "a script's toolchain: NA"
+printf '[suite]\ncommand = x\nbenchmarks = benchmarks/*.txt\ncount = maybe\n' > "$C/bad.ini"
+run_tare run "$C/bad.ini"
+expect_rc 2 "count = maybe"
+expect_match "$err" "line 4: count = 'maybe': want yes or no" "count = maybe: message"
+run_tare run --jobs 0 "$C/suite.ini"
+expect_rc 2 "--jobs 0"
+# Without valgrind, --count fails before anything is measured or any file is made.
+TARE_VALGRIND=/nonexistent/valgrind run_tare run --wall --count --history "$C/nv" --commit c1 "$C/suite.ini"
+expect_rc 1 "--count without valgrind: exit 1"
+expect_match "$err" "TARE_VALGRIND is '/nonexistent/valgrind'" "--count without valgrind: why"
+check "--count without valgrind: no history made" test ! -e "$C/nv"
 done_testing

@@ -70,6 +70,7 @@ nbench=$(awk -F'\t' 'NR > 1 { sub(/\+.*/, "", $3); print $3 }' "$MUTSU" | sort -
 nseries=$(awk -F'\t' 'NR > 1 { print $3 }' "$MUTSU" | sort -u | wc -l)
 expect_eq "$(field "$res" charts)" "$nbench" "one chart per benchmark"
 expect_eq "$(field "$res" paths)" "$nseries" "one line per lane"
+[ "$MUTSU" = "$EXCERPT" ] || expect_eq "$(field "$res" dots)" 0 "a long history: lines only, no dots"
 expect_eq "$(field "$res" names)" \
     "$(awk -F'\t' 'NR > 1 { sub(/\+.*/, "", $3); print $3 }' "$MUTSU" | LC_ALL=C sort -u |
        node -e 'console.log(JSON.stringify(require("fs").readFileSync(0, "utf8").trim().split("\n")))')" \
@@ -125,6 +126,9 @@ for f in empty:0 one:1 na:1; do
     expect_eq "$(field "$res" errors)" "[]" "${f%:*} history: no errors"
     expect_eq "$(field "$res" charts)" "${f#*:}" "${f%:*} history: charts"
 done
+# One commit draws no line: its point shows as a dot (the first run of a new history).
+res=$(browse "$TMP/one.html")
+expect_eq "$(field "$res" dots)" 1 "one commit: its point drawn as a dot"
 
 # The harness itself notices a broken page (so "no errors" above means something).
 sed 's|render();$|render(); console.error("planted"); undefinedFunction();|' "$TMP/mutsu.html" > "$TMP/broken.html"

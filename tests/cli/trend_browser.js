@@ -93,6 +93,7 @@ async function run() {
   out.interactive_ms = await evaluate("Math.round(performance.now())");
   out.charts = await evaluate("document.querySelectorAll('#charts svg.chart').length");
   out.paths = await evaluate("document.querySelectorAll('#charts svg.chart path.lane').length");
+  out.dots = await evaluate("document.querySelectorAll('#charts svg.chart circle.pt').length");
   out.metrics = await evaluate("Array.from(document.querySelectorAll('#metric button')).map(b => b.getAttribute('data-value'))");
   out.metric_before = await evaluate("document.querySelector('#charts svg.chart')?.getAttribute('data-metric')");
   const firstPath = "document.querySelector('#charts svg.chart path.lane')?.getAttribute('d')";
