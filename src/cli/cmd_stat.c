@@ -138,21 +138,8 @@ static void report_failure(const struct series *s)
         return;
     cli_error("stat", "'%s' failed: %s%s", s->t->name, s->why,
               s->tail[0] ? "; its stderr ended with:" : "");
-    if (s->tail[0]) {
-        const char *p = s->tail + strlen(s->tail);
-        int lines = 0;
-        while (p > s->tail && lines < 6)
-            if (*--p == '\n' && p[1])
-                lines++;
-        if (*p == '\n')
-            p++;
-        for (const char *q = p; *q;) {
-            const char *nl = strchr(q, '\n');
-            int len = nl ? (int)(nl - q) : (int)strlen(q);
-            fprintf(stderr, "  | %.*s\n", len, q);
-            q += len + (nl ? 1 : 0);
-        }
-    }
+    if (s->tail[0])
+        cli_print_stderr_tail(s->tail);
 }
 
 struct cell {
