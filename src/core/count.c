@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <glob.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
                      const char *what, char *const *env, struct err *fatal)
 {
     struct proc_opts po = {
-        .argv = argv, .env_set = env, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
+        .argv = argv, .env_set = env, .cwd = j->cwd, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
         .no_aslr = true, .show_output = sh->o->show_output,
     };
     struct proc_result r;
@@ -332,6 +333,10 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
     snprintf(tmpl, sizeof tmpl, "%s/tare-count-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(tmpl))
         return err_errno(e, ERR_SYSTEM, errno, "cannot make a temporary directory '%s'", tmpl);
+    /* Absolute, since a job may run in another directory (its cwd) and write there. */
+    char abs_tmpl[PATH_MAX];
+    if (tmpl[0] != '/' && realpath(tmpl, abs_tmpl))
+        snprintf(tmpl, sizeof tmpl, "%s", abs_tmpl);
     struct shared sh = {.jobs = jobs, .n = n, .o = o, .tmpdir = tmpl};
     pthread_mutex_init(&sh.lock, NULL);
     int nthreads = o->jobs < 1 ? 1 : o->jobs > n ? n : o->jobs;

@@ -23,6 +23,7 @@ struct count_job {
     const char *name;         /* series name, also names a kept profile */
     char *const *argv;
     char *const *env;         /* lane variables, or NULL */
+    const char *cwd;          /* run it in this directory; NULL: the current one */
     /* out */
     enum count_status status;
     uint64_t instructions, allocations;   /* COUNT_NA when not measured */
