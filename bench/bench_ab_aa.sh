@@ -43,7 +43,9 @@ print("same %d, slower %d, faster %d of %d" % (v.count("same"), v.count("slower"
 echo
 echo "== fresh runs, one window each"
 python3 "$here/ab_aa.py" --step 20 "$tmp"/fresh_*.json
-echo
-echo "== long runs, 20-pair windows starting every 2 pairs"
-python3 "$here/ab_aa.py" --step 2 "$tmp"/long_*.json
+if [ "$LONG" -gt 0 ]; then
+    echo
+    echo "== long runs, 20-pair windows starting every 2 pairs"
+    python3 "$here/ab_aa.py" --step 2 "$tmp"/long_*.json
+fi
 echo "($((SECONDS - t0)) s)"
