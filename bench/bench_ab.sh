@@ -4,7 +4,8 @@
 # t-test, side by side in one run: how often identical commands are called different
 # (A/A false positives), how often a small real change is found, and the smallest change
 # each could have detected. Run from the repo root; TARE names the binary.
-#   TRIALS_AA (default 16), TRIALS (default 8), BUSY_N (default 100), CHANGES (default "3")
+#   TRIALS_AA (default 16), TRIALS (default 8), BUSY_N (default 100), CHANGES (default "3"),
+#   KEEP_JSON=DIR keeps each A/A trial's tare ab JSON there (for bench/ab_aa.py)
 set -eu
 TARE=${TARE:-build/tare}
 BUILD=${BUILD:-build}
@@ -92,6 +93,10 @@ one_trial() {   # one_trial B_ARG ORDER: prints "tare: ..." and "hyperfine: ..."
     local b=$1 order=$2
     run_tare() {
         "$TARE" ab -n $PAIRS --format=json "$BUSY $N" "$BUSY $b" > "$tmp/tare.json"
+        if [ -n "${KEEP_JSON:-}" ] && [ "$b" = "$N" ]; then
+            mkdir -p "$KEEP_JSON"
+            cp "$tmp/tare.json" "$KEEP_JSON/aa_$(date +%s%N).json"
+        fi
         echo "tare $(python3 "$tmp/judge.py" tare "$tmp/tare.json")"
     }
     run_hf() {

@@ -10,8 +10,11 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/counters_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
+#include "core/count.h"
+#include "core/counters.h"
 #include "core/gitwt.h"
 #include "core/proc.h"
 #include "core/stats.h"
@@ -30,6 +33,10 @@ static const char ab_options[] =
     "      --max-pairs N       with --until-decided: stop at N pairs (default 200)\n"
     "      --max-time SECONDS  with --until-decided: stop after this long\n"
     "      --fail-if-slower    exit 1 when the verdict is slower (for CI)\n"
+    "      --count             also count instructions, allocations, bytes and peak heap\n"
+    "                          of each side (one callgrind pass, as tare count does)\n"
+    "      --counters          also count cycles, instructions, faults (see tare stat)\n"
+    "                          in every measured run; medians beside the times\n"
     "      --base REV          A is REV built in a temporary git worktree, B the working\n"
     "                          tree; CMD comes after '--' (default REV: HEAD)\n"
     "      --build 'BUILD CMD' with --base: build each tree first (run with /bin/sh -c)\n"
@@ -45,6 +52,7 @@ struct side {
     const char *label;      /* "A" or "B" */
     const char *cwd;        /* NULL: the current directory */
     double *times;
+    struct ctr_sample *ctr; /* with --counters: one per measured run */
     double warm_first;
     bool failed;
     char why[256];
@@ -63,6 +71,12 @@ struct ab {
     double t_start;
     struct stats_ab res;
     struct gitwt *git;      /* git mode, else NULL */
+    struct ctr_set *ctr;    /* --counters, or NULL */
+    bool count;             /* --count */
+    bool counted;           /* the deterministic pass ran (it may have failed) */
+    struct count_job cjob[2];
+    char valgrind[4096], alloc_lib[4096];
+    char alloc_why[1024];   /* why bytes and peak heap are NA, or "" */
 };
 
 static void progress(const struct ab *ab, const char *what)
@@ -86,8 +100,15 @@ static int run_once(struct ab *ab, struct side *s, bool counted, struct err *e)
         .argv = s->t->argv, .env_set = s->t->env, .cwd = s->cwd, .timeout_s = ab->timeout,
         .pin_cpu = ab->pin,
     };
+    if (ab->ctr) {
+        o.before_exec = ctr_attach;
+        o.before_exec_arg = ab->ctr;
+    }
     struct proc_result r;
     if (proc_run(&o, &r, e) < 0)
+        return err_prefix(e, "%s '%s'", s->label, s->t->name);
+    struct ctr_sample scratch;
+    if (ab->ctr && ctr_read(ab->ctr, counted ? &s->ctr[ab->n] : &scratch, e) < 0)
         return err_prefix(e, "%s '%s'", s->label, s->t->name);
     if (r.status == PROC_INTERRUPTED || proc_interrupted())
         return err_set(e, ERR_INTERRUPTED, "interrupted");
@@ -171,6 +192,204 @@ static int measure(struct ab *ab, struct err *e)
     return 0;
 }
 
+/* "+20.1%", "-3.0%": a ratio as a change. */
+static const char *pct(char *buf, double ratio)
+{
+    if (isnan(ratio))
+        return strcpy(buf, "NA");
+    if (isinf(ratio))
+        return strcpy(buf, ratio > 0 ? "+inf%" : "-inf%");
+    double p = (ratio - 1) * 100;
+    sprintf(buf, "%+.*f%%", fabs(p) < 10 ? 2 : 1, p);
+    return buf;
+}
+
+static void on_count_progress(void *ctx, const struct count_job *job, bool finished, int done,
+                              int total)
+{
+    (void)job;
+    (void)finished;
+    char what[128];
+    snprintf(what, sizeof what, "counting under callgrind, %d/%d done", done, total);
+    progress(ctx, what);
+}
+
+/* The deterministic pass (tare count's): both sides side by side, since counts do not
+ * depend on load. A side that fails is NA with its reason; -1 only when tare cannot go on. */
+static int count_both(struct ab *ab, struct err *e)
+{
+    struct side *sides[2] = {&ab->a, &ab->b};
+    for (int i = 0; i < 2; i++) {
+        ab->cjob[i] = (struct count_job){
+            .name = sides[i]->label, .argv = sides[i]->t->argv, .env = sides[i]->t->env,
+            .cwd = sides[i]->cwd,
+        };
+    }
+    struct count_opts co = {
+        .jobs = 2, .timeout_s = 1800, .valgrind = ab->valgrind,
+        .alloc_lib = ab->alloc_why[0] ? NULL : ab->alloc_lib,
+        .progress = on_count_progress, .ctx = ab,
+    };
+    progress(ab, "counting under callgrind");
+    int rc = count_run(ab->cjob, 2, &co, e);
+    progress_done(ab);
+    ab->counted = rc == 0;
+    return rc;
+}
+
+static const char *count_status_name(enum count_status s)
+{
+    switch (s) {
+    case COUNT_OK: return "ok";
+    case COUNT_TIMEOUT: return "timeout";
+    case COUNT_UNSTABLE: return "unstable";
+    default: return "failed";
+    }
+}
+
+/* A count of one side, NAN when it was not measured. */
+static double count_value(const struct count_job *j, int field)
+{
+    if (j->status != COUNT_OK)
+        return NAN;
+    uint64_t v = field == 0 ? j->instructions : field == 1 ? j->allocations
+               : field == 2 ? j->bytes : j->peak_bytes;
+    return v == COUNT_NA ? NAN : (double)v;
+}
+
+/* B over A of a count: 1 for two equal counts (0 and 0 too), NAN when either is missing. */
+static double count_ratio(const struct ab *ab, int field)
+{
+    double a = count_value(&ab->cjob[0], field), b = count_value(&ab->cjob[1], field);
+    if (isnan(a) || isnan(b))
+        return NAN;
+    if (a == b)
+        return 1;
+    return b / a;   /* inf when A is 0 */
+}
+
+static const char *const count_fields[4] = {"instructions", "allocations", "bytes", "peak_bytes"};
+
+/* Counts that differ by more than this are a change in the work done (the bound tare count
+ * --check-warm holds two passes of one command to). */
+#define COUNT_SAME 0.0001
+
+/*
+ * The seed's section 6: the deterministic counts are the evidence, the wall clock the
+ * reading. Says so when they disagree: the clock still where the counts moved, or moved
+ * where the counts did not, or the two in opposite directions. NULL when they agree.
+ */
+static const char *count_reading(const struct ab *ab, char *buf, size_t n)
+{
+    double ri = count_ratio(ab, 0), ra = count_ratio(ab, 1);
+    if (isnan(ri) || isnan(ab->res.ci_low))
+        return NULL;
+    bool moved_i = fabs(ri - 1) > COUNT_SAME, moved_a = !isnan(ra) && fabs(ra - 1) > COUNT_SAME;
+    char p1[32], p2[32];
+    if (ab->res.verdict == STATS_SAME && (moved_i || moved_a)) {
+        bool less = moved_i ? ri < 1 : ra < 1;
+        snprintf(buf, n, "wall clock does not move while the counts do (instructions %s, "
+                 "allocations %s): B does %s work, which this run's wall clock does not show",
+                 pct(p1, ri), pct(p2, ra), less ? "less" : "more");
+        return buf;
+    }
+    if (ab->res.verdict != STATS_SAME && !moved_i && !moved_a) {
+        snprintf(buf, n, "the wall clock moved but the counts did not (instructions %s, "
+                 "allocations %s): the difference is not in the instructions run or the "
+                 "allocations made (waiting, I/O, caches, code layout, or the machine)",
+                 pct(p1, ri), pct(p2, ra));
+        return buf;
+    }
+    if (ab->res.verdict != STATS_SAME && moved_i &&
+        (ri < 1) != (ab->res.verdict == STATS_FASTER)) {
+        snprintf(buf, n, "the wall clock and the instructions disagree: B is %s but runs %s "
+                 "instructions (%s)", stats_verdict_name(ab->res.verdict),
+                 ri < 1 ? "fewer" : "more", pct(p1, ri));
+        return buf;
+    }
+    return NULL;
+}
+
+static void print_counts_text(const struct ab *ab)
+{
+    static const char *const h[] = {"count", "A", "B", "B/A change"};
+    static const char *const label[4] = {"instructions", "allocations", "bytes", "peak heap"};
+    struct table t;
+    table_init(&t, 4, h, 0x1);
+    char b[64];
+    for (int f = 0; f < 4; f++) {
+        table_row(&t);
+        table_set(&t, 0, "%s", label[f]);
+        for (int k = 0; k < 2; k++) {
+            double v = count_value(&ab->cjob[k], f);
+            table_set(&t, k + 1, "%s", isnan(v) ? "NA" : fmt_count(b, v));
+        }
+        table_set(&t, 3, "%s", pct(b, count_ratio(ab, f)));
+    }
+    printf("\ncounts (deterministic: one callgrind pass of each after a native warm-up; bytes "
+           "and peak heap from libtare-alloc):\n");
+    table_print(&t, stdout, FMT_TEXT);
+    table_free(&t);
+    char buf[512];
+    const char *r = count_reading(ab, buf, sizeof buf);
+    if (r)
+        printf("%s\n", r);
+}
+
+static void print_counts_json(const struct ab *ab)
+{
+    fputs(",\n \"count\": {", stdout);
+    for (int k = 0; k < 2; k++) {
+        const struct count_job *j = &ab->cjob[k];
+        printf("\"%s\": {\"status\": \"%s\"", k ? "b" : "a", count_status_name(j->status));
+        for (int f = 0; f < 4; f++) {
+            printf(", \"%s\": ", count_fields[f]);
+            json_num(stdout, count_value(j, f));
+        }
+        fputs(", \"error\": ", stdout);
+        if (j->status != COUNT_OK)
+            json_str(stdout, j->why);
+        else
+            fputs("null", stdout);
+        fputs("}, ", stdout);
+    }
+    fputs("\"ratio\": {", stdout);
+    for (int f = 0; f < 4; f++) {
+        printf("%s\"%s\": ", f ? ", " : "", count_fields[f]);
+        json_num(stdout, count_ratio(ab, f));
+    }
+    fputs("}, \"note\": ", stdout);
+    char buf[512];
+    const char *r = count_reading(ab, buf, sizeof buf);
+    if (r)
+        json_str(stdout, r);
+    else
+        fputs("null", stdout);
+    fputs("}", stdout);
+}
+
+/* Says, once, why a count is NA; true when one side's counting failed. */
+static bool report_counts(const struct ab *ab)
+{
+    if (ab->alloc_why[0])
+        cli_error("ab", "note: bytes and peak heap are NA: %s", ab->alloc_why);
+    bool failed = false;
+    const struct side *sides[2] = {&ab->a, &ab->b};
+    for (int k = 0; k < 2; k++) {
+        const struct count_job *j = &ab->cjob[k];
+        if (j->note[0])
+            cli_error("ab", "note: %s '%s': %s", sides[k]->label, sides[k]->t->name, j->note);
+        if (j->status == COUNT_OK)
+            continue;
+        failed = true;
+        cli_error("ab", "counting %s '%s' failed: %s%s", sides[k]->label, sides[k]->t->name,
+                  j->why, j->tail[0] ? "; its stderr ended with:" : "");
+        if (j->tail[0])
+            cli_print_stderr_tail(j->tail);
+    }
+    return failed;
+}
+
 static void report_failure(const struct side *s)
 {
     if (!s->failed || !s->tail[0])
@@ -191,18 +410,6 @@ static void report_failure(const struct side *s)
     }
 }
 
-/* "+20.1%", "-3.0%": a ratio as a change. */
-static const char *pct(char *buf, double ratio)
-{
-    if (isnan(ratio))
-        return strcpy(buf, "NA");
-    if (isinf(ratio))
-        return strcpy(buf, ratio > 0 ? "+inf%" : "-inf%");
-    double p = (ratio - 1) * 100;
-    sprintf(buf, "%+.*f%%", fabs(p) < 10 ? 2 : 1, p);
-    return buf;
-}
-
 static const char *ratio_str(char *buf, double r)
 {
     if (isnan(r))
@@ -213,7 +420,22 @@ static const char *ratio_str(char *buf, double r)
     return buf;
 }
 
+static void print_verdict(const struct ab *ab);
+
 static void print_text(const struct ab *ab)
+{
+    print_verdict(ab);
+    if (ab->ctr) {
+        const char *names[2] = {"A", "B"};
+        struct ctr_sample *smp[2] = {ab->a.ctr, ab->b.ctr};
+        int n[2] = {(int)ab->n, (int)ab->n};
+        counters_print_medians(stdout, ab->ctr, 2, names, smp, n);
+    }
+    if (ab->counted)
+        print_counts_text(ab);
+}
+
+static void print_verdict(const struct ab *ab)
 {
     const struct stats_ab *r = &ab->res;
     char m[32], n[32], c1[32], c2[32], c3[32];
@@ -285,7 +507,18 @@ static void json_side(const struct ab *ab, const struct side *s)
             fputs(", ", stdout);
         json_num(stdout, s->times[i]);
     }
-    fputs("]}", stdout);
+    fputs("]", stdout);
+    if (ab->ctr) {
+        fputs(", \"counters\": {", stdout);
+        for (int i = 0; i < ab->ctr->n; i++) {
+            json_str(stdout, ab->ctr->c[i].label);
+            fputs(": ", stdout);
+            json_num(stdout, ctr_median(s->ctr, (int)ab->n, i));
+            fputs(i + 1 < ab->ctr->n ? ", " : "", stdout);
+        }
+        fputs("}", stdout);
+    }
+    fputs("}", stdout);
 }
 
 static void print_json(const struct ab *ab)
@@ -332,6 +565,8 @@ static void print_json(const struct ab *ab)
     } else {
         fputs("null", stdout);
     }
+    if (ab->counted)
+        print_counts_json(ab);
     fputs("}\n", stdout);
 }
 
@@ -374,6 +609,8 @@ int cmd_ab(int argc, char **argv)
         {"max-pairs", required_argument, NULL, 'M'},
         {"max-time", required_argument, NULL, 'X'},
         {"fail-if-slower", no_argument, NULL, 'F'},
+        {"count", no_argument, NULL, 'c'},
+        {"counters", no_argument, NULL, 'C'},
         {"base", required_argument, NULL, 'B'},
         {"build", required_argument, NULL, 'b'},
         {"name", required_argument, NULL, 'N'},
@@ -388,7 +625,8 @@ int cmd_ab(int argc, char **argv)
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
     const char *base = NULL, *build = NULL;
-    bool max_pairs_set = false;
+    bool max_pairs_set = false, counters = false;
+    struct ctr_set ctr;
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
@@ -435,6 +673,8 @@ int cmd_ab(int argc, char **argv)
                 goto done;
             break;
         case 'F': ab.fail_if_slower = true; break;
+        case 'c': ab.count = true; break;
+        case 'C': counters = true; break;
         case 'B': base = optarg; break;
         case 'b': build = optarg; break;
         case 'N':
@@ -555,9 +795,35 @@ int cmd_ab(int argc, char **argv)
     long cap = ab.until ? ab.max_pairs : ab.pairs;
     ab.a.times = calloc(cap, sizeof(double));
     ab.b.times = calloc(cap, sizeof(double));
-    if (!ab.a.times || !ab.b.times) {
+    if (counters) {
+        ab.a.ctr = calloc(cap, sizeof *ab.a.ctr);
+        ab.b.ctr = calloc(cap, sizeof *ab.b.ctr);
+    }
+    if (!ab.a.times || !ab.b.times || (counters && (!ab.a.ctr || !ab.b.ctr))) {
         cli_error("ab", "out of memory");
         goto done;
+    }
+    if (ab.count) {
+        /* Before any run: without valgrind there is nothing to count with. */
+        if (count_find_valgrind(ab.valgrind, sizeof ab.valgrind, &e) < 0) {
+            status = cli_fail("ab", &e);
+            goto done;
+        }
+        struct err lib_err = {0};
+        if (cli_find_alloc_lib(ab.alloc_lib, sizeof ab.alloc_lib, &lib_err) < 0)
+            snprintf(ab.alloc_why, sizeof ab.alloc_why, "%s", lib_err.msg[0] ? lib_err.msg : "?");
+    }
+    if (counters) {
+        /* The counters tare stat counts by default; what this machine lacks is shown as
+         * unavailable, with the reason once here, and the times are measured regardless. */
+        struct ctr_config cfg = {.pin_cpu = ab.pin};
+        if (ctr_set_init(&ctr, &cfg, &e) < 0) {
+            status = cli_fail("ab", &e);
+            goto done;
+        }
+        ab.ctr = &ctr;
+        if (ctr_set_probe(&ctr) > 0)
+            counters_explain("ab", &ctr, true);
     }
     ab.progress = isatty(STDERR_FILENO);
     /* Before the worktree exists, so an interrupt from here on still reaches the cleanup. */
@@ -580,6 +846,8 @@ int cmd_ab(int argc, char **argv)
     }
     if (rc == 0)
         rc = measure(&ab, &e);
+    if (rc == 0 && ab.count)
+        rc = count_both(&ab, &e);
     progress_done(&ab);
     struct err rm_err = {0};
     if (ab.git && gitwt_remove(&git, &rm_err) < 0)
@@ -593,11 +861,12 @@ int cmd_ab(int argc, char **argv)
         report_failure(&ab.b);
         goto done;
     }
+    bool count_failed = ab.counted && report_counts(&ab);
     if (fmt == FMT_JSON)
         print_json(&ab);
     else
         print_text(&ab);
-    status = ab.fail_if_slower && ab.res.verdict == STATS_SLOWER ? EXIT_FAIL : EXIT_OK;
+    status = count_failed || (ab.fail_if_slower && ab.res.verdict == STATS_SLOWER) ? EXIT_FAIL : EXIT_OK;
 done:
     targets_free(targets, nt);
     free(targets);
@@ -605,6 +874,10 @@ done:
     free(targets_b);
     free(ab.a.times);
     free(ab.b.times);
+    free(ab.a.ctr);
+    free(ab.b.ctr);
+    if (ab.ctr)
+        ctr_set_free(ab.ctr);
     gitwt_free(&git);
     return status;
 }

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <glob.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -351,6 +352,10 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
     snprintf(tmpl, sizeof tmpl, "%s/tare-count-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(tmpl))
         return err_errno(e, ERR_SYSTEM, errno, "cannot make a temporary directory '%s'", tmpl);
+    /* Absolute, since a job may run in another directory (its cwd) and write there. */
+    char abs_tmpl[PATH_MAX];
+    if (tmpl[0] != '/' && realpath(tmpl, abs_tmpl))
+        snprintf(tmpl, sizeof tmpl, "%s", abs_tmpl);
     struct shared sh = {.jobs = jobs, .n = n, .o = o, .tmpdir = tmpl};
     pthread_mutex_init(&sh.lock, NULL);
     int nthreads = o->jobs < 1 ? 1 : o->jobs > n ? n : o->jobs;

@@ -25,7 +25,7 @@ run_tare ab --base HEAD "$F/busy 1" "$F/busy 2"
 expect_rc 2 "--base without a command after --"
 run_tare ab --format tsv "$F/busy 1" "$F/busy 2"
 expect_rc 2 "tsv is not a format of tare ab"
-run_tare ab --count "$F/busy 1" "$F/busy 2"
+run_tare ab --no-such-option "$F/busy 1" "$F/busy 2"
 expect_rc 2 "unknown option"
 
 # ---- sleep-based: the ratio is known from the program's own definition ----
