@@ -59,7 +59,14 @@ expect_eq "$(cget "$out" b allocations)" 143 "B: 143 allocations"
 expect_eq "$(cget "$out" a bytes)" 51136 "A: bytes of allocmix"
 expect_eq "$(cget "$out" ratio allocations)" 1 "no change in allocations"
 expect_eq "$(cget "$out" ratio instructions)" 1 "the same program: no change in instructions"
-expect_eq "$(jget "$out" note)" null "counts that agree with a same verdict: no note"
+# A/A is called different now and then by design (a 95% interval), and on a loaded machine;
+# then the note must say the clock moved while the counts did not.
+if [ "$(jget "$out" verdict)" = same ]; then
+    expect_eq "$(jget "$out" note)" null "counts that agree with a same verdict: no note"
+else
+    expect_match "$(jget "$out" note)" "^the wall clock moved but the counts did not" \
+        "an A/A run called different: the note says the counts did not move"
+fi
 
 # ---- seed section 6: say when wall clock does not move while counts do ----
 # A 99% threshold makes the wall-clock verdict same; the instructions moved by 5%.
