@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/count_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
@@ -41,39 +42,6 @@ static const char *status_name(enum count_status s)
     }
 }
 
-struct progress_state {
-    bool on;
-    double t0;
-};
-
-static void on_progress(void *ctx, const struct count_job *job, bool finished, int done, int total)
-{
-    struct progress_state *p = ctx;
-    if (!p->on)
-        return;
-    fprintf(stderr, "\r\033[Kcount: %d/%d done; %s %s  %.1f s", done, total,
-            finished ? "finished" : "running", job->name, proc_now() - p->t0);
-    fflush(stderr);
-}
-
-static const char *count_cell(char *buf, uint64_t v, bool human)
-{
-    if (v == COUNT_NA)
-        return "NA";
-    if (human)
-        return fmt_count(buf, (double)v);
-    sprintf(buf, "%llu", (unsigned long long)v);
-    return buf;
-}
-
-static void json_count(FILE *f, uint64_t v)
-{
-    if (v == COUNT_NA)
-        fputs("null", f);
-    else
-        fprintf(f, "%llu", (unsigned long long)v);
-}
-
 static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm)
 {
     fputs("{\"series\": [", stdout);
@@ -84,13 +52,13 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
         fputs(", \"lane\": ", stdout);
         if (t[i].lane) json_str(stdout, t[i].lane); else fputs("null", stdout);
         fputs(", \"command\": ", stdout); json_str(stdout, t[i].command);
-        fputs(", \"instructions\": ", stdout); json_count(stdout, j->instructions);
-        fputs(", \"allocations\": ", stdout); json_count(stdout, j->allocations);
-        fputs(", \"bytes\": ", stdout); json_count(stdout, j->bytes);
-        fputs(", \"peak_bytes\": ", stdout); json_count(stdout, j->peak_bytes);
+        fputs(", \"instructions\": ", stdout); count_json(stdout, j->instructions);
+        fputs(", \"allocations\": ", stdout); count_json(stdout, j->allocations);
+        fputs(", \"bytes\": ", stdout); count_json(stdout, j->bytes);
+        fputs(", \"peak_bytes\": ", stdout); count_json(stdout, j->peak_bytes);
         if (check_warm) {
-            fputs(", \"instructions_pass2\": ", stdout); json_count(stdout, j->instructions2);
-            fputs(", \"allocations_pass2\": ", stdout); json_count(stdout, j->allocations2);
+            fputs(", \"instructions_pass2\": ", stdout); count_json(stdout, j->instructions2);
+            fputs(", \"allocations_pass2\": ", stdout); count_json(stdout, j->allocations2);
         }
         printf(", \"status\": \"%s\"", status_name(j->status));
         if (j->status != COUNT_OK) {
@@ -238,8 +206,8 @@ int cmd_count(int argc, char **argv)
         jobs[i].argv = targets[i].argv;
         jobs[i].env = targets[i].env;
     }
-    struct progress_state ps = {.on = isatty(STDERR_FILENO) && !co.show_output, .t0 = proc_now()};
-    co.progress = on_progress;
+    struct count_progress ps = {.on = isatty(STDERR_FILENO) && !co.show_output, .t0 = proc_now()};
+    co.progress = count_progress_print;
     co.ctx = &ps;
     cli_install_signal_handlers();
     int rc = count_run(jobs, nt, &co, &e);

@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/count_out.h"
 #include "cli/out.h"
 #include "core/count.h"
 #include "core/history.h"
@@ -162,40 +163,6 @@ static void tsv_cell(FILE *f, const char *s)
 {
     for (; *s; s++)
         fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
-struct count_progress {
-    bool on;
-    double t0;
-};
-
-static void on_count_progress(void *ctx, const struct count_job *job, bool finished, int done, int total)
-{
-    struct count_progress *p = ctx;
-    if (!p->on)
-        return;
-    fprintf(stderr, "\r\033[Kcount: %d/%d done; %s %s  %.1f s", done, total,
-            finished ? "finished" : "running", job->name, proc_now() - p->t0);
-    fflush(stderr);
-}
-
-/* A count as a cell: NA when not measured, never 0. */
-static const char *count_cell(char *buf, uint64_t v, bool human)
-{
-    if (v == COUNT_NA)
-        return "NA";
-    if (human)
-        return fmt_count(buf, (double)v);
-    sprintf(buf, "%llu", (unsigned long long)v);
-    return buf;
-}
-
-static void json_count(uint64_t v)
-{
-    if (v == COUNT_NA)
-        fputs("null", stdout);
-    else
-        printf("%llu", (unsigned long long)v);
 }
 
 int cmd_run(int argc, char **argv)
@@ -397,7 +364,7 @@ int cmd_run(int argc, char **argv)
                 s[i].toolchain[0] = '\0';
         }
         struct count_progress cp = {.on = progress, .t0 = proc_now()};
-        co.progress = on_count_progress;
+        co.progress = count_progress_print;
         co.ctx = &cp;
         int crc = count_run(cj, ns, &co, &e);
         if (progress)
@@ -525,7 +492,7 @@ int cmd_run(int argc, char **argv)
                     static const char *const key[] = {"instructions", "allocations", "bytes", "peak_bytes"};
                     for (int k = 0; k < 4; k++) {
                         printf(", \"%s\": ", key[k]);
-                        json_count(cnt[k]);
+                        count_json(stdout, cnt[k]);
                     }
                     fputs(", \"toolchain\": ", stdout);
                     if (tc)
