@@ -395,19 +395,7 @@ static void report_failure(const struct side *s)
     if (!s->failed || !s->tail[0])
         return;
     fprintf(stderr, "tare ab: the stderr of %s '%s' ended with:\n", s->label, s->t->name);
-    const char *p = s->tail + strlen(s->tail);
-    int lines = 0;
-    while (p > s->tail && lines < 6)
-        if (*--p == '\n' && p[1])
-            lines++;
-    if (*p == '\n')
-        p++;
-    for (const char *q = p; *q;) {
-        const char *nl = strchr(q, '\n');
-        int len = nl ? (int)(nl - q) : (int)strlen(q);
-        fprintf(stderr, "  | %.*s\n", len, q);
-        q += len + (nl ? 1 : 0);
-    }
+    cli_print_stderr_tail(s->tail);
 }
 
 static const char *ratio_str(char *buf, double r)
