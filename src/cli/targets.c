@@ -21,16 +21,6 @@ int find_dashdash(int argc, char **argv)
     return argc;
 }
 
-static bool valid_var(const char *s, size_t n)
-{
-    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-        return false;
-    for (size_t i = 1; i < n; i++)
-        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
-            return false;
-    return true;
-}
-
 void lane_free(struct lane *l)
 {
     free(l->name);
@@ -59,7 +49,7 @@ int lane_parse(const char *spec, struct lane *out, struct err *e)
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
-        if (!eq || !valid_var(p, eq - p)) {
+        if (!eq || !words_is_env_name(p, eq - p)) {
             err_set(e, ERR_INPUT, "bad variable '%.*s' in lane '%s': want VAR=VALUE", (int)len, p,
                     spec);
             lane_free(out);

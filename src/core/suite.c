@@ -23,16 +23,6 @@ struct ctx {
     int line;           /* counted by the handler for messages (inih reports it on return) */
 };
 
-static bool valid_var(const char *s, size_t n)
-{
-    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-        return false;
-    for (size_t i = 1; i < n; i++)
-        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
-            return false;
-    return true;
-}
-
 static bool valid_lane_name(const char *s)
 {
     for (; *s; s++)
@@ -173,7 +163,7 @@ static int handler(void *user, const char *section, const char *key, const char 
         }
         for (int i = 0; i < n; i++) {
             const char *eq = strchr(w[i], '=');
-            if (!eq || !valid_var(w[i], eq - w[i])) {
+            if (!eq || !words_is_env_name(w[i], eq - w[i])) {
                 err_set(c->e, ERR_INPUT, "bad variable '%s' in [lane %s]: want VAR=VALUE", w[i], name);
                 words_free(w);
                 c->failed = true;

@@ -1,6 +1,7 @@
 /* words.c: POSIX-shell-like word splitting, without expansion, for commands given as one string. */
 #include "core/words.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,4 +194,14 @@ char *words_join(char *const *argv)
 nomem:
     free(b.s);
     return NULL;
+}
+
+bool words_is_env_name(const char *s, size_t n)
+{
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return false;
+    return true;
 }

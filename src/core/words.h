@@ -2,6 +2,9 @@
 #ifndef TARE_WORDS_H
 #define TARE_WORDS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "core/err.h"
 
 /*
@@ -14,6 +17,9 @@
  */
 int words_split(const char *s, char ***argv_out, int *argc_out, char *shell_char, struct err *e);
 void words_free(char **argv);
+/* True when s[0..n) is a valid environment variable name: a letter or '_', then letters,
+ * digits or '_' (what a lane's or a suite's VAR=VALUE may set). */
+bool words_is_env_name(const char *s, size_t n);
 /* Joins argv back into one string a shell would split the same way (quoting as needed). */
 char *words_join(char *const *argv);
 

@@ -72,5 +72,11 @@ int main(void)
     split_fails("a \\", "trailing backslash");
     split_fails("   ", "empty command");
     split_fails("", "empty command");
+    CHECK(words_is_env_name("JIT", 3));
+    CHECK(words_is_env_name("_x1", 3));
+    CHECK(words_is_env_name("A=1", 1));
+    CHECK(!words_is_env_name("1X", 2));
+    CHECK(!words_is_env_name("A-B", 3));
+    CHECK(!words_is_env_name("", 0));
     return unit_done("test_words");
 }
