@@ -131,9 +131,7 @@ int cmd_count(int argc, char **argv)
     int nt = 0;
     long v;
 
-    spec.names = calloc(argc, sizeof *spec.names);
-    spec.lanes = calloc(argc, sizeof *spec.lanes);
-    if (!spec.names || !spec.lanes)
+    if (!target_spec_init(&spec, argc))
         goto done;
     optind = 1;
     int c;
@@ -145,11 +143,8 @@ int cmd_count(int argc, char **argv)
             co.jobs = (int)v;
             break;
         case 'l':
-            if (lane_parse(optarg, &spec.lanes[spec.nlanes], &e) < 0) {
-                cli_usage_error("count", cmd_count_usage, "%s", e.msg);
+            if (!target_spec_add_lane(&spec, "count", cmd_count_usage, optarg))
                 goto done;
-            }
-            spec.nlanes++;
             break;
         case 'N': spec.names[spec.nnames++] = optarg; break;
         case 'S': spec.shell = true; break;
@@ -245,9 +240,6 @@ done:
     free(jobs);
     targets_free(targets, nt);
     free(targets);
-    for (int i = 0; spec.lanes && i < spec.nlanes; i++)
-        lane_free(&spec.lanes[i]);
-    free(spec.lanes);
-    free(spec.names);
+    target_spec_free(&spec);
     return status;
 }

@@ -367,9 +367,7 @@ int cmd_stat(int argc, char **argv)
     struct target *targets = NULL;
     int nt = 0;
 
-    spec.names = calloc(argc, sizeof *spec.names);
-    spec.lanes = calloc(argc, sizeof *spec.lanes);
-    if (!spec.names || !spec.lanes)
+    if (!target_spec_init(&spec, argc))
         goto done;
     optind = 1;
     int c;
@@ -392,11 +390,8 @@ int cmd_stat(int argc, char **argv)
             break;
         case 'K': cfg.kernel = true; break;
         case 'l':
-            if (lane_parse(optarg, &spec.lanes[spec.nlanes], &e) < 0) {
-                cli_usage_error("stat", cmd_stat_usage, "%s", e.msg);
+            if (!target_spec_add_lane(&spec, "stat", cmd_stat_usage, optarg))
                 goto done;
-            }
-            spec.nlanes++;
             break;
         case 'N': spec.names[spec.nnames++] = optarg; break;
         case 'S': spec.shell = true; break;
@@ -490,9 +485,6 @@ free_all:
     free(targets);
     ctr_set_free(&st.set);
 done:
-    for (int i = 0; spec.lanes && i < spec.nlanes; i++)
-        lane_free(&spec.lanes[i]);
-    free(spec.lanes);
-    free(spec.names);
+    target_spec_free(&spec);
     return status;
 }

@@ -484,9 +484,7 @@ int cmd_wall(int argc, char **argv)
     int dd = find_dashdash(argc, argv);
     long v;
 
-    spec.names = calloc(argc, sizeof *spec.names);
-    spec.lanes = calloc(argc, sizeof *spec.lanes);
-    if (!spec.names || !spec.lanes)
+    if (!target_spec_init(&spec, argc))
         goto done;
     optind = 1;
     int c;
@@ -502,11 +500,8 @@ int cmd_wall(int argc, char **argv)
             break;
         case 'r': reference = optarg; break;
         case 'l':
-            if (lane_parse(optarg, &spec.lanes[spec.nlanes], &e) < 0) {
-                cli_usage_error("wall", cmd_wall_usage, "%s", e.msg);
+            if (!target_spec_add_lane(&spec, "wall", cmd_wall_usage, optarg))
                 goto done;
-            }
-            spec.nlanes++;
             break;
         case 'N': spec.names[spec.nnames++] = optarg; break;
         case 'S': spec.shell = true; break;
@@ -625,9 +620,6 @@ free_all:
     targets_free(targets, nt);
     free(targets);
 done:
-    for (int i = 0; spec.lanes && i < spec.nlanes; i++)
-        lane_free(&spec.lanes[i]);
-    free(spec.lanes);
-    free(spec.names);
+    target_spec_free(&spec);
     return status;
 }

@@ -335,3 +335,33 @@ int targets_from_args(const char *cmd, const char *usage, int argc, char **argv,
         return cli_fail(cmd, &e);
     return 0;
 }
+
+bool target_spec_init(struct target_spec *spec, int argc)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->names = calloc(argc, sizeof *spec->names);
+    spec->lanes = calloc(argc, sizeof *spec->lanes);
+    return spec->names && spec->lanes;
+}
+
+bool target_spec_add_lane(struct target_spec *spec, const char *cmd, const char *usage,
+                          const char *arg)
+{
+    struct err e = {0};
+    if (lane_parse(arg, &spec->lanes[spec->nlanes], &e) < 0) {
+        cli_usage_error(cmd, usage, "%s", e.msg);
+        return false;
+    }
+    spec->nlanes++;
+    return true;
+}
+
+void target_spec_free(struct target_spec *spec)
+{
+    for (int i = 0; spec->lanes && i < spec->nlanes; i++)
+        lane_free(&spec->lanes[i]);
+    free(spec->lanes);
+    free(spec->names);
+    spec->lanes = NULL;
+    spec->names = NULL;
+}

@@ -28,6 +28,13 @@ struct target_spec {
     int nlanes;
 };
 
+/* Room for argc --name and --lane values; false when out of memory. */
+bool target_spec_init(struct target_spec *spec, int argc);
+/* --lane ARG: parsed and added; false (the error and the usage printed) when it is bad. */
+bool target_spec_add_lane(struct target_spec *spec, const char *cmd, const char *usage,
+                          const char *arg);
+void target_spec_free(struct target_spec *spec);
+
 /* Parses "NAME:VAR=VALUE[,VAR=VALUE...]" (NAME may be empty; the list may be empty). */
 int lane_parse(const char *spec, struct lane *out, struct err *e);
 void lane_free(struct lane *l);
