@@ -42,6 +42,7 @@ median_time() {
 }
 
 t_tare=$(median_time "$runs" "$TARE" cg top "$prof")
+t_tare1=$(median_time "$runs" "$TARE" cg top -j 1 "$prof")
 t_wc=$(median_time "$runs" wc -l "$prof")
 t_ann=$(median_time 1 callgrind_annotate "$prof")
 # peak RSS from wait4, through tare wall itself
@@ -52,5 +53,8 @@ printf '%-22s %10s %12s\n' tool "median s" "tare is"
 printf '%-22s %10.4f %12s\n' "tare cg top" "$t_tare" "1"
 printf '%-22s %10.4f %11.1fx faster\n' callgrind_annotate "$t_ann" "$(calc "$t_ann / $t_tare")"
 printf '%-22s %10.4f %11.1fx slower\n' "wc -l" "$t_wc" "$(calc "$t_tare / $t_wc")"
+printf '%-22s %10.4f %11.1fx slower than wc -l\n' "tare cg top -j 1" "$t_tare1" "$(calc "$t_tare1 / $t_wc")"
+threads=$(nproc); [ "$threads" -gt 8 ] && threads=8
+printf 'threads: tare cg top read with %d (one per CPU it may use, at most 8)\n' "$threads"
 printf 'tare peak RSS: %d KiB = %.2f x the file size\n' "$rss_kb" "$(calc "$rss_kb * 1024 / $bytes")"
 printf 'runs: tare and wc %d each (median), callgrind_annotate 1\n' "$runs"

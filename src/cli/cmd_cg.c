@@ -27,6 +27,9 @@ static const char cg_options[] =
     "      --inclusive      top: sort by inclusive cost\n"
     "      --grep TEXT      top: only functions whose name contains TEXT\n"
     "      --allocs         diff: allocation counts by call site instead of cost\n"
+    "  -j, --jobs N         read each file with N threads (default: one per CPU this\n"
+    "                       process may use and one more, at most 8; 1: no threads);\n"
+    "                       the answer is the same for any N\n"
     "  -f, --format FORMAT  text (default), tsv or json\n"
     "  -h, --help           show this help\n";
 
@@ -36,12 +39,14 @@ struct cg_cli {
     const char *event;
     bool inclusive, allocs;
     const char *grep;
+    long jobs;
     enum out_format fmt;
     char **args;
     int nargs;
 };
 
-static int load(struct cg_profile **out, char **files, int nfiles, const char *lines_for)
+static int load(const struct cg_cli *c, struct cg_profile **out, char **files, int nfiles,
+                const char *lines_for)
 {
     struct err e = {0};
     struct cg_profile *p = cg_profile_new();
@@ -49,7 +54,7 @@ static int load(struct cg_profile **out, char **files, int nfiles, const char *l
         cli_error("cg", "out of memory");
         return EXIT_USAGE;
     }
-    struct cg_read_opts o = {.lines_for = lines_for};
+    struct cg_read_opts o = {.lines_for = lines_for, .threads = (int)c->jobs};
     for (int i = 0; i < nfiles; i++)
         if (cg_read_file(p, files[i], &o, &e) < 0) {
             cg_profile_free(p);
@@ -151,7 +156,7 @@ static int cg_top(struct cg_cli *c)
     if (c->nargs < 1)
         return cli_usage_error("cg", cmd_cg_usage, "top: no profile given");
     struct cg_profile *p;
-    int rc = load(&p, c->args, c->nargs, NULL);
+    int rc = load(c, &p, c->args, c->nargs, NULL);
     if (rc)
         return rc;
     int ev = pick_event(p, c->event, c->args[0]);
@@ -242,7 +247,7 @@ static int cg_calls(struct cg_cli *c, bool callers)
         return cli_usage_error("cg", cmd_cg_usage, "%s: want NAME and at least one profile", c->sub);
     const char *name = c->args[0];
     struct cg_profile *p;
-    int rc = load(&p, c->args + 1, c->nargs - 1, NULL);
+    int rc = load(c, &p, c->args + 1, c->nargs - 1, NULL);
     if (rc)
         return rc;
     int ev = pick_event(p, c->event, c->args[1]);
@@ -384,7 +389,7 @@ static int cg_allocs(struct cg_cli *c)
     if (c->nargs < 1)
         return cli_usage_error("cg", cmd_cg_usage, "allocs: no profile given");
     struct cg_profile *p;
-    int rc = load(&p, c->args, c->nargs, NULL);
+    int rc = load(c, &p, c->args, c->nargs, NULL);
     if (rc)
         return rc;
     uint32_t n;
@@ -485,10 +490,10 @@ static int cg_diff(struct cg_cli *c)
     if (c->nargs != 2)
         return cli_usage_error("cg", cmd_cg_usage, "diff: want BEFORE and AFTER");
     struct cg_profile *pa, *pb;
-    int rc = load(&pa, c->args, 1, NULL);
+    int rc = load(c, &pa, c->args, 1, NULL);
     if (rc)
         return rc;
-    if ((rc = load(&pb, c->args + 1, 1, NULL))) {
+    if ((rc = load(c, &pb, c->args + 1, 1, NULL))) {
         cg_profile_free(pa);
         return rc;
     }
@@ -643,7 +648,7 @@ static int cg_lines(struct cg_cli *c)
     if (c->nargs < 2)
         return cli_usage_error("cg", cmd_cg_usage, "lines: want NAME and at least one profile");
     struct cg_profile *p;
-    int rc = load(&p, c->args + 1, c->nargs - 1, c->args[0]);
+    int rc = load(c, &p, c->args + 1, c->nargs - 1, c->args[0]);
     if (rc)
         return rc;
     int ev = pick_event(p, c->event, c->args[1]);
@@ -718,7 +723,7 @@ static int cg_info(struct cg_cli *c)
     if (c->fmt == FMT_TSV)
         return cli_usage_error("cg", cmd_cg_usage, "info: --format is text or json");
     struct cg_profile *p;
-    int rc = load(&p, c->args, c->nargs, NULL);
+    int rc = load(c, &p, c->args, c->nargs, NULL);
     if (rc)
         return rc;
     char a[40];
@@ -765,6 +770,7 @@ int cmd_cg(int argc, char **argv)
         {"inclusive", no_argument, NULL, 'I'},
         {"grep", required_argument, NULL, 'g'},
         {"allocs", no_argument, NULL, 'A'},
+        {"jobs", required_argument, NULL, 'j'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -791,7 +797,7 @@ int cmd_cg(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, ":n:e:f:h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":n:e:j:f:h", longopts, NULL)) != -1) {
         switch (ch) {
         case 'n':
             if (!cli_parse_count("cg", cmd_cg_usage, "-n", optarg, 0, 1000000000, &c.n))
@@ -801,6 +807,10 @@ int cmd_cg(int argc, char **argv)
         case 'I': c.inclusive = true; break;
         case 'g': c.grep = optarg; break;
         case 'A': c.allocs = true; break;
+        case 'j':
+            if (!cli_parse_count("cg", cmd_cg_usage, "--jobs", optarg, 1, 8, &c.jobs))
+                return EXIT_USAGE;
+            break;
         case 'f':
             if (!cli_parse_format("cg", cmd_cg_usage, optarg,
                                   strcmp(c.sub, "info") == 0 ? FMT_TEXT | FMT_JSON

@@ -2,6 +2,7 @@
  * inclusive cost without counting recursion twice, and the allocation count. */
 #include "core/profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,14 +200,12 @@ int cg_event_add(struct cg_profile *p, uint32_t name)
  * brackets starts the suffix; operator names (operator<, operator()) do not open brackets. */
 size_t cg_strip_name(const char *s, size_t len, bool *rec)
 {
-    /* 1 opens, 2 closes, 3 the quote, 4 the 'o' of "operator" */
-    static unsigned char cls[256];
-    if (!cls['\'']) {
-        cls['('] = cls['['] = cls['{'] = cls['<'] = 1;
-        cls[')'] = cls[']'] = cls['}'] = cls['>'] = 2;
-        cls['o'] = 4;
-        cls['\''] = 3;
-    }
+    /* 1 opens, 2 closes, 3 the quote, 4 the 'o' of "operator" (constant: lexer threads share it) */
+    static const unsigned char cls[256] = {
+        ['('] = 1, ['['] = 1, ['{'] = 1, ['<'] = 1,
+        [')'] = 2, [']'] = 2, ['}'] = 2, ['>'] = 2,
+        ['\''] = 3, ['o'] = 4,
+    };
     int depth = 0;
     if (rec)
         *rec = false;
@@ -541,4 +540,53 @@ done:
     free(target);
     free(sites);
     return n;
+}
+
+/* Two reads of the same input must give the same model, whatever the ranges were: the same
+ * functions, edges and lines, in the same order, with the same costs. */
+bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, char *why, size_t n)
+{
+#define DIFFER(...) do { snprintf(why, n, __VA_ARGS__); return false; } while (0)
+    if (a->nev != b->nev)
+        DIFFER("%d events against %d", a->nev, b->nev);
+    for (int ev = 0; ev < a->nev; ev++) {
+        if (strcmp(cg_event_name(a, ev), cg_event_name(b, ev)) != 0)
+            DIFFER("event %d is '%s' against '%s'", ev, cg_event_name(a, ev), cg_event_name(b, ev));
+        if (a->total[ev] != b->total[ev])
+            DIFFER("total of %s %llu against %llu", cg_event_name(a, ev),
+                   (unsigned long long)a->total[ev], (unsigned long long)b->total[ev]);
+    }
+    if (a->nfunc != b->nfunc || a->nedge != b->nedge || a->nline != b->nline)
+        DIFFER("%u/%u/%u functions/edges/lines against %u/%u/%u", a->nfunc, a->nedge, a->nline,
+               b->nfunc, b->nedge, b->nline);
+    if (a->nparts != b->nparts || a->threads != b->threads || a->allocations != b->allocations)
+        DIFFER("parts, threads or allocations differ");
+    if ((a->command == NULL) != (b->command == NULL) || (a->command && strcmp(a->command, b->command)))
+        DIFFER("the command differs");
+    size_t nev = a->nev;
+    for (uint32_t f = 0; f < a->nfunc; f++) {
+        const char *an = cg_str(a, a->funcs[f].name), *bn = cg_str(b, b->funcs[f].name);
+        if (strcmp(an, bn) || strcmp(cg_str(a, a->funcs[f].obj), cg_str(b, b->funcs[f].obj)))
+            DIFFER("function %u is '%s' against '%s'", f, an, bn);
+        if (memcmp(cg_self(a, f), cg_self(b, f), nev * 8) ||
+            (a->incl && b->incl && memcmp(cg_incl(a, f), cg_incl(b, f), nev * 8)))
+            DIFFER("the cost of '%s' differs", an);
+    }
+    for (uint32_t x = 0; x < a->nedge; x++) {
+        const struct cg_edge *ea = &a->edges[x], *eb = &b->edges[x];
+        if (ea->caller != eb->caller || ea->callee != eb->callee || ea->calls != eb->calls ||
+            memcmp(a->edge_cost + x * nev, b->edge_cost + x * nev, nev * 8) ||
+            memcmp(a->edge_outer + x * nev, b->edge_outer + x * nev, nev * 8))
+            DIFFER("call %u (%s -> %s) differs", x, cg_str(a, a->funcs[ea->caller].name),
+                   cg_str(a, a->funcs[ea->callee].name));
+    }
+    for (uint32_t l = 0; l < a->nline; l++) {
+        const struct cg_line *la = &a->lines[l], *lb = &b->lines[l];
+        if (la->func != lb->func || la->line != lb->line ||
+            strcmp(cg_str(a, la->file), cg_str(b, lb->file)) ||
+            memcmp(a->line_cost + l * nev, b->line_cost + l * nev, nev * 8))
+            DIFFER("line record %u differs", l);
+    }
+    return true;
+#undef DIFFER
 }

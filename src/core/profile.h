@@ -93,6 +93,12 @@ struct cg_read_opts {
     /* keep per-line self cost of the functions whose name contains this text (NULL: none;
      * "" : every function) */
     const char *lines_for;
+    /* ranges of the file lexed at once, in threads, while this thread replays them in order
+     * (0: one per CPU this process may use and one more, at most 8; 1: no threads); the
+     * result is the same for any number */
+    int threads;
+    /* bytes per range (0: 1 MiB); small ones only to test the splitting */
+    size_t chunk;
 };
 
 struct cg_profile *cg_profile_new(void);
@@ -131,6 +137,9 @@ struct cg_site {
     uint64_t allocations;
 };
 long cg_alloc_sites(const struct cg_profile *p, struct cg_site **out);
+/* True if a and b hold the same model (functions, calls, lines, costs, in the same order);
+ * else false and why. For tests: a file read in any number of ranges must give one answer. */
+bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, char *why, size_t n);
 /* True if a function of this name (versioned or __libc_ form allowed) is an allocator entry point. */
 bool cg_is_alloc_entry(const char *name);
 

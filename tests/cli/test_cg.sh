@@ -180,6 +180,34 @@ head -c $(($(stat -c %s "$TMP/rec.out.gz") / 2)) "$TMP/rec.out.gz" > "$TMP/half.
 run_tare cg top "$TMP/half.gz"
 expect_rc 2 "a truncated gzip file"
 
+# ---- threads: a profile of several MiB (gcc's cc1 on a small file) is cut into ranges read at
+# once; the answer is the same for any --jobs, and a fault deep in the file is found on its line
+cc1=$(gcc -print-prog-name=cc1)
+printf 'int f(int x) { return x * 3; }\nint main(void) { return f(2); }\n' > "$TMP/tiny.c"
+cgrun "$TMP/cc1.out" --dump-instr=yes --collect-jumps=yes -- "$cc1" -quiet -O2 "$TMP/tiny.c" -o /dev/null
+check "the cc1 profile is several MiB" test "$(stat -c %s "$TMP/cc1.out")" -gt 2000000
+run_tare cg info --format=json -j 8 "$TMP/cc1.out"
+expect_eq "$(json_num "$out" Ir)" "$(cat "$TMP/cc1.out.collected")" "read in 8 ranges: total Ir = valgrind's Collected"
+for sub in "top -n 0 --format=tsv" "top -n 0 --inclusive --format=tsv" "allocs -n 0 --format=tsv" \
+           "callers malloc -n 0 --format=tsv" "callees main -n 0 --format=tsv" "info --format=json"; do
+    # shellcheck disable=SC2086
+    one=$("$TARE" cg $sub -j 1 "$TMP/cc1.out")
+    for j in 2 3 8; do
+        # shellcheck disable=SC2086
+        run_tare cg $sub -j $j "$TMP/cc1.out"
+        expect_eq "$out" "$one" "cg $sub: -j $j the same as -j 1"
+    done
+done
+awk 'NR > 40000 && !done && /^\+[0-9]+ / { sub(/ [0-9]+$/, " 12x"); done = 1 } { print }' "$TMP/cc1.out" > "$TMP/cc1bad.out"
+run_tare cg top -j 1 "$TMP/cc1bad.out"
+one_err=$err
+expect_match "$one_err" "line [0-9]{5,}: bad cost 'x'" "a bad cost deep in the file: its line"
+run_tare cg top -j 8 "$TMP/cc1bad.out"
+expect_rc 2 "the bad cost in 8 ranges"
+expect_eq "$err" "$one_err" "the same message and line in 8 ranges"
+run_tare cg top -j 0 "$TMP/cc1.out"
+expect_rc 2 "-j 0 is refused"
+
 # ---- bad input: file, line, what; exit 2; nothing on stdout ----
 run_tare cg top "$TMP/nonexistent.out"
 expect_rc 2 "missing file"

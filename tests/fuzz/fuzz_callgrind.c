@@ -1,8 +1,10 @@
 /* fuzz_callgrind.c: the callgrind reader must never crash, leak or loop on any input, and a
  * profile it accepts must be consistent: the functions' self costs add up to the totals, and
- * the allocation sites to the allocation count. */
+ * the allocation sites to the allocation count. Read in one range and again cut into small
+ * ranges lexed in threads, it must give the same model or the same error. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/profile.h"
 
@@ -38,6 +40,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(sites);
         }
     }
+    /* the same input in ranges of 1 to 64 bytes, three at once */
+    struct cg_profile *one = cg_profile_new(), *many = cg_profile_new();
+    struct err e1, e2;
+    struct cg_read_opts o1 = {.threads = 1}, o2 = {.threads = 3, .chunk = size ? data[size / 2] % 64 + 1 : 1};
+    int r1 = cg_read_mem(one, "fuzz", (const char *)data, size, &o1, &e1);
+    int r2 = cg_read_mem(many, "fuzz", (const char *)data, size, &o2, &e2);
+    char why[512];
+    if (r1 != r2 || (r1 < 0 && strcmp(e1.msg, e2.msg) != 0) ||
+        (r1 == 0 && !cg_profile_same(one, many, why, sizeof why)))
+        abort();
+    cg_profile_free(one);
+    cg_profile_free(many);
     cg_profile_free(p);
     return 0;
 }

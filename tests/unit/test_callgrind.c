@@ -8,17 +8,39 @@
 #include "core/profile.h"
 #include "unit.h"
 
-static struct cg_profile *load(const char *text, const char *lines_for, struct err *e)
+static struct cg_profile *load_in(const char *text, const struct cg_read_opts *o, struct err *e)
 {
     struct cg_profile *p = cg_profile_new();
-    struct cg_read_opts o = {.lines_for = lines_for};
     memset(e, 0, sizeof *e);
-    if (cg_read_mem(p, "t.out", text, strlen(text), &o, e) < 0 || cg_profile_finish(p, e) < 0) {
+    if (cg_read_mem(p, "t.out", text, strlen(text), o, e) < 0 || cg_profile_finish(p, e) < 0) {
         cg_profile_free(p);
         return NULL;
     }
     return p;
 }
+
+/* Reads text in one range, then again cut into small ranges lexed in threads: both must give
+ * the same model, or the same error. */
+static struct cg_profile *load_at(const char *text, const char *lines_for, struct err *e, int line)
+{
+    struct cg_read_opts one = {.lines_for = lines_for, .threads = 1};
+    struct cg_profile *p = load_in(text, &one, e);
+    static const size_t chunks[] = {2, 16, 40, 4096};
+    for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++) {
+        struct cg_read_opts many = {.lines_for = lines_for, .threads = 3, .chunk = chunks[i]};
+        struct err e2;
+        struct cg_profile *q = load_in(text, &many, &e2);
+        char why[512] = "", m[3000];
+        bool same = p && q ? cg_profile_same(p, q, why, sizeof why)
+                           : !p && !q && e->kind == e2.kind && strcmp(e->msg, e2.msg) == 0;
+        snprintf(m, sizeof m, "in ranges of %zu bytes: the same as in one (%s; '%s' against '%s')",
+                 chunks[i], why, p ? "read" : e->msg, q ? "read" : e2.msg);
+        unit_report(same, __FILE__, line, m);
+        cg_profile_free(q);
+    }
+    return p;
+}
+#define load(text, lines_for, e) load_at(text, lines_for, e, __LINE__)
 
 static uint64_t self_of(struct cg_profile *p, const char *name, int ev)
 {
@@ -42,7 +64,7 @@ static uint64_t calls_of(struct cg_profile *p, const char *a, const char *b)
 static void bad(const char *text, const char *want, int line)
 {
     struct err e;
-    struct cg_profile *p = load(text, NULL, &e);
+    struct cg_profile *p = load_at(text, NULL, &e, line);
     char m[2048];
     snprintf(m, sizeof m, "rejected with '%s' (got %s: '%s')", want, p ? "accepted" : "error", e.msg);
     unit_report(!p && e.kind == ERR_INPUT && strstr(e.msg, want), __FILE__, line, m);
@@ -233,6 +255,77 @@ int main(void)
     }
     BAD("events: Ir\nfn=main\n3 4\nsummary: 5\n", "line 4: the cost lines add up to 4 Ir, but 'summary:' says 5");
 
+    /* Ranges: a profile of many functions, read whole and cut at 'fn=' lines into ranges
+     * lexed at once. Functions begin with relative subpositions (the lexer of a later range
+     * cannot know their base and must give way), calls cross range edges, cost lines follow
+     * jump and calls lines, and a second part with other positions and events begins midway. */
+    {
+        char *big = malloc(1 << 20);
+        size_t at = 0;
+        uint64_t part[2] = {0, 0}, dr = 0;
+        at += sprintf(big + at, "creator: callgrind-3.19.0\npositions: instr line\nevents: Ir Dr\n"
+                                "ob=(1) /bin/x\nfl=(1) x.c\n");
+        for (int f = 1; f <= 300; f++) {
+            bool p2 = f >= 150;
+            if (f == 150)
+                at += sprintf(big + at, "totals: %llu %llu\npart: 2\npositions: line\nevents: Ir\n"
+                                        "ob=(1)\nfl=(1)\n", (unsigned long long)part[0], (unsigned long long)dr);
+            at += sprintf(big + at, "fn=(%d) f%d\n", f, f);
+            if (p2)
+                at += sprintf(big + at, f % 3 ? "+%d 5\n" : "%d 5\n", 16 + f);
+            else
+                at += sprintf(big + at, f % 3 ? "+%d +1 5 1\n" : "0x%x 7 5 1\n", 16 + f);
+            part[p2] += 5;
+            dr += !p2;
+            for (int i = 0; i < f % 7; i++) {
+                at += sprintf(big + at, p2 ? "+1 %d\n" : "+1 * %d\n", i);
+                part[p2] += i;
+            }
+            if (f > 1)
+                at += sprintf(big + at, "cfn=(%d)%s\ncalls=%d %s\n%s 9\n", f - 1, f == 2 ? " f1" : "", f,
+                              p2 ? "-1" : "0x10 -1", p2 ? "*" : "* *");
+            at += sprintf(big + at, p2 ? "jump=1 +3\n* \n# a comment\n\n" : "jcnd=1/2 +3 *\n* * \n\n");
+        }
+        at += sprintf(big + at, "totals: %llu\n", (unsigned long long)part[1]);
+        p = load(big, NULL, &e);
+        CHECK(p);
+        if (p) {
+            CHECK_INT(p->nparts, 2);
+            CHECK_INT(cg_total(p, 0), part[0] + part[1]);
+            CHECK_INT(cg_total(p, 1), dr);
+            CHECK_INT(p->nfunc, 300);
+            CHECK_INT(calls_of(p, "f200", "f199"), 200);
+            CHECK_INT(calls_of(p, "f2", "f1"), 2);
+            cg_profile_free(p);
+        }
+        p = load(big, "f2", &e);    /* lines mode: one range at a time */
+        CHECK(p);
+        cg_profile_free(p);
+        /* a relative subposition below zero where a range may begin: only the whole file knows */
+        char *q = strstr(big, "fn=(100) f100\n+116");
+        CHECK(q);
+        if (q) {
+            memcpy(q + strlen("fn=(100) f100\n"), "-999", 4);
+            BAD(big, "relative subposition -999 goes below zero");
+        }
+        free(big);
+    }
+    /* new parts with more positions, then more events: ranges lexed before a header was read
+     * assumed the old ones and are lexed again */
+    p = load("positions: line\nevents: Ir\nfn=a\n1 1\nfn=b\n2 2\ntotals: 3\npart: 2\n"
+             "positions: instr line\nevents: Ir\nfn=c\n3 4 5\nfn=d\n3 4 5\nfn=e\n3 4 5\n"
+             "fn=f\n3 4 5\nfn=g\n3 4 5\nfn=h\n3 4 5\ntotals: 30\npart: 3\npositions: instr line\n"
+             "events: Ir Dr\nfn=c\n3 4 5 6\nfn=d\n3 4 5 6\nfn=e\n3 4 5 6\nfn=f\n3 4 5 6\n"
+             "fn=g\n3 4 5 6\nfn=h\n3 4 5 6\ntotals: 30 36\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(cg_total(p, 0), 63);
+        CHECK_INT(cg_total(p, 1), 36);
+        CHECK_INT(self_of(p, "h", 0), 10);
+        CHECK_INT(self_of(p, "h", 1), 6);
+        cg_profile_free(p);
+    }
+
     /* Several files into one profile are summed */
     p = cg_profile_new();
     const char *f1 = "events: Ir\nob=/x\nfn=main\n1 3\n", *f2 = "events: Ir Dr\nob=/x\nfn=main\n1 4 2\n";
@@ -285,6 +378,23 @@ int main(void)
     BAD("events: Ir\nfn=(1) f\nfn=(1) g\n", "name id 1 in 'fn=' redefined");
     BAD("events: Ir\nfn=\n", "empty name");
     BAD("events: Ir\nfn=f\n1 5\ntotals: 5\n2 1\n", "cost line after 'totals:'");
+    /* the same where a range may begin: the reader, not the lexer, knows the header. The
+     * comment moves the header across the edges of ranges. */
+    for (int pad = 0; pad < 48; pad++) {
+        char text[512];
+        snprintf(text, sizeof text, "events: Ir\nfn=a\n1 1\n#%.*s\ntotals: 1\nfn=b\n1 1\nfn=c\n1 1\n"
+                 "fn=d\n1 1\nfn=e\n1 1\n", pad, "................................................");
+        BAD(text, "line 7: cost line after 'totals:'");
+        snprintf(text, sizeof text, "events: Ir\nfn=a\n1 1\n#%.*s\ntotals: 1\npart: 2\npositions: line\n"
+                 "fn=b\n1 1\nfn=c\n1 1\nfn=d\n1 1\nfn=e\n1 1\n", pad, "................................................");
+        BAD(text, "line 9: cost line before 'events:'");
+        snprintf(text, sizeof text, "positions: instr\nevents: Ir\nfn=a\n1 1\n#%.*s\ntotals: 1\npart: 2\n"
+                 "positions: instr bb\nevents: Ir\nfn=b\n1 1 1\nfn=c\n1 1 1\nfn=d\n1 1 1\nfn=e\n1 1 1\n"
+                 "totals: 4\n", pad, "................................................");
+        p = load(text, NULL, &e);
+        CHECK(p && cg_total(p, 0) == 5);
+        cg_profile_free(p);
+    }
     BAD("version: 2\n", "unsupported format version");
     BAD("hello world\n", "malformed line");
     BAD("", "no 'events:' line");

@@ -1,0 +1,645 @@
+/* cg_lex.c: the first pass of the callgrind reader; see cg_lex.h. The common cost line is
+ * parsed without a bound check per character (every range ends in '\n', which stops every
+ * digit loop) and with the reader's state in local variables; anything unusual on a cost line
+ * goes to the careful parser, which knows every form the format allows and says what is wrong. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cg_lex.h"
+#include "core/profile.h"
+
+
+static inline bool is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static const char *skip_space(const char *s, const char *end)
+{
+    while (s < end && is_space(*s))
+        s++;
+    return s;
+}
+
+static inline bool is_key_char(unsigned char c)
+{
+    return (unsigned)((c | 32) - 'a') < 26 || c == '_';
+}
+
+__attribute__((format(printf, 2, 3)))
+static int lex_fail(struct lex_result *res, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->msg, sizeof res->msg, fmt, ap);
+    va_end(ap);
+    res->failed = true;
+    return 0;
+}
+
+/* A number: decimal or 0x hex, at most what fits in 64 bits. */
+static const char *lex_num(const char *s, const char *end, uint64_t *out, bool *ok)
+{
+    const char *start = s;
+    uint64_t v = 0;
+    if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        s += 2;
+        const char *h = s;
+        for (; s < end; s++) {
+            unsigned c = (unsigned char)*s, d;
+            if (c - '0' < 10) d = c - '0';
+            else if ((c | 32) - 'a' < 6) d = (c | 32) - 'a' + 10;
+            else break;
+            v = v << 4 | d;
+        }
+        *ok = s > h && s - h <= 16;
+    } else {
+        while (s < end && (unsigned)(*s - '0') < 10)
+            v = v * 10 + (unsigned)(*s++ - '0');
+        size_t n = s - start;
+        *ok = n > 0 && (n < 20 || (n == 20 && start[0] == '1' && v >= 10000000000000000000ull));
+    }
+    *out = v;
+    return s;
+}
+
+/* The subpositions of a cost, call or jump line, relative ones against st->last, fields
+ * separated by any spaces and tabs. 1: done, *sp after them; 0: malformed (res->msg); -1: a
+ * relative one against an unknown base. */
+static int careful_positions(const char **sp, const char *end, const struct lex_state *st,
+                             uint64_t *pos, bool *kn, struct lex_result *res)
+{
+    const char *s = *sp;
+    for (int i = 0; i < st->npos; i++) {
+        uint64_t v;
+        bool ok = true, known = true;
+        if (s >= end)
+            return lex_fail(res, "missing subposition: positions has %d", st->npos);
+        if (*s == '*') {
+            v = st->last[i];
+            known = st->known[i];
+            s++;
+        } else if (*s == '+' || *s == '-') {
+            char sign = *s++;
+            uint64_t d;
+            s = lex_num(s, end, &d, &ok);
+            if (!ok)
+                return lex_fail(res, "bad relative subposition");
+            if (!st->known[i])
+                return -1;
+            if (sign == '+') {
+                v = st->last[i] + d;
+                if (v < d)
+                    return lex_fail(res, "subposition overflows");
+            } else {
+                if (d > st->last[i])
+                    return lex_fail(res, "relative subposition -%llu goes below zero",
+                                    (unsigned long long)d);
+                v = st->last[i] - d;
+            }
+        } else {
+            s = lex_num(s, end, &v, &ok);
+            if (!ok) {
+                size_t n = strcspn(s, " \t\n");
+                return lex_fail(res, "bad subposition '%.*s'", (int)(n < 40 ? n : 40), s);
+            }
+        }
+        if (s < end && !is_space(*s))
+            return lex_fail(res, "bad subposition: unexpected '%c'", *s);
+        pos[i] = v;
+        kn[i] = known;
+        s = skip_space(s, end);
+    }
+    *sp = s;
+    return 1;
+}
+
+/* A cost line [s, end) (no '\n', no '\r'), the careful way. Returns as careful_positions. */
+static int careful_cost_line(const char *s, const char *end, const struct lex_state *st,
+                             uint64_t *pos, bool *kn, uint64_t *cost, int *n, struct lex_result *res)
+{
+    int rc = careful_positions(&s, end, st, pos, kn, res);
+    if (rc <= 0)
+        return rc;
+    int k = 0;
+    while (s < end) {
+        if (k == st->ncol)
+            return lex_fail(res, "more costs than the %d events", st->ncol);
+        bool ok;
+        s = lex_num(s, end, &cost[k], &ok);
+        if (!ok || (s < end && !is_space(*s)))
+            return lex_fail(res, "bad cost '%.*s'", (int)(end - s < 40 ? end - s : 40), s);
+        k++;
+        s = skip_space(s, end);
+    }
+    *n = k;
+    return 1;
+}
+
+/* The value of a calls= line: "COUNT TARGET-POSITIONS". */
+static int lex_calls(const char *s, const char *end, const struct lex_state *st, uint64_t *count,
+                     struct lex_result *res)
+{
+    bool ok;
+    s = lex_num(skip_space(s, end), end, count, &ok);
+    if (!ok || (s < end && !is_space(*s)))
+        return lex_fail(res, "bad call count");
+    s = skip_space(s, end);
+    uint64_t target[3];
+    bool kn[3];
+    return careful_positions(&s, end, st, target, kn, res);
+}
+
+/* The value of a jump= ("COUNT TARGET") or jcnd= ("EXECUTED/COUNT TARGET") line. */
+static int lex_jump(const char *s, const char *end, bool cond, const struct lex_state *st,
+                    struct lex_result *res)
+{
+    uint64_t a, b;
+    bool ok;
+    s = lex_num(skip_space(s, end), end, &a, &ok);
+    if (ok && cond) {
+        if (s < end && *s == '/')
+            s = lex_num(s + 1, end, &b, &ok);
+        else
+            s = lex_num(skip_space(s, end), end, &b, &ok);
+    }
+    if (!ok || (s < end && !is_space(*s)))
+        return lex_fail(res, "bad '%s' count", cond ? "jcnd=" : "jump=");
+    s = skip_space(s, end);
+    uint64_t target[3];
+    bool kn[3];
+    return careful_positions(&s, end, st, target, kn, res);
+}
+
+const char *const spec_key_name[] = {"fn", "cfn", "jfn", "ob", "cob", "fl", "fi", "fe", "cfi"};
+
+/* The key of a name line; -1: a key that carries no cost or name (bb=, ln=, rec=, frfn=, from
+ * --dump-bbs); -2: unknown. */
+static int spec_key_of(const char *k, size_t n)
+{
+#define IS(w) (n == sizeof w - 1 && memcmp(k, w, n) == 0)
+    if (IS("fn")) return K_FN;
+    if (IS("cfn")) return K_CFN;
+    if (IS("fl")) return K_FL;
+    if (IS("fi")) return K_FI;
+    if (IS("fe")) return K_FE;
+    if (IS("cob")) return K_COB;
+    if (IS("ob")) return K_OB;
+    if (IS("cfi") || IS("cfl") || IS("jfi")) return K_CFI;
+    if (IS("jfn")) return K_JFN;
+    if (IS("bb") || IS("ln") || IS("rec") || IS("frfn")) return -1;
+    return -2;
+#undef IS
+}
+
+/* Splits the value of a name line: "(id) name", "(id)" or "name" (a name may begin with '('
+ * when no digit follows). 0: malformed (res->msg). */
+static int split_spec(const char *s, const char *end, int key, struct lex_op *op, struct lex_result *res)
+{
+    s = skip_space(s, end);
+    while (end > s && is_space(end[-1]))
+        end--;
+    op->arg = UINT32_MAX;
+    if (s + 1 < end && *s == '(' && (unsigned)(s[1] - '0') < 10) {
+        uint64_t v;
+        bool ok;
+        const char *q = lex_num(s + 1, end, &v, &ok);
+        if (!ok || q >= end || *q != ')')
+            return lex_fail(res, "bad name id in '%s='", spec_key_name[key]);
+        if (v >= (1u << 24))    /* compression ids are small; refuse absurd ones */
+            return lex_fail(res, "name id %llu in '%s=' is too large", (unsigned long long)v,
+                            spec_key_name[key]);
+        op->arg = v;
+        s = skip_space(q + 1, end);
+    }
+    if ((uint64_t)(end - s) > UINT32_MAX)
+        return lex_fail(res, "a name longer than 4 GiB");
+    op->u.name = s;
+    op->len = op->strip = (uint32_t)(end - s);
+    op->rec = false;
+    if (op->arg == UINT32_MAX && s == end)
+        return lex_fail(res, "empty name in '%s='", spec_key_name[key]);
+    if ((key == K_FN || key == K_CFN || key == K_JFN) && s < end)
+        op->strip = (uint32_t)cg_strip_name(s, end - s, &op->rec);
+    return 1;
+}
+
+static struct lex_op *new_op(struct lex_result *res, enum lex_op_kind kind, uint64_t line)
+{
+    if (res->nops == res->ops_cap) {
+        size_t cap = res->ops_cap ? res->ops_cap * 2 : 4096;
+        struct lex_op *q = realloc(res->ops, cap * sizeof *q);
+        if (!q) {
+            res->nomem = true;
+            return NULL;
+        }
+        res->ops = q;
+        res->ops_cap = cap;
+    }
+    struct lex_op *op = &res->ops[res->nops++];
+    op->kind = kind;
+    op->key = 0;
+    op->ncost = 0;
+    op->rec = false;
+    op->line = line;
+    op->arg = 0;
+    op->u.name = NULL;
+    op->len = op->strip = 0;
+    return op;
+}
+
+/* ncol zeroed costs; their index, or SIZE_MAX out of memory. */
+static size_t new_cost(struct lex_result *res, int ncol)
+{
+    if (res->cost_cap - res->ncost < (size_t)ncol) {
+        size_t cap = res->cost_cap ? res->cost_cap * 2 : 8192;
+        while (cap - res->ncost < (size_t)ncol)
+            cap *= 2;
+        uint64_t *q = realloc(res->cost, cap * sizeof *q);
+        if (!q) {
+            res->nomem = true;
+            return SIZE_MAX;
+        }
+        res->cost = q;
+        res->cost_cap = cap;
+    }
+    size_t at = res->ncost;
+    memset(res->cost + at, 0, ncol * sizeof *res->cost);
+    res->ncost += ncol;
+    return at;
+}
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* A decimal number of at most max digits at s: the byte after it, or NULL. (A loop per
+ * digit: the line shapes repeat, so its exits are well predicted, and reading eight digits at
+ * once with multiplications measured slower here, its result being on the path to the next
+ * field.) */
+INLINE const char *dec(const char *s, unsigned max, uint64_t *out)
+{
+    const char *st = s;
+    uint64_t v = 0;
+    unsigned d;
+    while ((d = (unsigned char)*s - '0') < 10)
+        v = v * 10 + d, s++;
+    if (s == st || (size_t)(s - st) > max)
+        return NULL;
+    *out = v;
+    return s;
+}
+
+/* Subpositions on the common form: one space after each but the last ('\n' may end the line
+ * after the last), decimal, 0x hex, +N, -N or *, relative ones against known bases. false: the
+ * careful parser must look. */
+INLINE bool fast_positions(const char **sp, const int npos, const uint64_t *last,
+                           const bool *known, uint64_t *pos, bool *kn)
+{
+    const char *s = *sp;
+#pragma GCC unroll 3
+    for (int i = 0; i < npos; i++) {
+        uint64_t v = 0;
+        bool k = true;
+        unsigned char c = *s;
+        if (c == '+') {
+            if (!(s = dec(s + 1, 18, &v)) || !known[i])
+                return false;
+            v += last[i];
+            if (v < last[i])
+                return false;
+        } else if (c == '*') {
+            v = last[i];
+            k = known[i];
+            s++;
+        } else if (c == '-') {
+            if (!(s = dec(s + 1, 18, &v)) || !known[i] || v > last[i])
+                return false;
+            v = last[i] - v;
+        } else if (c == '0' && s[1] == 'x') {
+            unsigned d;
+            const char *st = s += 2;
+            for (;;) {
+                c = *s;
+                if ((d = c - '0') < 10) v = v << 4 | d;
+                else if ((d = (c | 32) - 'a') < 6) v = v << 4 | (d + 10);
+                else break;
+                s++;
+            }
+            if (s == st || s - st > 16)
+                return false;
+        } else if (!(s = dec(s, 19, &v)))
+            return false;
+        if (*s == ' ')
+            s++;
+        else if (*s != '\n' || i != npos - 1)
+            return false;
+        pos[i] = v;
+        kn[i] = k;
+    }
+    *sp = s;
+    return true;
+}
+
+/* A decimal count followed by one space. */
+INLINE bool fast_count(const char **sp, uint64_t *out)
+{
+    const char *s = *sp, *st = s;
+    uint64_t v = 0;
+    unsigned d;
+    while ((d = (unsigned char)*s - '0') < 10)
+        v = v * 10 + d, s++;
+    if (s == st || s - st > 19 || *s != ' ')
+        return false;
+    *out = v;
+    *sp = s + 1;
+    return true;
+}
+
+/* The lexer, made once per number of subpositions (1 to 3) and for one event or several, so
+ * that its loops unroll and its state stays in registers. */
+INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
+                     struct lex_result *res, const int npos, const bool one_event)
+{
+    const int ncol = one_event ? 1 : in->ncol, line_pos = in->line_pos;
+    const bool lines_mode = in->lines_mode, events = in->have_events;
+    const bool body = in->have_events && !in->totals_seen;
+    uint64_t last[3];
+    bool known[3];
+    for (int i = 0; i < 3; i++) {
+        last[i] = in->last[i];
+        known[i] = in->known[i];
+    }
+    enum lex_next next = in->next;
+    bool in_body = in->in_body;
+    uint64_t line = 0;
+    /* the open run of self cost lines: its costs, its op, the most costs a line gave */
+    uint64_t *run = NULL;
+    size_t run_op = 0;
+    int run_n = 0;
+#define END_RUN()                                       \
+    do {                                                \
+        if (run) {                                      \
+            res->ops[run_op].ncost = (uint16_t)run_n;   \
+            run = NULL;                                 \
+        }                                               \
+    } while (0)
+
+    while (s < end) {
+        unsigned char c = *s;
+        if ((unsigned)(c - '0') < 10 || c == '+' || c == '*' || c == '-') {
+            if (!body)
+                goto stop;
+            const char *ls = s;
+            uint64_t pos[3], cost[CG_MAX_EVENTS];
+            bool kn[3];
+            int n = 0;
+            if (!fast_positions(&s, npos, last, known, pos, kn))
+                goto careful;
+            if (one_event) {
+                if (*s != '\n') {
+                    if (!(s = dec(s, 19, &cost[0])))
+                        goto careful;
+                    n = 1;
+                    if (*s == ' ')
+                        s++;
+                    if (*s != '\n')
+                        goto careful;
+                }
+            } else while (*s != '\n') {
+                if (n == ncol || !(s = dec(s, 19, &cost[n])))
+                    goto careful;
+                n++;
+                if (*s == ' ')
+                    s++;
+                else if (*s != '\n')
+                    goto careful;
+            }
+            s++;
+            goto parsed;
+        careful: {
+            const char *nl = memchr(ls, '\n', end - ls), *e = nl;
+            if (e > ls && e[-1] == '\r')
+                e--;
+            struct lex_state st = {.npos = npos, .ncol = ncol};
+            uint64_t cpos[3], ccost[CG_MAX_EVENTS];
+            bool ckn[3];
+            for (int i = 0; i < 3; i++) {
+                st.last[i] = last[i];
+                st.known[i] = known[i];
+            }
+            int rc = careful_cost_line(ls, e, &st, cpos, ckn, ccost, &n, res);
+            if (rc == 0)
+                goto done;
+            if (rc < 0)
+                goto unsure;
+            for (int i = 0; i < npos; i++) {
+                pos[i] = cpos[i];
+                kn[i] = ckn[i];
+            }
+            for (int k = 0; k < n; k++)
+                cost[k] = ccost[k];
+            s = nl + 1;
+        }
+        parsed:
+            in_body = true;
+            if (next == NEXT_SELF) {
+#pragma GCC unroll 3
+                for (int i = 0; i < npos; i++) {
+                    last[i] = pos[i];
+                    known[i] = kn[i];
+                }
+                if (!run) {
+                    struct lex_op *op = new_op(res, OP_SELF, line);
+                    size_t at;
+                    if (!op || (at = new_cost(res, ncol)) == SIZE_MAX)
+                        goto done;
+                    op->arg = at;
+                    if (lines_mode)
+                        op->u.subline = line_pos >= 0 && line_pos < npos ? pos[line_pos] : 0;
+                    run = res->cost + at;   /* valid until the next new_cost(), after the run */
+                    run_op = res->nops - 1;
+                    run_n = 0;
+                }
+                if (one_event) {
+                    if (n)
+                        run[0] += cost[0];
+                } else
+                    for (int k = 0; k < n; k++)
+                        run[k] += cost[k];
+                if (n > run_n)
+                    run_n = n;
+                if (lines_mode)
+                    END_RUN();
+            } else if (next == NEXT_CALL) {
+                END_RUN();
+                struct lex_op *op = new_op(res, OP_CALLCOST, line);
+                size_t at;
+                if (!op || (at = new_cost(res, ncol)) == SIZE_MAX)
+                    goto done;
+                op->arg = at;
+                op->ncost = (uint16_t)n;
+                for (int k = 0; k < n; k++)
+                    res->cost[at + k] = cost[k];
+                next = NEXT_SELF;
+            } else
+                next = NEXT_SELF;   /* the line after a jump: no cost of its own */
+            line++;
+            continue;
+        }
+        if (c == '\n') {
+            s++;
+            line++;
+            continue;
+        }
+        if (c == '#') {
+            s = (const char *)memchr(s, '\n', end - s) + 1;
+            line++;
+            continue;
+        }
+        if (!is_key_char(c))
+            goto stop;
+        const char *k = s;
+        while (is_key_char(*s))
+            s++;
+        if (*s != '=') {
+            s = k;
+            goto stop;      /* a header line, or something for the second pass to judge */
+        }
+        size_t klen = s - k;
+        const char *v = s + 1, *nl, *e;
+        bool calls = klen == 5 && memcmp(k, "calls", 5) == 0;
+        bool jump = klen == 4 && (memcmp(k, "jump", 4) == 0 || memcmp(k, "jcnd", 4) == 0);
+        if (calls || jump) {
+            if (!events) {
+                s = k;
+                goto stop;
+            }
+            if (next != NEXT_SELF) {
+                lex_fail(res, calls ? "'calls=' where the cost line of the previous call was due"
+                                    : "jump line where the cost line of a call was due");
+                goto done;
+            }
+            uint64_t count = 0, pos[3];
+            bool kn[3];
+            const char *p = v;
+            bool fast;
+            if (calls)
+                fast = fast_count(&p, &count);
+            else if (k[1] == 'u')
+                fast = fast_count(&p, &count);
+            else {      /* jcnd=EXECUTED/COUNT */
+                const char *st = p;
+                while ((unsigned)(*p - '0') < 10)
+                    p++;
+                fast = p > st && *p == '/' && (++p, fast_count(&p, &count));
+            }
+            if (fast && fast_positions(&p, npos, last, known, pos, kn)) {
+                nl = p[-1] == '\n' ? p - 1 : memchr(p, '\n', end - p);
+            } else {
+                nl = memchr(v, '\n', end - v);
+                e = nl;
+                if (e > v && e[-1] == '\r')
+                    e--;
+                struct lex_state st = {.npos = npos};
+                for (int i = 0; i < 3; i++) {
+                    st.last[i] = last[i];
+                    st.known[i] = known[i];
+                }
+                int rc = calls ? lex_calls(v, e, &st, &count, res) : lex_jump(v, e, k[1] == 'c', &st, res);
+                if (rc == 0)
+                    goto done;
+                if (rc < 0)
+                    goto unsure;
+            }
+            if (calls) {
+                END_RUN();
+                struct lex_op *op = new_op(res, OP_CALLS, line);
+                if (!op)
+                    goto done;
+                op->arg = count;
+                next = NEXT_CALL;
+                in_body = true;
+            } else
+                next = NEXT_JUMP;
+        } else {
+            nl = memchr(v, '\n', end - v);
+            e = nl;
+            if (e > v && e[-1] == '\r')
+                e--;
+            if (next != NEXT_SELF) {
+                lex_fail(res, "'%.*s=' where the cost line of a call or jump was due",
+                         (int)(klen < 40 ? klen : 40), k);
+                goto done;
+            }
+            int key = spec_key_of(k, klen);
+            if (key == -2) {
+                lex_fail(res, "unknown line '%.*s='", (int)(klen < 40 ? klen : 40), k);
+                goto done;
+            }
+            if (key >= 0) {
+                END_RUN();
+                struct lex_op *op = new_op(res, OP_SPEC, line);
+                if (!op)
+                    goto done;
+                if (!split_spec(v, e, key, op, res)) {
+                    res->nops--;
+                    goto done;
+                }
+                op->key = (uint8_t)key;
+            }
+        }
+        s = nl + 1;
+        line++;
+    }
+    goto done;
+stop:
+    res->stop = s;
+    goto done;
+unsure:
+    res->unsure = true;
+done:
+    END_RUN();
+#undef END_RUN
+    res->lines = line;
+    res->state = *in;
+    for (int i = 0; i < 3; i++) {
+        res->state.last[i] = last[i];
+        res->state.known[i] = known[i];
+    }
+    res->state.next = next;
+    res->state.in_body = in_body;
+}
+
+void lex_range(const char *s, const char *end, const struct lex_state *in, struct lex_result *res)
+{
+    res->nops = res->ncost = 0;
+    res->stop = NULL;
+    res->unsure = res->failed = res->nomem = false;
+    res->msg[0] = '\0';
+    bool one = in->ncol == 1;
+    switch (in->npos) {
+    case 1:
+        if (one) lex_body(s, end, in, res, 1, true);
+        else lex_body(s, end, in, res, 1, false);
+        break;
+    case 2:
+        if (one) lex_body(s, end, in, res, 2, true);
+        else lex_body(s, end, in, res, 2, false);
+        break;
+    default:
+        if (one) lex_body(s, end, in, res, 3, true);
+        else lex_body(s, end, in, res, 3, false);
+        break;
+    }
+}
+
+void lex_result_free(struct lex_result *res)
+{
+    free(res->ops);
+    free(res->cost);
+    res->ops = NULL;
+    res->cost = NULL;
+    res->nops = res->ops_cap = res->ncost = res->cost_cap = 0;
+}
