@@ -655,11 +655,11 @@ static void exact_state(const struct reader *r, struct lex_state *st)
     st->in_body = r->in_body;
 }
 
-/* Lets go of the mapped pages before p, read and replayed, every 16 MiB or so: the memory a
+/* Lets go of the mapped pages before p, read and replayed, every 4 MiB or so: the memory a
  * mapped file holds stays about that much, not the file. */
 static void release(struct reader *r, const char *p)
 {
-    if (!r->mapping || p - r->released < (16 << 20))
+    if (!r->mapping || p - r->released < (4 << 20))
         return;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const char *to = (const char *)((uintptr_t)p & ~(uintptr_t)(page - 1));
@@ -718,7 +718,12 @@ struct range {
 struct round {
     struct range rg[MAX_THREADS];
     int n;
+    int busy;           /* workers not done with it (under the pool's lock) */
 };
+
+/* Rounds handed to the lexers ahead of the replay: while this thread replays one, the lexers
+ * work on the next ones, and a slow stretch on either side is absorbed. */
+#define AHEAD 3
 
 static void lex_one(struct range *g)
 {
@@ -726,7 +731,8 @@ static void lex_one(struct range *g)
 }
 
 /* The lexer threads, started once per file (not once per round: starting and ending threads
- * costs the kernel most where there are many CPUs). Worker w lexes range w of each round. */
+ * costs the kernel most where there are many CPUs). Worker w lexes range w of each round, the
+ * rounds in the order they are handed out. */
 struct pool;
 struct worker_arg {
     struct pool *pool;
@@ -739,9 +745,8 @@ struct pool {
     int n;                      /* threads running */
     pthread_mutex_t mu;
     pthread_cond_t go, done;
-    struct round *job;          /* the round handed out */
-    unsigned long gen;          /* rounds handed out so far */
-    int busy;                   /* workers not done with the round */
+    struct round *ring;         /* AHEAD rounds; round k (from 0) is ring[k % AHEAD] */
+    unsigned long issued;       /* rounds handed out so far (changed by the reader's thread) */
     bool quit;
 };
 
@@ -749,21 +754,21 @@ static void *worker(void *arg)
 {
     struct pool *pl = ((struct worker_arg *)arg)->pool;
     const int w = ((struct worker_arg *)arg)->w;
-    unsigned long seen = 0;
+    unsigned long next = 0;     /* the round this worker does next */
     pthread_mutex_lock(&pl->mu);
     for (;;) {
-        while (!pl->quit && pl->gen == seen)
+        while (!pl->quit && pl->issued <= next)
             pthread_cond_wait(&pl->go, &pl->mu);
         if (pl->quit)
             break;
-        seen = pl->gen;
-        struct round *rd = pl->job;
+        struct round *rd = &pl->ring[next % AHEAD];
         pthread_mutex_unlock(&pl->mu);
         if (w < rd->n)
             lex_one(&rd->rg[w]);
         pthread_mutex_lock(&pl->mu);
-        if (--pl->busy == 0)
-            pthread_cond_signal(&pl->done);
+        if (--rd->busy == 0)
+            pthread_cond_broadcast(&pl->done);
+        next++;
     }
     pthread_mutex_unlock(&pl->mu);
     return NULL;
@@ -786,7 +791,7 @@ static void pool_stop(struct pool *pl)
 }
 
 /* NULL where threads cannot be had: the rounds are then lexed here, one range after another. */
-static struct pool *pool_start(int n)
+static struct pool *pool_start(int n, struct round *ring)
 {
     struct pool *pl = calloc(1, sizeof *pl);
     if (!pl)
@@ -794,6 +799,7 @@ static struct pool *pool_start(int n)
     pthread_mutex_init(&pl->mu, NULL);
     pthread_cond_init(&pl->go, NULL);
     pthread_cond_init(&pl->done, NULL);
+    pl->ring = ring;
     for (int i = 0; i < n; i++) {
         pl->arg[i] = (struct worker_arg){pl, i};
         if (pthread_create(&pl->th[i], NULL, worker, &pl->arg[i]) != 0) {
@@ -832,8 +838,8 @@ static const char *plan_round(const struct reader *r, struct round *rd, const ch
     return stop;
 }
 
-/* Starts lexing a round's ranges in the threads, from what can be known at a 'fn=' line
- * before the reader gets there: the header as it is now, nothing pending, no subposition. */
+/* Hands a round to the lexers, to be lexed from what can be known at a 'fn=' line before the
+ * reader gets there: the header as it is now, nothing pending, no subposition known. */
 static void lex_round(struct reader *r, struct round *rd, bool first_exact)
 {
     for (int i = 0; i < rd->n; i++) {
@@ -853,20 +859,19 @@ static void lex_round(struct reader *r, struct round *rd, bool first_exact)
         return;
     }
     pthread_mutex_lock(&pl->mu);
-    pl->job = rd;
-    pl->busy = pl->n;
-    pl->gen++;
+    rd->busy = pl->n;
+    pl->issued++;
     pthread_cond_broadcast(&pl->go);
     pthread_mutex_unlock(&pl->mu);
 }
 
-static void join_round(struct reader *r)
+static void wait_round(struct reader *r, struct round *rd)
 {
     struct pool *pl = r->pool;
     if (!pl)
         return;
     pthread_mutex_lock(&pl->mu);
-    while (pl->busy > 0)
+    while (rd->busy > 0)
         pthread_cond_wait(&pl->done, &pl->mu);
     pthread_mutex_unlock(&pl->mu);
 }
@@ -891,7 +896,7 @@ static int replay_round(struct reader *r, struct round *rd)
 
 /* Parses the whole lines of [s, end) (end[-1] == '\n'). The header goes line by line; then
  * rounds of ranges are lexed in threads while the round before is replayed here. */
-static int parse_lines(struct reader *r, struct round rd[2], const char *s, const char *end)
+static int parse_lines(struct reader *r, struct round rd[AHEAD], const char *s, const char *end)
 {
     while (s < end && (!r->have_events || r->threads == 1 || r->lines_mode)) {
         size_t want = r->have_events ? r->chunk : r->chunk < (64u << 10) ? r->chunk : (64u << 10);
@@ -910,29 +915,29 @@ static int parse_lines(struct reader *r, struct round rd[2], const char *s, cons
     if (s == end)
         return 0;
     if (!r->pool)
-        r->pool = pool_start(r->threads);
-    struct round *cur = &rd[0], *next = &rd[1];
-    s = plan_round(r, cur, s, end);
-    lex_round(r, cur, true);
-    join_round(r);
-    for (;;) {
-        next->n = 0;
-        if (s < end) {
-            s = plan_round(r, next, s, end);
-            lex_round(r, next, false);
+        r->pool = pool_start(r->threads, rd);
+    /* round k (from 0, counted over the file as the lexers count) lives in rd[k % AHEAD]; up
+     * to AHEAD of them are handed out ahead of the one being replayed */
+    const unsigned long first = r->pool ? r->pool->issued : 0;
+    unsigned long issued = first, replayed = first;
+    int rc = 0;
+    while (rc == 0 && (replayed < issued || s < end)) {
+        while (s < end && issued - replayed < AHEAD) {
+            struct round *fresh = &rd[issued % AHEAD];
+            s = plan_round(r, fresh, s, end);
+            lex_round(r, fresh, issued == first);
+            issued++;
         }
-        int rc = replay_round(r, cur);
-        if (next->n)
-            join_round(r);
-        if (rc < 0)
-            return -1;
-        release(r, cur->rg[cur->n - 1].end);
-        if (!next->n)
-            return 0;
-        struct round *t = cur;
-        cur = next;
-        next = t;
+        struct round *cur = &rd[replayed % AHEAD];
+        wait_round(r, cur);
+        rc = replay_round(r, cur);
+        replayed++;
+        if (rc == 0)
+            release(r, cur->rg[cur->n - 1].end);
     }
+    while (replayed < issued)       /* after an error: the lexers still own those rounds */
+        wait_round(r, &rd[replayed++ % AHEAD]);
+    return rc;
 }
 
 /* One lexer thread per CPU and one more, the replay in this thread taking about a quarter of
@@ -965,19 +970,19 @@ static void reader_init(struct reader *r, struct cg_profile *p, const char *name
     r->threads = o && o->threads > 0 ? o->threads : threads_default();
     if (r->threads > MAX_THREADS)
         r->threads = MAX_THREADS;
-    r->chunk = o && o->chunk > 0 ? o->chunk : (1u << 20);
+    r->chunk = o && o->chunk > 0 ? o->chunk : (256u << 10);
     p->nfiles++;
     p->finished = false;
 }
 
-static void reader_free(struct reader *r, struct round rd[2])
+static void reader_free(struct reader *r, struct round rd[AHEAD])
 {
     free(r->obs.v);
     free(r->files.v);
     free(r->fns);
     lex_result_free(&r->scratch);
     pool_stop(r->pool);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < AHEAD; k++)
         for (int i = 0; i < MAX_THREADS; i++)
             lex_result_free(&rd[k].rg[i].res);
 }
@@ -992,7 +997,7 @@ static int reader_end(struct reader *r)
 }
 
 /* Parses buf[0..len) through its last newline; a tail without one is a truncated file. */
-static int parse_all(struct reader *r, struct round rd[2], const char *buf, size_t len)
+static int parse_all(struct reader *r, struct round rd[AHEAD], const char *buf, size_t len)
 {
     const char *lim = len ? memrchr(buf, '\n', len) : NULL;
     lim = lim ? lim + 1 : buf;
@@ -1009,7 +1014,7 @@ int cg_read_mem(struct cg_profile *p, const char *name, const char *data, size_t
                 const struct cg_read_opts *o, struct err *e)
 {
     struct reader r;
-    struct round *rd = calloc(2, sizeof *rd);     /* the rounds being lexed and replayed */
+    struct round *rd = calloc(AHEAD, sizeof *rd);     /* the rounds being lexed and replayed */
     if (!rd)
         return err_set(e, ERR_SYSTEM, "out of memory");
     reader_init(&r, p, name, o, e);
@@ -1044,7 +1049,7 @@ static int open_gunzip(const char *path, pid_t *pid, struct err *e)
 
 /* A regular file is mapped and read in rounds, each round's pages let go once it is read, so
  * the memory it holds is a round's, not the file's. */
-static int read_mapped(struct reader *r, struct round rd[2], int fd, size_t size, bool *mapped)
+static int read_mapped(struct reader *r, struct round rd[AHEAD], int fd, size_t size, bool *mapped)
 {
     char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED)
@@ -1068,7 +1073,7 @@ static int read_mapped(struct reader *r, struct round rd[2], int fd, size_t size
 }
 
 /* Anything else (a pipe, gzip's output) is read in blocks. */
-static int read_blocks(struct reader *r, struct round rd[2], int fd, const char *path, bool gz)
+static int read_blocks(struct reader *r, struct round rd[AHEAD], int fd, const char *path, bool gz)
 {
     size_t cap = BLOCK, have = 0;
     char *buf = malloc(cap);
@@ -1122,7 +1127,7 @@ static int read_blocks(struct reader *r, struct round rd[2], int fd, const char 
 
 int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_opts *o, struct err *e)
 {
-    struct round *rd = calloc(2, sizeof *rd);     /* the rounds being lexed and replayed */
+    struct round *rd = calloc(AHEAD, sizeof *rd);     /* the rounds being lexed and replayed */
     if (!rd)
         return err_set(e, ERR_SYSTEM, "out of memory");
     int fd = open(path, O_RDONLY | O_CLOEXEC);

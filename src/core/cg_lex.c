@@ -374,15 +374,18 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
     enum lex_next next = in->next;
     bool in_body = in->in_body;
     uint64_t line = 0;
-    /* the open run of self cost lines: its costs, its op, the most costs a line gave */
-    uint64_t *run = NULL;
-    size_t run_op = 0;
+    /* The self cost lines of one function in this range, summed into one OP_SELF placed at the
+     * first of them (its costs' index in cost[], its op, the most costs a line gave): only a
+     * fn= line changes the function they belong to, so the calls and name lines between them
+     * need not split the sum, and the replay has one operation per function, not per run. */
+    bool run = false;
+    size_t run_at = 0, run_op = 0;
     int run_n = 0;
 #define END_RUN()                                       \
     do {                                                \
         if (run) {                                      \
             res->ops[run_op].ncost = (uint16_t)run_n;   \
-            run = NULL;                                 \
+            run = false;                                \
         }                                               \
     } while (0)
 
@@ -458,22 +461,23 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
                     op->arg = at;
                     if (lines_mode)
                         op->u.subline = line_pos >= 0 && line_pos < npos ? pos[line_pos] : 0;
-                    run = res->cost + at;   /* valid until the next new_cost(), after the run */
+                    run = true;
+                    run_at = at;
                     run_op = res->nops - 1;
                     run_n = 0;
                 }
+                uint64_t *sum = res->cost + run_at;
                 if (one_event) {
                     if (n)
-                        run[0] += cost[0];
+                        sum[0] += cost[0];
                 } else
                     for (int k = 0; k < n; k++)
-                        run[k] += cost[k];
+                        sum[k] += cost[k];
                 if (n > run_n)
                     run_n = n;
                 if (lines_mode)
                     END_RUN();
             } else if (next == NEXT_CALL) {
-                END_RUN();
                 struct lex_op *op = new_op(res, OP_CALLCOST, line);
                 size_t at;
                 if (!op || (at = new_cost(res, ncol)) == SIZE_MAX)
@@ -554,7 +558,6 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
                     goto unsure;
             }
             if (calls) {
-                END_RUN();
                 struct lex_op *op = new_op(res, OP_CALLS, line);
                 if (!op)
                     goto done;
@@ -579,7 +582,8 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
                 goto done;
             }
             if (key >= 0) {
-                END_RUN();
+                if (key == K_FN)
+                    END_RUN();
                 struct lex_op *op = new_op(res, OP_SPEC, line);
                 if (!op)
                     goto done;

@@ -19,7 +19,8 @@
 enum lex_next { NEXT_SELF, NEXT_CALL, NEXT_JUMP };
 
 enum lex_op_kind {
-    OP_SELF,      /* self cost lines in a row (one line in lines mode): costs summed */
+    OP_SELF,      /* the self cost lines of one function in the range (one line in lines
+                     mode), summed, placed where the first of them is */
     OP_CALLCOST,  /* the line after calls=: the inclusive cost of those calls */
     OP_CALLS,     /* a calls= line: its count */
     OP_SPEC,      /* any other "key=value" line (fn=, cfn=, ob=, fl=, ...) */

@@ -97,7 +97,7 @@ struct cg_read_opts {
      * (0: one per CPU this process may use and one more, at most 8; 1: no threads); the
      * result is the same for any number */
     int threads;
-    /* bytes per range (0: 1 MiB); small ones only to test the splitting */
+    /* bytes per range (0: 256 KiB); small ones only to test the splitting */
     size_t chunk;
 };
 

@@ -198,6 +198,9 @@ for sub in "top -n 0 --format=tsv" "top -n 0 --inclusive --format=tsv" "allocs -
         expect_eq "$out" "$one" "cg $sub: -j $j the same as -j 1"
     done
 done
+gzip -c "$TMP/cc1.out" > "$TMP/cc1.out.gz"     # through a pipe, in blocks, each in ranges
+run_tare cg top -n 0 --format=tsv -j 3 "$TMP/cc1.out.gz"
+expect_eq "$out" "$("$TARE" cg top -n 0 --format=tsv -j 1 "$TMP/cc1.out")" "the cc1 profile gzip-compressed reads the same"
 awk 'NR > 40000 && !done && /^\+[0-9]+ / { sub(/ [0-9]+$/, " 12x"); done = 1 } { print }' "$TMP/cc1.out" > "$TMP/cc1bad.out"
 run_tare cg top -j 1 "$TMP/cc1bad.out"
 one_err=$err
