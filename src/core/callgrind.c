@@ -21,6 +21,7 @@
 #define NONE UINT32_MAX
 #define MAX_ID (1u << 24)           /* compression ids are small; refuse absurd ones */
 #define BLOCK (4u << 20)
+#define EDGE_MEMO 1024      /* call edges remembered by (caller, callee); a power of two */
 
 /* One entry of the {fn, cfn, jfn} id table: the stripped name, whether the context was a
  * recursion level, and the function it was last resolved to (with its object). */
@@ -78,6 +79,9 @@ struct reader {
     size_t chunk;                   /* bytes per range */
     struct lex_result scratch;      /* for ranges lexed again, serially */
     struct pool *pool;              /* the lexer threads, once started */
+    struct edge_memo {
+        uint32_t caller, callee, edge;      /* edge NONE: empty */
+    } edge_memo[EDGE_MEMO];
     const char *mapping, *released; /* a mapped file, and how much of it is let go */
 };
 
@@ -179,13 +183,21 @@ static bool idtab_grow(struct idtab *t, uint32_t id)
     return true;
 }
 
+/* The name of a name line, n bytes of it, interned with the hash the lexer made. */
+static uint32_t intern_op(struct reader *r, const struct lex_op *op, uint32_t n)
+{
+    if (op->hashed)
+        return cg_intern_hashed(r->p, op->u.name, n, op->hash);
+    return cg_intern(r->p, op->u.name, n);
+}
+
 /* ob/cob/fl/fi/fe/cfi/cfl/jfi: a string id through table t; op: the line, split by the lexer. */
 static int resolve_str(struct reader *r, struct idtab *t, const struct lex_op *op, uint32_t *out)
 {
     const char *key = spec_key_name[op->key];
     uint32_t id = (uint32_t)op->arg;
     if (id == NONE) {
-        if ((*out = cg_intern(r->p, op->u.name, op->len)) == NONE)
+        if ((*out = intern_op(r, op, op->len)) == NONE)
             return nomem(r);
         return 0;
     }
@@ -195,7 +207,7 @@ static int resolve_str(struct reader *r, struct idtab *t, const struct lex_op *o
         *out = t->v[id];
         return 0;
     }
-    uint32_t sid = cg_intern(r->p, op->u.name, op->len);
+    uint32_t sid = intern_op(r, op, op->len);
     if (sid == NONE || !idtab_grow(t, id))
         return nomem(r);
     if (t->v[id] != NONE && t->v[id] != sid)
@@ -217,7 +229,7 @@ static int resolve_fn(struct reader *r, const struct lex_op *op, struct fn_ctx *
         return 0;
     }
     bool rec = op->rec;
-    uint32_t sid = cg_intern(r->p, op->u.name, op->strip);
+    uint32_t sid = intern_op(r, op, op->strip);
     if (sid == NONE)
         return nomem(r);
     struct fn_ctx *c = tmp;
@@ -512,9 +524,17 @@ static int calls_op(struct reader *r, uint64_t count)
                                         : cg_func_get(r->p, obj, r->cfn_name, r->o);
     if (callee == NONE)
         return nomem(r);
-    r->call_edge = cg_edge_get(r->p, r->func, callee);
-    if (r->call_edge == NONE)
-        return nomem(r);
+    /* a function calls the same callee from several places, and again in each part: a small
+     * cache of edges saves most of the lookups */
+    struct edge_memo *m = &r->edge_memo[(callee * 0x9e3779b1u ^ r->func) & (EDGE_MEMO - 1)];
+    if (m->edge != NONE && m->caller == r->func && m->callee == callee)
+        r->call_edge = m->edge;
+    else {
+        r->call_edge = cg_edge_get(r->p, r->func, callee);
+        if (r->call_edge == NONE)
+            return nomem(r);
+        *m = (struct edge_memo){r->func, callee, r->call_edge};
+    }
     r->call_outer = callee == r->func && !r->func_rec;
     r->call_count = count;
     r->next = NEXT_CALL;
@@ -966,6 +986,8 @@ static void reader_init(struct reader *r, struct cg_profile *p, const char *name
     r->cfn_name = NONE;
     r->cfn_id = NONE;
     r->next = NEXT_SELF;
+    for (int i = 0; i < EDGE_MEMO; i++)
+        r->edge_memo[i].edge = NONE;
     r->lines_mode = o && o->lines_for;
     r->threads = o && o->threads > 0 ? o->threads : threads_default();
     if (r->threads > MAX_THREADS)

@@ -224,6 +224,11 @@ static int split_spec(const char *s, const char *end, int key, struct lex_op *op
         return lex_fail(res, "empty name in '%s='", spec_key_name[key]);
     if ((key == K_FN || key == K_CFN || key == K_JFN) && s < end)
         op->strip = (uint32_t)cg_strip_name(s, end - s, &op->rec);
+    /* the hash for cg_intern_hashed(); a name with a NUL byte goes to cg_intern(), which
+     * cuts it there */
+    op->hashed = !memchr(s, '\0', op->strip);
+    if (op->hashed)
+        op->hash = cg_hash(s, op->strip);
     return 1;
 }
 
@@ -243,6 +248,8 @@ static struct lex_op *new_op(struct lex_result *res, enum lex_op_kind kind, uint
     op->kind = kind;
     op->key = 0;
     op->ncost = 0;
+    op->hash = 0;
+    op->hashed = false;
     op->rec = false;
     op->line = line;
     op->arg = 0;

@@ -34,7 +34,8 @@ struct lex_op {
     uint8_t kind;
     uint8_t key;        /* OP_SPEC: enum spec_key */
     uint16_t ncost;     /* OP_SELF, OP_CALLCOST: costs given (the others are zero) */
-    bool rec;           /* OP_SPEC, fn=/cfn=/jfn= with a name: it had a recursion suffix */
+    uint32_t hash;      /* OP_SPEC with a name: cg_hash() of it (of strip bytes for fn=...),
+                           where hashed (the name has no NUL byte) */
     uint64_t line;      /* its (first) line, counted from 0 at the start of the range */
     uint64_t arg;       /* OP_CALLS: the count; OP_SELF, OP_CALLCOST: index in cost[];
                            OP_SPEC: the name id, or UINT32_MAX for none */
@@ -44,6 +45,8 @@ struct lex_op {
         uint64_t subline;   /* OP_SELF in lines mode: the line subposition */
     } u;
     uint32_t len, strip;
+    bool rec;           /* OP_SPEC, fn=/cfn=/jfn= with a name: it had a recursion suffix */
+    bool hashed;
 };
 
 /* What the lexer needs to know of the reader before a range, and leaves after it. */

@@ -101,7 +101,7 @@ static bool str_rehash(struct cg_profile *p, uint32_t cap)
         return false;
     for (uint32_t id = 0; id < p->nstr; id++) {
         const char *s = cg_str(p, id);
-        uint32_t i = hash_bytes(s, strlen(s)) & (cap - 1);
+        uint32_t i = cg_hash(s, strlen(s)) & (cap - 1);
         while (t[i])
             i = (i + 1) & (cap - 1);
         t[i] = id + 1;
@@ -112,15 +112,25 @@ static bool str_rehash(struct cg_profile *p, uint32_t cap)
     return true;
 }
 
+uint32_t cg_hash(const char *s, size_t len)
+{
+    return (uint32_t)hash_bytes(s, len);
+}
+
 uint32_t cg_intern(struct cg_profile *p, const char *s, size_t len)
 {
     if (memchr(s, '\0', len))
         len = strlen(s);
+    return cg_intern_hashed(p, s, len, cg_hash(s, len));
+}
+
+uint32_t cg_intern_hashed(struct cg_profile *p, const char *s, size_t len, uint32_t h)
+{
     if ((p->nstr + 1) * 2 > p->str_hash_cap &&
         !str_rehash(p, p->str_hash_cap ? p->str_hash_cap * 2 : 1024))
         return UINT32_MAX;
     uint32_t mask = p->str_hash_cap - 1;
-    uint32_t i = hash_bytes(s, len) & mask;
+    uint32_t i = h & mask;
     for (uint32_t id; (id = p->str_hash[i]); i = (i + 1) & mask) {
         const char *t = cg_str(p, id - 1);
         if (strncmp(t, s, len) == 0 && t[len] == '\0')
