@@ -8,7 +8,7 @@ TARE=${TARE:-build/tare}
 BUILD=${BUILD:-build}
 dir=$BUILD/bench/cg
 prof=$dir/cc1.callgrind.out
-runs=${CG_BENCH_RUNS:-5}
+runs=${CG_BENCH_RUNS:-21}
 
 for tool in valgrind callgrind_annotate gcc; do
     command -v "$tool" >/dev/null || { echo "bench_cg: needs $tool (Debian: valgrind, gcc)" >&2; exit 1; }
@@ -27,34 +27,32 @@ bytes=$(stat -c %s "$prof")
 lines=$(wc -l < "$prof")
 cat "$prof" > /dev/null   # in the page cache for every tool alike
 
-now() { date +%s.%N; }
 calc() { awk "BEGIN { print $1 }"; }
-# median_time N CMD...: the median wall time of N runs (output discarded)
-median_time() {
-    local n=$1; shift
-    local ts=()
-    for _ in $(seq "$n"); do
-        local t0 t1
-        t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
-        ts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
-    done
-    printf '%s\n' "${ts[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+# field NAME COLUMN TSV: a column of one series of `tare wall --format=tsv`
+field() {
+    awk -F'\t' -v name="$1" -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+        $1 == name { print $c }' <<<"$3"
 }
 
-t_tare=$(median_time "$runs" "$TARE" cg top "$prof")
-t_tare1=$(median_time "$runs" "$TARE" cg top -j 1 "$prof")
-t_wc=$(median_time "$runs" wc -l "$prof")
-t_ann=$(median_time 1 callgrind_annotate "$prof")
-# peak RSS from wait4, through tare wall itself
-rss_kb=$("$TARE" wall -n 1 -w 0 --format=tsv -- "$TARE" cg top "$prof" | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "max_rss_kb") c = i; next } { print $c }')
+# tare (default threads, then one thread) and wc -l, runs interleaved, timed by tare wall
+# (posix_spawn and wait4: no shell between the clock and the command)
+w=$("$TARE" wall -n "$runs" -w 2 --format=tsv -r "wc -l $prof" --name tare --name tare-j1 \
+    "$TARE cg top $prof" "$TARE cg top -j 1 $prof")
+t_tare=$(field tare median_s "$w"); r_tare=$(field tare ratio "$w")
+t_tare1=$(field tare-j1 median_s "$w"); r_tare1=$(field tare-j1 ratio "$w")
+t_wc=$(field tare ref_median_s "$w")
+rss_kb=$(field tare max_rss_kb "$w")
+# callgrind_annotate once (after a warm-up run), beside tare
+a=$("$TARE" wall -n 1 -w 1 --format=tsv -r "$TARE cg top $prof" --name annotate "callgrind_annotate $prof")
+t_ann=$(field annotate median_s "$a"); r_ann=$(field annotate ratio "$a")
 
 printf 'profile: %s (%d bytes, %d lines)\n' "$prof" "$bytes" "$lines"
-printf '%-22s %10s %12s\n' tool "median s" "tare is"
-printf '%-22s %10.4f %12s\n' "tare cg top" "$t_tare" "1"
-printf '%-22s %10.4f %11.1fx faster\n' callgrind_annotate "$t_ann" "$(calc "$t_ann / $t_tare")"
-printf '%-22s %10.4f %11.1fx slower\n' "wc -l" "$t_wc" "$(calc "$t_tare / $t_wc")"
-printf '%-22s %10.4f %11.1fx slower than wc -l\n' "tare cg top -j 1" "$t_tare1" "$(calc "$t_tare1 / $t_wc")"
-threads=$(nproc); [ "$threads" -gt 8 ] && threads=8
-printf 'threads: tare cg top read with %d (one per CPU it may use, at most 8)\n' "$threads"
+printf '%-22s %10s %14s\n' tool "median s" "ratio"
+printf '%-22s %10.4f %13.1fx wc -l\n' "tare cg top" "$t_tare" "$r_tare"
+printf '%-22s %10.4f %13.1fx wc -l\n' "tare cg top -j 1" "$t_tare1" "$r_tare1"
+printf '%-22s %10.4f %14s\n' "wc -l" "$t_wc" "1"
+printf '%-22s %10.4f %13.1fx tare cg top\n' callgrind_annotate "$t_ann" "$r_ann"
+cpus=$(nproc); threads=$((cpus + 1)); [ "$cpus" -le 1 ] && threads=1; [ "$threads" -gt 8 ] && threads=8
+printf 'threads: %d CPUs, so tare cg top read with %d (one per CPU and one more, at most 8)\n' "$cpus" "$threads"
 printf 'tare peak RSS: %d KiB = %.2f x the file size\n' "$rss_kb" "$(calc "$rss_kb * 1024 / $bytes")"
-printf 'runs: tare and wc %d each (median), callgrind_annotate 1\n' "$runs"
+printf 'runs: tare, tare -j 1 and wc -l %d each, interleaved (median); callgrind_annotate 1\n' "$runs"

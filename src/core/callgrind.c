@@ -19,7 +19,6 @@
 #include "core/profile.h"
 
 #define NONE UINT32_MAX
-#define MAX_ID (1u << 24)           /* compression ids are small; refuse absurd ones */
 #define BLOCK (4u << 20)
 #define EDGE_MEMO 1024      /* call edges remembered by (caller, callee); a power of two */
 
@@ -103,44 +102,6 @@ static int nomem(struct reader *r)
     return err_set(r->e, ERR_SYSTEM, "'%s' line %lu: out of memory", r->name, r->lineno);
 }
 
-static inline bool is_space(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static const char *skip_space(const char *s, const char *end)
-{
-    while (s < end && is_space(*s))
-        s++;
-    return s;
-}
-
-/* A number: decimal or 0x hex. The line ends with '\n' (or end), so digit loops stop there. */
-static inline const char *parse_num(const char *s, const char *end, uint64_t *out, bool *ok)
-{
-    const char *start = s;
-    uint64_t v = 0;
-    if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        s += 2;
-        const char *h = s;
-        for (; s < end; s++) {
-            unsigned c = (unsigned char)*s, d;
-            if (c - '0' < 10) d = c - '0';
-            else if ((c | 32) - 'a' < 6) d = (c | 32) - 'a' + 10;
-            else break;
-            v = v << 4 | d;
-        }
-        *ok = s > h && s - h <= 16;
-    } else {
-        while (s < end && (unsigned)(*s - '0') < 10)
-            v = v * 10 + (unsigned)(*s++ - '0');
-        size_t n = s - start;
-        *ok = n > 0 && (n < 20 || (n == 20 && start[0] == '1' && v >= 10000000000000000000ull));
-    }
-    *out = v;
-    return s;
-}
-
 /* The costs after the positions, into cost[] by column; the rest zero. */
 static const char *parse_costs(struct reader *r, const char *s, const char *end, uint64_t *cost,
                                int *n)
@@ -152,13 +113,13 @@ static const char *parse_costs(struct reader *r, const char *s, const char *end,
             return NULL;
         }
         bool ok;
-        s = parse_num(s, end, &cost[k], &ok);
-        if (!ok || (s < end && !is_space(*s))) {
+        s = cg_num(s, end, &cost[k], &ok);
+        if (!ok || (s < end && !cg_is_space(*s))) {
             fail(r, "bad cost '%.*s'", (int)(end - s < 40 ? end - s : 40), s);
             return NULL;
         }
         k++;
-        s = skip_space(s, end);
+        s = cg_skip_space(s, end);
     }
     *n = k;
     return s;
@@ -326,9 +287,9 @@ static int header_positions(struct reader *r, const char *s, const char *end)
     static const char *const kinds[] = {"instr", "bb", "line"};
     int n = 0, prev = -1;
     r->line_pos = -1;
-    for (s = skip_space(s, end); s < end; s = skip_space(s, end)) {
+    for (s = cg_skip_space(s, end); s < end; s = cg_skip_space(s, end)) {
         const char *w = s;
-        while (s < end && !is_space(*s))
+        while (s < end && !cg_is_space(*s))
             s++;
         int k = -1;
         for (int i = 0; i < 3; i++)
@@ -358,9 +319,9 @@ static int header_events(struct reader *r, const char *s, const char *end)
     } else if (!r->part_open)
         open_part(r);
     int n = 0;
-    for (s = skip_space(s, end); s < end; s = skip_space(s, end)) {
+    for (s = cg_skip_space(s, end); s < end; s = cg_skip_space(s, end)) {
         const char *w = s;
-        while (s < end && !is_space(*s))
+        while (s < end && !cg_is_space(*s))
             s++;
         if (n == CG_MAX_EVENTS)
             return fail(r, "more than %d events", CG_MAX_EVENTS);
@@ -388,7 +349,7 @@ static int header_totals(struct reader *r, const char *s, const char *end, bool 
         return fail(r, "'%s' before 'events:'", totals ? "totals:" : "summary:");
     uint64_t v[CG_MAX_EVENTS];
     int n;
-    s = skip_space(s, end);
+    s = cg_skip_space(s, end);
     if (!parse_costs(r, s, end, v, &n))
         return -1;
     if (!totals) {
@@ -436,10 +397,10 @@ static int header_line(struct reader *r, const char *key, size_t klen, const cha
             r->have_events = false;
         }
         if (KEY("thread")) {
-            s = skip_space(s, end);
+            s = cg_skip_space(s, end);
             uint64_t t;
             bool ok;
-            parse_num(s, end, &t, &ok);
+            cg_num(s, end, &t, &ok);
             if (ok && t < 64 && !r->p->thread_seen[t]) {
                 r->p->thread_seen[t] = 1;
                 r->p->threads++;
@@ -448,21 +409,21 @@ static int header_line(struct reader *r, const char *key, size_t klen, const cha
         return 0;
     }
     if (KEY("version")) {
-        s = skip_space(s, end);
+        s = cg_skip_space(s, end);
         uint64_t v;
         bool ok;
-        parse_num(s, end, &v, &ok);
+        cg_num(s, end, &v, &ok);
         if (!ok || v > 1)
             return fail(r, "unsupported format version '%.*s'", (int)(end - s < 20 ? end - s : 20), s);
         return 0;
     }
     if (KEY("creator")) {
-        s = skip_space(s, end);
+        s = cg_skip_space(s, end);
         r->callgrind = end - s >= 9 && memcmp(s, "callgrind", 9) == 0;
         return 0;
     }
     if (KEY("cmd")) {
-        s = skip_space(s, end);
+        s = cg_skip_space(s, end);
         if (!r->p->command && !(r->p->command = strndup(s, end - s)))
             return nomem(r);
         return 0;
@@ -470,7 +431,6 @@ static int header_line(struct reader *r, const char *key, size_t klen, const cha
     return 0;   /* desc:, event:, and what later versions add */
 #undef KEY
 }
-
 
 /* ---- the second pass: the lexer's operations replayed in file order ---- */
 
@@ -647,7 +607,7 @@ static int one_line(struct reader *r, const char *s, const char *end)
             return fail(r, "'%.*s:' where the cost line of a call or jump was due", (int)klen, k);
         return header_line(r, k, klen, s + 1, end);
     }
-    const char *t = skip_space(k, end);
+    const char *t = cg_skip_space(k, end);
     if (t == end)
         return 0;   /* blank */
     /* cachegrind's old "timeframe (BB):" and similar "words (x):" header keys */

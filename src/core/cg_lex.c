@@ -11,15 +11,9 @@
 #include "core/cg_lex.h"
 #include "core/profile.h"
 
-
-static inline bool is_space(char c)
+const char *cg_skip_space(const char *s, const char *end)
 {
-    return c == ' ' || c == '\t';
-}
-
-static const char *skip_space(const char *s, const char *end)
-{
-    while (s < end && is_space(*s))
+    while (s < end && cg_is_space(*s))
         s++;
     return s;
 }
@@ -40,8 +34,7 @@ static int lex_fail(struct lex_result *res, const char *fmt, ...)
     return 0;
 }
 
-/* A number: decimal or 0x hex, at most what fits in 64 bits. */
-static const char *lex_num(const char *s, const char *end, uint64_t *out, bool *ok)
+const char *cg_num(const char *s, const char *end, uint64_t *out, bool *ok)
 {
     const char *start = s;
     uint64_t v = 0;
@@ -85,7 +78,7 @@ static int careful_positions(const char **sp, const char *end, const struct lex_
         } else if (*s == '+' || *s == '-') {
             char sign = *s++;
             uint64_t d;
-            s = lex_num(s, end, &d, &ok);
+            s = cg_num(s, end, &d, &ok);
             if (!ok)
                 return lex_fail(res, "bad relative subposition");
             if (!st->known[i])
@@ -101,17 +94,17 @@ static int careful_positions(const char **sp, const char *end, const struct lex_
                 v = st->last[i] - d;
             }
         } else {
-            s = lex_num(s, end, &v, &ok);
+            s = cg_num(s, end, &v, &ok);
             if (!ok) {
                 size_t n = strcspn(s, " \t\n");
                 return lex_fail(res, "bad subposition '%.*s'", (int)(n < 40 ? n : 40), s);
             }
         }
-        if (s < end && !is_space(*s))
+        if (s < end && !cg_is_space(*s))
             return lex_fail(res, "bad subposition: unexpected '%c'", *s);
         pos[i] = v;
         kn[i] = known;
-        s = skip_space(s, end);
+        s = cg_skip_space(s, end);
     }
     *sp = s;
     return 1;
@@ -129,11 +122,11 @@ static int careful_cost_line(const char *s, const char *end, const struct lex_st
         if (k == st->ncol)
             return lex_fail(res, "more costs than the %d events", st->ncol);
         bool ok;
-        s = lex_num(s, end, &cost[k], &ok);
-        if (!ok || (s < end && !is_space(*s)))
+        s = cg_num(s, end, &cost[k], &ok);
+        if (!ok || (s < end && !cg_is_space(*s)))
             return lex_fail(res, "bad cost '%.*s'", (int)(end - s < 40 ? end - s : 40), s);
         k++;
-        s = skip_space(s, end);
+        s = cg_skip_space(s, end);
     }
     *n = k;
     return 1;
@@ -144,10 +137,10 @@ static int lex_calls(const char *s, const char *end, const struct lex_state *st,
                      struct lex_result *res)
 {
     bool ok;
-    s = lex_num(skip_space(s, end), end, count, &ok);
-    if (!ok || (s < end && !is_space(*s)))
+    s = cg_num(cg_skip_space(s, end), end, count, &ok);
+    if (!ok || (s < end && !cg_is_space(*s)))
         return lex_fail(res, "bad call count");
-    s = skip_space(s, end);
+    s = cg_skip_space(s, end);
     uint64_t target[3];
     bool kn[3];
     return careful_positions(&s, end, st, target, kn, res);
@@ -159,16 +152,16 @@ static int lex_jump(const char *s, const char *end, bool cond, const struct lex_
 {
     uint64_t a, b;
     bool ok;
-    s = lex_num(skip_space(s, end), end, &a, &ok);
+    s = cg_num(cg_skip_space(s, end), end, &a, &ok);
     if (ok && cond) {
         if (s < end && *s == '/')
-            s = lex_num(s + 1, end, &b, &ok);
+            s = cg_num(s + 1, end, &b, &ok);
         else
-            s = lex_num(skip_space(s, end), end, &b, &ok);
+            s = cg_num(cg_skip_space(s, end), end, &b, &ok);
     }
-    if (!ok || (s < end && !is_space(*s)))
+    if (!ok || (s < end && !cg_is_space(*s)))
         return lex_fail(res, "bad '%s' count", cond ? "jcnd=" : "jump=");
-    s = skip_space(s, end);
+    s = cg_skip_space(s, end);
     uint64_t target[3];
     bool kn[3];
     return careful_positions(&s, end, st, target, kn, res);
@@ -199,21 +192,21 @@ static int spec_key_of(const char *k, size_t n)
  * when no digit follows). 0: malformed (res->msg). */
 static int split_spec(const char *s, const char *end, int key, struct lex_op *op, struct lex_result *res)
 {
-    s = skip_space(s, end);
-    while (end > s && is_space(end[-1]))
+    s = cg_skip_space(s, end);
+    while (end > s && cg_is_space(end[-1]))
         end--;
     op->arg = UINT32_MAX;
     if (s + 1 < end && *s == '(' && (unsigned)(s[1] - '0') < 10) {
         uint64_t v;
         bool ok;
-        const char *q = lex_num(s + 1, end, &v, &ok);
+        const char *q = cg_num(s + 1, end, &v, &ok);
         if (!ok || q >= end || *q != ')')
             return lex_fail(res, "bad name id in '%s='", spec_key_name[key]);
         if (v >= (1u << 24))    /* compression ids are small; refuse absurd ones */
             return lex_fail(res, "name id %llu in '%s=' is too large", (unsigned long long)v,
                             spec_key_name[key]);
         op->arg = v;
-        s = skip_space(q + 1, end);
+        s = cg_skip_space(q + 1, end);
     }
     if ((uint64_t)(end - s) > UINT32_MAX)
         return lex_fail(res, "a name longer than 4 GiB");

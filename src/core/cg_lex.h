@@ -74,6 +74,15 @@ struct lex_result {
     struct lex_state state;     /* after the lines lexed */
 };
 
+/* Shared with the header lines of callgrind.c: a space or tab; the first byte after spaces
+ * and tabs; a number, decimal or 0x hex, *ok when it fits in 64 bits. */
+static inline bool cg_is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+const char *cg_skip_space(const char *s, const char *end);
+const char *cg_num(const char *s, const char *end, uint64_t *out, bool *ok);
+
 /* Lexes [s, end), which holds whole lines ('\n' at end[-1]), from state *in. */
 void lex_range(const char *s, const char *end, const struct lex_state *in, struct lex_result *res);
 void lex_result_free(struct lex_result *res);
