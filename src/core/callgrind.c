@@ -878,7 +878,9 @@ static int replay_round(struct reader *r, struct round *rd)
  * rounds of ranges are lexed in threads while the round before is replayed here. */
 static int parse_lines(struct reader *r, struct round rd[AHEAD], const char *s, const char *end)
 {
-    while (s < end && (!r->have_events || r->threads == 1 || r->lines_mode)) {
+    /* a small file is read here: starting threads would take longer than it */
+    const bool parallel = r->threads > 1 && !r->lines_mode && (size_t)(end - s) >= 2 * r->chunk;
+    while (s < end && (!r->have_events || !parallel)) {
         size_t want = r->have_events ? r->chunk : r->chunk < (64u << 10) ? r->chunk : (64u << 10);
         const char *stop = end;
         if ((size_t)(end - s) > want + want / 2)
