@@ -546,6 +546,9 @@ static int replay(struct reader *r, const struct lex_result *x)
     for (size_t i = 0; i < x->nops; i++) {
         const struct lex_op *op = &x->ops[i];
         r->lineno = base + op->line + 1;
+        /* a name a few operations on was lexed by another CPU: ask for it now */
+        if (i + 8 < x->nops && x->ops[i + 8].kind == OP_SPEC && x->ops[i + 8].len)
+            __builtin_prefetch(x->ops[i + 8].u.name);
         int rc = 0;
         switch (op->kind) {
         case OP_SELF:
@@ -556,6 +559,10 @@ static int replay(struct reader *r, const struct lex_result *x)
             break;
         case OP_CALLS:
             rc = calls_op(r, op->arg);
+            break;
+        case OP_CALL:
+            if ((rc = calls_op(r, op->arg)) == 0)
+                call_cost_op(r, x->cost + op->u.cost_at, op->ncost);
             break;
         case OP_SPEC:
             rc = spec_op(r, op);

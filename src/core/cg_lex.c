@@ -478,11 +478,17 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
                 if (lines_mode)
                     END_RUN();
             } else if (next == NEXT_CALL) {
-                struct lex_op *op = new_op(res, OP_CALLCOST, line);
-                size_t at;
-                if (!op || (at = new_cost(res, ncol)) == SIZE_MAX)
+                size_t at = new_cost(res, ncol);
+                if (at == SIZE_MAX)
                     goto done;
-                op->arg = at;
+                struct lex_op *op = res->nops ? &res->ops[res->nops - 1] : NULL;
+                if (op && op->kind == OP_CALLS) {      /* one operation for the two lines */
+                    op->kind = OP_CALL;
+                    op->u.cost_at = at;
+                } else if ((op = new_op(res, OP_CALLCOST, line)))
+                    op->arg = at;   /* the calls= line was in the range before */
+                else
+                    goto done;
                 op->ncost = (uint16_t)n;
                 for (int k = 0; k < n; k++)
                     res->cost[at + k] = cost[k];

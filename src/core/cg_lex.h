@@ -23,6 +23,7 @@ enum lex_op_kind {
                      mode), summed, placed where the first of them is */
     OP_CALLCOST,  /* the line after calls=: the inclusive cost of those calls */
     OP_CALLS,     /* a calls= line: its count */
+    OP_CALL,      /* a calls= line and its cost line together (the usual case) */
     OP_SPEC,      /* any other "key=value" line (fn=, cfn=, ob=, fl=, ...) */
 };
 
@@ -33,16 +34,17 @@ extern const char *const spec_key_name[];
 struct lex_op {
     uint8_t kind;
     uint8_t key;        /* OP_SPEC: enum spec_key */
-    uint16_t ncost;     /* OP_SELF, OP_CALLCOST: costs given (the others are zero) */
+    uint16_t ncost;     /* OP_SELF, OP_CALLCOST, OP_CALL: costs given (the others are zero) */
     uint32_t hash;      /* OP_SPEC with a name: cg_hash() of it (of strip bytes for fn=...),
                            where hashed (the name has no NUL byte) */
     uint64_t line;      /* its (first) line, counted from 0 at the start of the range */
-    uint64_t arg;       /* OP_CALLS: the count; OP_SELF, OP_CALLCOST: index in cost[];
+    uint64_t arg;       /* OP_CALLS, OP_CALL: the count; OP_SELF, OP_CALLCOST: index in cost[];
                            OP_SPEC: the name id, or UINT32_MAX for none */
     union {
         const char *name;   /* OP_SPEC: the name (len bytes; strip bytes without callgrind's
                                suffixes, for fn=, cfn=, jfn=), or none (len 0): "(id)" alone */
         uint64_t subline;   /* OP_SELF in lines mode: the line subposition */
+        size_t cost_at;     /* OP_CALL: index in cost[] */
     } u;
     uint32_t len, strip;
     bool rec;           /* OP_SPEC, fn=/cfn=/jfn= with a name: it had a recursion suffix */

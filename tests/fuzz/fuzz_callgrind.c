@@ -40,18 +40,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(sites);
         }
     }
-    /* the same input in ranges of 1 to 64 bytes, three at once */
-    struct cg_profile *one = cg_profile_new(), *many = cg_profile_new();
-    struct err e1, e2;
-    struct cg_read_opts o1 = {.threads = 1}, o2 = {.threads = 3, .chunk = size ? data[size / 2] % 64 + 1 : 1};
+    /* the same input in ranges of 1 to 64 bytes, three lexed at once, and in rounds that
+     * small one after another */
+    size_t chunk = size ? data[size / 2] % 64 + 1 : 1;
+    struct cg_read_opts o1 = {.threads = 1}, ways[] = {{.threads = 3, .chunk = chunk},
+                                                      {.threads = 1, .chunk = chunk}};
+    struct cg_profile *one = cg_profile_new();
+    struct err e1;
     int r1 = cg_read_mem(one, "fuzz", (const char *)data, size, &o1, &e1);
-    int r2 = cg_read_mem(many, "fuzz", (const char *)data, size, &o2, &e2);
-    char why[512];
-    if (r1 != r2 || (r1 < 0 && strcmp(e1.msg, e2.msg) != 0) ||
-        (r1 == 0 && !cg_profile_same(one, many, why, sizeof why)))
-        abort();
+    for (size_t i = 0; i < sizeof ways / sizeof *ways; i++) {
+        struct cg_profile *other = cg_profile_new();
+        struct err e2;
+        int r2 = cg_read_mem(other, "fuzz", (const char *)data, size, &ways[i], &e2);
+        char why[512];
+        if (r1 != r2 || (r1 < 0 && strcmp(e1.msg, e2.msg) != 0) ||
+            (r1 == 0 && !cg_profile_same(one, other, why, sizeof why)))
+            abort();
+        cg_profile_free(other);
+    }
     cg_profile_free(one);
-    cg_profile_free(many);
     cg_profile_free(p);
     return 0;
 }

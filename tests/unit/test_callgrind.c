@@ -19,22 +19,26 @@ static struct cg_profile *load_in(const char *text, const struct cg_read_opts *o
     return p;
 }
 
-/* Reads text in one range, then again cut into small ranges lexed in threads: both must give
- * the same model, or the same error. */
+/* Reads text in one range, then again cut into small ranges, lexed in threads or one after
+ * another: every way must give the same model, or the same error. */
 static struct cg_profile *load_at(const char *text, const char *lines_for, struct err *e, int line)
 {
     struct cg_read_opts one = {.lines_for = lines_for, .threads = 1};
     struct cg_profile *p = load_in(text, &one, e);
-    static const size_t chunks[] = {2, 16, 40, 4096};
-    for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++) {
-        struct cg_read_opts many = {.lines_for = lines_for, .threads = 3, .chunk = chunks[i]};
+    /* in threads, ranges cut at fn= lines; in one thread, rounds cut at any line */
+    static const struct { int threads; size_t chunk; } ways[] = {
+        {3, 2}, {3, 16}, {3, 40}, {3, 4096}, {1, 7}, {1, 40},
+    };
+    for (size_t i = 0; i < sizeof ways / sizeof *ways; i++) {
+        struct cg_read_opts many = {.lines_for = lines_for, .threads = ways[i].threads,
+                                    .chunk = ways[i].chunk};
         struct err e2;
         struct cg_profile *q = load_in(text, &many, &e2);
         char why[512] = "", m[3000];
         bool same = p && q ? cg_profile_same(p, q, why, sizeof why)
                            : !p && !q && e->kind == e2.kind && strcmp(e->msg, e2.msg) == 0;
-        snprintf(m, sizeof m, "in ranges of %zu bytes: the same as in one (%s; '%s' against '%s')",
-                 chunks[i], why, p ? "read" : e->msg, q ? "read" : e2.msg);
+        snprintf(m, sizeof m, "in ranges of %zu bytes, %d thread(s): the same as in one (%s; '%s' against '%s')",
+                 ways[i].chunk, ways[i].threads, why, p ? "read" : e->msg, q ? "read" : e2.msg);
         unit_report(same, __FILE__, line, m);
         cg_profile_free(q);
     }
