@@ -263,14 +263,9 @@ static int close_part(struct reader *r)
     return 0;
 }
 
-static void open_part(struct reader *r)
+/* Where a part's body begins (and a file's): no position, object, file or function yet. */
+static void clear_body(struct reader *r)
 {
-    r->part_open = true;
-    r->in_body = false;
-    r->totals_seen = r->summary_seen = false;
-    r->nsummary = 0;
-    r->part_line = r->lineno;
-    memset(r->psum, 0, sizeof r->psum);
     memset(r->last, 0, sizeof r->last);
     r->ob = 0;          /* "" */
     r->file = 0;
@@ -279,6 +274,17 @@ static void open_part(struct reader *r)
     r->cfn_name = NONE;
     r->cfn_id = NONE;
     r->next = NEXT_SELF;
+}
+
+static void open_part(struct reader *r)
+{
+    r->part_open = true;
+    r->in_body = false;
+    r->totals_seen = r->summary_seen = false;
+    r->nsummary = 0;
+    r->part_line = r->lineno;
+    memset(r->psum, 0, sizeof r->psum);
+    clear_body(r);
     r->p->nparts++;
 }
 
@@ -950,11 +956,7 @@ static void reader_init(struct reader *r, struct cg_profile *p, const char *name
     r->e = e;
     r->npos = 1;
     r->line_pos = 0;
-    r->func = NONE;
-    r->cob = NONE;
-    r->cfn_name = NONE;
-    r->cfn_id = NONE;
-    r->next = NEXT_SELF;
+    clear_body(r);
     for (int i = 0; i < EDGE_MEMO; i++)
         r->edge_memo[i].edge = NONE;
     r->lines_mode = o && o->lines_for;

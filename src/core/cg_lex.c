@@ -535,9 +535,7 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
             bool kn[3];
             const char *p = v;
             bool fast;
-            if (calls)
-                fast = fast_count(&p, &count);
-            else if (k[1] == 'u')
+            if (calls || k[1] == 'u')   /* calls=COUNT, jump=COUNT */
                 fast = fast_count(&p, &count);
             else {      /* jcnd=EXECUTED/COUNT */
                 const char *st = p;
@@ -546,7 +544,7 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
                 fast = p > st && *p == '/' && (++p, fast_count(&p, &count));
             }
             if (fast && fast_positions(&p, npos, last, known, pos, kn)) {
-                nl = p[-1] == '\n' ? p - 1 : memchr(p, '\n', end - p);
+                nl = memchr(p, '\n', end - p);
             } else {
                 nl = memchr(v, '\n', end - v);
                 e = nl;
