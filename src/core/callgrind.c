@@ -23,7 +23,13 @@
 #define EDGE_MEMO 1024      /* call edges remembered by (caller, callee); a power of two */
 
 /* One entry of the {fn, cfn, jfn} id table: the stripped name, whether the context was a
- * recursion level, and the function it was last resolved to (with its object). */
+ * recursion level, and the function it was last resolved to (with its object). The table is
+ * kept in chunks of FN_CHUNK ids, made when an id in them is first defined: callgrind numbers
+ * contexts over the whole run, and a cc1 profile defines 35,000 ids up to 204,256 -- one flat
+ * table, filled with "not defined" when a high id came, took 2 ms before the lexer threads
+ * started (and one left zeroed for the kernel to fill page by page cost more, in threads:
+ * each page first read from the shared zero page must be replaced on every CPU). */
+#define FN_CHUNK 256
 struct fn_ctx {
     uint32_t name;                  /* NONE: not defined */
     bool rec;
@@ -45,8 +51,8 @@ struct reader {
     unsigned long lineno;
 
     struct idtab obs, files;
-    struct fn_ctx *fns;
-    uint32_t fns_cap;
+    struct fn_ctx **fn_chunks;      /* id / FN_CHUNK -> chunk, or NULL */
+    uint32_t nchunks;
 
     /* the header of the current part */
     int npos, line_pos;             /* line_pos: index of "line" in positions, or -1 */
@@ -179,14 +185,48 @@ static int resolve_str(struct reader *r, struct idtab *t, const struct lex_op *o
 }
 
 /* fn/cfn/jfn: the table entry for a function context. */
+/* The table entry of id, NULL where no id of its chunk was defined. */
+static struct fn_ctx *fn_slot(const struct reader *r, uint32_t id)
+{
+    uint32_t k = id / FN_CHUNK;
+    return k < r->nchunks && r->fn_chunks[k] ? &r->fn_chunks[k][id % FN_CHUNK] : NULL;
+}
+
+/* The same, making its chunk; NULL: no memory. */
+static struct fn_ctx *fn_slot_new(struct reader *r, uint32_t id)
+{
+    uint32_t k = id / FN_CHUNK;
+    if (k >= r->nchunks) {
+        uint32_t n = r->nchunks ? r->nchunks : 16;
+        while (n <= k)
+            n *= 2;
+        struct fn_ctx **q = realloc(r->fn_chunks, n * sizeof *q);
+        if (!q)
+            return NULL;
+        memset(q + r->nchunks, 0, (n - r->nchunks) * sizeof *q);
+        r->fn_chunks = q;
+        r->nchunks = n;
+    }
+    if (!r->fn_chunks[k]) {
+        struct fn_ctx *c = malloc(FN_CHUNK * sizeof *c);
+        if (!c)
+            return NULL;
+        for (int i = 0; i < FN_CHUNK; i++)
+            c[i] = (struct fn_ctx){NONE, false, NONE, NONE};
+        r->fn_chunks[k] = c;
+    }
+    return &r->fn_chunks[k][id % FN_CHUNK];
+}
+
 static int resolve_fn(struct reader *r, const struct lex_op *op, struct fn_ctx **out, struct fn_ctx *tmp)
 {
     const char *key = spec_key_name[op->key];
     uint32_t id = (uint32_t)op->arg;
     if (id != NONE && op->len == 0) {
-        if (id >= r->fns_cap || r->fns[id].name == NONE)
+        struct fn_ctx *c = fn_slot(r, id);
+        if (!c || c->name == NONE)
             return fail(r, "undefined name id %u in '%s='", id, key);
-        *out = &r->fns[id];
+        *out = c;
         return 0;
     }
     bool rec = op->rec;
@@ -195,19 +235,8 @@ static int resolve_fn(struct reader *r, const struct lex_op *op, struct fn_ctx *
         return nomem(r);
     struct fn_ctx *c = tmp;
     if (id != NONE) {
-        if (id >= r->fns_cap) {
-            uint32_t cap = r->fns_cap ? r->fns_cap : 256;
-            while (cap <= id)
-                cap *= 2;
-            struct fn_ctx *q = realloc(r->fns, (size_t)cap * sizeof *q);
-            if (!q)
-                return nomem(r);
-            for (uint32_t i = r->fns_cap; i < cap; i++)
-                q[i] = (struct fn_ctx){NONE, false, NONE, NONE};
-            r->fns = q;
-            r->fns_cap = cap;
-        }
-        c = &r->fns[id];
+        if (!(c = fn_slot_new(r, id)))
+            return nomem(r);
         if (c->name != NONE && (c->name != sid || c->rec != rec))
             return fail(r, "name id %u in '%s=' redefined", id, key);
         if (c->name != NONE) {      /* callgrind repeats definitions in later parts */
@@ -461,7 +490,7 @@ static int spec_op(struct reader *r, const struct lex_op *op)
             return -1;
         r->cfn_name = c->name;
         r->cfn_rec = c->rec;
-        r->cfn_id = c == &tmp ? NONE : (uint32_t)(c - r->fns);
+        r->cfn_id = c == &tmp ? NONE : (uint32_t)op->arg;
         return 0;
     case K_JFN:
         return resolve_fn(r, op, &c, &tmp);
@@ -486,7 +515,7 @@ static int calls_op(struct reader *r, uint64_t count)
     if (r->cfn_name == NONE)
         return fail(r, "'calls=' without a 'cfn='");
     uint32_t obj = r->cob != NONE ? r->cob : r->ob;
-    uint32_t callee = r->cfn_id != NONE ? ctx_func(r, &r->fns[r->cfn_id], obj)
+    uint32_t callee = r->cfn_id != NONE ? ctx_func(r, fn_slot(r, r->cfn_id), obj)
                                         : cg_func_get(r->p, obj, r->cfn_name, r->o);
     if (callee == NONE)
         return nomem(r);
@@ -640,6 +669,7 @@ static void exact_state(const struct reader *r, struct lex_state *st)
     st->have_events = r->have_events;
     st->totals_seen = r->totals_seen;
     st->lines_mode = r->lines_mode;
+    st->general_only = r->o && r->o->general_only;
     for (int i = 0; i < 3; i++) {
         st->known[i] = true;
         st->last[i] = r->last[i];
@@ -972,7 +1002,9 @@ static void reader_free(struct reader *r, struct round rd[AHEAD])
 {
     free(r->obs.v);
     free(r->files.v);
-    free(r->fns);
+    for (uint32_t k = 0; k < r->nchunks; k++)
+        free(r->fn_chunks[k]);
+    free(r->fn_chunks);
     lex_result_free(&r->scratch);
     pool_stop(r->pool);
     for (int k = 0; k < AHEAD; k++)

@@ -219,7 +219,7 @@ static int split_spec(const char *s, const char *end, int key, struct lex_op *op
         op->strip = (uint32_t)cg_strip_name(s, end - s, &op->rec);
     /* the hash for cg_intern_hashed(); a name with a NUL byte goes to cg_intern(), which
      * cuts it there */
-    op->hashed = !memchr(s, '\0', op->strip);
+    op->hashed = op->strip > 0 && !memchr(s, '\0', op->strip);
     if (op->hashed)
         op->hash = cg_hash(s, op->strip);
     return 1;
@@ -274,6 +274,16 @@ static size_t new_cost(struct lex_result *res, int ncol)
 
 #define INLINE static inline __attribute__((always_inline))
 
+/* The '\n' that ends the line of p (every range ends in one): most lines the lexer looks into
+ * end within a few bytes, where calling memchr() costs more than looking. */
+INLINE const char *line_end(const char *p, const char *end)
+{
+    for (int i = 0; i < 16; i++, p++)
+        if (*p == '\n')
+            return p;
+    return memchr(p, '\n', end - p);
+}
+
 /* A decimal number of at most max digits at s: the byte after it, or NULL. (A loop per
  * digit: the line shapes repeat, so its exits are well predicted, and reading eight digits at
  * once with multiplications measured slower here, its result being on the path to the next
@@ -289,6 +299,27 @@ INLINE const char *dec(const char *s, unsigned max, uint64_t *out)
         return NULL;
     *out = v;
     return s;
+}
+
+/* The value of each hex digit, plus one (0: not a hex digit). */
+static const uint8_t hex_value[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+    ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* Hex digits at s (after "0x"): their value (the low 64 bits), *sp after them; false: none.
+ * A table, not comparisons: digits and letters mix at random in addresses, and a branch on
+ * which one came was mispredicted about every other digit. */
+INLINE bool hex_digits(const char **sp, uint64_t *out)
+{
+    const char *s = *sp, *st = s;
+    uint64_t v = 0, d;
+    while ((d = (uint64_t)hex_value[(unsigned char)*s] - 1) < 16)
+        v = v << 4 | d, s++;
+    *out = v;
+    *sp = s;
+    return s > st;
 }
 
 /* Subpositions on the common form: one space after each but the last ('\n' may end the line
@@ -318,16 +349,8 @@ INLINE bool fast_positions(const char **sp, const int npos, const uint64_t *last
                 return false;
             v = last[i] - v;
         } else if (c == '0' && s[1] == 'x') {
-            unsigned d;
             const char *st = s += 2;
-            for (;;) {
-                c = *s;
-                if ((d = c - '0') < 10) v = v << 4 | d;
-                else if ((d = (c | 32) - 'a') < 6) v = v << 4 | (d + 10);
-                else break;
-                s++;
-            }
-            if (s == st || s - st > 16)
+            if (!hex_digits(&s, &v) || s - st > 16)
                 return false;
         } else if (!(s = dec(s, 19, &v)))
             return false;
@@ -341,6 +364,165 @@ INLINE bool fast_positions(const char **sp, const int npos, const uint64_t *last
     *sp = s;
     return true;
 }
+
+/* The self cost lines of the usual shape, in a loop of their own: every subposition known and
+ * followed by one space ('*', +N, -N or decimal), then one decimal cost and '\n'; and jump
+ * lines with the line after them in that shape too. Most lines of a profile are these, and the
+ * general loop below pays for every form the format allows on each of them; what this loop
+ * does not take, it leaves to that loop, which says what is wrong with it. */
+
+/* Decimal digits at s, at most max: their value, *sp after them; false: none, or too many. */
+INLINE bool plain_digits(const char **sp, unsigned max, uint64_t *out)
+{
+    const char *s = *sp, *st = s;
+    uint64_t v = 0, d;
+    while ((d = (uint64_t)(unsigned char)*s - '0') < 10)
+        v = v * 10 + d, s++;
+    if (s == st || (size_t)(s - st) > max)
+        return false;
+    *out = v;
+    *sp = s;
+    return true;
+}
+
+/* A subposition and the space after it, against a known *last. */
+INLINE bool plain_position(const char **sp, uint64_t *last)
+{
+    const char *s = *sp;
+    unsigned c = (unsigned char)*s;
+    uint64_t v;
+    if (c == '*') {
+        s++;
+    } else if (c == '+') {
+        s++;
+        if (!plain_digits(&s, 18, &v) || *last + v < v)
+            return false;
+        *last += v;
+    } else if (c == '-') {
+        s++;
+        if (!plain_digits(&s, 18, &v) || v > *last)
+            return false;
+        *last -= v;
+    } else if (c == '0' && s[1] == 'x') {
+        const char *st = s += 2;
+        if (!hex_digits(&s, last) || s - st > 16)
+            return false;
+    } else {
+        if (!plain_digits(&s, 19, last))
+            return false;
+    }
+    if (*s != ' ')
+        return false;
+    *sp = s + 1;
+    return true;
+}
+
+/* A cost and the '\n' after it. (Reading eight digits at once with multiplications measured
+ * slower: most costs are short, and the loop's exit is predicted.) */
+INLINE bool plain_cost(const char **sp, uint64_t *out)
+{
+    const char *s = *sp;
+    if (!plain_digits(&s, 19, out) || *s != '\n')
+        return false;
+    *sp = s + 1;
+    return true;
+}
+
+/* A jump= or jcnd= line at s ("jump=COUNT TARGET " or "jcnd=EXECUTED/COUNT TARGET "), then the
+ * line after it (its source position, a cost not counted): *sp after both. The positions are
+ * checked against last, not kept (as the general loop does). */
+INLINE bool plain_jump(const char **sp, const char *end, const int npos, const uint64_t *last)
+{
+    const char *s = *sp;
+    uint64_t v, p[3];
+    if (memcmp(s, "jcnd=", 5) == 0) {
+        s += 5;
+        if (!plain_digits(&s, 19, &v) || *s++ != '/')
+            return false;
+    } else if (memcmp(s, "jump=", 5) == 0)
+        s += 5;
+    else
+        return false;
+    if (!plain_digits(&s, 19, &v) || *s++ != ' ')
+        return false;
+    for (int i = 0; i < npos; i++)
+        p[i] = last[i];
+    for (int i = 0; i < npos; i++)
+        if (!plain_position(&s, &p[i]))
+            return false;
+    if (*s++ != '\n' || s == end)
+        return false;
+    for (int i = 0; i < npos; i++)
+        p[i] = last[i];
+    for (int i = 0; i < npos; i++)
+        if (!plain_position(&s, &p[i]))
+            return false;
+    if (*s != '\n' && (!plain_digits(&s, 19, &v) || *s != '\n'))
+        return false;
+    *sp = s + 1;
+    return true;
+}
+
+/* What plain_lines() took: lines in all, the self cost lines among them (the first line is
+ * one of them, where any is), the sum of their costs. */
+struct plain {
+    uint64_t lines, self, sum;
+};
+
+/* Takes lines of those shapes from *sp on (none: the first is not one), *sp and last[] after
+ * them. */
+INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64_t *last,
+                        struct plain *pl)
+{
+    /* the subpositions in scalars, not an array: held in an array, the compiler kept them in
+     * vector registers, and moved them in and out on every line */
+    const char *s = *sp;
+    uint64_t l0 = last[0], l1 = last[1], l2 = last[2];
+    uint64_t add = 0, lines = 0, self = 0;
+    for (;;) {
+        const char *t = s;
+        if (*t == 'j') {
+#ifdef NOJUMP
+            break;
+#endif
+            /* a jump= line is at least "jump=N P\n" with another line after it */
+            const uint64_t l[3] = {l0, l1, l2};
+            if (end - t < 12 || !plain_jump(&t, end, npos, l))
+                break;
+            lines += 2;
+        } else {
+            uint64_t p0 = l0, p1 = l1, p2 = l2, v;
+            if (!plain_position(&t, &p0) || (npos > 1 && !plain_position(&t, &p1)) ||
+                (npos > 2 && !plain_position(&t, &p2)) || !plain_cost(&t, &v))
+                break;
+            add += v;
+            l0 = p0;
+            l1 = p1;
+            l2 = p2;
+            self++;
+            lines++;
+        }
+        s = t;
+        if (s == end)
+            break;
+    }
+    *pl = (struct plain){lines, self, add};
+    *sp = s;
+    last[0] = l0;
+    last[1] = l1;
+    last[2] = l2;
+}
+
+/* Not inlined into the lexer: on its own the loop keeps its state in registers. */
+#define PLAIN_LINES(n)                                                                           \
+    static __attribute__((noinline)) void plain_lines##n(const char **sp, const char *end,      \
+                                                         uint64_t *last, struct plain *pl)      \
+    {                                                                                           \
+        plain_lines(sp, end, n, last, pl);                                                      \
+    }
+PLAIN_LINES(1)
+PLAIN_LINES(2)
+PLAIN_LINES(3)
 
 /* A decimal count followed by one space. */
 INLINE bool fast_count(const char **sp, uint64_t *out)
@@ -394,6 +576,35 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
         if ((unsigned)(c - '0') < 10 || c == '+' || c == '*' || c == '-') {
             if (!body)
                 goto stop;
+            if (one_event && !lines_mode && !in->general_only && next == NEXT_SELF && known[0] &&
+                (npos < 2 || known[1]) && (npos < 3 || known[2])) {
+                struct plain pl;
+                if (npos == 1)
+                    plain_lines1(&s, end, last, &pl);
+                else if (npos == 2)
+                    plain_lines2(&s, end, last, &pl);
+                else
+                    plain_lines3(&s, end, last, &pl);
+                if (pl.self) {
+                    if (!run) {
+                        struct lex_op *op = new_op(res, OP_SELF, line);
+                        size_t at;
+                        if (!op || (at = new_cost(res, ncol)) == SIZE_MAX)
+                            goto done;
+                        op->arg = at;
+                        run = true;
+                        run_at = at;
+                        run_op = res->nops - 1;
+                    }
+                    res->cost[run_at] += pl.sum;
+                    run_n = 1;
+                }
+                if (pl.lines) {
+                    in_body = true;
+                    line += pl.lines;
+                    continue;
+                }
+            }
             const char *ls = s;
             uint64_t pos[3], cost[CG_MAX_EVENTS];
             bool kn[3];
@@ -544,9 +755,9 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
                 fast = p > st && *p == '/' && (++p, fast_count(&p, &count));
             }
             if (fast && fast_positions(&p, npos, last, known, pos, kn)) {
-                nl = memchr(p, '\n', end - p);
+                nl = line_end(p, end);
             } else {
-                nl = memchr(v, '\n', end - v);
+                nl = line_end(v, end);
                 e = nl;
                 if (e > v && e[-1] == '\r')
                     e--;
@@ -571,7 +782,7 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
             } else
                 next = NEXT_JUMP;
         } else {
-            nl = memchr(v, '\n', end - v);
+            nl = line_end(v, end);
             e = nl;
             if (e > v && e[-1] == '\r')
                 e--;

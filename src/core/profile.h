@@ -99,6 +99,9 @@ struct cg_read_opts {
     int threads;
     /* bytes per range (0: 256 KiB); small ones only to test the splitting */
     size_t chunk;
+    /* tests only: lex every line with the general parser, not the loop made for the usual
+     * lines; the result is the same */
+    bool general_only;
 };
 
 struct cg_profile *cg_profile_new(void);

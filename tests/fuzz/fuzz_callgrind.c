@@ -41,10 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     /* the same input in ranges of 1 to 64 bytes, three lexed at once, and in rounds that
-     * small one after another */
+     * small one after another; and with the general parser alone */
     size_t chunk = size ? data[size / 2] % 64 + 1 : 1;
     struct cg_read_opts o1 = {.threads = 1}, ways[] = {{.threads = 3, .chunk = chunk},
-                                                      {.threads = 1, .chunk = chunk}};
+                                                      {.threads = 1, .chunk = chunk},
+                                                      {.threads = 1, .general_only = true}};
     struct cg_profile *one = cg_profile_new();
     struct err e1;
     int r1 = cg_read_mem(one, "fuzz", (const char *)data, size, &o1, &e1);

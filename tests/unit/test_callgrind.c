@@ -20,25 +20,28 @@ static struct cg_profile *load_in(const char *text, const struct cg_read_opts *o
 }
 
 /* Reads text in one range, then again cut into small ranges, lexed in threads or one after
- * another: every way must give the same model, or the same error. */
+ * another, and with the general parser alone (not the loop for plain lines): every way must
+ * give the same model, or the same error. */
 static struct cg_profile *load_at(const char *text, const char *lines_for, struct err *e, int line)
 {
     struct cg_read_opts one = {.lines_for = lines_for, .threads = 1};
     struct cg_profile *p = load_in(text, &one, e);
     /* in threads, ranges cut at fn= lines; in one thread, rounds cut at any line */
-    static const struct { int threads; size_t chunk; } ways[] = {
-        {3, 2}, {3, 16}, {3, 40}, {3, 4096}, {1, 7}, {1, 40},
+    static const struct { int threads; size_t chunk; bool general; } ways[] = {
+        {3, 2, false}, {3, 16, false}, {3, 40, false}, {3, 4096, false}, {1, 7, false},
+        {1, 40, false}, {1, 0, true}, {3, 16, true},
     };
     for (size_t i = 0; i < sizeof ways / sizeof *ways; i++) {
         struct cg_read_opts many = {.lines_for = lines_for, .threads = ways[i].threads,
-                                    .chunk = ways[i].chunk};
+                                    .chunk = ways[i].chunk, .general_only = ways[i].general};
         struct err e2;
         struct cg_profile *q = load_in(text, &many, &e2);
         char why[512] = "", m[3000];
         bool same = p && q ? cg_profile_same(p, q, why, sizeof why)
                            : !p && !q && e->kind == e2.kind && strcmp(e->msg, e2.msg) == 0;
-        snprintf(m, sizeof m, "in ranges of %zu bytes, %d thread(s): the same as in one (%s; '%s' against '%s')",
-                 ways[i].chunk, ways[i].threads, why, p ? "read" : e->msg, q ? "read" : e2.msg);
+        snprintf(m, sizeof m, "in ranges of %zu bytes, %d thread(s)%s: the same as in one (%s; '%s' against '%s')",
+                 ways[i].chunk, ways[i].threads, ways[i].general ? ", general parser only" : "",
+                 why, p ? "read" : e->msg, q ? "read" : e2.msg);
         unit_report(same, __FILE__, line, m);
         cg_profile_free(q);
     }
@@ -218,6 +221,53 @@ int main(void)
         CHECK_INT(found, 2);
         cg_profile_free(p);
     }
+
+    /* The lines the lexer reads in a loop of their own (one event; each subposition '*', +N,
+     * -N, decimal or 0x hex and one space; one decimal cost), among lines it leaves to the
+     * general parser (trailing space, \r\n, 20 digits, no cost), and jumps the loop takes
+     * with the line after them. load() reads each case with the general parser too. */
+    p = load("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+2 * 4\n-1 +2 5\n* -7 6\n"
+             "0x1F 9 7\n+0 * 8\n12 3 1 \n+1 * 2\r\n+1 *\n"
+             "jcnd=1/3 +4 +2 \n* * \njump=2 -4 * \n* * 1000\n* +1 9\n"
+             "fn=g\n0xffffffffffffffff 1 100\n-18446744073709551615 * 1\n"
+             "fn=h\n* * 12345678901234567890\ntotals: 12345678901234568036\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "f", 0), 3 + 4 + 5 + 6 + 7 + 8 + 1 + 2 + 9);
+        CHECK_INT(self_of(p, "g", 0), 101);
+        CHECK_INT(self_of(p, "h", 0), 12345678901234567890ull);
+        cg_profile_free(p);
+    }
+    /* a round may end after any line, a jump line too: the loop must not read the line after
+     * it from the next round (one thread, rounds of every size from 1 to 48 bytes) */
+    {
+        const char *text = "positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+2 * 4\n"
+                           "jcnd=1/3 +4 +2 \n* * 7\n+1 * 5\njump=2 -4 * \n* * \n+1 +1 6\n"
+                           "jump=1 +2 * \n* * \n-1 * 1\n";
+        struct cg_read_opts whole = {.threads = 1};
+        struct err e1, e2;
+        struct cg_profile *a = load_in(text, &whole, &e1);
+        int differ = !a;
+        for (size_t chunk = 1; a && chunk <= 48; chunk++) {
+            struct cg_read_opts o = {.threads = 1, .chunk = chunk};
+            struct cg_profile *b = load_in(text, &o, &e2);
+            char why[512];
+            differ += !b || !cg_profile_same(a, b, why, sizeof why);
+            cg_profile_free(b);
+        }
+        CHECK_INT(differ, 0);
+        CHECK_INT(a ? self_of(a, "f", 0) : 0, 3 + 4 + 5 + 6 + 1);
+        cg_profile_free(a);
+    }
+    /* what the loop refuses is judged by the general parser, with the same line */
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+2 * 4\n-99 * 5\n", "line 6: relative subposition -99 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0xffffffffffffffff 5 3\n+1 * 4\n", "line 5: subposition overflows");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n0x1ffffffffffffffff * 4\n", "line 5: bad subposition");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 18446744073709551616\n", "line 5: bad cost");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 5x\n", "line 5: bad cost");
+    /* the line after a jump does not move the base: -20 is taken from 0x10, not from 0x42 */
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\njump=1 +100 * \n+50 * \n-20 * 1\n", "line 7: relative subposition -20 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\njcnd=1/2 -99 * \n* * \n", "line 5: relative subposition -99 goes below zero");
 
     /* jumps and the cost-less line after them; bb=/ln=/rec= skipped */
     p = load("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 1 4\njcnd=1/3 +4 2\n* 1\n"
