@@ -48,6 +48,20 @@ static bool grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
     return true;
 }
 
+/* A hash table of cap empty (zero) slots, written here, not left to calloc: a large calloc is
+ * fresh pages that the kernel maps to its shared zero page when first read, and the first
+ * write to each then replaces that mapping on every CPU the process runs on -- with the lexer
+ * threads running, an interrupt to each, which cost more than the zeroing. */
+static uint32_t *new_table(uint32_t cap)
+{
+    uint32_t *t = malloc((size_t)cap * sizeof *t);
+    if (t) {
+        __asm__ volatile("" : : "r"(t) : "memory");     /* or the compiler makes it calloc */
+        memset(t, 0, (size_t)cap * sizeof *t);
+    }
+    return t;
+}
+
 /* Grows a cost array of `cap` vectors of nev to `ncap` vectors, zeroing the new ones. */
 static bool grow_costs(uint64_t **a, uint32_t oldcap, uint32_t newcap, int nev)
 {
@@ -97,7 +111,7 @@ void cg_profile_free(struct cg_profile *p)
 
 static bool str_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = calloc(cap, sizeof *t);
+    uint32_t *t = new_table(cap);
     if (!t)
         return false;
     for (uint32_t id = 0; id < p->nstr; id++) {
@@ -291,7 +305,7 @@ bool cg_is_alloc_entry(const char *name)
 
 static bool func_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = calloc(cap, sizeof *t);
+    uint32_t *t = new_table(cap);
     if (!t)
         return false;
     for (uint32_t f = 0; f < p->nfunc; f++) {
@@ -339,7 +353,7 @@ uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const st
 
 static bool edge_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = calloc(cap, sizeof *t);
+    uint32_t *t = new_table(cap);
     if (!t)
         return false;
     for (uint32_t x = 0; x < p->nedge; x++) {
@@ -387,7 +401,7 @@ static uint64_t line_key(uint32_t func, uint32_t file, uint32_t line)
 
 static bool line_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = calloc(cap, sizeof *t);
+    uint32_t *t = new_table(cap);
     if (!t)
         return false;
     for (uint32_t x = 0; x < p->nline; x++) {
