@@ -275,13 +275,63 @@ static size_t new_cost(struct lex_result *res, int ncol)
 #define INLINE static inline __attribute__((always_inline))
 
 /* The '\n' that ends the line of p (every range ends in one): most lines the lexer looks into
- * end within a few bytes, where calling memchr() costs more than looking. */
+ * end within a few bytes ("(123)", the end of a calls= line), where calling memchr() costs
+ * more than looking at eight bytes at once; names are long, and memchr() is for them. */
 INLINE const char *line_end(const char *p, const char *end)
 {
-    for (int i = 0; i < 16; i++, p++)
-        if (*p == '\n')
-            return p;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (end - p >= 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        x ^= 0x0a0a0a0a0a0a0a0aull;     /* '\n' bytes are now zero */
+        /* the high bit of the first zero byte (those above it may be wrong, not it) */
+        uint64_t z = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+        if (z)
+            return p + (__builtin_ctzll(z) >> 3);
+        p += 8;
+    }
+#endif
     return memchr(p, '\n', end - p);
+}
+
+/* The keys of the lines that follow the cost lines most often, told apart by comparing a few
+ * bytes, not by scanning the key and looking it up. Returns the key's length (the '=' is at
+ * s[len]) and *key (enum spec_key, or KEY_CALLS, KEY_JUMP, KEY_JCND), or 0: let the general
+ * path scan it. s has at least eight bytes. */
+enum { KEY_CALLS = 100, KEY_JUMP, KEY_JCND };
+INLINE size_t known_key(const char *s, int *key)
+{
+#define KEY(w, k)                                   \
+    if (memcmp(s, w, sizeof w - 1) == 0) {          \
+        *key = k;                                   \
+        return sizeof w - 2;                        \
+    }
+    switch (s[0]) {
+    case 'c':
+        KEY("calls=", KEY_CALLS)
+        KEY("cfn=", K_CFN)
+        KEY("cfi=", K_CFI)
+        KEY("cob=", K_COB)
+        KEY("cfl=", K_CFI)
+        break;
+    case 'f':
+        KEY("fn=", K_FN)
+        KEY("fi=", K_FI)
+        KEY("fe=", K_FE)
+        KEY("fl=", K_FL)
+        break;
+    case 'j':
+        KEY("jcnd=", KEY_JCND)
+        KEY("jump=", KEY_JUMP)
+        KEY("jfi=", K_CFI)
+        KEY("jfn=", K_JFN)
+        break;
+    case 'o':
+        KEY("ob=", K_OB)
+        break;
+    }
+    return 0;
+#undef KEY
 }
 
 /* A decimal number of at most max digits at s: the byte after it, or NULL. (A loop per
@@ -722,16 +772,25 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
         if (!is_key_char(c))
             goto stop;
         const char *k = s;
-        while (is_key_char(*s))
-            s++;
-        if (*s != '=') {
-            s = k;
-            goto stop;      /* a header line, or something for the second pass to judge */
+        int key = -2;
+        size_t klen = end - s >= 8 ? known_key(s, &key) : 0;
+        if (klen)
+            s += klen;
+        else {
+            while (is_key_char(*s))
+                s++;
+            if (*s != '=') {
+                s = k;
+                goto stop;      /* a header line, or something for the second pass to judge */
+            }
+            klen = s - k;
+            key = klen == 5 && memcmp(k, "calls", 5) == 0 ? KEY_CALLS
+                  : klen == 4 && memcmp(k, "jump", 4) == 0 ? KEY_JUMP
+                  : klen == 4 && memcmp(k, "jcnd", 4) == 0 ? KEY_JCND
+                                                           : spec_key_of(k, klen);
         }
-        size_t klen = s - k;
         const char *v = s + 1, *nl, *e;
-        bool calls = klen == 5 && memcmp(k, "calls", 5) == 0;
-        bool jump = klen == 4 && (memcmp(k, "jump", 4) == 0 || memcmp(k, "jcnd", 4) == 0);
+        bool calls = key == KEY_CALLS, jump = key == KEY_JUMP || key == KEY_JCND;
         if (calls || jump) {
             if (!events) {
                 s = k;
@@ -746,7 +805,7 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
             bool kn[3];
             const char *p = v;
             bool fast;
-            if (calls || k[1] == 'u')   /* calls=COUNT, jump=COUNT */
+            if (key != KEY_JCND)        /* calls=COUNT, jump=COUNT */
                 fast = fast_count(&p, &count);
             else {      /* jcnd=EXECUTED/COUNT */
                 const char *st = p;
@@ -766,7 +825,8 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
                     st.last[i] = last[i];
                     st.known[i] = known[i];
                 }
-                int rc = calls ? lex_calls(v, e, &st, &count, res) : lex_jump(v, e, k[1] == 'c', &st, res);
+                int rc = calls ? lex_calls(v, e, &st, &count, res)
+                               : lex_jump(v, e, key == KEY_JCND, &st, res);
                 if (rc == 0)
                     goto done;
                 if (rc < 0)
@@ -791,7 +851,6 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
                          (int)(klen < 40 ? klen : 40), k);
                 goto done;
             }
-            int key = spec_key_of(k, klen);
             if (key == -2) {
                 lex_fail(res, "unknown line '%.*s='", (int)(klen < 40 ? klen : 40), k);
                 goto done;
