@@ -151,6 +151,26 @@ static int by_cost(const void *a, const void *b)
     return c ? c : strcmp(cg_str(sort_p, sort_p->funcs[x].obj), cg_str(sort_p, sort_p->funcs[y].obj));
 }
 
+/* The n first of idx[0..m) in the order of cmp, in idx[0..n), the others dropped: one pass
+ * that keeps the best n in order, most of the rest refused by one comparison with the last
+ * of them. (Sorting 35,000 functions to print 20 took a millisecond, after the threads were
+ * done.) cmp must be a total order, so that the result is what sorting all would give. */
+static uint32_t best_first(uint32_t *idx, uint32_t m, uint32_t n,
+                           int (*cmp)(const void *, const void *))
+{
+    uint32_t k = 0;     /* idx[0..k): the best so far, in order; k <= i, so idx[i] is unread */
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t f = idx[i];
+        if (k == n && cmp(&f, &idx[n - 1]) >= 0)
+            continue;
+        uint32_t j = k < n ? k++ : n - 1;
+        for (; j > 0 && cmp(&f, &idx[j - 1]) < 0; j--)
+            idx[j] = idx[j - 1];
+        idx[j] = f;
+    }
+    return k;
+}
+
 static int cg_top(struct cg_cli *c)
 {
     if (c->nargs < 1)
@@ -174,9 +194,10 @@ static int cg_top(struct cg_cli *c)
         idx[m++] = f;
     }
     sort_p = p, sort_ev = ev, sort_incl = c->inclusive;
-    qsort(idx, m, sizeof *idx, by_cost);
     if (c->n > 0 && (uint32_t)c->n < m)
-        m = (uint32_t)c->n;
+        m = best_first(idx, m, (uint32_t)c->n, by_cost);
+    else
+        qsort(idx, m, sizeof *idx, by_cost);
     uint64_t total = cg_total(p, ev);
     struct table t;
     if (c->fmt == FMT_TEXT) {

@@ -532,9 +532,6 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
     for (;;) {
         const char *t = s;
         if (*t == 'j') {
-#ifdef NOJUMP
-            break;
-#endif
             /* a jump= line is at least "jump=N P\n" with another line after it */
             const uint64_t l[3] = {l0, l1, l2};
             if (end - t < 12 || !plain_jump(&t, end, npos, l))

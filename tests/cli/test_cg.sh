@@ -210,6 +210,18 @@ expect_rc 2 "the bad cost in 8 ranges"
 expect_eq "$err" "$one_err" "the same message and line in 8 ranges"
 run_tare cg top -j 0 "$TMP/cc1.out"
 expect_rc 2 "-j 0 is refused"
+# -n N keeps the N best without sorting the rest: the same rows, in the same order, as the
+# first N of all (cc1 has many functions of equal cost, ordered by name then object)
+all_self=$("$TARE" cg top -n 0 --format=tsv "$TMP/cc1.out")
+all_incl=$("$TARE" cg top -n 0 --inclusive --format=tsv "$TMP/cc1.out")
+ties=$(awk -F'\t' 'NR > 1 { n[$3]++ } END { for (c in n) if (n[c] > 1) t++; print t + 0 }' <<<"$all_self")
+check "the cc1 profile has functions of equal self cost ($ties costs shared)" test "$ties" -gt 10
+for n in 1 2 7 50 400; do
+    run_tare cg top -n $n --format=tsv "$TMP/cc1.out"
+    expect_eq "$out" "$(head -n $((n + 1)) <<<"$all_self")" "top -n $n: the first $n of all"
+    run_tare cg top -n $n --inclusive --format=tsv "$TMP/cc1.out"
+    expect_eq "$out" "$(head -n $((n + 1)) <<<"$all_incl")" "top -n $n --inclusive: the first $n of all"
+done
 
 # ---- bad input: file, line, what; exit 2; nothing on stdout ----
 run_tare cg top "$TMP/nonexistent.out"
