@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Eight bytes a step: names are long (C++ signatures, --separate-callers chains). */
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -221,6 +224,43 @@ int cg_event_add(struct cg_profile *p, uint32_t name)
 
 /* ---- names ---- */
 
+/* 1 opens, 2 closes, 3 the quote, 4 the 'o' of "operator"; 0 the others (constant: the lexer
+ * threads share it) */
+static const unsigned char name_class[256] = {
+    ['('] = 1, ['['] = 1, ['{'] = 1, ['<'] = 1,
+    [')'] = 2, [']'] = 2, ['}'] = 2, ['>'] = 2,
+    ['\''] = 3, ['o'] = 4,
+};
+
+/* The first byte at or after s[i] of a class other than 0, or len. Names are long (C++
+ * signatures with their parameters, --separate-callers chains), and most of their bytes are
+ * of class 0: sixteen at a time where SSE2 is, one at a time elsewhere. */
+static size_t next_special(const char *s, size_t i, size_t len)
+{
+#ifdef __SSE2__
+    const __m128i fe = _mm_set1_epi8((char)0xfe), df = _mm_set1_epi8((char)0xdf),
+                  fd = _mm_set1_epi8((char)0xfd);
+    for (; i + 16 <= len; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i df_x = _mm_and_si128(x, df);
+        __m128i m = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(_mm_and_si128(x, fe), _mm_set1_epi8('(')),   /* ( ) */
+                         _mm_cmpeq_epi8(_mm_and_si128(x, fd), _mm_set1_epi8('<'))),  /* < > */
+            _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(df_x, _mm_set1_epi8('[')),               /* [ { */
+                             _mm_cmpeq_epi8(df_x, _mm_set1_epi8(']'))),              /* ] } */
+                _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\'')),
+                             _mm_cmpeq_epi8(x, _mm_set1_epi8('o')))));
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (bits)
+            return i + (size_t)__builtin_ctz(bits);
+    }
+#endif
+    while (i < len && !name_class[(unsigned char)s[i]])
+        i++;
+    return i;
+}
+
 /* The name ends at the quote at s[i]: *rec says whether a recursion depth ("'2") follows. */
 static size_t quote_ends(const char *s, size_t len, size_t i, bool *rec)
 {
@@ -237,30 +277,13 @@ static size_t quote_ends(const char *s, size_t len, size_t i, bool *rec)
  * brackets starts the suffix; operator names (operator<, operator()) do not open brackets. */
 size_t cg_strip_name(const char *s, size_t len, bool *rec)
 {
-    /* 1 opens, 2 closes, 3 the quote, 4 the 'o' of "operator" (constant: lexer threads share it) */
-    static const unsigned char cls[256] = {
-        ['('] = 1, ['['] = 1, ['{'] = 1, ['<'] = 1,
-        [')'] = 2, [']'] = 2, ['}'] = 2, ['>'] = 2,
-        ['\''] = 3, ['o'] = 4,
-    };
     int depth = 0;
     if (rec)
         *rec = false;
-    const char *q = memchr(s, '\'', len);
-    if (!q)
+    if (!memchr(s, '\'', len))
         return len;
-    /* The usual name: no bracket and no "operator" before its first quote, which ends it.
-     * (One pass that only ORs the classes together, instead of a branch on each byte.) */
-    size_t i = q - s;
-    unsigned char seen = 0;
-    for (size_t j = 0; j < i; j++)
-        seen |= cls[(unsigned char)s[j]];
-    if (i > 0 && !(seen & 3) && (!(seen & 4) || !memmem(s, i, "operator", 8)))
-        return quote_ends(s, len, i, rec);
-    for (i = 0; i < len; i++) {
-        unsigned char k = cls[(unsigned char)s[i]];
-        if (!k)
-            continue;
+    for (size_t i = next_special(s, 0, len); i < len; i = next_special(s, i + 1, len)) {
+        unsigned char k = name_class[(unsigned char)s[i]];
         if (k == 4) {
             if (len - i >= 8 && memcmp(s + i, "operator", 8) == 0) {
                 i += 8;

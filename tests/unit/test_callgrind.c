@@ -67,6 +67,42 @@ static uint64_t calls_of(struct cg_profile *p, const char *a, const char *b)
     return x == UINT32_MAX ? 999999999 : p->edges[x].calls;
 }
 
+/* cg_strip_name's rule, one byte at a time: the first quote outside brackets ends the name;
+ * "operator" and the operator after it open none. */
+static size_t ref_strip(const char *s, size_t len, bool *rec)
+{
+    int depth = 0;
+    *rec = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (c == 'o' && len - i >= 8 && memcmp(s + i, "operator", 8) == 0) {
+            i += 8;
+            while (i < len && s[i] && strchr("<>=!+-*/%^&|~[]()", s[i])) {
+                if (s[i] == '(' && i + 1 < len && s[i + 1] == ')') {
+                    i += 2;
+                    break;
+                }
+                if (s[i] == '(')
+                    break;
+                i++;
+            }
+            i--;
+        } else if (strchr("([{<", c))
+            depth++;
+        else if (strchr(")]}>", c)) {
+            if (depth > 0)
+                depth--;
+        } else if (c == '\'' && depth == 0 && i > 0) {
+            size_t j = i + 1;
+            while (j < len && s[j] >= '0' && s[j] <= '9')
+                j++;
+            *rec = j > i + 1 && (j == len || s[j] == '\'');
+            return i;
+        }
+    }
+    return len;
+}
+
 /* An error case: must fail with ERR_INPUT and a message containing want. */
 static void bad(const char *text, const char *want, int line)
 {
@@ -405,6 +441,32 @@ int main(void)
     CHECK_INT(cg_strip_name(op2, strlen(op2), &rec), strlen(op2) - 2);
     const char *tpl = "f<(char)39>(x)'2";
     CHECK_INT(cg_strip_name(tpl, strlen(tpl), &rec), strlen(tpl) - 2);
+    /* names are scanned sixteen bytes at a time: the quote, brackets and "operator" at every
+     * offset across those blocks, against the rule applied one byte at a time */
+    {
+        char name[128];
+        int wrong = 0;
+        for (int k = 0; k < 40; k++) {
+            int n = snprintf(name, sizeof name, "f(%.*s)'caller'main", k, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+            wrong += cg_strip_name(name, n, &rec) != (size_t)k + 3 || rec;
+            n = snprintf(name, sizeof name, "f(%.*s'x)'2", k, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+            wrong += cg_strip_name(name, n, &rec) != (size_t)n - 2 || !rec;
+            n = snprintf(name, sizeof name, "%.*sA::operator<'3'main", k, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+            wrong += cg_strip_name(name, n, &rec) != (size_t)k + 12 || !rec;
+        }
+        CHECK_INT(wrong, 0);
+        unsigned seed = 12345;
+        static const char alphabet[] = "ab(o)<>[]{}'operator2 ";
+        for (int t = 0; t < 20000; t++) {
+            int n = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 80;
+            for (int i = 0; i < n; i++)
+                name[i] = alphabet[((seed = seed * 1103515245u + 12345u) >> 16) % (sizeof alphabet - 1)];
+            bool r1, r2;
+            size_t got = cg_strip_name(name, n, &r1), want = ref_strip(name, n, &r2);
+            wrong += got != want || r1 != r2;
+        }
+        CHECK_INT(wrong, 0);
+    }
     CHECK(cg_is_alloc_entry("malloc"));
     CHECK(cg_is_alloc_entry("realloc@@GLIBC_2.2.5"));
     CHECK(cg_is_alloc_entry("__libc_calloc"));
