@@ -513,47 +513,136 @@ INLINE bool plain_jump(const char **sp, const char *end, const int npos, const u
     return true;
 }
 
-/* What plain_lines() took: lines in all, the self cost lines among them (the first line is
- * one of them, where any is), the sum of their costs. */
+/* A bare "cfn=(ID)" line at s: the id (at most eight digits), *sp after the line. */
+INLINE bool plain_cfn(const char **sp, uint64_t *id, const char **after)
+{
+    const char *s = *sp;
+    if (memcmp(s, "cfn=(", 5) != 0)
+        return false;
+    s += 5;
+    if (!plain_digits(&s, 8, id) || *id >= (1u << 24) || s[0] != ')' || s[1] != '\n')
+        return false;     /* (an id that large is for the general loop to refuse) */
+    *after = s + 1;
+    *sp = s + 2;
+    return true;
+}
+
+/* A "calls=COUNT TARGET " line at s and the line after it ("POSITIONS COST"), the positions
+ * checked against last, not kept (as the general loop does): the count and the cost. */
+INLINE bool plain_call(const char **sp, const char *end, const int npos, const uint64_t *last,
+                       uint64_t *count, uint64_t *cost)
+{
+    const char *s = *sp;
+    uint64_t p[3];
+    if (memcmp(s, "calls=", 6) != 0)
+        return false;
+    s += 6;
+    if (!plain_digits(&s, 19, count) || *s++ != ' ')
+        return false;
+    for (int i = 0; i < npos; i++)
+        p[i] = last[i];
+    for (int i = 0; i < npos; i++)
+        if (!plain_position(&s, &p[i]))
+            return false;
+    if (*s++ != '\n' || s == end)
+        return false;
+    for (int i = 0; i < npos; i++)
+        p[i] = last[i];
+    for (int i = 0; i < npos; i++)
+        if (!plain_position(&s, &p[i]))
+            return false;
+    if (!plain_cost(&s, cost))
+        return false;
+    *sp = s;
+    return true;
+}
+
+/* The state of the lexer that plain_lines() reads and changes: the summed self cost lines of
+ * this function in the range (run: their OP_SELF exists, at run_op, its cost at run_at), and
+ * what it took. */
 struct plain {
-    uint64_t lines, self, sum;
+    bool run;
+    size_t run_at, run_op;
+    uint64_t line;              /* in: the line of *sp, from 0 at the range's start */
+    uint64_t lines;             /* out: the lines taken */
+    bool self;                  /* out: a self cost line was among them */
 };
 
 /* Takes lines of those shapes from *sp on (none: the first is not one), *sp and last[] after
- * them. */
+ * them; self cost lines are summed into the run's OP_SELF (made at the first), a bare cfn=
+ * line and a call with its cost line become their operations, as the general loop makes
+ * them. Out of memory: res->nomem. */
 INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64_t *last,
-                        struct plain *pl)
+                        struct lex_result *res, struct plain *pl)
 {
     /* the subpositions in scalars, not an array: held in an array, the compiler kept them in
      * vector registers, and moved them in and out on every line */
     const char *s = *sp;
     uint64_t l0 = last[0], l1 = last[1], l2 = last[2];
-    uint64_t add = 0, lines = 0, self = 0;
+    uint64_t add = 0, lines = 0;
     for (;;) {
         const char *t = s;
-        if (*t == 'j') {
-            /* a jump= line is at least "jump=N P\n" with another line after it */
+        unsigned char c = *t;
+        if (c == 'j' || c == 'c') {
+            /* a jump= or calls= line is at least "jump=N P\n" with another line after it */
             const uint64_t l[3] = {l0, l1, l2};
-            if (end - t < 12 || !plain_jump(&t, end, npos, l))
+            uint64_t a, b;
+            const char *after;
+            if (end - t < 12)
                 break;
-            lines += 2;
+            if (c == 'j') {
+                if (!plain_jump(&t, end, npos, l))
+                    break;
+                lines += 2;
+            } else if (plain_cfn(&t, &a, &after)) {
+                struct lex_op *op = new_op(res, OP_SPEC, pl->line + lines);
+                if (!op)
+                    break;
+                op->key = K_CFN;
+                op->arg = a;
+                op->u.name = after;
+                lines++;
+            } else if (plain_call(&t, end, npos, l, &a, &b)) {
+                struct lex_op *op = new_op(res, OP_CALL, pl->line + lines);
+                size_t at;
+                if (!op || (at = new_cost(res, 1)) == SIZE_MAX)
+                    break;
+                op->arg = a;
+                op->u.cost_at = at;
+                op->ncost = 1;
+                res->cost[at] = b;
+                lines += 2;
+            } else
+                break;
         } else {
             uint64_t p0 = l0, p1 = l1, p2 = l2, v;
             if (!plain_position(&t, &p0) || (npos > 1 && !plain_position(&t, &p1)) ||
                 (npos > 2 && !plain_position(&t, &p2)) || !plain_cost(&t, &v))
                 break;
+            if (!pl->run) {
+                struct lex_op *op = new_op(res, OP_SELF, pl->line + lines);
+                size_t at;
+                if (!op || (at = new_cost(res, 1)) == SIZE_MAX)
+                    break;
+                op->arg = at;
+                pl->run = true;
+                pl->run_at = at;
+                pl->run_op = res->nops - 1;
+            }
             add += v;
             l0 = p0;
             l1 = p1;
             l2 = p2;
-            self++;
+            pl->self = true;
             lines++;
         }
         s = t;
         if (s == end)
             break;
     }
-    *pl = (struct plain){lines, self, add};
+    if (pl->run)
+        res->cost[pl->run_at] += add;
+    pl->lines = lines;
     *sp = s;
     last[0] = l0;
     last[1] = l1;
@@ -561,11 +650,12 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
 }
 
 /* Not inlined into the lexer: on its own the loop keeps its state in registers. */
-#define PLAIN_LINES(n)                                                                           \
-    static __attribute__((noinline)) void plain_lines##n(const char **sp, const char *end,      \
-                                                         uint64_t *last, struct plain *pl)      \
+#define PLAIN_LINES(n)                                                                          \
+    static __attribute__((noinline)) void plain_lines##n(                                       \
+        const char **sp, const char *end, uint64_t *last, struct lex_result *res,               \
+        struct plain *pl)                                                                       \
     {                                                                                           \
-        plain_lines(sp, end, n, last, pl);                                                      \
+        plain_lines(sp, end, n, last, res, pl);                                                 \
     }
 PLAIN_LINES(1)
 PLAIN_LINES(2)
@@ -583,6 +673,38 @@ INLINE bool fast_count(const char **sp, uint64_t *out)
         return false;
     *out = v;
     *sp = s + 1;
+    return true;
+}
+
+/* Whether plain_lines() may take the next lines: one event, not lines mode, not tests of the
+ * general loop alone, nothing pending, every subposition known. */
+INLINE bool plain_ok(const struct lex_state *in, enum lex_next next, const bool *known, int npos)
+{
+    return in->ncol == 1 && !in->lines_mode && !in->general_only && next == NEXT_SELF &&
+           known[0] && (npos < 2 || known[1]) && (npos < 3 || known[2]);
+}
+
+/* Runs plain_lines() and takes its state back; true: it took lines. */
+INLINE bool plain(const char **s, const char *end, int npos, uint64_t *last,
+                  struct lex_result *res, uint64_t *line, bool *run, size_t *run_at,
+                  size_t *run_op, int *run_n, bool *in_body)
+{
+    struct plain pl = {.run = *run, .run_at = *run_at, .run_op = *run_op, .line = *line};
+    if (npos == 1)
+        plain_lines1(s, end, last, res, &pl);
+    else if (npos == 2)
+        plain_lines2(s, end, last, res, &pl);
+    else
+        plain_lines3(s, end, last, res, &pl);
+    *run = pl.run;
+    *run_at = pl.run_at;
+    *run_op = pl.run_op;
+    if (pl.self)
+        *run_n = 1;
+    if (!pl.lines)
+        return false;
+    *in_body = true;
+    *line += pl.lines;
     return true;
 }
 
@@ -623,35 +745,11 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
         if ((unsigned)(c - '0') < 10 || c == '+' || c == '*' || c == '-') {
             if (!body)
                 goto stop;
-            if (one_event && !lines_mode && !in->general_only && next == NEXT_SELF && known[0] &&
-                (npos < 2 || known[1]) && (npos < 3 || known[2])) {
-                struct plain pl;
-                if (npos == 1)
-                    plain_lines1(&s, end, last, &pl);
-                else if (npos == 2)
-                    plain_lines2(&s, end, last, &pl);
-                else
-                    plain_lines3(&s, end, last, &pl);
-                if (pl.self) {
-                    if (!run) {
-                        struct lex_op *op = new_op(res, OP_SELF, line);
-                        size_t at;
-                        if (!op || (at = new_cost(res, ncol)) == SIZE_MAX)
-                            goto done;
-                        op->arg = at;
-                        run = true;
-                        run_at = at;
-                        run_op = res->nops - 1;
-                    }
-                    res->cost[run_at] += pl.sum;
-                    run_n = 1;
-                }
-                if (pl.lines) {
-                    in_body = true;
-                    line += pl.lines;
-                    continue;
-                }
-            }
+            if (plain_ok(in, next, known, npos) && plain(&s, end, npos, last, res, &line, &run,
+                                                        &run_at, &run_op, &run_n, &in_body))
+                continue;
+            if (res->nomem)
+                goto done;
             const char *ls = s;
             uint64_t pos[3], cost[CG_MAX_EVENTS];
             bool kn[3];
@@ -768,6 +866,12 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
         }
         if (!is_key_char(c))
             goto stop;
+        if ((c == 'c' || c == 'j') && body && plain_ok(in, next, known, npos)) {
+            if (plain(&s, end, npos, last, res, &line, &run, &run_at, &run_op, &run_n, &in_body))
+                continue;
+            if (res->nomem)
+                goto done;
+        }
         const char *k = s;
         int key = -2;
         size_t klen = end - s >= 8 ? known_key(s, &key) : 0;

@@ -295,6 +295,27 @@ int main(void)
         CHECK_INT(a ? self_of(a, "f", 0) : 0, 3 + 4 + 5 + 6 + 1);
         cg_profile_free(a);
     }
+    /* calls in the loop: a bare cfn= line, calls= with its target and a space after each
+     * subposition, the cost line (checked against the base, which it does not move) */
+    p = load("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=2 0x40 9 \n"
+             "+1 * 50\n+1 * 4\ncfn=(2)\ncalls=3 0x40 9 \n* * 70\n-1 * 6\ncob=(1) o\ncfn=(2)\n"
+             "calls=1 +2 * \n+0 * 10\ncfn=(3) h\ncalls=1 0x50 * \n* *\nfn=(2)\n0x40 9 130\n"
+             "fn=(3)\n0x50 9 0\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "f", 0), 3 + 4 + 6);
+        CHECK_INT(calls_of(p, "f", "g"), 5);
+        CHECK_INT(incl_of(p, "f", 0), 3 + 4 + 6 + 50 + 70 + 10);    /* the last call: to g in o */
+        CHECK_INT(self_of(p, "g", 0), 130);
+        cg_profile_free(p);
+    }
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(16777216)\ncalls=1 0x40 9 \n* * 5\n", "line 5: name id 16777216 in 'cfn=' is too large");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(7)\ncalls=1 0x40 9 \n* * 5\n", "line 5: undefined name id 7 in 'cfn='");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 -99 9 \n* * 5\n", "line 6: relative subposition -99 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \n-99 * 5\n", "line 7: relative subposition -99 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \ncalls=1 0x40 9 \n", "line 7: 'calls=' where the cost line of the previous call was due");
+    /* the cost line of a call does not move the base: -17 is taken from 0x10 */
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \n+50 * 5\n-17 * 1\n", "line 8: relative subposition -17 goes below zero");
     /* what the loop refuses is judged by the general parser, with the same line */
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+2 * 4\n-99 * 5\n", "line 6: relative subposition -99 goes below zero");
     BAD("positions: instr line\nevents: Ir\nfn=f\n0xffffffffffffffff 5 3\n+1 * 4\n", "line 5: subposition overflows");
