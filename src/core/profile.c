@@ -114,15 +114,19 @@ void cg_profile_free(struct cg_profile *p)
 
 static bool str_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = new_table(cap);
+    uint64_t *t = malloc((size_t)cap * sizeof *t);
     if (!t)
         return false;
-    for (uint32_t id = 0; id < p->nstr; id++) {
-        const char *s = cg_str(p, id);
-        uint32_t i = cg_hash(s, strlen(s)) & (cap - 1);
+    __asm__ volatile("" : : "r"(t) : "memory");     /* not made a calloc: see new_table() */
+    memset(t, 0, (size_t)cap * sizeof *t);
+    for (uint32_t k = 0; k < p->str_hash_cap; k++) {
+        uint64_t x = p->str_hash[k];
+        if (!x)
+            continue;
+        uint32_t i = (uint32_t)(x >> 32) & (cap - 1);
         while (t[i])
             i = (i + 1) & (cap - 1);
-        t[i] = id + 1;
+        t[i] = x;
     }
     free(p->str_hash);
     p->str_hash = t;
@@ -149,10 +153,15 @@ uint32_t cg_intern_hashed(struct cg_profile *p, const char *s, size_t len, uint3
         return UINT32_MAX;
     uint32_t mask = p->str_hash_cap - 1;
     uint32_t i = h & mask;
-    for (uint32_t id; (id = p->str_hash[i]); i = (i + 1) & mask) {
-        const char *t = cg_str(p, id - 1);
-        if (strncmp(t, s, len) == 0 && t[len] == '\0')
-            return id - 1;
+    /* the hash first: a string is looked at only where it matches (a string elsewhere in the
+     * pool is a cache miss), and then its length (the next string's offset tells it) */
+    for (uint64_t x; (x = p->str_hash[i]); i = (i + 1) & mask) {
+        if ((uint32_t)(x >> 32) != h)
+            continue;
+        uint32_t id = (uint32_t)x - 1;
+        size_t end = id + 1 < p->nstr ? p->str_off[id + 1] : p->pool_len;
+        if (end - p->str_off[id] - 1 == len && memcmp(p->pool + p->str_off[id], s, len) == 0)
+            return id;
     }
     if (p->pool_len + len + 1 > p->pool_cap) {
         size_t n = p->pool_cap ? p->pool_cap : 65536;
@@ -172,7 +181,7 @@ uint32_t cg_intern_hashed(struct cg_profile *p, const char *s, size_t len, uint3
     p->pool[p->pool_len + len] = '\0';
     p->str_off[p->nstr] = (uint32_t)p->pool_len;
     p->pool_len += len + 1;
-    p->str_hash[i] = p->nstr + 1;
+    p->str_hash[i] = (uint64_t)h << 32 | (p->nstr + 1);
     return p->nstr++;
 }
 

@@ -52,7 +52,7 @@ struct cg_profile {
     size_t pool_len, pool_cap;
     uint32_t *str_off;
     uint32_t nstr, str_cap;
-    uint32_t *str_hash;        /* open-addressing table of string ids + 1 (0 = empty) */
+    uint64_t *str_hash;        /* open addressing: cg_hash << 32 | string id + 1 (0 = empty) */
     uint32_t str_hash_cap;
 
     /* events, by name; every cost vector has nev entries */
