@@ -478,13 +478,35 @@ INLINE bool plain_cost(const char **sp, uint64_t *out)
     return true;
 }
 
+/* npos subpositions, a space after each, checked against last and not kept. */
+INLINE bool plain_checked(const char **sp, const int npos, const uint64_t *last)
+{
+    uint64_t p[3] = {last[0], last[1], last[2]};
+    for (int i = 0; i < npos; i++)
+        if (!plain_position(sp, &p[i]))
+            return false;
+    return true;
+}
+
+/* The rest of a jump= or calls= line after its count -- a space, the target's subpositions
+ * and '\n' -- and the subpositions that begin the line after it: checked, not kept (as the
+ * general loop does). */
+INLINE bool plain_target(const char **sp, const char *end, const int npos, const uint64_t *last)
+{
+    const char *s = *sp;
+    if (*s++ != ' ' || !plain_checked(&s, npos, last) || *s++ != '\n' || s == end ||
+        !plain_checked(&s, npos, last))
+        return false;
+    *sp = s;
+    return true;
+}
+
 /* A jump= or jcnd= line at s ("jump=COUNT TARGET " or "jcnd=EXECUTED/COUNT TARGET "), then the
- * line after it (its source position, a cost not counted): *sp after both. The positions are
- * checked against last, not kept (as the general loop does). */
+ * line after it (its source position, a cost not counted): *sp after both. */
 INLINE bool plain_jump(const char **sp, const char *end, const int npos, const uint64_t *last)
 {
     const char *s = *sp;
-    uint64_t v, p[3];
+    uint64_t v;
     if (memcmp(s, "jcnd=", 5) == 0) {
         s += 5;
         if (!plain_digits(&s, 19, &v) || *s++ != '/')
@@ -493,20 +515,8 @@ INLINE bool plain_jump(const char **sp, const char *end, const int npos, const u
         s += 5;
     else
         return false;
-    if (!plain_digits(&s, 19, &v) || *s++ != ' ')
+    if (!plain_digits(&s, 19, &v) || !plain_target(&s, end, npos, last))
         return false;
-    for (int i = 0; i < npos; i++)
-        p[i] = last[i];
-    for (int i = 0; i < npos; i++)
-        if (!plain_position(&s, &p[i]))
-            return false;
-    if (*s++ != '\n' || s == end)
-        return false;
-    for (int i = 0; i < npos; i++)
-        p[i] = last[i];
-    for (int i = 0; i < npos; i++)
-        if (!plain_position(&s, &p[i]))
-            return false;
     if (*s != '\n' && (!plain_digits(&s, 19, &v) || *s != '\n'))
         return false;
     *sp = s + 1;
@@ -527,31 +537,17 @@ INLINE bool plain_cfn(const char **sp, uint64_t *id, const char **after)
     return true;
 }
 
-/* A "calls=COUNT TARGET " line at s and the line after it ("POSITIONS COST"), the positions
- * checked against last, not kept (as the general loop does): the count and the cost. */
+/* A "calls=COUNT TARGET " line at s and the line after it ("POSITIONS COST"): the count and
+ * the cost. */
 INLINE bool plain_call(const char **sp, const char *end, const int npos, const uint64_t *last,
                        uint64_t *count, uint64_t *cost)
 {
     const char *s = *sp;
-    uint64_t p[3];
     if (memcmp(s, "calls=", 6) != 0)
         return false;
     s += 6;
-    if (!plain_digits(&s, 19, count) || *s++ != ' ')
-        return false;
-    for (int i = 0; i < npos; i++)
-        p[i] = last[i];
-    for (int i = 0; i < npos; i++)
-        if (!plain_position(&s, &p[i]))
-            return false;
-    if (*s++ != '\n' || s == end)
-        return false;
-    for (int i = 0; i < npos; i++)
-        p[i] = last[i];
-    for (int i = 0; i < npos; i++)
-        if (!plain_position(&s, &p[i]))
-            return false;
-    if (!plain_cost(&s, cost))
+    if (!plain_digits(&s, 19, count) || !plain_target(&s, end, npos, last) ||
+        !plain_cost(&s, cost))
         return false;
     *sp = s;
     return true;
