@@ -508,6 +508,18 @@ static int spec_op(struct reader *r, const struct lex_op *op)
     return fail(r, "internal error: name line of unknown kind %d", op->key);
 }
 
+/* A bare cfn=(id) line: the callee of the next call. */
+static int cfn_op(struct reader *r, uint32_t id)
+{
+    struct fn_ctx *c = fn_slot(r, id);
+    if (!c || c->name == NONE)
+        return fail(r, "undefined name id %u in 'cfn='", id);
+    r->cfn_name = c->name;
+    r->cfn_rec = c->rec;
+    r->cfn_id = id;
+    return 0;
+}
+
 static int calls_op(struct reader *r, uint64_t count)
 {
     if (r->func == NONE)
@@ -598,6 +610,13 @@ static int replay(struct reader *r, const struct lex_result *x)
         case OP_CALL:
             if ((rc = calls_op(r, op->arg)) == 0)
                 call_cost_op(r, x->cost + op->u.cost_at, op->ncost);
+            break;
+        case OP_CFN_CALL:
+            if ((rc = cfn_op(r, op->callee)) == 0) {
+                r->lineno++;    /* the calls= line */
+                if ((rc = calls_op(r, op->arg)) == 0)
+                    call_cost_op(r, x->cost + op->u.cost_at, op->ncost);
+            }
             break;
         case OP_SPEC:
             rc = spec_op(r, op);

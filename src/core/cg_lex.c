@@ -248,6 +248,7 @@ static struct lex_op *new_op(struct lex_result *res, enum lex_op_kind kind, uint
     op->arg = 0;
     op->u.name = NULL;
     op->len = op->strip = 0;
+    op->callee = 0;
     return op;
 }
 
@@ -591,13 +592,28 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
                     break;
                 lines += 2;
             } else if (plain_cfn(&t, &a, &after)) {
-                struct lex_op *op = new_op(res, OP_SPEC, pl->line + lines);
-                if (!op)
+                /* most often a call follows: one operation for the three lines */
+                const char *u = t;
+                uint64_t count, cost;
+                bool call = end - u >= 12 && plain_call(&u, end, npos, l, &count, &cost);
+                struct lex_op *op = new_op(res, call ? OP_CFN_CALL : OP_SPEC, pl->line + lines);
+                size_t at = 0;
+                if (!op || (call && (at = new_cost(res, 1)) == SIZE_MAX))
                     break;
-                op->key = K_CFN;
-                op->arg = a;
-                op->u.name = after;
-                lines++;
+                if (call) {
+                    op->callee = (uint32_t)a;
+                    op->arg = count;
+                    op->u.cost_at = at;
+                    op->ncost = 1;
+                    res->cost[at] = cost;
+                    t = u;
+                    lines += 3;
+                } else {
+                    op->key = K_CFN;
+                    op->arg = a;
+                    op->u.name = after;
+                    lines++;
+                }
             } else if (plain_call(&t, end, npos, l, &a, &b)) {
                 struct lex_op *op = new_op(res, OP_CALL, pl->line + lines);
                 size_t at;

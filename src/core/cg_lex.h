@@ -25,6 +25,8 @@ enum lex_op_kind {
     OP_CALLS,     /* a calls= line: its count */
     OP_CALL,      /* a calls= line and its cost line together (the usual case) */
     OP_SPEC,      /* any other "key=value" line (fn=, cfn=, ob=, fl=, ...) */
+    OP_CFN_CALL,  /* a bare "cfn=(ID)" line, then a calls= line and its cost line: OP_SPEC
+                     and OP_CALL in one (line: the cfn= line's; callee: the id) */
 };
 
 /* The keys of name lines, and their names in messages (cfl= and jfi= are cfi='s kin). */
@@ -47,6 +49,7 @@ struct lex_op {
         size_t cost_at;     /* OP_CALL: index in cost[] */
     } u;
     uint32_t len, strip;
+    uint32_t callee;    /* OP_CFN_CALL: the cfn= id */
     bool rec;           /* OP_SPEC, fn=/cfn=/jfn= with a name: it had a recursion suffix */
     bool hashed;
 };

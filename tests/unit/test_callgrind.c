@@ -314,6 +314,9 @@ int main(void)
     BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 -99 9 \n* * 5\n", "line 6: relative subposition -99 goes below zero");
     BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \n-99 * 5\n", "line 7: relative subposition -99 goes below zero");
     BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \ncalls=1 0x40 9 \n", "line 7: 'calls=' where the cost line of the previous call was due");
+    /* a bare cfn= line, calls= and its cost line are one operation: each error keeps its line */
+    BAD("positions: instr line\nevents: Ir\ncfn=(2) g\ncfn=(2)\ncalls=1 0x40 9 \n* * 5\n", "line 5: 'calls=' before any 'fn='");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(9)\ncalls=1 0x40 9 \n* * 5\n", "line 5: undefined name id 9 in 'cfn='");
     /* the cost line of a call does not move the base: -17 is taken from 0x10 */
     BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \n+50 * 5\n-17 * 1\n", "line 8: relative subposition -17 goes below zero");
     /* what the loop refuses is judged by the general parser, with the same line */
