@@ -422,7 +422,9 @@ INLINE bool fast_positions(const char **sp, const int npos, const uint64_t *last
  * general loop below pays for every form the format allows on each of them; what this loop
  * does not take, it leaves to that loop, which says what is wrong with it. */
 
-/* Decimal digits at s, at most max: their value, *sp after them; false: none, or too many. */
+/* Decimal digits at s, at most max: their value, *sp after them; false: none, or too many.
+ * (dec() again, but not through it: written as a call of dec(), the loop below measured 2-4%
+ * slower, the compiler keeping the digit in a narrower register.) */
 INLINE bool plain_digits(const char **sp, unsigned max, uint64_t *out)
 {
     const char *s = *sp, *st = s;
