@@ -249,8 +249,10 @@ static size_t next_special(const char *s, size_t i, size_t len)
 #ifdef __SSE2__
     const __m128i fe = _mm_set1_epi8((char)0xfe), df = _mm_set1_epi8((char)0xdf),
                   fd = _mm_set1_epi8((char)0xfd);
-    for (; i + 16 <= len; i += 16) {
+    /* an 'o' matters only where "operator" may begin: one followed by 'p' (17 bytes read) */
+    for (; i + 17 <= len; i += 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i next = _mm_loadu_si128((const __m128i *)(s + i + 1));
         __m128i df_x = _mm_and_si128(x, df);
         __m128i m = _mm_or_si128(
             _mm_or_si128(_mm_cmpeq_epi8(_mm_and_si128(x, fe), _mm_set1_epi8('(')),   /* ( ) */
@@ -259,7 +261,8 @@ static size_t next_special(const char *s, size_t i, size_t len)
                 _mm_or_si128(_mm_cmpeq_epi8(df_x, _mm_set1_epi8('[')),               /* [ { */
                              _mm_cmpeq_epi8(df_x, _mm_set1_epi8(']'))),              /* ] } */
                 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\'')),
-                             _mm_cmpeq_epi8(x, _mm_set1_epi8('o')))));
+                             _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('o')),
+                                           _mm_cmpeq_epi8(next, _mm_set1_epi8('p'))))));
         unsigned bits = (unsigned)_mm_movemask_epi8(m);
         if (bits)
             return i + (size_t)__builtin_ctz(bits);
