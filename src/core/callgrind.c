@@ -184,7 +184,6 @@ static int resolve_str(struct reader *r, struct idtab *t, const struct lex_op *o
     return 0;
 }
 
-/* fn/cfn/jfn: the table entry for a function context. */
 /* The table entry of id, NULL where no id of its chunk was defined. */
 static struct fn_ctx *fn_slot(const struct reader *r, uint32_t id)
 {
@@ -218,17 +217,23 @@ static struct fn_ctx *fn_slot_new(struct reader *r, uint32_t id)
     return &r->fn_chunks[k][id % FN_CHUNK];
 }
 
+/* The entry of an id used bare ("cfn=(12)"): it must have been defined. */
+static int defined_fn(struct reader *r, uint32_t id, enum spec_key key, struct fn_ctx **out)
+{
+    struct fn_ctx *c = fn_slot(r, id);
+    if (!c || c->name == NONE)
+        return fail(r, "undefined name id %u in '%s='", id, spec_key_name[key]);
+    *out = c;
+    return 0;
+}
+
+/* fn/cfn/jfn: the table entry for a function context. */
 static int resolve_fn(struct reader *r, const struct lex_op *op, struct fn_ctx **out, struct fn_ctx *tmp)
 {
     const char *key = spec_key_name[op->key];
     uint32_t id = (uint32_t)op->arg;
-    if (id != NONE && op->len == 0) {
-        struct fn_ctx *c = fn_slot(r, id);
-        if (!c || c->name == NONE)
-            return fail(r, "undefined name id %u in '%s='", id, key);
-        *out = c;
-        return 0;
-    }
+    if (id != NONE && op->len == 0)
+        return defined_fn(r, id, op->key, out);
     bool rec = op->rec;
     uint32_t sid = intern_op(r, op, op->strip);
     if (sid == NONE)
@@ -511,9 +516,9 @@ static int spec_op(struct reader *r, const struct lex_op *op)
 /* A bare cfn=(id) line: the callee of the next call. */
 static int cfn_op(struct reader *r, uint32_t id)
 {
-    struct fn_ctx *c = fn_slot(r, id);
-    if (!c || c->name == NONE)
-        return fail(r, "undefined name id %u in 'cfn='", id);
+    struct fn_ctx *c = NULL;
+    if (defined_fn(r, id, K_CFN, &c) < 0)
+        return -1;
     r->cfn_name = c->name;
     r->cfn_rec = c->rec;
     r->cfn_id = id;

@@ -416,10 +416,11 @@ INLINE bool fast_positions(const char **sp, const int npos, const uint64_t *last
     return true;
 }
 
-/* The self cost lines of the usual shape, in a loop of their own: every subposition known and
- * followed by one space ('*', +N, -N or decimal), then one decimal cost and '\n'; and jump
- * lines with the line after them in that shape too. Most lines of a profile are these, and the
- * general loop below pays for every form the format allows on each of them; what this loop
+/* ---- plain_lines(): the usual lines in a loop of their own ----
+ * Self cost lines of one shape (every subposition known, '*', +N, -N, decimal or 0x hex, a
+ * space after each, then one decimal cost and '\n'), jump lines with the line after them, bare
+ * cfn=(ID) lines and calls= lines with their cost line. Most lines of a profile are these, and
+ * the general loop below pays for every form the format allows on each of them; what this loop
  * does not take, it leaves to that loop, which says what is wrong with it. */
 
 /* Decimal digits at s, at most max: their value, *sp after them; false: none, or too many.

@@ -55,12 +55,12 @@ static bool grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
  * fresh pages that the kernel maps to its shared zero page when first read, and the first
  * write to each then replaces that mapping on every CPU the process runs on -- with the lexer
  * threads running, an interrupt to each, which cost more than the zeroing. */
-static uint32_t *new_table(uint32_t cap)
+static void *new_table(uint32_t cap, size_t size)
 {
-    uint32_t *t = malloc((size_t)cap * sizeof *t);
+    void *t = malloc((size_t)cap * size);
     if (t) {
         __asm__ volatile("" : : "r"(t) : "memory");     /* or the compiler makes it calloc */
-        memset(t, 0, (size_t)cap * sizeof *t);
+        memset(t, 0, (size_t)cap * size);
     }
     return t;
 }
@@ -114,11 +114,9 @@ void cg_profile_free(struct cg_profile *p)
 
 static bool str_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint64_t *t = malloc((size_t)cap * sizeof *t);
+    uint64_t *t = new_table(cap, sizeof *t);
     if (!t)
         return false;
-    __asm__ volatile("" : : "r"(t) : "memory");     /* not made a calloc: see new_table() */
-    memset(t, 0, (size_t)cap * sizeof *t);
     for (uint32_t k = 0; k < p->str_hash_cap; k++) {
         uint64_t x = p->str_hash[k];
         if (!x)
@@ -273,18 +271,6 @@ static size_t next_special(const char *s, size_t i, size_t len)
     return i;
 }
 
-/* The name ends at the quote at s[i]: *rec says whether a recursion depth ("'2") follows. */
-static size_t quote_ends(const char *s, size_t len, size_t i, bool *rec)
-{
-    if (rec) {
-        size_t j = i + 1;
-        while (j < len && s[j] >= '0' && s[j] <= '9')
-            j++;
-        *rec = j > i + 1 && (j == len || s[j] == '\'');
-    }
-    return i;
-}
-
 /* callgrind writes a context as name['N]['caller1'caller2...]. The first quote outside any
  * brackets starts the suffix; operator names (operator<, operator()) do not open brackets. */
 size_t cg_strip_name(const char *s, size_t len, bool *rec)
@@ -315,8 +301,15 @@ size_t cg_strip_name(const char *s, size_t len, bool *rec)
         else if (k == 2) {
             if (depth > 0)
                 depth--;
-        } else if (depth == 0 && i > 0)
-            return quote_ends(s, len, i, rec);
+        } else if (depth == 0 && i > 0) {
+            if (rec) {      /* a recursion depth ("'2") follows */
+                size_t j = i + 1;
+                while (j < len && s[j] >= '0' && s[j] <= '9')
+                    j++;
+                *rec = j > i + 1 && (j == len || s[j] == '\'');
+            }
+            return i;
+        }
     }
     return len;
 }
@@ -340,7 +333,7 @@ bool cg_is_alloc_entry(const char *name)
 
 static bool func_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = new_table(cap);
+    uint32_t *t = new_table(cap, sizeof *t);
     if (!t)
         return false;
     for (uint32_t f = 0; f < p->nfunc; f++) {
@@ -388,7 +381,7 @@ uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const st
 
 static bool edge_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = new_table(cap);
+    uint32_t *t = new_table(cap, sizeof *t);
     if (!t)
         return false;
     for (uint32_t x = 0; x < p->nedge; x++) {
@@ -436,7 +429,7 @@ static uint64_t line_key(uint32_t func, uint32_t file, uint32_t line)
 
 static bool line_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = new_table(cap);
+    uint32_t *t = new_table(cap, sizeof *t);
     if (!t)
         return false;
     for (uint32_t x = 0; x < p->nline; x++) {
