@@ -428,30 +428,65 @@ INLINE bool fast_positions(const char **sp, const int npos, const uint64_t *last
  * slower, the compiler keeping the digit in a narrower register.) */
 INLINE bool plain_digits(const char **sp, unsigned max, uint64_t *out)
 {
-    const char *s = *sp, *st = s;
-    uint64_t v = 0, d;
-    while ((d = (uint64_t)(unsigned char)*s - '0') < 10)
-        v = v * 10 + d, s++;
-    if (s == st || (size_t)(s - st) > max)
+    const unsigned char *s = (const unsigned char *)*sp;
+    uint64_t v, d;
+    size_t n;
+    if ((v = (uint64_t)s[0] - '0') >= 10)
         return false;
+    /* the first digits one by one, not in the loop: fewer instructions a digit */
+    if ((d = (uint64_t)s[1] - '0') >= 10) {
+        n = 1;
+        goto done;
+    }
+    v = v * 10 + d;
+    if ((d = (uint64_t)s[2] - '0') >= 10) {
+        n = 2;
+        goto done;
+    }
+    v = v * 10 + d;
+    if ((d = (uint64_t)s[3] - '0') >= 10) {
+        n = 3;
+        goto done;
+    }
+    v = v * 10 + d;
+    for (n = 4; (d = (uint64_t)s[n] - '0') < 10; n++)
+        v = v * 10 + d;
+    if (n > max)
+        return false;
+done:
     *out = v;
-    *sp = s;
+    *sp = (const char *)s + n;
     return true;
 }
 
-/* A subposition and the space after it, against a known *last. */
+/* A subposition and the space after it, against a known *last. One digit, alone or after a
+ * '+', is taken first, without a loop: most subpositions are that ("+3", and "0", the line
+ * of code without debugging information); the first byte's tests are in the order of what
+ * comes most. */
 INLINE bool plain_position(const char **sp, uint64_t *last)
 {
     const char *s = *sp;
     unsigned c = (unsigned char)*s;
     uint64_t v;
-    if (c == '*') {
+    if ((v = c - '0') < 10 && s[1] == ' ') {
+        *last = v;
+        *sp = s + 2;
+        return true;
+    }
+    if (c == '+') {
         s++;
-    } else if (c == '+') {
-        s++;
+        if ((v = (unsigned char)s[0] - '0') < 10 && s[1] == ' ') {
+            *last += v;
+            if (*last < v)
+                return false;
+            *sp = s + 2;
+            return true;
+        }
         if (!plain_digits(&s, 18, &v) || *last + v < v)
             return false;
         *last += v;
+    } else if (c == '*') {
+        s++;
     } else if (c == '-') {
         s++;
         if (!plain_digits(&s, 18, &v) || v > *last)
@@ -483,23 +518,21 @@ INLINE bool plain_cost(const char **sp, uint64_t *out)
 }
 
 /* npos subpositions, a space after each, checked against last and not kept. */
-INLINE bool plain_checked(const char **sp, const int npos, const uint64_t *last)
+INLINE bool plain_checked(const char **sp, const int npos, uint64_t l0, uint64_t l1, uint64_t l2)
 {
-    uint64_t p[3] = {last[0], last[1], last[2]};
-    for (int i = 0; i < npos; i++)
-        if (!plain_position(sp, &p[i]))
-            return false;
-    return true;
+    return plain_position(sp, &l0) && (npos < 2 || plain_position(sp, &l1)) &&
+           (npos < 3 || plain_position(sp, &l2));
 }
 
 /* The rest of a jump= or calls= line after its count -- a space, the target's subpositions
  * and '\n' -- and the subpositions that begin the line after it: checked, not kept (as the
  * general loop does). */
-INLINE bool plain_target(const char **sp, const char *end, const int npos, const uint64_t *last)
+INLINE bool plain_target(const char **sp, const char *end, const int npos, uint64_t l0,
+                         uint64_t l1, uint64_t l2)
 {
     const char *s = *sp;
-    if (*s++ != ' ' || !plain_checked(&s, npos, last) || *s++ != '\n' || s == end ||
-        !plain_checked(&s, npos, last))
+    if (*s++ != ' ' || !plain_checked(&s, npos, l0, l1, l2) || *s++ != '\n' || s == end ||
+        !plain_checked(&s, npos, l0, l1, l2))
         return false;
     *sp = s;
     return true;
@@ -507,7 +540,8 @@ INLINE bool plain_target(const char **sp, const char *end, const int npos, const
 
 /* A jump= or jcnd= line at s ("jump=COUNT TARGET " or "jcnd=EXECUTED/COUNT TARGET "), then the
  * line after it (its source position, a cost not counted): *sp after both. */
-INLINE bool plain_jump(const char **sp, const char *end, const int npos, const uint64_t *last)
+INLINE bool plain_jump(const char **sp, const char *end, const int npos, uint64_t l0, uint64_t l1,
+                       uint64_t l2)
 {
     const char *s = *sp;
     uint64_t v;
@@ -519,7 +553,7 @@ INLINE bool plain_jump(const char **sp, const char *end, const int npos, const u
         s += 5;
     else
         return false;
-    if (!plain_digits(&s, 19, &v) || !plain_target(&s, end, npos, last))
+    if (!plain_digits(&s, 19, &v) || !plain_target(&s, end, npos, l0, l1, l2))
         return false;
     if (*s != '\n' && (!plain_digits(&s, 19, &v) || *s != '\n'))
         return false;
@@ -543,14 +577,15 @@ INLINE bool plain_cfn(const char **sp, uint64_t *id, const char **after)
 
 /* A "calls=COUNT TARGET " line at s and the line after it ("POSITIONS COST"): the count and
  * the cost. */
-INLINE bool plain_call(const char **sp, const char *end, const int npos, const uint64_t *last,
+INLINE bool plain_call(const char **sp, const char *end, const int npos, uint64_t l0, uint64_t l1,
+                       uint64_t l2,
                        uint64_t *count, uint64_t *cost)
 {
     const char *s = *sp;
     if (memcmp(s, "calls=", 6) != 0)
         return false;
     s += 6;
-    if (!plain_digits(&s, 19, count) || !plain_target(&s, end, npos, last) ||
+    if (!plain_digits(&s, 19, count) || !plain_target(&s, end, npos, l0, l1, l2) ||
         !plain_cost(&s, cost))
         return false;
     *sp = s;
@@ -580,25 +615,27 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
     const char *s = *sp;
     uint64_t l0 = last[0], l1 = last[1], l2 = last[2];
     uint64_t add = 0, lines = 0;
+    /* pl's fields in locals too: through the pointer, they were read and written on every
+     * line (new_op() calls realloc(), which might change them for all the compiler knows) */
+    bool run = pl->run, self = false;
     for (;;) {
         const char *t = s;
         unsigned char c = *t;
         if (c == 'j' || c == 'c') {
             /* a jump= or calls= line is at least "jump=N P\n" with another line after it */
-            const uint64_t l[3] = {l0, l1, l2};
             uint64_t a, b;
             const char *after;
             if (end - t < 12)
                 break;
             if (c == 'j') {
-                if (!plain_jump(&t, end, npos, l))
+                if (!plain_jump(&t, end, npos, l0, l1, l2))
                     break;
                 lines += 2;
             } else if (plain_cfn(&t, &a, &after)) {
                 /* most often a call follows: one operation for the three lines */
                 const char *u = t;
                 uint64_t count, cost;
-                bool call = end - u >= 12 && plain_call(&u, end, npos, l, &count, &cost);
+                bool call = end - u >= 12 && plain_call(&u, end, npos, l0, l1, l2, &count, &cost);
                 struct lex_op *op = new_op(res, call ? OP_CFN_CALL : OP_SPEC, pl->line + lines);
                 size_t at = 0;
                 if (!op || (call && (at = new_cost(res, 1)) == SIZE_MAX))
@@ -617,7 +654,7 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
                     op->u.name = after;
                     lines++;
                 }
-            } else if (plain_call(&t, end, npos, l, &a, &b)) {
+            } else if (plain_call(&t, end, npos, l0, l1, l2, &a, &b)) {
                 struct lex_op *op = new_op(res, OP_CALL, pl->line + lines);
                 size_t at;
                 if (!op || (at = new_cost(res, 1)) == SIZE_MAX)
@@ -634,13 +671,13 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
             if (!plain_position(&t, &p0) || (npos > 1 && !plain_position(&t, &p1)) ||
                 (npos > 2 && !plain_position(&t, &p2)) || !plain_cost(&t, &v))
                 break;
-            if (!pl->run) {
+            if (!run) {
                 struct lex_op *op = new_op(res, OP_SELF, pl->line + lines);
                 size_t at;
                 if (!op || (at = new_cost(res, 1)) == SIZE_MAX)
                     break;
                 op->arg = at;
-                pl->run = true;
+                run = true;
                 pl->run_at = at;
                 pl->run_op = res->nops - 1;
             }
@@ -648,15 +685,17 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
             l0 = p0;
             l1 = p1;
             l2 = p2;
-            pl->self = true;
+            self = true;
             lines++;
         }
         s = t;
         if (s == end)
             break;
     }
-    if (pl->run)
+    if (run)
         res->cost[pl->run_at] += add;
+    pl->run = run;
+    pl->self = self;
     pl->lines = lines;
     *sp = s;
     last[0] = l0;

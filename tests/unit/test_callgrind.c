@@ -274,6 +274,40 @@ int main(void)
         CHECK_INT(self_of(p, "h", 0), 12345678901234567890ull);
         cg_profile_free(p);
     }
+    /* numbers of every length from 1 to 19 digits in every field the loop reads -- one digit
+     * alone or after '+' is read without a loop, the first digits one by one, the rest in a
+     * loop -- and a digit followed by what ends no field; the general parser reads them too */
+    {
+        char text[8192];
+        size_t n = (size_t)snprintf(text, sizeof text, "positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n");
+        uint64_t want = 3, ten = 1;
+        for (int digits = 1; digits <= 19; digits++, ten *= 10) {
+            uint64_t v = ten + (uint64_t)digits;    /* exactly `digits` digits */
+            n += (size_t)snprintf(text + n, sizeof text - n, "+%llu %llu %llu\n-%llu * %d\n",
+                                  (unsigned long long)v, (unsigned long long)v,
+                                  (unsigned long long)v, (unsigned long long)v, digits);
+            want += v + (uint64_t)digits;
+        }
+        snprintf(text + n, sizeof text - n, "fn=g\n9 0 1\n+1 7 2\n* 10 3\n");
+        p = load(text, NULL, &e);
+        CHECK(p);
+        if (p) {
+            CHECK_INT(self_of(p, "f", 0), want);
+            CHECK_INT(self_of(p, "g", 0), 6);
+            cg_profile_free(p);
+        }
+    }
+    /* the values those subpositions take, seen where the next one would go below zero */
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 7 4\n* -8 1\n", "line 6: relative subposition -8 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+9 * 4\n-26 * 1\n", "line 6: relative subposition -26 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 99 4\n* -100 1\n", "line 6: relative subposition -100 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 999 4\n* -1000 1\n", "line 6: relative subposition -1000 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 99999 4\n* -100000 1\n", "line 6: relative subposition -100000 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1x * 4\n", "line 5: bad subposition: unexpected 'x'");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n1x * 4\n", "line 5: bad subposition");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 4x\n", "line 5: bad cost");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 1234x\n", "line 5: bad cost");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+12 * 123456789x\n", "line 5: bad cost");
     /* a round may end after any line, a jump line too: the loop must not read the line after
      * it from the next round (one thread, rounds of every size from 1 to 48 bytes) */
     {
