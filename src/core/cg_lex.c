@@ -621,7 +621,7 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
     for (;;) {
         const char *t = s;
         unsigned char c = *t;
-        if (c == 'j' || c == 'c') {
+        if (c - '*' > '9' - '*') {   /* not '*', '+', '-' or a digit: jump= or calls= */
             /* a jump= or calls= line is at least "jump=N P\n" with another line after it */
             uint64_t a, b;
             const char *after;
@@ -631,7 +631,9 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
                 if (!plain_jump(&t, end, npos, l0, l1, l2))
                     break;
                 lines += 2;
-            } else if (plain_cfn(&t, &a, &after)) {
+            } else if (c != 'c')
+                break;
+            else if (plain_cfn(&t, &a, &after)) {
                 /* most often a call follows: one operation for the three lines */
                 const char *u = t;
                 uint64_t count, cost;

@@ -550,6 +550,8 @@ int main(void)
     BAD("events: Ir\nfn=f\nxyz=1\n", "unknown line 'xyz='");
     BAD("events: Ir\nfn=f\ncalls=1 2\n1 1\n", "'calls=' without a 'cfn='");
     BAD("events: Ir\nfn=(1) f\nfn=(1) g\n", "name id 1 in 'fn=' redefined");
+    /* the same name, once a recursion level and once not, is two definitions */
+    BAD("events: Ir\nfn=(1) f'2\n1 1\nfn=(1) f\n", "line 4: name id 1 in 'fn=' redefined");
     BAD("events: Ir\nfn=\n", "empty name");
     BAD("events: Ir\nfn=f\n1 5\ntotals: 5\n2 1\n", "cost line after 'totals:'");
     /* the same where a range may begin: the reader, not the lexer, knows the header. The
