@@ -308,6 +308,29 @@ int main(void)
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 4x\n", "line 5: bad cost");
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 1234x\n", "line 5: bad cost");
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+12 * 123456789x\n", "line 5: bad cost");
+    /* the name lines of calls among the usual lines are taken by the loop too, the others by
+     * the general parser (a fn= line ends the run of self cost lines, which one without a cost
+     * began); a malformed name line is judged by the general parser, with its line */
+    p = load("positions: instr line\nevents: Ir\nob=(1) o\nfl=(1) a.c\nfn=(1) f\n0x10 5\n+1 * 2\n"
+             "cfi=(2) b.c\ncfn=(2) g'f\ncalls=1 0x40 9 \n* * 30\n+1 * 4\nfi=(2)\n+1 * 8\nfe=(1)\n"
+             "fn=(2)\n0x40 9 16\n+1 * 1\njfi=(2)\ncob=(1)\ncfn=(1)\ncalls=2 0x10 5 \n* * 6\n"
+             "fn=(1)\n+1 * 32\ntotals: 63\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "f", 0), 2 + 4 + 8 + 32);
+        CHECK_INT(self_of(p, "g", 0), 16 + 1);
+        CHECK_INT(incl_of(p, "g", 0), 30);     /* the call of g from f */
+        CHECK_INT(calls_of(p, "g", "f"), 2);
+        cg_profile_free(p);
+    }
+    /* name lines alone are no body: a callgrind part of them needs no totals: line */
+    p = load("creator: callgrind-3.19.0\nevents: Ir\ncfn=(1) x\nfn=(2) y\nfl=(1) a.c\n", NULL, &e);
+    CHECK(p);
+    cg_profile_free(p);
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\ncfn=(1x) g\n", "line 6: bad name id in 'cfn='");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfn=(99999999) g\n", "line 6: name id 99999999 in 'fn=' is too large");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfi=\n+1 * 2\n", "line 6: empty name in 'fi='");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfn=(2)\n+1 * 2\n", "line 6: undefined name id 2 in 'fn='");
     /* a round may end after any line, a jump line too: the loop must not read the line after
      * it from the next round (one thread, rounds of every size from 1 to 48 bytes) */
     {
