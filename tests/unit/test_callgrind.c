@@ -323,6 +323,16 @@ int main(void)
         CHECK_INT(calls_of(p, "g", "f"), 2);
         cg_profile_free(p);
     }
+    /* a run of self cost lines the general parser began (a trailing space), continued by the
+     * loop with the name lines of a call: its cost stays with the function before the fn= */
+    p = load("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3 \ncfn=(2) g\ncalls=1 0x40 9 \n"
+             "* * 30\nfn=(2)\n0x40 9 7\n+1 * 1\nfn=(1)\n+1 * 0\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "f", 0), 3);
+        CHECK_INT(self_of(p, "g", 0), 8);
+        cg_profile_free(p);
+    }
     /* name lines alone are no body: a callgrind part of them needs no totals: line */
     p = load("creator: callgrind-3.19.0\nevents: Ir\ncfn=(1) x\nfn=(2) y\nfl=(1) a.c\n", NULL, &e);
     CHECK(p);
