@@ -333,6 +333,21 @@ int main(void)
         CHECK_INT(self_of(p, "g", 0), 8);
         cg_profile_free(p);
     }
+    /* a name with a NUL byte is cut there (in the first eight bytes, in a full word, in the
+     * last bytes): it is the same function as the name without what follows */
+    {
+        static const char text[] = "events: Ir\nfn=(1) ab\0xyz\n1 1\nfn=(2) ab\n1 2\n"
+                                   "fn=(3) abcdefghij\0kl\n1 4\nfn=(4) abcdefghij\n1 8\n"
+                                   "fn=(5) abcdefg\0ijklmnopq\n1 16\nfn=(6) abcdefg\n1 32\n";
+        struct cg_profile *q = cg_profile_new();
+        struct err e2 = {0};
+        CHECK(cg_read_mem(q, "t.out", text, sizeof text - 1, NULL, &e2) == 0 &&
+              cg_profile_finish(q, &e2) == 0);
+        CHECK_INT(self_of(q, "ab", 0), 1 + 2);
+        CHECK_INT(self_of(q, "abcdefghij", 0), 4 + 8);
+        CHECK_INT(self_of(q, "abcdefg", 0), 16 + 32);
+        cg_profile_free(q);
+    }
     /* name lines alone are no body: a callgrind part of them needs no totals: line */
     p = load("creator: callgrind-3.19.0\nevents: Ir\ncfn=(1) x\nfn=(2) y\nfl=(1) a.c\n", NULL, &e);
     CHECK(p);
