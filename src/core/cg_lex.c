@@ -273,6 +273,21 @@ static size_t new_cost(struct lex_result *res, int ncol)
     return at;
 }
 
+/* The OP_SPEC of a name line whose value is [v, e); false: malformed (res->msg) or out of
+ * memory (res->nomem), and no operation made. */
+static bool name_op(const char *v, const char *e, int key, uint64_t line, struct lex_result *res)
+{
+    struct lex_op *op = new_op(res, OP_SPEC, line);
+    if (!op)
+        return false;
+    if (!split_spec(v, e, key, op, res)) {
+        res->nops--;
+        return false;
+    }
+    op->key = (uint8_t)key;
+    return true;
+}
+
 #define INLINE static inline __attribute__((always_inline))
 
 /* The '\n' that ends the line of p (every range ends in one): most lines the lexer looks into
@@ -615,15 +630,7 @@ static __attribute__((noinline)) const char *plain_spec(const char *t, const cha
     const char *v = t + klen + 1, *nl = line_end(v, end), *e = nl;
     if (e > v && e[-1] == '\r')
         e--;
-    struct lex_op *op = new_op(res, OP_SPEC, line);
-    if (!op)
-        return NULL;
-    if (!split_spec(v, e, key, op, res)) {
-        res->nops--;
-        return NULL;
-    }
-    op->key = (uint8_t)key;
-    return nl + 1;
+    return name_op(v, e, key, line, res) ? nl + 1 : NULL;
 }
 
 /* Takes lines of those shapes from *sp on (none: the first is not one), and the name lines
@@ -1050,14 +1057,8 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
             if (key >= 0) {
                 if (key == K_FN)
                     END_RUN();
-                struct lex_op *op = new_op(res, OP_SPEC, line);
-                if (!op)
+                if (!name_op(v, e, key, line, res))
                     goto done;
-                if (!split_spec(v, e, key, op, res)) {
-                    res->nops--;
-                    goto done;
-                }
-                op->key = (uint8_t)key;
             }
         }
         s = nl + 1;
