@@ -354,6 +354,25 @@ int main(void)
     cg_profile_free(p);
     BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\ncfn=(1x) g\n", "line 6: bad name id in 'cfn='");
     BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfn=(99999999) g\n", "line 6: name id 99999999 in 'fn=' is too large");
+    /* ids of every length: the largest allowed, one more, nine and twenty digits, and ids
+     * ending before their ')' */
+    p = load("events: Ir\nfn=(16777215) f\n1 1\nfn=(0000007) g\n1 2\nfn=(16777215)\n1 4\n"
+             "fn=(12) h\n1 8\nfn=(15) i\n1 16\nfn=(12)\n1 32\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "f", 0), 5);
+        CHECK_INT(self_of(p, "g", 0), 2);
+        CHECK_INT(self_of(p, "h", 0), 40);
+        CHECK_INT(self_of(p, "i", 0), 16);
+        cg_profile_free(p);
+    }
+    BAD("events: Ir\nfn=(16777216) f\n", "line 2: name id 16777216 in 'fn=' is too large");
+    BAD("events: Ir\nfn=(20000001) f\n", "line 2: name id 20000001 in 'fn=' is too large");
+    BAD("events: Ir\nfn=(123456789) f\n", "line 2: name id 123456789 in 'fn=' is too large");
+    BAD("events: Ir\nfn=(12345678901234567890) f\n", "line 2: name id 12345678901234567890 in 'fn=' is too large");
+    BAD("events: Ir\nfn=(123456789012345678901) f\n", "line 2: bad name id in 'fn='");
+    BAD("events: Ir\nfn=(12\n", "line 2: bad name id in 'fn='");
+    BAD("events: Ir\nfn=(123456789\n", "line 2: bad name id in 'fn='");
     BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfi=\n+1 * 2\n", "line 6: empty name in 'fi='");
     BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfn=(2)\n+1 * 2\n", "line 6: undefined name id 2 in 'fn='");
     /* a round may end after any line, a jump line too: the loop must not read the line after
