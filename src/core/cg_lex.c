@@ -605,7 +605,8 @@ INLINE bool plain_call(const char **sp, const char *end, const int npos, uint64_
                        uint64_t *count, uint64_t *cost)
 {
     const char *s = *sp;
-    if (memcmp(s, "calls=", 6) != 0)
+    /* four bytes and two: GCC called memcmp() for the six (-j 1 2-3% slower) */
+    if (memcmp(s, "call", 4) != 0 || s[4] != 's' || s[5] != '=')
         return false;
     s += 6;
     if (!plain_digits(&s, 19, count) || !plain_target(&s, end, npos, l0, l1, l2) ||
