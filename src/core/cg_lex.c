@@ -188,6 +188,25 @@ static int spec_key_of(const char *k, size_t n)
 #undef IS
 }
 
+#define INLINE static inline __attribute__((always_inline))
+
+/* A decimal number of at most max digits at s: the byte after it, or NULL. (A loop per
+ * digit: the line shapes repeat, so its exits are well predicted, and reading eight digits at
+ * once with multiplications measured slower here, its result being on the path to the next
+ * field.) */
+INLINE const char *dec(const char *s, unsigned max, uint64_t *out)
+{
+    const char *st = s;
+    uint64_t v = 0;
+    unsigned d;
+    while ((d = (unsigned char)*s - '0') < 10)
+        v = v * 10 + d, s++;
+    if (s == st || (size_t)(s - st) > max)
+        return NULL;
+    *out = v;
+    return s;
+}
+
 /* Splits the value of a name line: "(id) name", "(id)" or "name" (a name may begin with '('
  * when no digit follows). 0: malformed (res->msg). */
 static int split_spec(const char *s, const char *end, int key, struct lex_op *op, struct lex_result *res)
@@ -197,15 +216,13 @@ static int split_spec(const char *s, const char *end, int key, struct lex_op *op
         end--;
     op->arg = UINT32_MAX;
     if (s + 1 < end && *s == '(' && (unsigned)(s[1] - '0') < 10) {
-        uint64_t v = 0;
+        uint64_t v;
         bool ok = true;
-        /* up to eight digits read here (a call of cg_num() cost 1.6% of the whole read);
-         * more by cg_num(), which knows the limits */
-        const char *q = s + 1;
-        unsigned d;
-        while (q < end && q - s <= 8 && (d = (unsigned char)*q - '0') < 10)
-            v = v * 10 + d, q++;
-        if (q < end && (unsigned)(*q - '0') < 10)
+        /* up to eight digits by dec() (a call of cg_num() cost 1.6% of the whole read; the
+         * line goes on past end to its '\n', so dec() stops there at the latest); more by
+         * cg_num(), which knows the limits */
+        const char *q = dec(s + 1, 8, &v);
+        if (!q)
             q = cg_num(s + 1, end, &v, &ok);
         if (!ok || q >= end || *q != ')')
             return lex_fail(res, "bad name id in '%s='", spec_key_name[key]);
@@ -295,8 +312,6 @@ static bool name_op(const char *v, const char *e, int key, uint64_t line, struct
     return true;
 }
 
-#define INLINE static inline __attribute__((always_inline))
-
 /* The '\n' that ends the line of p (every range ends in one): most lines the lexer looks into
  * end within a few bytes ("(123)", the end of a calls= line), where calling memchr() costs
  * more than looking at eight bytes at once; names are long, and memchr() is for them. */
@@ -355,23 +370,6 @@ INLINE size_t known_key(const char *s, int *key)
     }
     return 0;
 #undef KEY
-}
-
-/* A decimal number of at most max digits at s: the byte after it, or NULL. (A loop per
- * digit: the line shapes repeat, so its exits are well predicted, and reading eight digits at
- * once with multiplications measured slower here, its result being on the path to the next
- * field.) */
-INLINE const char *dec(const char *s, unsigned max, uint64_t *out)
-{
-    const char *st = s;
-    uint64_t v = 0;
-    unsigned d;
-    while ((d = (unsigned char)*s - '0') < 10)
-        v = v * 10 + d, s++;
-    if (s == st || (size_t)(s - st) > max)
-        return NULL;
-    *out = v;
-    return s;
 }
 
 /* The value of each hex digit, plus one (0: not a hex digit). */
