@@ -297,6 +297,62 @@ int main(void)
             cg_profile_free(p);
         }
     }
+    /* repeats: a "+D" line with the same bytes after its first subposition as the self cost
+     * line before is taken by one compare. Each case by hand; load() also reads each with the
+     * general parser alone. The cost of a repeat, its first subposition added (seen where a
+     * later -N would go below zero), the others kept (likewise), across jump and call lines;
+     * the eight bytes compared hold the '\n' (a longer cost is no repeat; nine bytes are not
+     * compared), and bytes after a
+     * relative subposition are no repeat (the subposition moves on each line) */
+    p = load("positions: instr line\nevents: Ir\nfn=f\n0x10 0 240\n+3 0 240\n+5 0 240\n"
+             "jcnd=1/2 +3 0 \n* 0 \n+1 0 240\n+2 0 2400\n+1 0 24\n+1 0 24\n+1 0 24000\n"
+             "cfn=g\ncalls=1 0x99 0 \n* 0 7\n+9 0 24000\n+1 0 12345\n+1 0 12346\n-41 0 1\n"
+             "fn=h\n1 1 5\n+1 +1 5\n+1 +1 5\n+1 +1 5\n0 -4 5\n"
+             "fn=k\n1 9 6\n+1 -1 6\n+1 -1 6\n0 -7 6\n"
+             "fn=m\n5 0x1f 3\n+1 0x1f 3\n+2 * 3\n+1 * 3\n* -31 3\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "f", 0), 240 * 4 + 2400 + 24 * 2 + 24000 * 2 + 12345 + 12346 + 1);
+        CHECK_INT(self_of(p, "g", 0), 0);
+        CHECK_INT(incl_of(p, "f", 0), 240 * 4 + 2400 + 24 * 2 + 24000 * 2 + 12345 + 12346 + 1 + 7);
+        CHECK_INT(self_of(p, "h", 0), 25);
+        CHECK_INT(self_of(p, "k", 0), 24);
+        CHECK_INT(self_of(p, "m", 0), 15);
+        cg_profile_free(p);
+    }
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 0 240\n+3 0 240\n+5 0 240\n-25 0 1\n",
+        "line 7: relative subposition -25 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 0 240\n+3 0 240\njump=1 +3 0 \n* 0 \n"
+        "+5 0 240\ncfn=g\ncalls=1 0x99 0 \n* 0 7\n+1 0 240\n-26 0 1\n",
+        "line 13: relative subposition -26 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=h\n1 1 5\n+1 +1 5\n+1 +1 5\n0 -4 5\n",
+        "line 7: relative subposition -4 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=k\n1 9 6\n+1 -1 6\n+1 -1 6\n+1 -1 6\n0 -7 6\n",
+        "line 8: relative subposition -7 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=m\n5 0x1f 3\n+1 0x1f 3\n+2 * 3\n* -32 3\n",
+        "line 7: relative subposition -32 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0xfffffffffffffffd 0 5\n+1 0 5\n+1 0 5\n+1 0 5\n"
+        "fn=g\n1 0 1\n", "line 7: subposition overflows");
+    /* three subpositions: a relative third one makes no repeat either */
+    p = load("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 +1 5\n+1 2 +1 5\n+1 * * 5\n"
+             "+1 * * 5\n0 -2 -5 5\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "f", 0), 30);
+        cg_profile_free(p);
+    }
+    BAD("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 +1 5\n+1 2 +1 5\n+1 * * 5\n"
+        "+1 * * 5\n0 -2 -6 5\n", "line 9: relative subposition -6 goes below zero");
+    BAD("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 -1 5\n+1 2 -1 5\n0 -2 -2 5\n",
+        "line 7: relative subposition -2 goes below zero");
+    /* one subposition: the bytes after it are the cost alone */
+    p = load("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n+1 170\n+1 17\n-8 1\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(self_of(p, "f", 0), 17 * 4 + 170 + 1);
+        cg_profile_free(p);
+    }
+    BAD("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n-7 1\n", "line 6: relative subposition -7 goes below zero");
     /* the values those subpositions take, seen where the next one would go below zero */
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 7 4\n* -8 1\n", "line 6: relative subposition -8 goes below zero");
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+9 * 4\n-26 * 1\n", "line 6: relative subposition -26 goes below zero");
