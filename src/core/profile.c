@@ -10,20 +10,45 @@
 #include <emmintrin.h>
 #endif
 
-/* Eight bytes a step: names are long (C++ signatures, --separate-callers chains). */
+/* Sixteen bytes a step in two independent lanes (each step of one lane waits for its
+ * multiplication, so two lanes go twice as fast), the last bytes as one eight-byte word
+ * that overlaps the bytes before it, not byte by byte: names are long (C++ signatures,
+ * --separate-callers chains). */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-        s += 8, n -= 8;
+    const uint64_t k1 = 0xff51afd7ed558ccdull, k2 = 0xc4ceb9fe1a85ec53ull;
+    uint64_t h1 = 0x9e3779b97f4a7c15ull ^ n, h2 = 0x6a09e667f3bcc909ull, w;
+    if (n < 8) {
+        w = 0;
+        if (n >= 4) {       /* two four-byte words, overlapping */
+            uint32_t a, b;
+            memcpy(&a, s, 4);
+            memcpy(&b, s + n - 4, 4);
+            w = (uint64_t)a << 32 | b;
+        } else if (n > 0)
+            w = (uint64_t)(unsigned char)s[0] << 16 | (uint64_t)(unsigned char)s[n / 2] << 8 |
+                (unsigned char)s[n - 1];
+        h1 = (h1 ^ w) * k2;
+        return h1 ^ (h1 >> 29);
     }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    const char *last = s + n - 8;
+    for (; n > 16; s += 16, n -= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + 8, 8);
+        h1 = (h1 ^ a) * k1;
+        h1 ^= h1 >> 32;
+        h2 = (h2 ^ b) * k2;
+        h2 ^= h2 >> 32;
+    }
+    if (n > 8) {
+        memcpy(&w, s, 8);
+        h1 = (h1 ^ w) * k1;
+        h1 ^= h1 >> 32;
+    }
+    memcpy(&w, last, 8);
+    h2 = (h2 ^ w) * k2;
+    uint64_t h = (h1 ^ h2 ^ (h2 >> 29)) * k1;
     return h ^ (h >> 29);
 }
 
@@ -239,77 +264,104 @@ static const unsigned char name_class[256] = {
     ['\''] = 3, ['o'] = 4,
 };
 
-/* The first byte at or after s[i] of a class other than 0, or len. Names are long (C++
- * signatures with their parameters, --separate-callers chains), and most of their bytes are
- * of class 0: sixteen at a time where SSE2 is, one at a time elsewhere. */
-static size_t next_special(const char *s, size_t i, size_t len)
-{
 #ifdef __SSE2__
+/* The bytes of s[0..16) of a class other than 0, a bit each (s[16] is read: an 'o' matters
+ * only where "operator" may begin, so only one followed by 'p'). Names are long (C++
+ * signatures with their parameters, --separate-callers chains), and most of their bytes are
+ * of class 0. */
+static unsigned special_bits(const char *s)
+{
     const __m128i fe = _mm_set1_epi8((char)0xfe), df = _mm_set1_epi8((char)0xdf),
                   fd = _mm_set1_epi8((char)0xfd);
-    /* an 'o' matters only where "operator" may begin: one followed by 'p' (17 bytes read) */
-    for (; i + 17 <= len; i += 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i next = _mm_loadu_si128((const __m128i *)(s + i + 1));
-        __m128i df_x = _mm_and_si128(x, df);
-        __m128i m = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(_mm_and_si128(x, fe), _mm_set1_epi8('(')),   /* ( ) */
-                         _mm_cmpeq_epi8(_mm_and_si128(x, fd), _mm_set1_epi8('<'))),  /* < > */
-            _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(df_x, _mm_set1_epi8('[')),               /* [ { */
-                             _mm_cmpeq_epi8(df_x, _mm_set1_epi8(']'))),              /* ] } */
-                _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\'')),
-                             _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('o')),
-                                           _mm_cmpeq_epi8(next, _mm_set1_epi8('p'))))));
-        unsigned bits = (unsigned)_mm_movemask_epi8(m);
-        if (bits)
-            return i + (size_t)__builtin_ctz(bits);
-    }
+    __m128i x = _mm_loadu_si128((const __m128i *)s);
+    __m128i next = _mm_loadu_si128((const __m128i *)(s + 1));
+    __m128i df_x = _mm_and_si128(x, df);
+    __m128i m = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(_mm_and_si128(x, fe), _mm_set1_epi8('(')),   /* ( ) */
+                     _mm_cmpeq_epi8(_mm_and_si128(x, fd), _mm_set1_epi8('<'))),  /* < > */
+        _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(df_x, _mm_set1_epi8('[')),               /* [ { */
+                         _mm_cmpeq_epi8(df_x, _mm_set1_epi8(']'))),              /* ] } */
+            _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\'')),
+                         _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('o')),
+                                       _mm_cmpeq_epi8(next, _mm_set1_epi8('p'))))));
+    return (unsigned)_mm_movemask_epi8(m);
+}
 #endif
-    while (i < len && !name_class[(unsigned char)s[i]])
+
+/* After "operator" at s[i]: the operator's own bytes, which open no brackets ("operator<",
+ * "operator()"; "operator(" stops at its '('). Returns where the scan goes on. */
+static size_t skip_operator(const char *s, size_t i, size_t len)
+{
+    i += 8;
+    while (i < len && s[i] && strchr("<>=!+-*/%^&|~[]()", s[i])) {
+        if (s[i] == '(' && i + 1 < len && s[i + 1] == ')')
+            return i + 2;
+        if (s[i] == '(')
+            break;
         i++;
+    }
+    return i;
+}
+
+/* The quote at s[i] ends the name: whether a recursion depth ("'2") follows. */
+static size_t quote_at(const char *s, size_t i, size_t len, bool *rec)
+{
+    if (rec) {
+        size_t j = i + 1;
+        while (j < len && s[j] >= '0' && s[j] <= '9')
+            j++;
+        *rec = j > i + 1 && (j == len || s[j] == '\'');
+    }
     return i;
 }
 
 /* callgrind writes a context as name['N]['caller1'caller2...]. The first quote outside any
- * brackets starts the suffix; operator names (operator<, operator()) do not open brackets. */
+ * brackets starts the suffix; operator names (operator<, operator()) do not open brackets.
+ * Sixteen bytes at a time where SSE2 is, the special bytes of each block taken from its bit
+ * mask (C++ names have many brackets: looking for each one anew from the byte after the last
+ * cost more than the rest of the read of a name). */
 size_t cg_strip_name(const char *s, size_t len, bool *rec)
 {
     int depth = 0;
     if (rec)
         *rec = false;
-    if (!memchr(s, '\'', len))
+    if (!memchr(s, '\'', len))     /* most names of most profiles: no suffix */
         return len;
-    for (size_t i = next_special(s, 0, len); i < len; i = next_special(s, i + 1, len)) {
+    size_t i = 0;
+#ifdef __SSE2__
+    while (i + 17 <= len) {
+        unsigned bits = special_bits(s + i);
+        size_t resume = 0;
+        for (; bits; bits &= bits - 1) {
+            size_t j = i + (size_t)__builtin_ctz(bits);
+            unsigned char k = name_class[(unsigned char)s[j]];
+            /* brackets without a branch: which kind comes next is anyone's guess */
+            depth += (k == 1) - ((k == 2) & (depth > 0));
+            if (k < 3)
+                continue;
+            if (k == 3) {
+                if (depth == 0 && j > 0)
+                    return quote_at(s, j, len, rec);
+            } else if (len - j >= 8 && memcmp(s + j, "operator", 8) == 0) {
+                resume = skip_operator(s, j, len);
+                break;
+            }
+        }
+        i = resume ? resume : i + 16;
+    }
+#endif
+    for (; i < len; i++) {
         unsigned char k = name_class[(unsigned char)s[i]];
         if (k == 4) {
-            if (len - i >= 8 && memcmp(s + i, "operator", 8) == 0) {
-                i += 8;
-                while (i < len && s[i] && strchr("<>=!+-*/%^&|~[]()", s[i])) {
-                    if (s[i] == '(' && i + 1 < len && s[i + 1] == ')') {
-                        i += 2;
-                        break;
-                    }
-                    if (s[i] == '(')
-                        break;
-                    i++;
-                }
-                i--;
-            }
+            if (len - i >= 8 && memcmp(s + i, "operator", 8) == 0)
+                i = skip_operator(s, i, len) - 1;
         } else if (k == 1)
             depth++;
-        else if (k == 2) {
-            if (depth > 0)
-                depth--;
-        } else if (depth == 0 && i > 0) {
-            if (rec) {      /* a recursion depth ("'2") follows */
-                size_t j = i + 1;
-                while (j < len && s[j] >= '0' && s[j] <= '9')
-                    j++;
-                *rec = j > i + 1 && (j == len || s[j] == '\'');
-            }
-            return i;
-        }
+        else if (k == 2)
+            depth -= depth > 0;
+        else if (k == 3 && depth == 0 && i > 0)
+            return quote_at(s, i, len, rec);
     }
     return len;
 }

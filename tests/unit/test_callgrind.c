@@ -620,6 +620,9 @@ int main(void)
     CHECK_INT(cg_strip_name(op, strlen(op), &rec), strlen(op) - 2);
     const char *op2 = "A::operator()(int) const'f";
     CHECK_INT(cg_strip_name(op2, strlen(op2), &rec), strlen(op2) - 2);
+    const char *op3 = "f(A::operator()'x)'2";     /* "()" of the operator closes nothing */
+    CHECK_INT(cg_strip_name(op3, strlen(op3), &rec), strlen(op3) - 2);
+    CHECK(rec);
     const char *tpl = "f<(char)39>(x)'2";
     CHECK_INT(cg_strip_name(tpl, strlen(tpl), &rec), strlen(tpl) - 2);
     /* names are scanned sixteen bytes at a time: the quote, brackets and "operator" at every
@@ -647,6 +650,28 @@ int main(void)
             wrong += got != want || r1 != r2;
         }
         CHECK_INT(wrong, 0);
+    }
+    /* interning: names of every length up to 70 (hashed in 16-byte steps, the last bytes as
+     * one overlapping word, short ones apart), each with one byte changed at every place, are
+     * all different strings, and the same string is found again */
+    {
+        struct cg_profile *q = cg_profile_new();
+        char name[80];
+        int wrong = 0;
+        uint32_t before = q->nstr;
+        for (int n = 1; n <= 70; n++)
+            for (int at = -1; at < n; at++) {
+                for (int i = 0; i < n; i++)
+                    name[i] = (char)('a' + i % 26);
+                if (at >= 0)
+                    name[at] = '#';
+                uint32_t id = cg_intern(q, name, (size_t)n);
+                wrong += id == UINT32_MAX || id != q->nstr - 1 || cg_intern(q, name, (size_t)n) != id ||
+                         strlen(cg_str(q, id)) != (size_t)n || memcmp(cg_str(q, id), name, (size_t)n) != 0;
+            }
+        CHECK_INT(wrong, 0);
+        CHECK_INT(q->nstr - before, 70 * 71 / 2 + 70);
+        cg_profile_free(q);
     }
     CHECK(cg_is_alloc_entry("malloc"));
     CHECK(cg_is_alloc_entry("realloc@@GLIBC_2.2.5"));
