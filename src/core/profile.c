@@ -372,11 +372,19 @@ bool cg_is_alloc_entry(const char *name)
         "malloc", "calloc", "realloc", "reallocarray", "aligned_alloc", "posix_memalign",
         "memalign", "valloc", "pvalloc",
     };
-    size_t n = strcspn(name, "@");   /* realloc@@GLIBC_2.2.5 */
+    static const unsigned char lens[] = {6, 6, 7, 12, 13, 14, 8, 6, 7};
+    /* the name up to a version ("realloc@@GLIBC_2.2.5"); none is longer than
+     * "__libc_posix_memalign", so a longer name is looked at no further (every new function's
+     * name comes here, and most are long C++ names) */
+    size_t n = 0;
+    while (n < 22 && name[n] && name[n] != '@')
+        n++;
+    if (n == 22)
+        return false;
     if (n > 7 && memcmp(name, "__libc_", 7) == 0)
         name += 7, n -= 7;
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
-        if (strlen(entries[i]) == n && memcmp(entries[i], name, n) == 0)
+        if (lens[i] == n && memcmp(entries[i], name, n) == 0)
             return true;
     return false;
 }

@@ -680,6 +680,29 @@ int main(void)
     CHECK(!cg_is_alloc_entry("free"));
     CHECK(!cg_is_alloc_entry("malloc_usable_size"));
     CHECK(!cg_is_alloc_entry("_int_malloc"));
+    {
+        /* every entry point, alone, versioned, as glibc's __libc_ alias, and both; one byte
+         * more or less is none */
+        static const char *const all[] = {"malloc", "calloc", "realloc", "reallocarray",
+                                          "aligned_alloc", "posix_memalign", "memalign",
+                                          "valloc", "pvalloc"};
+        char name[64];
+        int wrong = 0;
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+            static const char *const forms[] = {"%s", "%s@@GLIBC_2.2.5", "__libc_%s",
+                                                "__libc_%s@GLIBC_2.2.5"};
+            for (int f = 0; f < 4; f++) {
+                snprintf(name, sizeof name, forms[f], all[i]);
+                wrong += !cg_is_alloc_entry(name);
+            }
+            snprintf(name, sizeof name, "__libc_%sx", all[i]);
+            wrong += cg_is_alloc_entry(name);
+            snprintf(name, sizeof name, "%.*s", (int)strlen(all[i]) - 1, all[i]);
+            wrong += cg_is_alloc_entry(name);
+        }
+        CHECK_INT(wrong, 0);
+        CHECK(!cg_is_alloc_entry("std::vector<int, std::allocator<int> >::push_back(int const&)"));
+    }
 
     /* Bad input: the file, the line, what */
     BAD("events: Ir\nfn=(1) f\ncfn=(57)\ncalls=1 0\n1 1\n", "'t.out' line 3: undefined name id 57 in 'cfn='");
