@@ -115,6 +115,19 @@ static void bad(const char *text, const char *want, int line)
 }
 #define BAD(text, want) bad(text, want, __LINE__)
 
+/* A case with one function to check: read (every way load() reads) with f's self cost want. */
+static void self_is(const char *text, const char *f, uint64_t want, int line)
+{
+    struct err e;
+    struct cg_profile *p = load_at(text, NULL, &e, line);
+    char m[256];
+    snprintf(m, sizeof m, "read, with %s's self cost %llu (got %s%llu)", f, (unsigned long long)want,
+             p ? "" : "an error: ", p ? (unsigned long long)self_of(p, f, 0) : 0ull);
+    unit_report(p && self_of(p, f, 0) == want, __FILE__, line, m);
+    cg_profile_free(p);
+}
+#define SELF_IS(text, f, want) self_is(text, f, want, __LINE__)
+
 int main(void)
 {
     struct err e;
@@ -334,24 +347,14 @@ int main(void)
     BAD("positions: instr line\nevents: Ir\nfn=f\n0xfffffffffffffffd 0 5\n+1 0 5\n+1 0 5\n+1 0 5\n"
         "fn=g\n1 0 1\n", "line 7: subposition overflows");
     /* three subpositions: a relative third one makes no repeat either */
-    p = load("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 +1 5\n+1 2 +1 5\n+1 * * 5\n"
-             "+1 * * 5\n0 -2 -5 5\n", NULL, &e);
-    CHECK(p);
-    if (p) {
-        CHECK_INT(self_of(p, "f", 0), 30);
-        cg_profile_free(p);
-    }
+    SELF_IS("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 +1 5\n+1 2 +1 5\n+1 * * 5\n"
+            "+1 * * 5\n0 -2 -5 5\n", "f", 30);
     BAD("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 +1 5\n+1 2 +1 5\n+1 * * 5\n"
         "+1 * * 5\n0 -2 -6 5\n", "line 9: relative subposition -6 goes below zero");
     BAD("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 -1 5\n+1 2 -1 5\n0 -2 -2 5\n",
         "line 7: relative subposition -2 goes below zero");
     /* one subposition: the bytes after it are the cost alone */
-    p = load("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n+1 170\n+1 17\n-8 1\n", NULL, &e);
-    CHECK(p);
-    if (p) {
-        CHECK_INT(self_of(p, "f", 0), 17 * 4 + 170 + 1);
-        cg_profile_free(p);
-    }
+    SELF_IS("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n+1 170\n+1 17\n-8 1\n", "f", 17 * 4 + 170 + 1);
     BAD("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n-7 1\n", "line 6: relative subposition -7 goes below zero");
     /* the values those subpositions take, seen where the next one would go below zero */
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 7 4\n* -8 1\n", "line 6: relative subposition -8 goes below zero");
@@ -487,13 +490,8 @@ int main(void)
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\njcnd=1/2 -99 * \n* * \n", "line 5: relative subposition -99 goes below zero");
 
     /* jumps and the cost-less line after them; bb=/ln=/rec= skipped */
-    p = load("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 1 4\njcnd=1/3 +4 2\n* 1\n"
-             "jump=2 -4 1\n* 1\njfi=(3) x.c\njfn=(9) g\nbb=0x10\nln=4\n+4 2 6\ntotals: 10\n", NULL, &e);
-    CHECK(p);
-    if (p) {
-        CHECK_INT(self_of(p, "f", 0), 10);
-        cg_profile_free(p);
-    }
+    SELF_IS("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 1 4\njcnd=1/3 +4 2\n* 1\n"
+            "jump=2 -4 1\n* 1\njfi=(3) x.c\njfn=(9) g\nbb=0x10\nln=4\n+4 2 6\ntotals: 10\n", "f", 10);
 
     /* Two parts (--combine-dumps): ids carried over, each part's totals checked, summed */
     p = load("creator: callgrind-3.19.0\npart: 1\nevents: Ir\nob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n1 10\n"
