@@ -368,23 +368,29 @@ size_t cg_strip_name(const char *s, size_t len, bool *rec)
 
 bool cg_is_alloc_entry(const char *name)
 {
-    static const char *const entries[] = {
-        "malloc", "calloc", "realloc", "reallocarray", "aligned_alloc", "posix_memalign",
-        "memalign", "valloc", "pvalloc",
+#define ENTRY(s) {s, sizeof s - 1}
+    static const struct {
+        const char *name;
+        size_t len;
+    } entries[] = {
+        ENTRY("malloc"), ENTRY("calloc"), ENTRY("realloc"), ENTRY("reallocarray"),
+        ENTRY("aligned_alloc"), ENTRY("posix_memalign"), ENTRY("memalign"), ENTRY("valloc"),
+        ENTRY("pvalloc"),
     };
-    static const unsigned char lens[] = {6, 6, 7, 12, 13, 14, 8, 6, 7};
-    /* the name up to a version ("realloc@@GLIBC_2.2.5"); none is longer than
-     * "__libc_posix_memalign", so a longer name is looked at no further (every new function's
-     * name comes here, and most are long C++ names) */
+#undef ENTRY
+    /* the name up to a version ("realloc@@GLIBC_2.2.5"); none is longer than the longest
+     * entry point with glibc's prefix, so a longer name is looked at no further (every new
+     * function's name comes here, and most are long C++ names) */
+    const size_t longest = sizeof "__libc_posix_memalign" - 1;
     size_t n = 0;
-    while (n < 22 && name[n] && name[n] != '@')
+    while (n <= longest && name[n] && name[n] != '@')
         n++;
-    if (n == 22)
+    if (n > longest)
         return false;
     if (n > 7 && memcmp(name, "__libc_", 7) == 0)
         name += 7, n -= 7;
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
-        if (lens[i] == n && memcmp(entries[i], name, n) == 0)
+        if (entries[i].len == n && memcmp(entries[i].name, name, n) == 0)
             return true;
     return false;
 }
