@@ -245,12 +245,7 @@ int main(void)
     }
 
     /* positions: instr bb line */
-    p = load("positions: instr bb line\nevents: Ir\nfn=g\n0x10 0x10 7 3\n+2 * * 4\ntotals: 7\n", NULL, &e);
-    CHECK(p);
-    if (p) {
-        CHECK_INT(self_of(p, "g", 0), 7);
-        cg_profile_free(p);
-    }
+    SELF_IS("positions: instr bb line\nevents: Ir\nfn=g\n0x10 0x10 7 3\n+2 * * 4\ntotals: 7\n", "g", 7);
 
     /* fi=/fe=: inlined lines stay with the function; the call line does not move the base */
     p = load("events: Ir\nfl=(1) a.c\nfn=(1) f\n10 5\nfi=(2) h.h\n3 7\nfe=(1)\n12 1\n"
