@@ -42,6 +42,13 @@ t_tare=$(field tare median_s "$w"); r_tare=$(field tare ratio "$w")
 t_tare1=$(field tare-j1 median_s "$w"); r_tare1=$(field tare-j1 ratio "$w")
 t_wc=$(field tare ref_median_s "$w")
 rss_kb=$(field tare max_rss_kb "$w")
+# the same ratio from pairs (wc -l, then tare, then tare, then wc -l, ...), with its 95%
+# interval: the host's noise shows in it, where a ratio of medians hides it
+ab=$("$TARE" ab -n "$runs" -w 1 --format=json "wc -l $prof" "$TARE cg top $prof")
+jnum() { grep -o "\"$1\": [0-9.e+-]*" <<<"$ab" | head -1 | awk '{ print $2 }'; }
+r_ab=$(jnum ratio); lo_ab=$(jnum ci_low); hi_ab=$(jnum ci_high)
+wc_ab=$(grep -o '"median_s": [0-9.e+-]*' <<<"$ab" | sed -n 1p | awk '{ print $2 * 1000 }')
+tare_ab=$(grep -o '"median_s": [0-9.e+-]*' <<<"$ab" | sed -n 2p | awk '{ print $2 * 1000 }')
 # callgrind_annotate once (after a warm-up run), beside tare
 a=$("$TARE" wall -n 1 -w 1 --format=tsv -r "$TARE cg top $prof" --name annotate "callgrind_annotate $prof")
 t_ann=$(field annotate median_s "$a"); r_ann=$(field annotate ratio "$a")
@@ -51,8 +58,11 @@ printf '%-22s %10s %14s\n' tool "median s" "ratio"
 printf '%-22s %10.4f %13.1fx wc -l\n' "tare cg top" "$t_tare" "$r_tare"
 printf '%-22s %10.4f %13.1fx wc -l\n' "tare cg top -j 1" "$t_tare1" "$r_tare1"
 printf '%-22s %10.4f %14s\n' "wc -l" "$t_wc" "1"
+printf '%-22s %10s %13.2fx wc -l, paired (95%% interval %.2f-%.2f; medians %.1f and %.1f ms)\n' \
+    "tare cg top" "" "$r_ab" "$lo_ab" "$hi_ab" "$tare_ab" "$wc_ab"
 printf '%-22s %10.4f %13.1fx tare cg top\n' callgrind_annotate "$t_ann" "$r_ann"
 cpus=$(nproc); threads=$((cpus + 1)); [ "$cpus" -le 1 ] && threads=1; [ "$threads" -gt 8 ] && threads=8
 printf 'threads: %d CPUs, so tare cg top read with %d (one per CPU and one more, at most 8)\n' "$cpus" "$threads"
 printf 'tare peak RSS: %d KiB = %.2f x the file size\n' "$rss_kb" "$(calc "$rss_kb * 1024 / $bytes")"
-printf 'runs: tare, tare -j 1 and wc -l %d each, interleaved (median); callgrind_annotate 1\n' "$runs"
+printf 'runs: tare, tare -j 1 and wc -l %d each, interleaved (median); then %d pairs of wc -l and tare\n' "$runs" "$runs"
+printf '      (tare ab: Hodges-Lehmann ratio of the pairs); callgrind_annotate 1\n'
