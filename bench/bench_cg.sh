@@ -2,27 +2,14 @@
 # bench/bench_cg.sh: `tare cg top` against callgrind_annotate and `wc -l` on one large real
 # callgrind profile (gcc's cc1 compiling a generated file, --dump-instr=yes), side by side in
 # one run, as ratios; and tare's peak RSS against the file's size. Run from the repo root with
-# $TARE set. The profile is made once (about half a minute) and cached under build/bench/cg/.
+# $TARE set. The profile is made once by bench/cg_profile.sh (about half a minute) and cached.
 set -eu
 TARE=${TARE:-build/tare}
 BUILD=${BUILD:-build}
-dir=$BUILD/bench/cg
-prof=$dir/cc1.callgrind.out
 runs=${CG_BENCH_RUNS:-21}
 
-for tool in valgrind callgrind_annotate gcc; do
-    command -v "$tool" >/dev/null || { echo "bench_cg: needs $tool (Debian: valgrind, gcc)" >&2; exit 1; }
-done
-mkdir -p "$dir"
-if [ ! -s "$prof" ]; then
-    cc1=$(gcc -print-prog-name=cc1)
-    bench/gen_cg_input.sh "$dir/input.c" 20
-    echo "bench_cg: making the profile (callgrind on $cc1 -O2, once; cached in $prof)" >&2
-    valgrind --tool=callgrind --dump-instr=yes --collect-jumps=yes --separate-callers=2 \
-        --callgrind-out-file="$prof.tmp" "$cc1" -quiet -O2 "$dir/input.c" -o /dev/null \
-        > /dev/null 2> "$dir/valgrind.log"
-    mv "$prof.tmp" "$prof"
-fi
+command -v callgrind_annotate >/dev/null || { echo "bench_cg: needs callgrind_annotate (Debian: valgrind)" >&2; exit 1; }
+prof=$(bench/cg_profile.sh)
 bytes=$(stat -c %s "$prof")
 lines=$(wc -l < "$prof")
 cat "$prof" > /dev/null   # in the page cache for every tool alike
