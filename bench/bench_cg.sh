@@ -36,6 +36,23 @@ jnum() { grep -o "\"$1\": [0-9.e+-]*" <<<"$ab" | head -1 | awk '{ print $2 }'; }
 r_ab=$(jnum ratio); lo_ab=$(jnum ci_low); hi_ab=$(jnum ci_high)
 wc_ab=$(grep -o '"median_s": [0-9.e+-]*' <<<"$ab" | sed -n 1p | awk '{ print $2 * 1000 }')
 tare_ab=$(grep -o '"median_s": [0-9.e+-]*' <<<"$ab" | sed -n 2p | awk '{ print $2 * 1000 }')
+# streaming: the profile written over and over into one file of that many parts
+# (CG_BENCH_COPIES, 80 by default: 2.2 GB; 0: not at all), read by tare and by wc -l; tare's
+# peak RSS must not grow with the file, and its total must be the copies' sum
+copies=${CG_BENCH_COPIES:-80}
+if [ "$copies" -gt 0 ]; then
+    big=$(dirname "$prof")/cc1-x$copies.callgrind.out
+    trap 'rm -f "$big"' EXIT
+    for ((i = 0; i < copies; i++)); do cat "$prof"; done > "$big"
+    big_bytes=$(stat -c %s "$big")
+    sw=$("$TARE" wall -n 3 -w 1 --format=tsv -r "wc -l $big" --name tare "$TARE cg top $big")
+    t_big=$(field tare median_s "$sw"); r_big=$(field tare ratio "$sw"); rss_big=$(field tare max_rss_kb "$sw")
+    one=$("$TARE" cg info --format=json "$prof" | grep -o '"Ir": [0-9]*' | awk '{ print $2 }')
+    all=$("$TARE" cg info --format=json "$big" | grep -o '"Ir": [0-9]*' | awk '{ print $2 }')
+    [ "$all" = "$(awk -v a="$one" -v n="$copies" 'BEGIN { printf "%.0f", a * n }')" ] ||
+        { echo "bench_cg: the $copies copies' total is $all Ir, not $copies x $one" >&2; exit 1; }
+    rm -f "$big"
+fi
 # callgrind_annotate once (after a warm-up run), beside tare
 a=$("$TARE" wall -n 1 -w 1 --format=tsv -r "$TARE cg top $prof" --name annotate "callgrind_annotate $prof")
 t_ann=$(field annotate median_s "$a"); r_ann=$(field annotate ratio "$a")
@@ -51,5 +68,11 @@ printf '%-22s %10.4f %13.1fx tare cg top\n' callgrind_annotate "$t_ann" "$r_ann"
 cpus=$(nproc); threads=$((cpus + 1)); [ "$cpus" -le 1 ] && threads=1; [ "$threads" -gt 8 ] && threads=8
 printf 'threads: %d CPUs, so tare cg top read with %d (one per CPU and one more, at most 8)\n' "$cpus" "$threads"
 printf 'tare peak RSS: %d KiB = %.2f x the file size\n' "$rss_kb" "$(calc "$rss_kb * 1024 / $bytes")"
+if [ "$copies" -gt 0 ]; then
+    printf 'streaming: the profile %d times over (%d parts, %.2f GB): tare cg top %.3f s, %.1fx wc -l;\n' \
+        "$copies" "$copies" "$(calc "$big_bytes / 1e9")" "$t_big" "$r_big"
+    printf '           peak RSS %d KiB = %.4f x the file size (%d KiB for the profile once); totals %dx right\n' \
+        "$rss_big" "$(calc "$rss_big * 1024 / $big_bytes")" "$rss_kb" "$copies"
+fi
 printf 'runs: tare, tare -j 1 and wc -l %d each, interleaved (median); then %d pairs of wc -l and tare\n' "$runs" "$runs"
 printf '      (tare ab: Hodges-Lehmann ratio of the pairs); callgrind_annotate 1\n'
