@@ -62,8 +62,13 @@ printf '%-22s %10s %14s\n' tool "median s" "ratio"
 printf '%-22s %10.4f %13.1fx wc -l\n' "tare cg top" "$t_tare" "$r_tare"
 printf '%-22s %10.4f %13.1fx wc -l\n' "tare cg top -j 1" "$t_tare1" "$r_tare1"
 printf '%-22s %10.4f %14s\n' "wc -l" "$t_wc" "1"
-printf '%-22s %10s %13.2fx wc -l, paired (95%% interval %.2f-%.2f; medians %.1f and %.1f ms)\n' \
-    "tare cg top" "" "$r_ab" "$lo_ab" "$hi_ab" "$tare_ab" "$wc_ab"
+if [ -n "$lo_ab" ] && [ -n "$hi_ab" ]; then
+    interval=$(printf '95%% interval %.2f-%.2f' "$lo_ab" "$hi_ab")
+else
+    interval="too few pairs for a 95% interval: 6 at least"
+fi
+printf '%-22s %10s %13.2fx wc -l, paired (%s; medians %.1f and %.1f ms)\n' \
+    "tare cg top" "" "$r_ab" "$interval" "$tare_ab" "$wc_ab"
 printf '%-22s %10.4f %13.1fx tare cg top\n' callgrind_annotate "$t_ann" "$r_ann"
 cpus=$(nproc); threads=$((cpus + 1)); [ "$cpus" -le 1 ] && threads=1; [ "$threads" -gt 8 ] && threads=8
 printf 'threads: %d CPUs, so tare cg top read with %d (one per CPU and one more, at most 8)\n' "$cpus" "$threads"
