@@ -20,6 +20,8 @@ field() {
     awk -F'\t' -v name="$1" -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
         $1 == name { print $c }' <<<"$3"
 }
+# json_num KEY N JSON: the Nth number under KEY in the JSON of `tare ab` or `tare cg info`
+json_num() { grep -o "\"$1\": [0-9.e+-]*" <<<"$3" | sed -n "$2p" | awk '{ print $2 }'; }
 
 # tare (default threads, then one thread) and wc -l, runs interleaved, timed by tare wall
 # (posix_spawn and wait4: no shell between the clock and the command)
@@ -32,10 +34,8 @@ rss_kb=$(field tare max_rss_kb "$w")
 # the same ratio from pairs (wc -l, then tare, then tare, then wc -l, ...), with its 95%
 # interval: the host's noise shows in it, where a ratio of medians hides it
 ab=$("$TARE" ab -n "$runs" -w 1 --format=json "wc -l $prof" "$TARE cg top $prof")
-jnum() { grep -o "\"$1\": [0-9.e+-]*" <<<"$ab" | head -1 | awk '{ print $2 }'; }
-r_ab=$(jnum ratio); lo_ab=$(jnum ci_low); hi_ab=$(jnum ci_high)
-wc_ab=$(grep -o '"median_s": [0-9.e+-]*' <<<"$ab" | sed -n 1p | awk '{ print $2 * 1000 }')
-tare_ab=$(grep -o '"median_s": [0-9.e+-]*' <<<"$ab" | sed -n 2p | awk '{ print $2 * 1000 }')
+r_ab=$(json_num ratio 1 "$ab"); lo_ab=$(json_num ci_low 1 "$ab"); hi_ab=$(json_num ci_high 1 "$ab")
+wc_ab=$(json_num median_s 1 "$ab"); tare_ab=$(json_num median_s 2 "$ab")
 # streaming: the profile written over and over into one file of that many parts
 # (CG_BENCH_COPIES, 80 by default: 2.2 GB; 0: not at all), read by tare and by wc -l; tare's
 # peak RSS must not grow with the file, and its total must be the copies' sum
@@ -47,8 +47,8 @@ if [ "$copies" -gt 0 ]; then
     big_bytes=$(stat -c %s "$big")
     sw=$("$TARE" wall -n 3 -w 1 --format=tsv -r "wc -l $big" --name tare "$TARE cg top $big")
     t_big=$(field tare median_s "$sw"); r_big=$(field tare ratio "$sw"); rss_big=$(field tare max_rss_kb "$sw")
-    one=$("$TARE" cg info --format=json "$prof" | grep -o '"Ir": [0-9]*' | awk '{ print $2 }')
-    all=$("$TARE" cg info --format=json "$big" | grep -o '"Ir": [0-9]*' | awk '{ print $2 }')
+    one=$(json_num Ir 1 "$("$TARE" cg info --format=json "$prof")")
+    all=$(json_num Ir 1 "$("$TARE" cg info --format=json "$big")")
     [ "$all" = "$(awk -v a="$one" -v n="$copies" 'BEGIN { printf "%.0f", a * n }')" ] ||
         { echo "bench_cg: the $copies copies' total is $all Ir, not $copies x $one" >&2; exit 1; }
     rm -f "$big"
@@ -68,7 +68,7 @@ else
     interval="too few pairs for a 95% interval: 6 at least"
 fi
 printf '%-22s %10s %13.2fx wc -l, paired (%s; medians %.1f and %.1f ms)\n' \
-    "tare cg top" "" "$r_ab" "$interval" "$tare_ab" "$wc_ab"
+    "tare cg top" "" "$r_ab" "$interval" "$(calc "$tare_ab * 1000")" "$(calc "$wc_ab * 1000")"
 printf '%-22s %10.4f %13.1fx tare cg top\n' callgrind_annotate "$t_ann" "$r_ann"
 cpus=$(nproc); threads=$((cpus + 1)); [ "$cpus" -le 1 ] && threads=1; [ "$threads" -gt 8 ] && threads=8
 printf 'threads: %d CPUs, so tare cg top read with %d (one per CPU and one more, at most 8)\n' "$cpus" "$threads"
