@@ -74,7 +74,7 @@ cpus=$(nproc); threads=$((cpus + 1)); [ "$cpus" -le 1 ] && threads=1; [ "$thread
 printf 'threads: %d CPUs, so tare cg top read with %d (one per CPU and one more, at most 8)\n' "$cpus" "$threads"
 printf 'tare peak RSS: %d KiB = %.2f x the file size\n' "$rss_kb" "$(calc "$rss_kb * 1024 / $bytes")"
 if [ "$copies" -gt 0 ]; then
-    printf 'streaming: the profile %d times over (%d parts, %.2f GB): tare cg top %.3f s, %.1fx wc -l;\n' \
+    printf 'streaming: the profile %d times over (%d parts, %.2f GB): tare cg top %.3f s, %.2fx wc -l;\n' \
         "$copies" "$copies" "$(calc "$big_bytes / 1e9")" "$t_big" "$r_big"
     printf '           peak RSS %d KiB = %.4f x the file size (%d KiB for the profile once); totals %dx right\n' \
         "$rss_big" "$(calc "$rss_big * 1024 / $big_bytes")" "$rss_kb" "$copies"

@@ -775,7 +775,7 @@ struct range {
 struct round {
     struct range rg[MAX_THREADS];
     int n;
-    int busy;           /* workers not done with it (under the pool's lock) */
+    int busy;           /* workers not done with it (changed under the pool's lock) */
 };
 
 /* Rounds handed to the lexers ahead of the replay: while this thread replays one, the lexers
@@ -803,9 +803,30 @@ struct pool {
     pthread_mutex_t mu;
     pthread_cond_t go, done;
     struct round *ring;         /* AHEAD rounds; round k (from 0) is ring[k % AHEAD] */
-    unsigned long issued;       /* rounds handed out so far (changed by the reader's thread) */
+    unsigned long issued;       /* rounds handed out so far (changed by the reader's thread,
+                                   under the lock) */
     bool quit;
 };
+
+/* A thread that waits for the other side first gives its CPU away (sched_yield) up to this
+ * many times, looking each time whether what it waits for has come, and only then sleeps: a
+ * sleeping thread is woken late on a virtual machine (0.2 ms, at times several), and its CPU
+ * idled meanwhile; the three lexers and the reader of 2 CPUs kept them busy 1.76 of 2. Giving
+ * the CPU away, not spinning on it, lets a thread that shares it go on. (2,000 yields take
+ * about a millisecond where nothing else wants the CPU.) */
+#define YIELDS 2000
+
+/* The values the threads look at without the lock while they yield: a hint, looked at again
+ * under it. */
+static bool round_handed_out(const struct pool *pl, unsigned long k)
+{
+    return __atomic_load_n(&pl->issued, __ATOMIC_ACQUIRE) > k || __atomic_load_n(&pl->quit, __ATOMIC_RELAXED);
+}
+
+static bool round_lexed(const struct round *rd)
+{
+    return __atomic_load_n(&rd->busy, __ATOMIC_ACQUIRE) == 0;
+}
 
 static void *worker(void *arg)
 {
@@ -814,6 +835,12 @@ static void *worker(void *arg)
     unsigned long next = 0;     /* the round this worker does next */
     pthread_mutex_lock(&pl->mu);
     for (;;) {
+        if (!pl->quit && pl->issued <= next) {
+            pthread_mutex_unlock(&pl->mu);
+            for (int i = 0; i < YIELDS && !round_handed_out(pl, next); i++)
+                sched_yield();
+            pthread_mutex_lock(&pl->mu);
+        }
         while (!pl->quit && pl->issued <= next)
             pthread_cond_wait(&pl->go, &pl->mu);
         if (pl->quit)
@@ -823,7 +850,7 @@ static void *worker(void *arg)
         if (w < rd->n)
             lex_one(&rd->rg[w]);
         pthread_mutex_lock(&pl->mu);
-        if (--rd->busy == 0)
+        if (__atomic_sub_fetch(&rd->busy, 1, __ATOMIC_RELEASE) == 0)
             pthread_cond_broadcast(&pl->done);
         next++;
     }
@@ -836,7 +863,7 @@ static void pool_stop(struct pool *pl)
     if (!pl)
         return;
     pthread_mutex_lock(&pl->mu);
-    pl->quit = true;
+    __atomic_store_n(&pl->quit, true, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&pl->go);
     pthread_mutex_unlock(&pl->mu);
     for (int i = 0; i < pl->n; i++)
@@ -917,7 +944,7 @@ static void lex_round(struct reader *r, struct round *rd, bool first_exact)
     }
     pthread_mutex_lock(&pl->mu);
     rd->busy = pl->n;
-    pl->issued++;
+    __atomic_store_n(&pl->issued, pl->issued + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pl->go);
     pthread_mutex_unlock(&pl->mu);
 }
@@ -927,6 +954,8 @@ static void wait_round(struct reader *r, struct round *rd)
     struct pool *pl = r->pool;
     if (!pl)
         return;
+    for (int i = 0; i < YIELDS && !round_lexed(rd); i++)
+        sched_yield();
     pthread_mutex_lock(&pl->mu);
     while (rd->busy > 0)
         pthread_cond_wait(&pl->done, &pl->mu);
