@@ -5,11 +5,12 @@
  * a change to the lexer can be judged to a percent or two, which the whole read on a shared
  * machine cannot.
  *
- * The file's body is cut as the reader cuts it (ranges of 256 KiB, each after the first
- * beginning at a 'fn=' line, lexed from what is known there: nothing pending, no subposition)
- * and lexed in passes: the first pass of the process on its own (its caches, branch
- * predictors and buffers are cold, as in every run of tare), then the best of the others; and
- * by several threads at once, each every n-th range.
+ * The file's body is cut as the reader cuts it with more than three threads (ranges of 256
+ * KiB, each after the first beginning at a 'fn=' line, lexed from what is known there:
+ * nothing pending, no subposition; with fewer threads the reader's ranges are twice as long,
+ * which the lexer alone does not notice) and lexed in passes: the first pass of the process
+ * on its own (its caches, branch predictors and buffers are cold, as in every run of tare),
+ * then the best of the others; and by several threads at once, each every n-th range.
  *
  * usage: cg_lex_speed PROFILE [PASSES]   (PASSES: 15 by default) */
 #define _GNU_SOURCE

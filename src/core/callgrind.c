@@ -1056,7 +1056,9 @@ static void reader_init(struct reader *r, struct cg_profile *p, const char *name
     r->threads = o && o->threads > 0 ? o->threads : threads_default();
     if (r->threads > MAX_THREADS)
         r->threads = MAX_THREADS;
-    r->chunk = o && o->chunk > 0 ? o->chunk : (256u << 10);
+    /* ranges of 512 KiB for up to three lexers (two CPUs: 2-5% faster than 256 KiB there,
+     * fewer rounds to hand over), 256 KiB for more (measured so on 16 CPUs) */
+    r->chunk = o && o->chunk > 0 ? o->chunk : r->threads <= 3 ? (512u << 10) : (256u << 10);
     p->nfiles++;
     p->finished = false;
 }
