@@ -775,7 +775,7 @@ struct range {
 struct round {
     struct range rg[MAX_THREADS];
     int n;
-    int busy;           /* workers not done with it (changed under the pool's lock) */
+    int busy;           /* workers not done with it (under the pool's lock) */
 };
 
 /* Rounds handed to the lexers ahead of the replay: while this thread replays one, the lexers
@@ -808,24 +808,19 @@ struct pool {
     bool quit;
 };
 
-/* A thread that waits for the other side first gives its CPU away (sched_yield) up to this
- * many times, looking each time whether what it waits for has come, and only then sleeps: a
- * sleeping thread is woken late on a virtual machine (0.2 ms, at times several), and its CPU
- * idled meanwhile; the three lexers and the reader of 2 CPUs kept them busy 1.76 of 2. Giving
- * the CPU away, not spinning on it, lets a thread that shares it go on. (2,000 yields take
- * about a millisecond where nothing else wants the CPU.) */
+/* A lexer with no round to lex first gives its CPU away (sched_yield) up to this many times,
+ * looking each time whether the next round has come, and only then sleeps: a sleeping thread
+ * is woken late on a virtual machine (0.2 ms, at times several), and its CPU idled meanwhile;
+ * the three lexers and the reader of 2 CPUs kept them busy 1.76 of 2. Giving the CPU away,
+ * not spinning on it, lets a thread that shares it go on. (2,000 yields take about a
+ * millisecond where nothing else wants the CPU. The reader yielding too made no difference.) */
 #define YIELDS 2000
 
-/* The values the threads look at without the lock while they yield: a hint, looked at again
- * under it. */
+/* Whether round k has been handed out (or the lexers are to stop), read without the lock: a
+ * hint, looked at again under it. */
 static bool round_handed_out(const struct pool *pl, unsigned long k)
 {
     return __atomic_load_n(&pl->issued, __ATOMIC_ACQUIRE) > k || __atomic_load_n(&pl->quit, __ATOMIC_RELAXED);
-}
-
-static bool round_lexed(const struct round *rd)
-{
-    return __atomic_load_n(&rd->busy, __ATOMIC_ACQUIRE) == 0;
 }
 
 static void *worker(void *arg)
@@ -850,7 +845,7 @@ static void *worker(void *arg)
         if (w < rd->n)
             lex_one(&rd->rg[w]);
         pthread_mutex_lock(&pl->mu);
-        if (__atomic_sub_fetch(&rd->busy, 1, __ATOMIC_RELEASE) == 0)
+        if (--rd->busy == 0)
             pthread_cond_broadcast(&pl->done);
         next++;
     }
@@ -954,8 +949,6 @@ static void wait_round(struct reader *r, struct round *rd)
     struct pool *pl = r->pool;
     if (!pl)
         return;
-    for (int i = 0; i < YIELDS && !round_lexed(rd); i++)
-        sched_yield();
     pthread_mutex_lock(&pl->mu);
     while (rd->busy > 0)
         pthread_cond_wait(&pl->done, &pl->mu);
