@@ -810,8 +810,8 @@ struct pool {
 
 /* A lexer with no round to lex first gives its CPU away (sched_yield) up to this many times,
  * looking each time whether the next round has come, and only then sleeps: a sleeping thread
- * is woken late on a virtual machine (0.2 ms, at times several), and its CPU idled meanwhile;
- * the three lexers and the reader of 2 CPUs kept them busy 1.76 of 2. Giving the CPU away,
+ * is woken late on a virtual machine (0.2 ms, at times several), and its CPU idled meanwhile
+ * (a long read on 2 CPUs kept them 1.76 busy, and 2.0 with the yields). Giving the CPU away,
  * not spinning on it, lets a thread that shares it go on. (2,000 yields take about a
  * millisecond where nothing else wants the CPU. The reader yielding too made no difference.) */
 #define YIELDS 2000
@@ -820,7 +820,8 @@ struct pool {
  * hint, looked at again under it. */
 static bool round_handed_out(const struct pool *pl, unsigned long k)
 {
-    return __atomic_load_n(&pl->issued, __ATOMIC_ACQUIRE) > k || __atomic_load_n(&pl->quit, __ATOMIC_RELAXED);
+    return __atomic_load_n(&pl->issued, __ATOMIC_ACQUIRE) > k ||
+           __atomic_load_n(&pl->quit, __ATOMIC_RELAXED);
 }
 
 static void *worker(void *arg)
