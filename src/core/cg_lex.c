@@ -243,9 +243,7 @@ static int split_spec(const char *s, const char *end, int key, struct lex_op *op
         op->strip = (uint32_t)cg_strip_name(s, end - s, &op->rec);
     /* the hash for cg_intern_hashed(); a name with a NUL byte goes to cg_intern(), which
      * cuts it there */
-    op->hashed = op->strip > 0 && !memchr(s, '\0', op->strip);
-    if (op->hashed)
-        op->hash = cg_hash(s, op->strip);
+    op->hashed = op->strip > 0 && cg_hash_text(s, op->strip, &op->hash);
     return 1;
 }
 

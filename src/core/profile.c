@@ -10,16 +10,24 @@
 #include <emmintrin.h>
 #endif
 
+/* ZERO_IN(x): the high bit of some byte set where x has a zero byte (none where it has none) */
+#define ZERO_IN(x) (((x) - 0x0101010101010101ull) & ~(x) & 0x8080808080808080ull)
+
 /* Sixteen bytes a step in two independent lanes (each step of one lane waits for its
  * multiplication, so two lanes go twice as fast), the last bytes as one eight-byte word
  * that overlaps the bytes before it, not byte by byte: names are long (C++ signatures,
- * --separate-callers chains). */
-static uint64_t hash_bytes(const char *s, size_t n)
+ * --separate-callers chains). *nul, where given: whether a NUL byte is among the n, looked
+ * for in the words the hash reads anyway, not by another pass over the name. */
+static inline __attribute__((always_inline)) uint64_t hash_bytes(const char *s, size_t n,
+                                                                 bool *nul)
 {
     const uint64_t k1 = 0xff51afd7ed558ccdull, k2 = 0xc4ceb9fe1a85ec53ull;
     uint64_t h1 = 0x9e3779b97f4a7c15ull ^ n, h2 = 0x6a09e667f3bcc909ull, w;
+    uint64_t zero = 0;
     if (n < 8) {
         w = 0;
+        if (nul)
+            *nul = memchr(s, '\0', n) != NULL;
         if (n >= 4) {       /* two four-byte words, overlapping */
             uint32_t a, b;
             memcpy(&a, s, 4);
@@ -40,13 +48,19 @@ static uint64_t hash_bytes(const char *s, size_t n)
         h1 ^= h1 >> 32;
         h2 = (h2 ^ b) * k2;
         h2 ^= h2 >> 32;
+        if (nul)
+            zero |= ZERO_IN(a) | ZERO_IN(b);
     }
     if (n > 8) {
         memcpy(&w, s, 8);
         h1 = (h1 ^ w) * k1;
         h1 ^= h1 >> 32;
+        if (nul)
+            zero |= ZERO_IN(w);
     }
     memcpy(&w, last, 8);
+    if (nul)
+        *nul = (zero | ZERO_IN(w)) != 0;
     h2 = (h2 ^ w) * k2;
     uint64_t h = (h1 ^ h2 ^ (h2 >> 29)) * k1;
     return h ^ (h >> 29);
@@ -159,7 +173,14 @@ static bool str_rehash(struct cg_profile *p, uint32_t cap)
 
 uint32_t cg_hash(const char *s, size_t len)
 {
-    return (uint32_t)hash_bytes(s, len);
+    return (uint32_t)hash_bytes(s, len, NULL);
+}
+
+bool cg_hash_text(const char *s, size_t len, uint32_t *h)
+{
+    bool nul;
+    *h = (uint32_t)hash_bytes(s, len, &nul);
+    return !nul;
 }
 
 uint32_t cg_intern(struct cg_profile *p, const char *s, size_t len)

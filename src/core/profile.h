@@ -169,6 +169,8 @@ uint32_t cg_intern(struct cg_profile *p, const char *s, size_t len);
 /* The hash cg_intern uses, and cg_intern with it known (s has no NUL in its len bytes and
  * h == cg_hash(s, len)): the reader's lexer threads hash the names it interns. */
 uint32_t cg_hash(const char *s, size_t len);
+/* cg_hash() in *h, and true where s[0..len) has no NUL byte (false: *h is not to be used). */
+bool cg_hash_text(const char *s, size_t len, uint32_t *h);
 uint32_t cg_intern_hashed(struct cg_profile *p, const char *s, size_t len, uint32_t h);
 /* Finds (creating) the function (obj, name); name is already stripped. UINT32_MAX: no memory. */
 uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const struct cg_read_opts *o);

@@ -666,6 +666,24 @@ int main(void)
         CHECK_INT(q->nstr - before, 70 * 71 / 2 + 70);
         cg_profile_free(q);
     }
+    /* the lexer's hash looks for NUL bytes in the words it reads: one at every place of names
+     * of every length up to 70 is seen (short names, the 16-byte steps, the word after them,
+     * the last word), and a name without one has cg_hash()'s hash */
+    {
+        char name[80];
+        int wrong = 0;
+        for (int n = 1; n <= 70; n++)
+            for (int at = -1; at < n; at++) {
+                for (int i = 0; i < n; i++)
+                    name[i] = (char)('a' + i % 26);
+                if (at >= 0)
+                    name[at] = '\0';
+                uint32_t h = 0;
+                bool text = cg_hash_text(name, (size_t)n, &h);
+                wrong += at >= 0 ? text : !text || h != cg_hash(name, (size_t)n);
+            }
+        CHECK_INT(wrong, 0);
+    }
     CHECK(cg_is_alloc_entry("malloc"));
     CHECK(cg_is_alloc_entry("realloc@@GLIBC_2.2.5"));
     CHECK(cg_is_alloc_entry("__libc_calloc"));
