@@ -903,19 +903,25 @@ static struct pool *pool_start(int n, struct round *ring)
 
 /* Cuts the next round out of [s, end): about `threads` ranges of `chunk` bytes, each after the
  * first beginning at a 'fn=' line; the round ends at one too (or at end), so that the next
- * round can be lexed before this one is replayed. Returns the round's end. */
+ * round can be lexed before this one is replayed. The last rounds halve: the last one is
+ * replayed after the lexers are done, by this thread alone, and a round of full length kept
+ * one CPU idle 0.3-0.6 ms at the end. Returns the round's end. */
 static const char *plan_round(const struct reader *r, struct round *rd, const char *s, const char *end)
 {
-    size_t want = r->chunk * r->threads;
+    /* the ranges of the last rounds: an eighth of a range at least */
+    const size_t unit = r->chunk / 8 ? r->chunk / 8 : 1;
+    size_t want = r->chunk * r->threads, rest = end - s;
+    if (rest <= 2 * want)
+        want = rest > 2 * unit * r->threads ? rest / 2 : rest;
     const char *stop = end;
-    if ((size_t)(end - s) > want + want / 2) {
+    if (want < rest) {
         const char *p = find_split(s + want - 1, end);
         stop = p ? p : end;
     }
     rd->n = 1;
     rd->rg[0].s = s;
     size_t len = stop - s;
-    size_t parts = len / (r->chunk / 2 ? r->chunk / 2 : 1);
+    size_t parts = len / unit;
     if (parts > (size_t)r->threads)
         parts = r->threads;
     for (size_t i = 1; i < parts; i++) {
