@@ -67,6 +67,15 @@ static uint64_t calls_of(struct cg_profile *p, const char *a, const char *b)
     return x == UINT32_MAX ? 999999999 : p->edges[x].calls;
 }
 
+/* n letters a, b, c, ... in name, with c at place at (none where at < 0) */
+static void letters(char *name, int n, int at, char c)
+{
+    for (int i = 0; i < n; i++)
+        name[i] = (char)('a' + i % 26);
+    if (at >= 0)
+        name[at] = c;
+}
+
 /* cg_strip_name's rule, one byte at a time: the first quote outside brackets ends the name;
  * "operator" and the operator after it open none. */
 static size_t ref_strip(const char *s, size_t len, bool *rec)
@@ -654,10 +663,7 @@ int main(void)
         uint32_t before = q->nstr;
         for (int n = 1; n <= 70; n++)
             for (int at = -1; at < n; at++) {
-                for (int i = 0; i < n; i++)
-                    name[i] = (char)('a' + i % 26);
-                if (at >= 0)
-                    name[at] = '#';
+                letters(name, n, at, '#');
                 uint32_t id = cg_intern(q, name, (size_t)n);
                 wrong += id == UINT32_MAX || id != q->nstr - 1 || cg_intern(q, name, (size_t)n) != id ||
                          strlen(cg_str(q, id)) != (size_t)n || memcmp(cg_str(q, id), name, (size_t)n) != 0;
@@ -674,10 +680,7 @@ int main(void)
         int wrong = 0;
         for (int n = 1; n <= 70; n++)
             for (int at = -1; at < n; at++) {
-                for (int i = 0; i < n; i++)
-                    name[i] = (char)('a' + i % 26);
-                if (at >= 0)
-                    name[at] = '\0';
+                letters(name, n, at, '\0');
                 uint32_t h = 0;
                 bool text = cg_hash_text(name, (size_t)n, &h);
                 wrong += at >= 0 ? text : !text || h != cg_hash(name, (size_t)n);
