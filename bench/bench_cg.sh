@@ -70,8 +70,8 @@ fi
 printf '%-22s %10s %13.2fx wc -l, paired (%s; medians %.1f and %.1f ms)\n' \
     "tare cg top" "" "$r_ab" "$interval" "$(calc "$tare_ab * 1000")" "$(calc "$wc_ab * 1000")"
 printf '%-22s %10.4f %13.1fx tare cg top\n' callgrind_annotate "$t_ann" "$r_ann"
-cpus=$(nproc); threads=$((cpus + 1)); [ "$cpus" -le 1 ] && threads=1; [ "$threads" -gt 8 ] && threads=8
-printf 'threads: %d CPUs, so tare cg top read with %d (one per CPU and one more, at most 8)\n' "$cpus" "$threads"
+cpus=$(nproc); threads=$cpus; [ "$threads" -gt 8 ] && threads=8
+printf 'threads: %d CPUs, so tare cg top read with %d (one per CPU, at most 8)\n' "$cpus" "$threads"
 printf 'tare peak RSS: %d KiB = %.2f x the file size\n' "$rss_kb" "$(calc "$rss_kb * 1024 / $bytes")"
 if [ "$copies" -gt 0 ]; then
     printf 'streaming: the profile %d times over (%d parts, %.2f GB): tare cg top %.3f s, %.2fx wc -l;\n' \

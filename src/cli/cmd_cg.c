@@ -28,7 +28,7 @@ static const char cg_options[] =
     "      --grep TEXT      top: only functions whose name contains TEXT\n"
     "      --allocs         diff: allocation counts by call site instead of cost\n"
     "  -j, --jobs N         read each file with N threads (default: one per CPU this\n"
-    "                       process may use and one more, at most 8; 1: no threads);\n"
+    "                       process may use, at most 8; 1: no threads);\n"
     "                       the answer is the same for any N\n"
     "  -f, --format FORMAT  text (default), tsv or json\n"
     "  -h, --help           show this help\n";

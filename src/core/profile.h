@@ -94,7 +94,7 @@ struct cg_read_opts {
      * "" : every function) */
     const char *lines_for;
     /* ranges of the file lexed at once, in threads, while this thread replays them in order
-     * (0: one per CPU this process may use and one more, at most 8; 1: no threads); the
+     * (0: one per CPU this process may use, at most 8; 1: no threads); the
      * result is the same for any number */
     int threads;
     /* bytes per range (0: 256 KiB); small ones only to test the splitting */
