@@ -1276,6 +1276,8 @@ int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_op
     reader_init(&r, p, path, o, e);
     int rc = 0;
     bool mapped = false;
+    if (regular)
+        cg_profile_expect(p, (uint64_t)st.st_size);
     if (regular && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX)
         rc = read_mapped(&r, rd, fd, (size_t)st.st_size, &mapped);
     if (!mapped)

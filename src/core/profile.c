@@ -507,6 +507,31 @@ uint32_t cg_edge_get(struct cg_profile *p, uint32_t caller, uint32_t callee)
     return p->nedge++;
 }
 
+/* ---- sizes ---- */
+
+/* The slots of a table for about n entries (at most half of them used), from 1024 (the size
+ * the tables start at) to most. */
+static uint32_t table_for(uint64_t n, uint32_t most)
+{
+    uint32_t cap = 1024;
+    while (cap < most && cap / 2 <= n)
+        cap *= 2;
+    return cap;
+}
+
+void cg_profile_expect(struct cg_profile *p, uint64_t bytes)
+{
+    uint32_t strs = table_for(bytes / 4096, 16384), funcs = table_for(bytes / 4096, 16384),
+             edges = table_for(bytes / 1024, 65536);
+    /* (where there is no memory for one, it stays as it is, to grow as usual) */
+    if (strs > p->str_hash_cap)
+        str_rehash(p, strs);
+    if (funcs > p->func_hash_cap)
+        func_rehash(p, funcs);
+    if (edges > p->edge_hash_cap)
+        edge_rehash(p, edges);
+}
+
 /* ---- lines ---- */
 
 static uint64_t line_key(uint32_t func, uint32_t file, uint32_t line)

@@ -178,6 +178,14 @@ uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const st
 uint32_t cg_edge_get(struct cg_profile *p, uint32_t caller, uint32_t callee);
 /* Finds (creating) the line record; UINT32_MAX: no memory. */
 uint32_t cg_line_get(struct cg_profile *p, uint32_t func, uint32_t file, uint32_t line);
+/* A hint before reading about `bytes` of profile: the hash tables of strings, functions and
+ * call edges are made at the size such a profile needs, not grown to it (each growth rehashes
+ * the whole table: a 27 MB profile grew them four to six times). The sizes are from the cc1
+ * profile of bench/bench_cg.sh (a name or a function for each 4 KiB or so, an edge for each
+ * 1 KiB), and go no further than its (16,384, 16,384 and 65,536 slots, 448 KiB together): a
+ * larger file most often repeats its names (several parts, several runs). Where memory is
+ * short, a table stays as it was, to grow as usual. */
+void cg_profile_expect(struct cg_profile *p, uint64_t bytes);
 /* Adds an event by name, growing every cost vector; returns its index, or -1 (too many/no memory). */
 int cg_event_add(struct cg_profile *p, uint32_t name);
 /* The length of a callgrind function name without its recursion suffix ('2) and

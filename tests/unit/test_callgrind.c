@@ -794,5 +794,32 @@ int main(void)
         unlink(path);
     }
 
+    /* Tables made at the size a file's bytes suggest, at most 16,384 / 16,384 / 65,536 slots;
+     * a small file leaves them at 1,024; a profile read into them is the one read without */
+    {
+        struct cg_profile *big = cg_profile_new(), *small = cg_profile_new();
+        cg_profile_expect(big, 27u << 20);
+        CHECK_INT(big->str_hash_cap, 16384);
+        CHECK_INT(big->func_hash_cap, 16384);
+        CHECK_INT(big->edge_hash_cap, 65536);
+        cg_profile_expect(big, (uint64_t)2 << 30);
+        CHECK_INT(big->edge_hash_cap, 65536);
+        cg_profile_expect(small, 100000);
+        CHECK_INT(small->str_hash_cap, 1024);
+        CHECK_INT(small->edge_hash_cap, 1024);
+        const char *text = "events: Ir\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 5\ncfn=(2) f'main\n"
+                           "calls=2 1\n1 30\nfn=(2)\n2 30\ncfn=(1)\ncalls=1 1\n2 4\nfn=(3) g\n3 1\n";
+        struct err e1, e2;
+        CHECK(cg_read_mem(big, "t.out", text, strlen(text), NULL, &e1) == 0 &&
+              cg_profile_finish(big, &e1) == 0);
+        p = load_in(text, NULL, &e2);
+        char why[256] = "";
+        CHECK(p && cg_profile_same(big, p, why, sizeof why));
+        CHECK_INT(big->edge_hash_cap, 65536);
+        cg_profile_free(p);
+        cg_profile_free(big);
+        cg_profile_free(small);
+    }
+
     return unit_done("test_callgrind");
 }
