@@ -1094,7 +1094,8 @@ static void reader_init(struct reader *r, struct cg_profile *p, const char *name
     if (r->threads > MAX_THREADS)
         r->threads = MAX_THREADS;
     /* ranges of 512 KiB for up to three lexers (two CPUs: 2-5% faster than 256 KiB there,
-     * fewer rounds to hand over), 256 KiB for more (measured so on 16 CPUs) */
+     * fewer rounds to hand over; with ranges taken in turn, a 27 MB file 2.1% slower but
+     * 546 MB 2.2% faster), 256 KiB for more (measured so on 16 CPUs) */
     r->chunk = o && o->chunk > 0 ? o->chunk : r->threads <= 3 ? (512u << 10) : (256u << 10);
     p->nfiles++;
     p->finished = false;

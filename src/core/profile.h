@@ -97,7 +97,8 @@ struct cg_read_opts {
      * (0: one per CPU this process may use, at most 8; 1: no threads); the
      * result is the same for any number */
     int threads;
-    /* bytes per range (0: 256 KiB); small ones only to test the splitting */
+    /* bytes per range (0: 512 KiB for up to three threads, 256 KiB for more); small ones
+     * only to test the splitting */
     size_t chunk;
     /* tests only: lex every line with the general parser, not the loop made for the usual
      * lines; the result is the same */
