@@ -66,15 +66,6 @@ static inline __attribute__((always_inline)) uint64_t hash_bytes(const char *s, 
     return h ^ (h >> 29);
 }
 
-static inline uint64_t hash_u64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-
 static bool grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap)
@@ -425,7 +416,7 @@ static bool func_rehash(struct cg_profile *p, uint32_t cap)
         return false;
     for (uint32_t f = 0; f < p->nfunc; f++) {
         uint64_t k = (uint64_t)p->funcs[f].obj << 32 | p->funcs[f].name;
-        uint32_t i = hash_u64(k) & (cap - 1);
+        uint32_t i = cg_hash_u64(k) & (cap - 1);
         while (t[i])
             i = (i + 1) & (cap - 1);
         t[i] = f + 1;
@@ -442,7 +433,7 @@ uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const st
         !func_rehash(p, p->func_hash_cap ? p->func_hash_cap * 2 : 1024))
         return UINT32_MAX;
     uint64_t k = (uint64_t)obj << 32 | name;
-    uint32_t mask = p->func_hash_cap - 1, i = hash_u64(k) & mask;
+    uint32_t mask = p->func_hash_cap - 1, i = cg_hash_u64(k) & mask;
     for (uint32_t f; (f = p->func_hash[i]); i = (i + 1) & mask)
         if (p->funcs[f - 1].obj == obj && p->funcs[f - 1].name == name)
             return f - 1;
@@ -473,7 +464,7 @@ static bool edge_rehash(struct cg_profile *p, uint32_t cap)
         return false;
     for (uint32_t x = 0; x < p->nedge; x++) {
         uint64_t k = (uint64_t)p->edges[x].caller << 32 | p->edges[x].callee;
-        uint32_t i = hash_u64(k) & (cap - 1);
+        uint32_t i = cg_hash_u64(k) & (cap - 1);
         while (t[i])
             i = (i + 1) & (cap - 1);
         t[i] = x + 1;
@@ -490,7 +481,7 @@ uint32_t cg_edge_get(struct cg_profile *p, uint32_t caller, uint32_t callee)
         !edge_rehash(p, p->edge_hash_cap ? p->edge_hash_cap * 2 : 1024))
         return UINT32_MAX;
     uint64_t k = (uint64_t)caller << 32 | callee;
-    uint32_t mask = p->edge_hash_cap - 1, i = hash_u64(k) & mask;
+    uint32_t mask = p->edge_hash_cap - 1, i = cg_hash_u64(k) & mask;
     for (uint32_t x; (x = p->edge_hash[i]); i = (i + 1) & mask)
         if (p->edges[x - 1].caller == caller && p->edges[x - 1].callee == callee)
             return x - 1;
@@ -536,7 +527,7 @@ void cg_profile_expect(struct cg_profile *p, uint64_t bytes)
 
 static uint64_t line_key(uint32_t func, uint32_t file, uint32_t line)
 {
-    return hash_u64(((uint64_t)func << 32 | file) ^ hash_u64(line));
+    return cg_hash_u64(((uint64_t)func << 32 | file) ^ cg_hash_u64(line));
 }
 
 static bool line_rehash(struct cg_profile *p, uint32_t cap)

@@ -88,6 +88,49 @@ struct cg_profile {
     uint64_t allocations;      /* filled by cg_profile_finish */
 };
 
+/* ---- looking ahead: a reader that knows the keys of its next lookups asks for their
+ * memory early (always inlined: GCC dropped the prefetches of a void helper it did not
+ * inline, as a call without effect) ---- */
+
+/* The hash of the edge and function tables' keys. */
+static inline uint64_t cg_hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* The slot of the string table a string of hash h is looked for in first. */
+static inline __attribute__((always_inline)) void cg_prefetch_str(const struct cg_profile *p,
+                                                                  uint32_t h)
+{
+    if (p->str_hash_cap)
+        __builtin_prefetch(&p->str_hash[h & (p->str_hash_cap - 1)]);
+}
+
+/* The slot of the edge table the edge caller -> callee is looked for in first; with deep
+ * (the slot itself read: asked for earlier), the edge it holds now and that edge's cost. */
+static inline __attribute__((always_inline)) void cg_prefetch_edge(const struct cg_profile *p,
+                                                                   uint32_t caller,
+                                                                   uint32_t callee, bool deep)
+{
+    if (!p->edge_hash_cap)
+        return;
+    uint64_t k = (uint64_t)caller << 32 | callee;
+    const uint32_t *slot = &p->edge_hash[cg_hash_u64(k) & (p->edge_hash_cap - 1)];
+    if (!deep) {
+        __builtin_prefetch(slot);
+        return;
+    }
+    uint32_t x = *slot;
+    if (x && x - 1 < p->nedge) {
+        __builtin_prefetch(&p->edges[x - 1]);
+        __builtin_prefetch(&p->edge_cost[(size_t)(x - 1) * p->nev]);
+    }
+}
+
 /* Options for reading; NULL means none. */
 struct cg_read_opts {
     /* keep per-line self cost of the functions whose name contains this text (NULL: none;
