@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/arena.h"
 #include "core/cg_lex.h"
 #include "core/profile.h"
 
@@ -65,10 +66,7 @@ struct reader {
     struct idtab obs, files;
     struct fn_ctx **fn_chunks;      /* id / FN_CHUNK -> chunk, or NULL */
     uint32_t nchunks;
-    char **regions;                 /* the chunks' memory (REGION bytes each) */
-    uint32_t nregions;
-    char *carve, *carve_end;        /* what is left of the last region */
-    bool huge_pages;                /* a large file: regions in huge pages */
+    struct arena ids;               /* the chunks' memory */
 
     /* the header of the current part */
     int npos, line_pos;             /* line_pos: index of "line" in positions, or -1 */
@@ -207,38 +205,11 @@ static struct fn_ctx *fn_slot(const struct reader *r, uint32_t id)
     return k < r->nchunks && r->fn_chunks[k] ? &r->fn_chunks[k][id % FN_CHUNK] : NULL;
 }
 
-/* The id table's chunks are cut from regions of 2 MiB, each aligned to 2 MiB and, for a large
- * file, given to the kernel's transparent huge pages (madvise; where there are none, pages of
- * 4 KiB as from malloc). Looked up in no order while the file streams past, the table's 400
- * small pages in the cc1 profile (1.6 MB) are taken to miss the TLB, which in a virtual machine
- * costs a walk of two page tables (no counters here to show it): in one huge page the read
- * was 4.0% faster (150 pairs, -5.5 .. -2.8%), with 376 fewer page faults. (A small file's
- * table stays in small pages: a huge page is 2 MiB to clear.) */
-#define REGION (2u << 20)
-
-static void *region_new(struct reader *r)
-{
-    if (r->nregions % 16 == 0) {
-        char **q = realloc(r->regions, (r->nregions + 16) * sizeof *q);
-        if (!q)
-            return NULL;
-        r->regions = q;
-    }
-    /* twice the size, then the unaligned ends given back */
-    char *m = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-        return NULL;
-    char *a = (char *)(((uintptr_t)m + REGION - 1) & ~(uintptr_t)(REGION - 1));
-    if (a > m)
-        munmap(m, a - m);
-    if (a + REGION < m + 2 * REGION)
-        munmap(a + REGION, m + 2 * REGION - (a + REGION));
-    if (r->huge_pages)
-        madvise(a, REGION, MADV_HUGEPAGE);     /* (refused without huge pages: no matter) */
-    r->regions[r->nregions++] = a;
-    return a;
-}
-
+/* The id table's chunks come from an arena (arena.h), in huge pages for a large file. Looked
+ * up in no order while the file streams past, the table's 400 small pages in the cc1 profile
+ * (1.6 MB) are taken to miss the TLB, which in a virtual machine costs a walk of two page
+ * tables (no counters here to show it): in one huge page the read was 4.0% faster (150 pairs,
+ * -5.5 .. -2.8%), with 376 fewer page faults. */
 /* The same, making its chunk; NULL: no memory. */
 static struct fn_ctx *fn_slot_new(struct reader *r, uint32_t id)
 {
@@ -255,13 +226,9 @@ static struct fn_ctx *fn_slot_new(struct reader *r, uint32_t id)
         r->nchunks = n;
     }
     if (!r->fn_chunks[k]) {
-        if ((size_t)(r->carve_end - r->carve) < FN_CHUNK * sizeof(struct fn_ctx)) {
-            if (!(r->carve = region_new(r)))
-                return NULL;
-            r->carve_end = r->carve + REGION;
-        }
-        struct fn_ctx *c = (struct fn_ctx *)r->carve;
-        r->carve += FN_CHUNK * sizeof *c;
+        struct fn_ctx *c = arena_alloc(&r->ids, FN_CHUNK * sizeof *c);
+        if (!c)
+            return NULL;
         for (int i = 0; i < FN_CHUNK; i++)
             c[i] = (struct fn_ctx){NONE, NONE};
         r->fn_chunks[k] = c;
@@ -1197,9 +1164,7 @@ static void reader_free(struct reader *r, struct round rd[AHEAD])
     free(r->obs.v);
     free(r->files.v);
     free(r->fn_chunks);
-    for (uint32_t k = 0; k < r->nregions; k++)
-        munmap(r->regions[k], REGION);
-    free(r->regions);
+    arena_free(&r->ids);
     lex_result_free(&r->scratch);
     pool_stop(r->pool);
     for (int k = 0; k < AHEAD; k++)
@@ -1276,7 +1241,7 @@ static int read_mapped(struct reader *r, struct round rd[AHEAD], int fd, size_t 
         return 0;
     *mapped = true;
     madvise(map, size, MADV_SEQUENTIAL);
-    r->huge_pages = size >= (8u << 20);
+    r->ids.huge = size >= CG_HUGE_BYTES;
     r->mapping = map;
     r->released = map;
     const char *lim = memrchr(map, '\n', size);

@@ -66,14 +66,49 @@ static inline __attribute__((always_inline)) uint64_t hash_bytes(const char *s, 
     return h ^ (h >> 29);
 }
 
-static bool grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+/* ---- the tables' memory ----
+ * From malloc, or (once cg_profile_expect() has been told of a large file) from the profile's
+ * arena, in huge pages: the replay looks the tables up in no order while a file streams past,
+ * and in pages of 4 KiB most lookups missed the TLB, it seems (the read of the cc1 profile
+ * 3.6% faster in huge pages, 150 pairs, -5.0 .. -1.8%; 488 fewer page faults). An arena block
+ * is not freed alone: a table that grows is copied, and its old block is left (or unmapped,
+ * where it had a mapping of its own). */
+
+static void *tbl_alloc(struct cg_profile *p, size_t n)
+{
+    return p->mem.huge ? arena_alloc(&p->mem, n) : malloc(n);
+}
+
+static void tbl_free(struct cg_profile *p, void *t)
+{
+    if (t && arena_owns(&p->mem, t))
+        arena_release(&p->mem, t);
+    else
+        free(t);
+}
+
+/* t (of old bytes) at n bytes, its contents kept up to the shorter; NULL: no memory (t is
+ * kept). */
+static void *tbl_realloc(struct cg_profile *p, void *t, size_t old, size_t n)
+{
+    if (!p->mem.huge)
+        return realloc(t, n);
+    void *q = arena_alloc(&p->mem, n);
+    if (q && t) {
+        memcpy(q, t, old < n ? old : n);
+        tbl_free(p, t);
+    }
+    return q;
+}
+
+static bool grow(struct cg_profile *p, void **arr, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap)
         return true;
     uint32_t n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
-    void *q = realloc(*arr, (size_t)n * elem);
+    void *q = tbl_realloc(p, *arr, (size_t)*cap * elem, (size_t)n * elem);
     if (!q)
         return false;
     *arr = q;
@@ -85,9 +120,9 @@ static bool grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
  * fresh pages that the kernel maps to its shared zero page when first read, and the first
  * write to each then replaces that mapping on every CPU the process runs on -- with the lexer
  * threads running, an interrupt to each, which cost more than the zeroing. */
-static void *new_table(uint32_t cap, size_t size)
+static void *new_table(struct cg_profile *p, uint32_t cap, size_t size)
 {
-    void *t = malloc((size_t)cap * size);
+    void *t = tbl_alloc(p, (size_t)cap * size);
     if (t) {
         __asm__ volatile("" : : "r"(t) : "memory");     /* or the compiler makes it calloc */
         memset(t, 0, (size_t)cap * size);
@@ -96,11 +131,12 @@ static void *new_table(uint32_t cap, size_t size)
 }
 
 /* Grows a cost array of `cap` vectors of nev to `ncap` vectors, zeroing the new ones. */
-static bool grow_costs(uint64_t **a, uint32_t oldcap, uint32_t newcap, int nev)
+static bool grow_costs(struct cg_profile *p, uint64_t **a, uint32_t oldcap, uint32_t newcap, int nev)
 {
     if (nev == 0)
         return true;
-    uint64_t *q = realloc(*a, (size_t)newcap * nev * sizeof *q);
+    uint64_t *q = tbl_realloc(p, *a, (size_t)oldcap * nev * sizeof *q,
+                              (size_t)newcap * nev * sizeof *q);
     if (!q)
         return false;
     memset(q + (size_t)oldcap * nev, 0, (size_t)(newcap - oldcap) * nev * sizeof *q);
@@ -122,20 +158,21 @@ void cg_profile_free(struct cg_profile *p)
 {
     if (!p)
         return;
-    free(p->pool);
-    free(p->str_off);
-    free(p->str_hash);
-    free(p->funcs);
-    free(p->self);
+    tbl_free(p, p->pool);
+    tbl_free(p, p->str_off);
+    tbl_free(p, p->str_hash);
+    tbl_free(p, p->funcs);
+    tbl_free(p, p->self);
     free(p->incl);
-    free(p->func_hash);
-    free(p->edges);
-    free(p->edge_cost);
-    free(p->edge_outer);
-    free(p->edge_hash);
-    free(p->lines);
-    free(p->line_cost);
-    free(p->line_hash);
+    tbl_free(p, p->func_hash);
+    tbl_free(p, p->edges);
+    tbl_free(p, p->edge_cost);
+    tbl_free(p, p->edge_outer);
+    tbl_free(p, p->edge_hash);
+    tbl_free(p, p->lines);
+    tbl_free(p, p->line_cost);
+    tbl_free(p, p->line_hash);
+    arena_free(&p->mem);
     free(p->command);
     free(p);
 }
@@ -144,7 +181,7 @@ void cg_profile_free(struct cg_profile *p)
 
 static bool str_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint64_t *t = new_table(cap, sizeof *t);
+    uint64_t *t = new_table(p, cap, sizeof *t);
     if (!t)
         return false;
     for (uint32_t k = 0; k < p->str_hash_cap; k++) {
@@ -156,7 +193,7 @@ static bool str_rehash(struct cg_profile *p, uint32_t cap)
             i = (i + 1) & (cap - 1);
         t[i] = x;
     }
-    free(p->str_hash);
+    tbl_free(p, p->str_hash);
     p->str_hash = t;
     p->str_hash_cap = cap;
     return true;
@@ -202,7 +239,7 @@ uint32_t cg_intern_hashed(struct cg_profile *p, const char *s, size_t len, uint3
         size_t n = p->pool_cap ? p->pool_cap : 65536;
         while (n < p->pool_len + len + 1)
             n *= 2;
-        char *q = realloc(p->pool, n);
+        char *q = tbl_realloc(p, p->pool, p->pool_cap, n);
         if (!q)
             return UINT32_MAX;
         p->pool = q;
@@ -210,7 +247,7 @@ uint32_t cg_intern_hashed(struct cg_profile *p, const char *s, size_t len, uint3
     }
     if (p->pool_len > UINT32_MAX - len - 1)
         return UINT32_MAX;
-    if (!grow((void **)&p->str_off, &p->str_cap, p->nstr + 1, sizeof *p->str_off))
+    if (!grow(p, (void **)&p->str_off, &p->str_cap, p->nstr + 1, sizeof *p->str_off))
         return UINT32_MAX;
     memcpy(p->pool + p->pool_len, s, len);
     p->pool[p->pool_len + len] = '\0';
@@ -236,16 +273,17 @@ const char *cg_event_name(const struct cg_profile *p, int ev)
 }
 
 /* Re-lays a cost array of n vectors from stride old to stride old+1. */
-static bool widen(uint64_t **a, uint32_t n, uint32_t cap, int old)
+static bool widen(struct cg_profile *p, uint64_t **a, uint32_t n, uint32_t cap, int old)
 {
     if (cap == 0)
         return true;
-    uint64_t *q = calloc((size_t)cap * (old + 1), sizeof *q);
+    uint64_t *q = tbl_alloc(p, (size_t)cap * (old + 1) * sizeof *q);
     if (!q)
         return false;
+    memset(q, 0, (size_t)cap * (old + 1) * sizeof *q);
     for (uint32_t i = 0; i < n && old > 0; i++)
         memcpy(q + (size_t)i * (old + 1), *a + (size_t)i * old, old * sizeof *q);
-    free(*a);
+    tbl_free(p, *a);
     *a = q;
     return true;
 }
@@ -257,10 +295,10 @@ int cg_event_add(struct cg_profile *p, uint32_t name)
             return i;
     if (p->nev == CG_MAX_EVENTS)
         return -1;
-    if (!widen(&p->self, p->nfunc, p->func_cap, p->nev) ||
-        !widen(&p->edge_cost, p->nedge, p->edge_cap, p->nev) ||
-        !widen(&p->edge_outer, p->nedge, p->edge_cap, p->nev) ||
-        !widen(&p->line_cost, p->nline, p->line_cap, p->nev))
+    if (!widen(p, &p->self, p->nfunc, p->func_cap, p->nev) ||
+        !widen(p, &p->edge_cost, p->nedge, p->edge_cap, p->nev) ||
+        !widen(p, &p->edge_outer, p->nedge, p->edge_cap, p->nev) ||
+        !widen(p, &p->line_cost, p->nline, p->line_cap, p->nev))
         return -1;
     p->ev_name[p->nev] = name;
     return p->nev++;
@@ -411,7 +449,7 @@ bool cg_is_alloc_entry(const char *name)
 
 static bool func_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = new_table(cap, sizeof *t);
+    uint32_t *t = new_table(p, cap, sizeof *t);
     if (!t)
         return false;
     for (uint32_t f = 0; f < p->nfunc; f++) {
@@ -421,7 +459,7 @@ static bool func_rehash(struct cg_profile *p, uint32_t cap)
             i = (i + 1) & (cap - 1);
         t[i] = f + 1;
     }
-    free(p->func_hash);
+    tbl_free(p, p->func_hash);
     p->func_hash = t;
     p->func_hash_cap = cap;
     return true;
@@ -438,9 +476,9 @@ uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const st
         if (p->funcs[f - 1].obj == obj && p->funcs[f - 1].name == name)
             return f - 1;
     uint32_t old = p->func_cap;
-    if (!grow((void **)&p->funcs, &p->func_cap, p->nfunc + 1, sizeof *p->funcs))
+    if (!grow(p, (void **)&p->funcs, &p->func_cap, p->nfunc + 1, sizeof *p->funcs))
         return UINT32_MAX;
-    if (p->func_cap != old && !grow_costs(&p->self, old, p->func_cap, p->nev)) {
+    if (p->func_cap != old && !grow_costs(p, &p->self, old, p->func_cap, p->nev)) {
         p->func_cap = old;
         return UINT32_MAX;
     }
@@ -459,7 +497,7 @@ uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const st
 
 static bool edge_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = new_table(cap, sizeof *t);
+    uint32_t *t = new_table(p, cap, sizeof *t);
     if (!t)
         return false;
     for (uint32_t x = 0; x < p->nedge; x++) {
@@ -469,7 +507,7 @@ static bool edge_rehash(struct cg_profile *p, uint32_t cap)
             i = (i + 1) & (cap - 1);
         t[i] = x + 1;
     }
-    free(p->edge_hash);
+    tbl_free(p, p->edge_hash);
     p->edge_hash = t;
     p->edge_hash_cap = cap;
     return true;
@@ -486,10 +524,10 @@ uint32_t cg_edge_get(struct cg_profile *p, uint32_t caller, uint32_t callee)
         if (p->edges[x - 1].caller == caller && p->edges[x - 1].callee == callee)
             return x - 1;
     uint32_t old = p->edge_cap;
-    if (!grow((void **)&p->edges, &p->edge_cap, p->nedge + 1, sizeof *p->edges))
+    if (!grow(p, (void **)&p->edges, &p->edge_cap, p->nedge + 1, sizeof *p->edges))
         return UINT32_MAX;
-    if (p->edge_cap != old && (!grow_costs(&p->edge_cost, old, p->edge_cap, p->nev) ||
-                               !grow_costs(&p->edge_outer, old, p->edge_cap, p->nev))) {
+    if (p->edge_cap != old && (!grow_costs(p, &p->edge_cost, old, p->edge_cap, p->nev) ||
+                               !grow_costs(p, &p->edge_outer, old, p->edge_cap, p->nev))) {
         p->edge_cap = old;
         return UINT32_MAX;
     }
@@ -514,6 +552,8 @@ void cg_profile_expect(struct cg_profile *p, uint64_t bytes)
 {
     uint32_t strs = table_for(bytes / 4096, 16384), funcs = table_for(bytes / 4096, 16384),
              edges = table_for(bytes / 1024, 65536);
+    if (bytes >= CG_HUGE_BYTES)
+        p->mem.huge = true;     /* (the tables made from now on) */
     /* (where there is no memory for one, it stays as it is, to grow as usual) */
     if (strs > p->str_hash_cap)
         str_rehash(p, strs);
@@ -532,7 +572,7 @@ static uint64_t line_key(uint32_t func, uint32_t file, uint32_t line)
 
 static bool line_rehash(struct cg_profile *p, uint32_t cap)
 {
-    uint32_t *t = new_table(cap, sizeof *t);
+    uint32_t *t = new_table(p, cap, sizeof *t);
     if (!t)
         return false;
     for (uint32_t x = 0; x < p->nline; x++) {
@@ -542,7 +582,7 @@ static bool line_rehash(struct cg_profile *p, uint32_t cap)
             i = (i + 1) & (cap - 1);
         t[i] = x + 1;
     }
-    free(p->line_hash);
+    tbl_free(p, p->line_hash);
     p->line_hash = t;
     p->line_hash_cap = cap;
     return true;
@@ -560,9 +600,9 @@ uint32_t cg_line_get(struct cg_profile *p, uint32_t func, uint32_t file, uint32_
             return x - 1;
     }
     uint32_t old = p->line_cap;
-    if (!grow((void **)&p->lines, &p->line_cap, p->nline + 1, sizeof *p->lines))
+    if (!grow(p, (void **)&p->lines, &p->line_cap, p->nline + 1, sizeof *p->lines))
         return UINT32_MAX;
-    if (p->line_cap != old && !grow_costs(&p->line_cost, old, p->line_cap, p->nev)) {
+    if (p->line_cap != old && !grow_costs(p, &p->line_cost, old, p->line_cap, p->nev)) {
         p->line_cap = old;
         return UINT32_MAX;
     }

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/arena.h"
 #include "core/err.h"
 
 #define CG_MAX_EVENTS 64
@@ -86,6 +87,7 @@ struct cg_profile {
     int thread_seen[64];
     bool finished;
     uint64_t allocations;      /* filled by cg_profile_finish */
+    struct arena mem;          /* the tables above, once a large file is expected (huge set) */
 };
 
 /* ---- looking ahead: a reader that knows the keys of its next lookups asks for their
@@ -228,7 +230,9 @@ uint32_t cg_line_get(struct cg_profile *p, uint32_t func, uint32_t file, uint32_
  * profile of bench/bench_cg.sh (a name or a function for each 4 KiB or so, an edge for each
  * 1 KiB), and go no further than its (16,384, 16,384 and 65,536 slots, 448 KiB together): a
  * larger file most often repeats its names (several parts, several runs). Where memory is
- * short, a table stays as it was, to grow as usual. */
+ * short, a table stays as it was, to grow as usual. From a file of CG_HUGE_BYTES on, the tables
+ * made from then on are in huge pages (arena.h). */
+#define CG_HUGE_BYTES ((uint64_t)8 << 20)
 void cg_profile_expect(struct cg_profile *p, uint64_t bytes);
 /* Adds an event by name, growing every cost vector; returns its index, or -1 (too many/no memory). */
 int cg_event_add(struct cg_profile *p, uint32_t name);

@@ -816,9 +816,51 @@ int main(void)
         char why[256] = "";
         CHECK(p && cg_profile_same(big, p, why, sizeof why));
         CHECK_INT(big->edge_hash_cap, 65536);
+        /* a large file's tables made since are in the arena (huge pages), a small file's
+         * from malloc */
+        CHECK(big->mem.huge && !small->mem.huge);
+        CHECK(arena_owns(&big->mem, big->edge_hash) && arena_owns(&big->mem, big->funcs));
+        CHECK(!arena_owns(&small->mem, small->edge_hash));
         cg_profile_free(p);
         cg_profile_free(big);
         cg_profile_free(small);
+    }
+
+    /* Tables grown in the arena (functions, edges, strings past their first sizes; a cost
+     * array widened for an event a later file adds): the model read without it. */
+    {
+        size_t cap = 1u << 20, len = 0;
+        char *text = malloc(cap);
+        len += snprintf(text + len, cap - len, "events: Ir\nob=(1) /bin/p\nfl=(1) p.c\n");
+        for (int i = 0; i < 3000; i++) {
+            len += snprintf(text + len, cap - len,
+                            "fn=(%d) a_function_name_long_enough_to_fill_the_pool_%d(int, char const*)\n"
+                            "%d %d\n", i + 1, i, i + 1, i % 7 + 1);
+            if (i > 0)
+                len += snprintf(text + len, cap - len, "cfn=(%d)\ncalls=%d 1\n1 %d\n", i, i % 3 + 1,
+                                i % 5);
+        }
+        const char *more = "events: Ir Dr\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 5 2\n";
+        struct cg_profile *huge = cg_profile_new();
+        struct err e1 = {0}, e2 = {0};
+        cg_profile_expect(huge, CG_HUGE_BYTES);
+        CHECK(cg_read_mem(huge, "t.out", text, len, NULL, &e1) == 0 &&
+              cg_read_mem(huge, "u.out", more, strlen(more), NULL, &e1) == 0 &&
+              cg_profile_finish(huge, &e1) == 0);
+        struct cg_profile *plain = cg_profile_new();
+        CHECK(cg_read_mem(plain, "t.out", text, len, NULL, &e2) == 0 &&
+              cg_read_mem(plain, "u.out", more, strlen(more), NULL, &e2) == 0 &&
+              cg_profile_finish(plain, &e2) == 0);
+        char why[256] = "";
+        CHECK(cg_profile_same(huge, plain, why, sizeof why));
+        CHECK_STR(why, "");
+        CHECK_INT(huge->nfunc, 3001);
+        CHECK_INT(huge->nev, 2);
+        CHECK(huge->pool_len > 65536 && arena_owns(&huge->mem, huge->pool) &&
+              arena_owns(&huge->mem, huge->self) && arena_owns(&huge->mem, huge->edges));
+        cg_profile_free(huge);
+        cg_profile_free(plain);
+        free(text);
     }
 
     return unit_done("test_callgrind");
