@@ -205,12 +205,10 @@ static struct fn_ctx *fn_slot(const struct reader *r, uint32_t id)
     return k < r->nchunks && r->fn_chunks[k] ? &r->fn_chunks[k][id % FN_CHUNK] : NULL;
 }
 
-/* The id table's chunks come from an arena (arena.h), in huge pages for a large file. Looked
- * up in no order while the file streams past, the table's 400 small pages in the cc1 profile
- * (1.6 MB) are taken to miss the TLB, which in a virtual machine costs a walk of two page
- * tables (no counters here to show it): in one huge page the read was 4.0% faster (150 pairs,
- * -5.5 .. -2.8%), with 376 fewer page faults. */
-/* The same, making its chunk; NULL: no memory. */
+/* The same, making its chunk; NULL: no memory. The chunks come from an arena (arena.h), in
+ * huge pages for a large file: in small pages (400 of them for the cc1 profile's 1.6 MB,
+ * looked up in no order while the file streams past) the read was 4.0% slower (150 pairs,
+ * -5.5 .. -2.8%), with 376 more page faults. */
 static struct fn_ctx *fn_slot_new(struct reader *r, uint32_t id)
 {
     uint32_t k = id / FN_CHUNK;
