@@ -93,8 +93,9 @@ struct reader {
     bool call_rec, call_nest;       /* the call is into / from a recursion-marked context */
 
     /* recursion marks: whether this file has any, and the edges it had calls of (to tell
-     * cg_profile_finish which calls came from a file without marks) */
-    bool marks, touched_nomem;
+     * cg_profile_finish which calls came from a file without marks); kept only where the
+     * profile had calls before this file (else they are all of them) */
+    bool marks, track, touched_nomem;
     uint32_t *touched;
     size_t ntouched, touched_cap;
 
@@ -583,7 +584,7 @@ static void call_cost_op(struct reader *r, const uint64_t *cost, int n)
     struct cg_profile *p = r->p;
     struct cg_edge *ed = &p->edges[r->call_edge];
     ed->calls += r->call_count;
-    if (ed->stamp != (uint32_t)p->nfiles) {     /* the first call of this edge in this file */
+    if (r->track && ed->stamp != (uint32_t)p->nfiles) {     /* its first call in this file */
         ed->stamp = (uint32_t)p->nfiles;
         if (r->ntouched == r->touched_cap) {
             size_t cap = r->touched_cap ? r->touched_cap * 2 : 1024;
@@ -1186,6 +1187,7 @@ static void reader_init(struct reader *r, struct cg_profile *p, const char *name
     r->chunk = o && o->chunk > 0 ? o->chunk : r->threads <= 3 ? (512u << 10) : (256u << 10);
     p->nfiles++;
     p->finished = false;
+    r->track = p->nedge > 0;
 }
 
 static void reader_free(struct reader *r, struct round rd[AHEAD])
@@ -1212,9 +1214,12 @@ static int reader_end(struct reader *r)
         return nomem(r);
     if (r->marks)
         r->p->marked_files++;
-    else    /* its calls can be recursive without a mark saying so */
+    else if (r->track)  /* its calls can be recursive without a mark saying so */
         for (size_t i = 0; i < r->ntouched; i++)
             r->p->edges[r->touched[i]].unmarked = true;
+    else
+        for (uint32_t x = 0; x < r->p->nedge; x++)
+            r->p->edges[x].unmarked = true;
     return 0;
 }
 

@@ -689,7 +689,9 @@ done:
 }
 
 /* Bills each stub to its target: self cost, lines, calls into it (calls out of it dropped:
- * they are its target's own). The edges and lines are made anew. */
+ * they are its target's own). The calls into a stub are added to those of its callers into
+ * the target (made where there were none), then the edges left are moved down over the
+ * dropped ones and their table made anew; the lines are made anew. */
 static int fold_stubs(struct cg_profile *p, const uint32_t *target)
 {
     int nev = p->nev;
@@ -702,42 +704,53 @@ static int fold_stubs(struct cg_profile *p, const uint32_t *target)
         p->funcs[s].folded = true;
         p->folded++;
     }
-    struct cg_edge *edges = p->edges;
-    uint64_t *cost = p->edge_cost, *rec = p->edge_rec, *nest = p->edge_nest;
-    uint32_t *hash = p->edge_hash, nedge = p->nedge, cap = p->edge_hash_cap;
-    p->edges = NULL;
-    p->edge_cost = p->edge_rec = p->edge_nest = NULL;
-    p->edge_hash = NULL;
-    p->nedge = p->edge_cap = p->edge_hash_cap = 0;
-    int rc = edge_rehash(p, cap) ? 0 : -1;
-    for (uint32_t x = 0; x < nedge && rc == 0; x++) {
-        const struct cg_edge *o = &edges[x];
-        if (target[o->caller] != NONE)
+    uint32_t nedge = p->nedge;     /* (edges made below are never a stub's) */
+    int rc = 0;
+    for (uint32_t x = 0; x < nedge; x++) {
+        uint32_t a = p->edges[x].caller, b = p->edges[x].callee;
+        if (target[a] != NONE || target[b] == NONE)
             continue;
-        uint32_t callee = target[o->callee] != NONE ? target[o->callee] : o->callee;
-        uint32_t y = cg_edge_get(p, o->caller, callee);
+        uint32_t y = cg_edge_get(p, a, target[b]);
         if (y == NONE) {
             rc = -1;
             break;
         }
-        struct cg_edge *ed = &p->edges[y];
+        struct cg_edge *o = &p->edges[x], *ed = &p->edges[y];
         ed->calls += o->calls;
         ed->calls_rec += o->calls_rec;
         ed->calls_nest += o->calls_nest;
         ed->unmarked |= o->unmarked;
         ed->stamp = o->stamp > ed->stamp ? o->stamp : ed->stamp;
         for (int k = 0; k < nev; k++) {
-            size_t a = (size_t)x * nev + k, b = (size_t)y * nev + k;
-            p->edge_cost[b] += cost[a];
-            p->edge_rec[b] += rec[a];
-            p->edge_nest[b] += nest[a];
+            size_t i = (size_t)x * nev + k, j = (size_t)y * nev + k;
+            p->edge_cost[j] += p->edge_cost[i];
+            p->edge_rec[j] += p->edge_rec[i];
+            p->edge_nest[j] += p->edge_nest[i];
         }
     }
-    tbl_free(p, edges);
-    tbl_free(p, cost);
-    tbl_free(p, rec);
-    tbl_free(p, nest);
-    tbl_free(p, hash);
+    if (rc < 0)
+        return rc;
+    /* each edge dropped takes the last one's place: as many moves as edges dropped */
+    uint32_t n = p->nedge;
+    for (uint32_t x = 0; x < n;) {
+        const struct cg_edge *o = &p->edges[x];
+        if (target[o->caller] == NONE && target[o->callee] == NONE) {
+            x++;
+            continue;
+        }
+        if (x != --n) {
+            p->edges[x] = p->edges[n];
+            for (int k = 0; k < nev; k++) {
+                size_t i = (size_t)n * nev + k, j = (size_t)x * nev + k;
+                p->edge_cost[j] = p->edge_cost[i];
+                p->edge_rec[j] = p->edge_rec[i];
+                p->edge_nest[j] = p->edge_nest[i];
+            }
+        }
+    }
+    p->nedge = n;
+    if (!edge_rehash(p, p->edge_hash_cap))
+        return -1;
     if (rc < 0 || p->nline == 0)
         return rc;
     struct cg_line *lines = p->lines;
@@ -866,16 +879,31 @@ int cg_profile_finish(struct cg_profile *p, struct err *e)
     uint32_t *comp = malloc(((size_t)n + 1) * sizeof *comp), *size = malloc(((size_t)n + 1) * sizeof *size);
     uint64_t *entry = NULL, *all_in = NULL;
     long stubs = target ? find_stubs(p, target) : -1;
-    if (stubs < 0 || (stubs > 0 && fold_stubs(p, target) < 0) || !comp || !size ||
-        cycles(p, comp, size) < 0)
+    if (stubs < 0 || (stubs > 0 && fold_stubs(p, target) < 0) || !comp || !size)
         goto nomem;
+    /* cycles matter only among the calls of a file without marks (most profiles have marks,
+     * or no cycle at all) */
+    bool any_unmarked = false, any_cycle = false;
+    for (uint32_t x = 0; x < p->nedge && !any_unmarked; x++)
+        any_unmarked = p->edges[x].unmarked;
+    if (any_unmarked) {
+        if (cycles(p, comp, size) < 0)
+            goto nomem;
+        for (uint32_t f = 0; f < n && !any_cycle; f++)
+            any_cycle = size[comp[f]] > 1;
+    }
+    if (!any_cycle)
+        for (uint32_t f = 0; f < n; f++)
+            comp[f] = f, size[f] = 1;
     free(p->incl);
     free(p->edge_kind);
     p->incl = calloc((size_t)(n ? n : 1) * (nev ? nev : 1), sizeof *p->incl);
     p->edge_kind = malloc(p->nedge ? p->nedge : 1);
-    entry = calloc((size_t)(n ? n : 1) * (nev ? nev : 1), sizeof *entry);
-    all_in = calloc((size_t)(n ? n : 1) * (nev ? nev : 1), sizeof *all_in);
-    if (!p->incl || !p->edge_kind || !entry || !all_in)
+    if (any_cycle) {
+        entry = calloc((size_t)(n ? n : 1) * (nev ? nev : 1), sizeof *entry);
+        all_in = calloc((size_t)(n ? n : 1) * (nev ? nev : 1), sizeof *all_in);
+    }
+    if (!p->incl || !p->edge_kind || (any_cycle && (!entry || !all_in)))
         goto nomem;
     p->allocations = 0;
     p->bounded = 0;
@@ -898,9 +926,10 @@ int cg_profile_finish(struct cg_profile *p, struct err *e)
             continue;
         if (p->funcs[b].alloc_entry && !p->funcs[a].alloc_entry)
             p->allocations += ed->calls;
-        uint64_t *in = p->incl + (size_t)b * nev, *all = all_in + (size_t)b * nev;
-        for (int k = 0; k < nev; k++)
-            all[k] = sat_add(all[k], c[k]);
+        uint64_t *in = p->incl + (size_t)b * nev;
+        if (any_cycle)
+            for (int k = 0; k < nev; k++)
+                all_in[(size_t)b * nev + k] = sat_add(all_in[(size_t)b * nev + k], c[k]);
         if (cyclic && comp[a] != comp[b])
             for (int k = 0; k < nev; k++)
                 entry[(size_t)comp[b] * nev + k] = sat_add(entry[(size_t)comp[b] * nev + k], c[k]);
