@@ -333,6 +333,15 @@ int main(void)
         CHECK(!p->funcs[cg_find(p, NULL, "0x0000000000001040")].folded);   /* two callees */
         CHECK(!p->funcs[cg_find(p, NULL, "0x0000000000001050")].folded);   /* in /bin/p */
         CHECK_INT(incl_of(p, "work", 0), 36 + 3 + 4);
+        /* its line (no debug information: file ???, line 0) is work's now */
+        uint32_t stub_lines = 0, work_stub_line = 0;
+        for (uint32_t l = 0; l < p->nline; l++) {
+            stub_lines += p->lines[l].func == stub;
+            if (p->lines[l].func == work && strcmp(cg_str(p, p->lines[l].file), "???") == 0)
+                work_stub_line = (uint32_t)p->line_cost[(size_t)l * p->nev];
+        }
+        CHECK_INT(stub_lines, 0);
+        CHECK_INT(work_stub_line, 3);
         CHECK_INT(incl_of(p, "main", 0), 10 + 36 + 7 + 5);
         cg_profile_free(p);
     }
