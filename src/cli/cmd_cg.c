@@ -13,9 +13,9 @@
 
 const char cmd_cg_usage[] =
     "tare cg top FILE... [-n N] [--event EV] [--inclusive] [--grep TEXT] [--format text|tsv|json]\n"
-    "tare cg callers NAME FILE... [-n N] [--format ...]\n"
-    "tare cg callees NAME FILE... [-n N] [--format ...]\n"
-    "tare cg diff BEFORE AFTER [-n N] [--allocs] [--format ...]\n"
+    "tare cg callers NAME FILE... [-n N] [--exact] [--format ...]\n"
+    "tare cg callees NAME FILE... [-n N] [--exact] [--format ...]\n"
+    "tare cg diff BEFORE AFTER [-n N] [--inclusive | --allocs] [--format ...]\n"
     "tare cg allocs FILE... [-n N] [--format ...]\n"
     "tare cg lines NAME FILE... [--format ...]\n"
     "tare cg info FILE... [--format text|json]";
@@ -24,7 +24,9 @@ static const char cg_options[] =
     "\nOptions:\n"
     "  -n N                 rows to show (default 20; 0: all)\n"
     "  -e, --event EV       the event to report (default: the first of the profile)\n"
-    "      --inclusive      top: sort by inclusive cost\n"
+    "      --inclusive      top: sort by inclusive cost; diff: compare inclusive costs\n"
+    "      --exact          callers, callees: only the function of that name (without\n"
+    "                       it: those whose name contains NAME, exact matches first)\n"
     "      --grep TEXT      top: only functions whose name contains TEXT\n"
     "      --allocs         diff: allocation counts by call site instead of cost\n"
     "  -j, --jobs N         read each file with N threads (default: one per CPU this\n"
@@ -37,7 +39,7 @@ struct cg_cli {
     const char *sub;
     long n;
     const char *event;
-    bool inclusive, allocs;
+    bool inclusive, allocs, exact;
     const char *grep;
     long jobs;
     enum out_format fmt;
@@ -136,6 +138,13 @@ static void print_header(const struct cg_profile *p, int ev, const char *what)
 
 /* ---- top ---- */
 
+/* "<=" before an inclusive cost that is only a bound */
+static const char *le(const struct cg_profile *p, uint32_t f)
+{
+    return p->funcs[f].incl_bound ? "<=" : "";
+}
+
+
 static const struct cg_profile *sort_p;
 static int sort_ev;
 static bool sort_incl;
@@ -204,10 +213,11 @@ static int cg_top(struct cg_cli *c)
         static const char *const h[] = {"self", "%", "inclusive", "%", "function", "object"};
         table_init(&t, 6, h, 0x30);
     } else {
-        static const char *const h[] = {"function", "object", "self", "inclusive"};
-        table_init(&t, 4, h, 0x3);
+        static const char *const h[] = {"function", "object", "self", "inclusive", "inclusive_bound"};
+        table_init(&t, 5, h, 0x3);
     }
     char a[40], b[40];
+    bool any_bound = false;
     for (uint32_t i = 0; i < m; i++) {
         uint32_t f = idx[i];
         uint64_t s = cg_self(p, f)[ev], in = cg_incl(p, f)[ev];
@@ -216,28 +226,32 @@ static int cg_top(struct cg_cli *c)
             table_set(&t, 0, "%s", fmt_count(a, (double)s));
             pct(b, sizeof b, s, total);
             table_set(&t, 1, "%s", b);
-            table_set(&t, 2, "%s", fmt_count(a, (double)in));
+            table_set(&t, 2, "%s%s", le(p, f), fmt_count(a, (double)in));
             pct(b, sizeof b, in, total);
-            table_set(&t, 3, "%s", b);
+            table_set(&t, 3, "%s%s", le(p, f), b);
             table_set(&t, 4, "%s", cg_str(p, p->funcs[f].name));
+            any_bound |= p->funcs[f].incl_bound;
             table_set(&t, 5, "%s", base(cg_str(p, p->funcs[f].obj)));
         } else {
             table_set(&t, 0, "%s", cg_str(p, p->funcs[f].name));
             table_set(&t, 1, "%s", cg_str(p, p->funcs[f].obj));
             table_set(&t, 2, "%" PRIu64, s);
             table_set(&t, 3, "%" PRIu64, in);
+            table_set(&t, 4, "%d", p->funcs[f].incl_bound ? 1 : 0);
         }
     }
     if (c->fmt == FMT_TEXT) {
         print_header(p, ev, c->inclusive ? "functions by inclusive cost" : "functions by self cost");
         table_print(&t, stdout, FMT_TEXT);
+        if (any_bound)
+            printf("<= an upper bound: see BOUNDS in tare-cg(1)\n");
     } else if (c->fmt == FMT_TSV) {
         table_print(&t, stdout, FMT_TSV);
     } else {
         printf("{\"event\": ");
         json_str(stdout, cg_event_name(p, ev));
         printf(", \"total\": %" PRIu64 ", \"functions\": ", total);
-        json_rows(&t, 0xc);
+        json_rows(&t, 0x1c);
         printf("}\n");
     }
     table_free(&t);
@@ -248,18 +262,116 @@ static int cg_top(struct cg_cli *c)
 
 /* ---- callers / callees ---- */
 
-static const struct cg_profile *edge_p;
-static int edge_ev;
+/* One row of callers or callees: an edge, and which of its calls it stands for. */
+enum row_kind { ROW_OUTER, ROW_RECURSIVE, ROW_CYCLE, ROW_NESTED };
+static const char *const row_kind_name[] = {"outer", "recursive", "cycle", "nested"};
 
-static int by_edge(const void *a, const void *b)
+struct crow {
+    uint32_t edge, other;
+    enum row_kind kind;
+    uint64_t calls, cost;
+};
+
+static int by_crow(const void *a, const void *b)
+{
+    const struct crow *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->cost != y->cost)
+        return x->cost > y->cost ? -1 : 1;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return x->edge < y->edge ? -1 : x->edge > y->edge;
+}
+
+/* The rows of f's callers (or callees): the calls that add up to its inclusive cost (outer)
+ * apart from those inside them: a function's calls into itself, calls made within a cycle
+ * the profile cannot break, and (callees) calls made by its recursion levels. */
+static uint32_t call_rows(const struct cg_profile *p, int ev, const uint32_t *es, uint32_t ne,
+                          bool callers, struct crow *rows)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ne; i++) {
+        uint32_t x = es[i];
+        const struct cg_edge *ed = &p->edges[x];
+        uint32_t other = callers ? ed->caller : ed->callee;
+        uint64_t all = cg_edge_all(p, x, ev);
+        if (ed->caller == ed->callee) {
+            rows[n++] = (struct crow){x, other, ROW_RECURSIVE, ed->calls, all};
+            continue;
+        }
+        if (cg_edge_kind(p, x) == CG_EDGE_CYCLE && callers) {
+            rows[n++] = (struct crow){x, other, ROW_CYCLE, ed->calls, all};
+            continue;
+        }
+        uint64_t calls = callers ? cg_edge_outer_calls(p, x) : cg_edge_top_calls(p, x);
+        uint64_t cost = callers ? cg_edge_outer_cost(p, x, ev) : cg_edge_top_cost(p, x, ev);
+        if (calls || cost)
+            rows[n++] = (struct crow){x, other, ROW_OUTER, calls, cost};
+        if (calls < ed->calls)
+            rows[n++] = (struct crow){x, other, callers ? ROW_RECURSIVE : ROW_NESTED,
+                                      ed->calls - calls, all - cost};
+    }
+    qsort(rows, n, sizeof *rows, by_crow);
+    return n;
+}
+
+static const struct cg_profile *match_p;
+static int match_ev;
+static const char *match_name;
+
+/* Exact matches of the name first, then by inclusive cost. */
+static int by_match(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint64_t cx = cg_edge_incl(edge_p, x)[edge_ev], cy = cg_edge_incl(edge_p, y)[edge_ev];
-    if (cx != cy)
-        return cx > cy ? -1 : 1;
-    if (edge_p->edges[x].calls != edge_p->edges[y].calls)
-        return edge_p->edges[x].calls > edge_p->edges[y].calls ? -1 : 1;
-    return x < y ? -1 : x > y;
+    bool ex = strcmp(cg_str(match_p, match_p->funcs[x].name), match_name) == 0;
+    bool ey = strcmp(cg_str(match_p, match_p->funcs[y].name), match_name) == 0;
+    if (ex != ey)
+        return ex ? -1 : 1;
+    sort_p = match_p, sort_ev = match_ev, sort_incl = true;
+    return by_cost(a, b);
+}
+
+/* The functions NAME names (exactly, or containing it), exact ones first; 0: none. */
+static uint32_t match_funcs(const struct cg_profile *p, int ev, const char *name, bool exact, uint32_t *fs)
+{
+    uint32_t nf = 0;
+    for (uint32_t f = 0; f < p->nfunc; f++) {
+        const char *s = cg_str(p, p->funcs[f].name);
+        if (!p->funcs[f].folded && (exact ? strcmp(s, name) == 0 : strstr(s, name) != NULL))
+            fs[nf++] = f;
+    }
+    match_p = p, match_ev = ev, match_name = name;
+    qsort(fs, nf, sizeof *fs, by_match);
+    return nf;
+}
+
+/* "recursive calls: 1,958 (from A 1,500, B 458)": the calls of one kind, apart */
+static void print_apart(const struct cg_profile *p, const struct crow *rows, uint32_t nrows,
+                        enum row_kind kind, const char *what, long most)
+{
+    uint64_t calls = 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nrows; i++)
+        if (rows[i].kind == kind)
+            calls += rows[i].calls, n++;
+    if (!n)
+        return;
+    char a[40];
+    printf("%s: %s (", what, fmt_count(a, (double)calls));
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < nrows; i++) {
+        if (rows[i].kind != kind)
+            continue;
+        if (most > 0 && shown == (uint32_t)most) {
+            printf(", %u more", n - shown);
+            break;
+        }
+        printf("%s%s %s", shown ? ", " : "", cg_str(p, p->funcs[rows[i].other].name),
+               fmt_count(a, (double)rows[i].calls));
+        shown++;
+    }
+    printf(")\n");
 }
 
 static int cg_calls(struct cg_cli *c, bool callers)
@@ -276,106 +388,135 @@ static int cg_calls(struct cg_cli *c, bool callers)
         cg_profile_free(p);
         return EXIT_USAGE;
     }
-    /* the functions NAME matches, by inclusive cost */
-    uint32_t *fs = malloc((p->nfunc + 1) * sizeof *fs), nf = 0;
+    uint32_t *fs = malloc((p->nfunc + 1) * sizeof *fs);
+    struct crow *rows = malloc((2 * (size_t)p->nedge + 1) * sizeof *rows);
+    /* each function's edges (as callee, or as caller), found once: by[at[f] .. at[f + 1]) */
+    uint32_t *at = calloc((size_t)p->nfunc + 2, sizeof *at), *by = malloc(((size_t)p->nedge + 1) * sizeof *by);
+    if (!fs || !rows || !at || !by) {
+        cli_error("cg", "out of memory");
+        exit(EXIT_USAGE);
+    }
+    for (uint32_t x = 0; x < p->nedge; x++)
+        at[(callers ? p->edges[x].callee : p->edges[x].caller) + 2]++;
     for (uint32_t f = 0; f < p->nfunc; f++)
-        if (strstr(cg_str(p, p->funcs[f].name), name))
-            fs[nf++] = f;
+        at[f + 2] += at[f + 1];
+    for (uint32_t x = 0; x < p->nedge; x++)
+        by[at[(callers ? p->edges[x].callee : p->edges[x].caller) + 1]++] = x;
+    uint32_t nf = match_funcs(p, ev, name, c->exact, fs);
     if (nf == 0) {
-        cli_error("cg", "no function whose name contains '%s'", name);
+        cli_error("cg", "no function %s '%s'", c->exact ? "named" : "whose name contains", name);
         free(fs);
+        free(rows);
+        free(at);
+        free(by);
         cg_profile_free(p);
         return EXIT_USAGE;
     }
-    sort_p = p, sort_ev = ev, sort_incl = true;
-    qsort(fs, nf, sizeof *fs, by_cost);
-    uint32_t *es = malloc((p->nedge + 1) * sizeof *es);
-    static const char *const h_callers[] = {"callee", "caller", "calls", "inclusive"};
-    static const char *const h_callees[] = {"caller", "callee", "calls", "inclusive"};
+    static const char *const h_callers[] = {"callee", "caller", "calls", "inclusive", "kind",
+                                            "callee_object", "caller_object"};
+    static const char *const h_callees[] = {"caller", "callee", "calls", "inclusive", "kind",
+                                            "caller_object", "callee_object"};
     struct table t;
-    table_init(&t, 4, callers ? h_callers : h_callees, 0x3);
-    bool json = c->fmt == FMT_JSON, text = c->fmt == FMT_TEXT;
+    table_init(&t, 7, callers ? h_callers : h_callees, 0x3);
+    bool json = c->fmt == FMT_JSON, text = c->fmt == FMT_TEXT, any_bound = false;
+    uint64_t total = cg_total(p, ev);
     if (text)
         print_header(p, ev, callers ? "callers" : "callees");
     if (json) {
         printf("{\"event\": ");
         json_str(stdout, cg_event_name(p, ev));
-        printf(", \"total\": %" PRIu64 ", \"functions\": [", cg_total(p, ev));
+        printf(", \"total\": %" PRIu64 ", \"functions\": [", total);
     }
     char a[40], b[40], d[40];
     for (uint32_t i = 0; i < nf; i++) {
-        uint32_t f = fs[i], ne = 0;
+        uint32_t f = fs[i];
+        uint32_t nr = call_rows(p, ev, by + at[f], at[f + 1] - at[f], callers, rows), nouter = 0;
         uint64_t tcalls = 0, tcost = 0;
-        for (uint32_t x = 0; x < p->nedge; x++)
-            if ((callers ? p->edges[x].callee : p->edges[x].caller) == f) {
-                es[ne++] = x;
-                if (p->edges[x].caller != p->edges[x].callee) {   /* recursion is inside */
-                    tcalls += p->edges[x].calls;
-                    tcost += cg_edge_incl(p, x)[ev];
-                }
-            }
-        edge_p = p, edge_ev = ev;
-        qsort(es, ne, sizeof *es, by_edge);
-        uint32_t shown = c->n > 0 && (uint32_t)c->n < ne ? (uint32_t)c->n : ne;
+        for (uint32_t k = 0; k < nr; k++)
+            if (rows[k].kind == ROW_OUTER)
+                tcalls += rows[k].calls, tcost += rows[k].cost, nouter++;
         const char *fname = cg_str(p, p->funcs[f].name);
+        uint64_t incl = cg_incl(p, f)[ev];
+        any_bound |= p->funcs[f].incl_bound;
+        uint32_t shown = c->n > 0 && (uint32_t)c->n < nouter ? (uint32_t)c->n : nouter;
         if (text) {
-            printf("\n%s (%s): self %s, inclusive %s; %s %" PRIu32 ", %s call%s from other functions\n", fname,
+            printf("\n%s (%s): self %s, inclusive %s%s; %s %s call%s %s\n", fname,
                    base(cg_str(p, p->funcs[f].obj)), fmt_count(a, (double)cg_self(p, f)[ev]),
-                   fmt_count(b, (double)cg_incl(p, f)[ev]), callers ? "callers" : "callees",
-                   ne, fmt_count(d, (double)tcalls), tcalls == 1 ? "" : "s");
+                   le(p, f), fmt_count(b, (double)incl), fmt_count(d, (double)tcalls),
+                   callers ? "outer" : "outermost", tcalls == 1 ? "" : "s",
+                   callers ? "into it (from outside its recursion)" : "from it to other functions");
             static const char *const h[] = {"calls", "inclusive", "%", "function", "object"};
             table_init(&t, 5, h, 0x18);
         } else if (json)
-            table_init(&t, 4, callers ? h_callers : h_callees, 0x3);
-        for (uint32_t k = 0; k < shown; k++) {
-            const struct cg_edge *ed = &p->edges[es[k]];
-            uint32_t other = callers ? ed->caller : ed->callee;
-            uint64_t cost = cg_edge_incl(p, es[k])[ev];
+            table_init(&t, 7, callers ? h_callers : h_callees, 0x13);
+        for (uint32_t k = 0; k < nr; k++) {
+            const struct crow *r = &rows[k];
+            if (text && (r->kind != ROW_OUTER || k >= shown))
+                continue;
             table_row(&t);
             if (text) {
-                table_set(&t, 0, "%s", fmt_count(a, (double)ed->calls));
-                table_set(&t, 1, "%s", fmt_count(a, (double)cost));
-                pct(b, sizeof b, cost, cg_total(p, ev));
+                table_set(&t, 0, "%s", fmt_count(a, (double)r->calls));
+                table_set(&t, 1, "%s", fmt_count(a, (double)r->cost));
+                pct(b, sizeof b, r->cost, total);
                 table_set(&t, 2, "%s", b);
-                table_set(&t, 3, "%s%s", cg_str(p, p->funcs[other].name),
-                          ed->caller == ed->callee ? " (recursion)" : "");
-                table_set(&t, 4, "%s", base(cg_str(p, p->funcs[other].obj)));
+                table_set(&t, 3, "%s", cg_str(p, p->funcs[r->other].name));
+                table_set(&t, 4, "%s", base(cg_str(p, p->funcs[r->other].obj)));
             } else {
                 table_set(&t, 0, "%s", fname);
-                table_set(&t, 1, "%s", cg_str(p, p->funcs[other].name));
-                table_set(&t, 2, "%" PRIu64, ed->calls);
-                table_set(&t, 3, "%" PRIu64, cost);
+                table_set(&t, 1, "%s", cg_str(p, p->funcs[r->other].name));
+                table_set(&t, 2, "%" PRIu64, r->calls);
+                table_set(&t, 3, "%" PRIu64, r->cost);
+                table_set(&t, 4, "%s", row_kind_name[r->kind]);
+                table_set(&t, 5, "%s", cg_str(p, p->funcs[f].obj));
+                table_set(&t, 6, "%s", cg_str(p, p->funcs[r->other].obj));
             }
         }
         if (text) {
             table_row(&t);
             table_set(&t, 0, "%s", fmt_count(a, (double)tcalls));
             table_set(&t, 1, "%s", fmt_count(a, (double)tcost));
-            pct(b, sizeof b, tcost, cg_total(p, ev));
+            pct(b, sizeof b, tcost, total);
             table_set(&t, 2, "%s", b);
-            table_set(&t, 3, "total from other functions%s", shown < ne ? " (all, not only those shown)" : "");
+            table_set(&t, 3, "%s%s", callers ? "total: the calls from outside its recursion"
+                                             : "total: the calls its outermost level made",
+                      shown < nouter ? " (all, not only those shown)" : "");
             table_print(&t, stdout, FMT_TEXT);
             table_free(&t);
+            if (callers) {
+                print_apart(p, rows, nr, ROW_RECURSIVE, "recursive calls (inside the calls above)", c->n);
+                print_apart(p, rows, nr, ROW_CYCLE, "calls within a cycle of functions (inside the "
+                            "calls above; the profile has no recursion marks to tell more)", c->n);
+            } else {
+                print_apart(p, rows, nr, ROW_RECURSIVE, "recursive calls (to itself)", c->n);
+                print_apart(p, rows, nr, ROW_NESTED, "calls from its recursion levels (inside the "
+                            "calls above)", c->n);
+            }
         } else if (json) {
             printf("%s{\"function\": ", i ? ",\n " : "\n ");
             json_str(stdout, fname);
             printf(", \"object\": ");
             json_str(stdout, cg_str(p, p->funcs[f].obj));
-            printf(", \"calls\": %" PRIu64 ", \"inclusive\": %" PRIu64 ", \"%s\": ", tcalls, tcost,
-                   callers ? "callers" : "callees");
+            printf(", \"self\": %" PRIu64 ", \"inclusive\": %" PRIu64 ", \"inclusive_bound\": %s"
+                   ", \"calls\": %" PRIu64 ", \"outer\": %" PRIu64 ", \"%s\": ",
+                   cg_self(p, f)[ev], incl, p->funcs[f].incl_bound ? "true" : "false", tcalls,
+                   tcost, callers ? "callers" : "callees");
             json_rows(&t, 0xc);
             printf("}");
             table_free(&t);
         }
     }
+    if (text && any_bound)
+        printf("\n<= an upper bound: see BOUNDS in tare-cg(1)\n");
     if (c->fmt == FMT_TSV) {
         table_print(&t, stdout, FMT_TSV);
         table_free(&t);
     }
     if (json)
         printf("\n]}\n");
-    free(es);
+    free(rows);
     free(fs);
+    free(at);
+    free(by);
     cg_profile_free(p);
     return EXIT_OK;
 }
@@ -465,6 +606,7 @@ static int cg_allocs(struct cg_cli *c)
 struct drow {
     const char *name, *obj;
     bool has_a, has_b;
+    bool bound_a, bound_b;      /* --inclusive: that side's cost is an upper bound */
     uint64_t a, b;
 };
 
@@ -502,7 +644,7 @@ static struct drow *row_get(struct rowset *rs, const char *name, const char *obj
             return r;
     }
     rs->hash[k] = rs->n;
-    rs->rows[rs->n] = (struct drow){name, obj, false, false, 0, 0};
+    rs->rows[rs->n] = (struct drow){.name = name, .obj = obj};
     return &rs->rows[rs->n++];
 }
 
@@ -554,16 +696,21 @@ static int cg_diff(struct cg_cli *c)
         int ev = side ? eb : ea;
         for (uint32_t i = 0; i < count; i++) {
             uint32_t f = c->allocs ? sites[i].func : i;
-            uint64_t v = c->allocs ? sites[i].allocations : cg_self(p, f)[ev];
+            uint64_t v = c->allocs      ? sites[i].allocations
+                         : c->inclusive ? cg_incl(p, f)[ev]
+                                        : cg_self(p, f)[ev];
             if (!c->allocs && v == 0)
                 continue;
             struct drow *r = row_get(&rs, cg_str(p, p->funcs[f].name), cg_str(p, p->funcs[f].obj));
+            bool bound = c->inclusive && p->funcs[f].incl_bound;
             if (side) {
                 r->has_b = true;
                 r->b += v;
+                r->bound_b |= bound;
             } else {
                 r->has_a = true;
                 r->a += v;
+                r->bound_a |= bound;
             }
         }
     }
@@ -577,30 +724,34 @@ static int cg_diff(struct cg_cli *c)
     const char *unit = c->allocs ? "allocations" : cg_event_name(pa, ea);
     struct table t;
     char x[40], y[40], z[40];
+    bool any_bound = false;
     if (c->fmt == FMT_TEXT) {
         static const char *const h[] = {"before", "after", "delta", "change", "function", "object"};
         table_init(&t, 6, h, 0x30);
     } else {
-        static const char *const h[] = {"function", "object", "before", "after", "delta", "pct"};
-        table_init(&t, 6, h, 0x3);
+        static const char *const h[] = {"function", "object", "before", "after", "delta", "pct",
+                                        "inclusive_bound"};
+        table_init(&t, c->inclusive ? 7 : 6, h, 0x3);
     }
     for (int i = 0; i < shown; i++) {
         const struct drow *r = &rows[i];
         int64_t d = (int64_t)(r->b - r->a);
         char change[40];
+        bool bound = r->bound_a || r->bound_b;
+        any_bound |= bound;
         if (!r->has_a)
-            strcpy(change, "new");
+            snprintf(change, sizeof change, "new");
         else if (!r->has_b)
-            strcpy(change, "gone");
-        else if (r->a == 0)
-            strcpy(change, "NA");
+            snprintf(change, sizeof change, "gone");
+        else if (r->a == 0 || bound)    /* a change between bounds is no figure */
+            snprintf(change, sizeof change, "NA");
         else
             snprintf(change, sizeof change, "%+.2f%s", 100.0 * (double)d / (double)r->a,
                      c->fmt == FMT_TEXT ? "%" : "");
         table_row(&t);
         if (c->fmt == FMT_TEXT) {
-            table_set(&t, 0, "%s", r->has_a ? fmt_count(x, (double)r->a) : "-");
-            table_set(&t, 1, "%s", r->has_b ? fmt_count(y, (double)r->b) : "-");
+            table_set(&t, 0, "%s%s", r->bound_a ? "<=" : "", r->has_a ? fmt_count(x, (double)r->a) : "-");
+            table_set(&t, 1, "%s%s", r->bound_b ? "<=" : "", r->has_b ? fmt_count(y, (double)r->b) : "-");
             table_set(&t, 2, "%s%s", d > 0 ? "+" : "", fmt_count(z, (double)d));
             table_set(&t, 3, "%s", change);
             table_set(&t, 4, "%s", r->name);
@@ -612,20 +763,25 @@ static int cg_diff(struct cg_cli *c)
             if (r->has_b) table_set(&t, 3, "%" PRIu64, r->b); else table_set(&t, 3, "NA");
             table_set(&t, 4, "%" PRId64, d);
             table_set(&t, 5, "%s", change);
+            if (c->inclusive)
+                table_set(&t, 6, "%d", bound ? 1 : 0);
         }
     }
     int64_t td = (int64_t)(tb - ta);
     char tp[40];
     if (ta == 0)
-        strcpy(tp, "NA");
+        snprintf(tp, sizeof tp, "NA");
     else
         snprintf(tp, sizeof tp, "%+.2f", 100.0 * (double)td / (double)ta);
     if (c->fmt == FMT_TEXT) {
         printf("total %s: before %s, after %s, change %s%s (%s%s)\n", unit, fmt_count(x, (double)ta),
                fmt_count(y, (double)tb), td > 0 ? "+" : "", fmt_count(z, (double)td), tp,
                ta ? "%" : "");
-        printf("%s by the size of their change, biggest first\n", c->allocs ? "call sites" : "functions (self cost)");
+        printf("%s by the size of their change, biggest first\n",
+               c->allocs ? "call sites" : c->inclusive ? "functions (inclusive cost)" : "functions (self cost)");
         table_print(&t, stdout, FMT_TEXT);
+        if (any_bound)
+            printf("<= an upper bound: see BOUNDS in tare-cg(1)\n");
     } else if (c->fmt == FMT_TSV)
         table_print(&t, stdout, FMT_TSV);
     else {
@@ -634,7 +790,7 @@ static int cg_diff(struct cg_cli *c)
         printf(", \"before\": %" PRIu64 ", \"after\": %" PRIu64 ", \"delta\": %" PRId64 ", \"pct\": %s, \"%s\": ",
                ta, tb, td, ta ? tp : "null", c->allocs ? "sites" : "functions");
         /* pct is a number except new/gone/NA */
-        json_rows(&t, 0x1c);
+        json_rows(&t, 0x5c);
         printf("}\n");
     }
     table_free(&t);
@@ -765,13 +921,26 @@ static int cg_info(struct cg_cli *c)
             json_str(stdout, cg_event_name(p, i));
             printf(": %" PRIu64, cg_total(p, i));
         }
-        printf("}, \"parts\": %d, \"threads\": %d, \"files\": %d, \"functions\": %" PRIu32
-               ", \"allocations\": %" PRIu64 "}\n", p->nparts, p->threads, p->nfiles, p->nfunc,
-               cg_allocations(p));
+        printf("}, \"parts\": %d, \"threads\": ", p->nparts);
+        if (p->threads)     /* none named: the profile did not tell threads apart */
+            printf("%d", p->threads);
+        else
+            fputs("null", stdout);
+        printf(", \"files\": %d, \"functions\": %" PRIu32 ", \"stubs_folded\": %" PRIu32
+               ", \"inclusive_bounds\": %" PRIu32 ", \"allocations\": %" PRIu64 "}\n",
+               p->nfiles, p->nfunc - p->folded, p->folded, p->bounded, cg_allocations(p));
     } else {
         printf("command:     %s\n", p->command ? p->command : "(none given)");
-        printf("files:       %d\nparts:       %d\nthreads:     %d\n", p->nfiles, p->nparts, p->threads);
-        printf("functions:   %" PRIu32 "\n", p->nfunc);
+        printf("files:       %d\nparts:       %d\n", p->nfiles, p->nparts);
+        if (p->threads)
+            printf("threads:     %d\n", p->threads);
+        else
+            printf("threads:     not told apart (profiled without --separate-threads=yes)\n");
+        printf("functions:   %" PRIu32 " (and %" PRIu32 " PLT stub%s folded into them)\n",
+               p->nfunc - p->folded, p->folded, p->folded == 1 ? "" : "s");
+        if (p->bounded)
+            printf("bounds:      %" PRIu32 " inclusive cost%s only an upper bound (see BOUNDS in "
+                   "tare-cg(1))\n", p->bounded, p->bounded == 1 ? " is" : "s are");
         printf("events:     ");
         for (int i = 0; i < p->nev; i++)
             printf(" %s", cg_event_name(p, i));
@@ -791,6 +960,7 @@ int cmd_cg(int argc, char **argv)
         {"inclusive", no_argument, NULL, 'I'},
         {"grep", required_argument, NULL, 'g'},
         {"allocs", no_argument, NULL, 'A'},
+        {"exact", no_argument, NULL, 'x'},
         {"jobs", required_argument, NULL, 'j'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
@@ -828,6 +998,7 @@ int cmd_cg(int argc, char **argv)
         case 'I': c.inclusive = true; break;
         case 'g': c.grep = optarg; break;
         case 'A': c.allocs = true; break;
+        case 'x': c.exact = true; break;
         case 'j':
             if (!cli_parse_count("cg", cmd_cg_usage, "--jobs", optarg, 1, 8, &c.jobs))
                 return EXIT_USAGE;
@@ -851,10 +1022,16 @@ int cmd_cg(int argc, char **argv)
     }
     c.args = argv + optind;
     c.nargs = argc - optind;
-    if ((c.inclusive || c.grep) && strcmp(c.sub, "top") != 0)
-        return cli_usage_error("cg", cmd_cg_usage, "--inclusive and --grep are for 'top'");
+    if (c.grep && strcmp(c.sub, "top") != 0)
+        return cli_usage_error("cg", cmd_cg_usage, "--grep is for 'top'");
+    if (c.inclusive && strcmp(c.sub, "top") != 0 && strcmp(c.sub, "diff") != 0)
+        return cli_usage_error("cg", cmd_cg_usage, "--inclusive is for 'top' and 'diff'");
     if (c.allocs && strcmp(c.sub, "diff") != 0)
         return cli_usage_error("cg", cmd_cg_usage, "--allocs is for 'diff'");
+    if (c.allocs && c.inclusive)
+        return cli_usage_error("cg", cmd_cg_usage, "diff: --allocs or --inclusive, not both");
+    if (c.exact && strcmp(c.sub, "callers") != 0 && strcmp(c.sub, "callees") != 0)
+        return cli_usage_error("cg", cmd_cg_usage, "--exact is for 'callers' and 'callees'");
     if (strcmp(c.sub, "top") == 0) return cg_top(&c);
     if (strcmp(c.sub, "callers") == 0) return cg_calls(&c, true);
     if (strcmp(c.sub, "callees") == 0) return cg_calls(&c, false);

@@ -90,7 +90,14 @@ struct reader {
     enum lex_next next;
     uint64_t call_count;
     uint32_t call_edge;
-    bool call_outer;
+    bool call_rec, call_nest;       /* the call is into / from a recursion-marked context */
+
+    /* recursion marks: whether this file has any, and the edges it had calls of (to tell
+     * cg_profile_finish which calls came from a file without marks); kept only where the
+     * profile had calls before this file (else they are all of them) */
+    bool marks, track, touched_nomem;
+    uint32_t *touched;
+    size_t ntouched, touched_cap;
 
     /* how the file is read */
     bool lines_mode;                /* per-line cost is kept: one range at a time */
@@ -257,6 +264,7 @@ static int resolve_fn(struct reader *r, const struct lex_op *op, struct fn_ctx *
     if (sid >= MAX_NAME_ID)     /* cannot be: 2^31 names take more than the pool's 4 GiB */
         return fail(r, "internal error: name id %u beyond %u", sid, MAX_NAME_ID);
     const uint32_t name_rec = sid << 1 | op->rec;
+    r->marks |= op->rec;
     struct fn_ctx *c = tmp;
     if (id != NONE) {
         if (!(c = fn_slot_new(r, id)))
@@ -563,7 +571,8 @@ static int calls_op(struct reader *r, uint64_t count)
             return nomem(r);
         *m = (struct edge_memo){r->func, callee, r->call_edge};
     }
-    r->call_outer = callee == r->func && !r->func_rec;
+    r->call_rec = r->cfn_rec;
+    r->call_nest = r->func_rec;
     r->call_count = count;
     r->next = NEXT_CALL;
     return 0;
@@ -575,12 +584,35 @@ static void call_cost_op(struct reader *r, const uint64_t *cost, int n)
     struct cg_profile *p = r->p;
     struct cg_edge *ed = &p->edges[r->call_edge];
     ed->calls += r->call_count;
-    uint64_t *c = p->edge_cost + (size_t)r->call_edge * p->nev;
-    uint64_t *o = r->call_outer ? p->edge_outer + (size_t)r->call_edge * p->nev : NULL;
-    for (int k = 0; k < n; k++) {
+    if (r->track && ed->stamp != (uint32_t)p->nfiles) {     /* its first call in this file */
+        ed->stamp = (uint32_t)p->nfiles;
+        if (r->ntouched == r->touched_cap) {
+            size_t cap = r->touched_cap ? r->touched_cap * 2 : 1024;
+            uint32_t *t = realloc(r->touched, cap * sizeof *t);
+            if (t) {
+                r->touched = t;
+                r->touched_cap = cap;
+            }
+        }
+        if (r->ntouched < r->touched_cap)
+            r->touched[r->ntouched++] = r->call_edge;
+        else
+            r->touched_nomem = true;
+    }
+    size_t at = (size_t)r->call_edge * p->nev;
+    uint64_t *c = p->edge_cost + at;
+    for (int k = 0; k < n; k++)
         c[r->map[k]] += cost[k];
-        if (o)
-            o[r->map[k]] += cost[k];
+    /* (most calls are neither: recursion costs these stores only where it happened) */
+    if (r->call_rec) {
+        ed->calls_rec += r->call_count;
+        for (int k = 0; k < n; k++)
+            p->edge_rec[at + r->map[k]] += cost[k];
+    }
+    if (r->call_nest) {
+        ed->calls_nest += r->call_count;
+        for (int k = 0; k < n; k++)
+            p->edge_nest[at + r->map[k]] += cost[k];
     }
     r->cob = NONE;
     r->next = NEXT_SELF;
@@ -1155,6 +1187,7 @@ static void reader_init(struct reader *r, struct cg_profile *p, const char *name
     r->chunk = o && o->chunk > 0 ? o->chunk : r->threads <= 3 ? (512u << 10) : (256u << 10);
     p->nfiles++;
     p->finished = false;
+    r->track = p->nedge > 0;
 }
 
 static void reader_free(struct reader *r, struct round rd[AHEAD])
@@ -1162,6 +1195,7 @@ static void reader_free(struct reader *r, struct round rd[AHEAD])
     free(r->obs.v);
     free(r->files.v);
     free(r->fn_chunks);
+    free(r->touched);
     arena_free(&r->ids);
     lex_result_free(&r->scratch);
     pool_stop(r->pool);
@@ -1176,6 +1210,16 @@ static int reader_end(struct reader *r)
         return -1;
     if (!r->have_events)
         return fail(r, "not a callgrind or cachegrind profile: no 'events:' line");
+    if (r->touched_nomem)
+        return nomem(r);
+    if (r->marks)
+        r->p->marked_files++;
+    else if (r->track)  /* its calls can be recursive without a mark saying so */
+        for (size_t i = 0; i < r->ntouched; i++)
+            r->p->edges[r->touched[i]].unmarked = true;
+    else
+        for (uint32_t x = 0; x < r->p->nedge; x++)
+            r->p->edges[x].unmarked = true;
     return 0;
 }
 

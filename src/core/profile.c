@@ -167,7 +167,9 @@ void cg_profile_free(struct cg_profile *p)
     tbl_free(p, p->func_hash);
     tbl_free(p, p->edges);
     tbl_free(p, p->edge_cost);
-    tbl_free(p, p->edge_outer);
+    tbl_free(p, p->edge_rec);
+    tbl_free(p, p->edge_nest);
+    free(p->edge_kind);
     tbl_free(p, p->edge_hash);
     tbl_free(p, p->lines);
     tbl_free(p, p->line_cost);
@@ -297,7 +299,8 @@ int cg_event_add(struct cg_profile *p, uint32_t name)
         return -1;
     if (!widen(p, &p->self, p->nfunc, p->func_cap, p->nev) ||
         !widen(p, &p->edge_cost, p->nedge, p->edge_cap, p->nev) ||
-        !widen(p, &p->edge_outer, p->nedge, p->edge_cap, p->nev) ||
+        !widen(p, &p->edge_rec, p->nedge, p->edge_cap, p->nev) ||
+        !widen(p, &p->edge_nest, p->nedge, p->edge_cap, p->nev) ||
         !widen(p, &p->line_cost, p->nline, p->line_cap, p->nev))
         return -1;
     p->ev_name[p->nev] = name;
@@ -527,11 +530,12 @@ uint32_t cg_edge_get(struct cg_profile *p, uint32_t caller, uint32_t callee)
     if (!grow(p, (void **)&p->edges, &p->edge_cap, p->nedge + 1, sizeof *p->edges))
         return UINT32_MAX;
     if (p->edge_cap != old && (!grow_costs(p, &p->edge_cost, old, p->edge_cap, p->nev) ||
-                               !grow_costs(p, &p->edge_outer, old, p->edge_cap, p->nev))) {
+                               !grow_costs(p, &p->edge_rec, old, p->edge_cap, p->nev) ||
+                               !grow_costs(p, &p->edge_nest, old, p->edge_cap, p->nev))) {
         p->edge_cap = old;
         return UINT32_MAX;
     }
-    p->edges[p->nedge] = (struct cg_edge){caller, callee, 0};
+    p->edges[p->nedge] = (struct cg_edge){.caller = caller, .callee = callee};
     p->edge_hash[i] = p->nedge + 1;
     return p->nedge++;
 }
@@ -611,6 +615,248 @@ uint32_t cg_line_get(struct cg_profile *p, uint32_t func, uint32_t file, uint32_
     return p->nline++;
 }
 
+static bool is_address_name(const char *s)
+{
+    if (s[0] != '0' || s[1] != 'x' || !s[2])
+        return false;
+    for (s += 2; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+            return false;
+    return true;
+}
+
+/* a + b, or UINT64_MAX where that does not fit (then above any total: a bound) */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+#define NONE UINT32_MAX
+#define MANY (UINT32_MAX - 1)
+
+/* ---- PLT stubs ---- */
+
+/* A stub callgrind could not place in an object: named by its address, in object "???". */
+static bool stub_like(const struct cg_profile *p, uint32_t f)
+{
+    const char *obj = cg_str(p, p->funcs[f].obj), *b = strrchr(obj, '/');
+    return strcmp(b ? b + 1 : obj, "???") == 0 && is_address_name(cg_str(p, p->funcs[f].name));
+}
+
+/* target[f]: the function stub f is folded into, or NONE. A stub calls one other function,
+ * as many times as it is called, and as many of those at that function's outermost level as
+ * it is called at its own (so that the calls into the stub tell the calls into its target's
+ * outermost level); it calls no stub itself. Returns how many there are, -1: no memory. */
+static long find_stubs(const struct cg_profile *p, uint32_t *target)
+{
+    uint32_t n = p->nfunc;
+    uint64_t *in = calloc(n + 1, sizeof *in), *in_rec = calloc(n + 1, sizeof *in_rec);
+    uint32_t *out = malloc((n + 1) * sizeof *out), *out_edge = malloc((n + 1) * sizeof *out_edge);
+    long count = -1;
+    if (!in || !in_rec || !out || !out_edge)
+        goto done;
+    for (uint32_t f = 0; f < n; f++)
+        out[f] = NONE, target[f] = NONE;
+    for (uint32_t x = 0; x < p->nedge; x++) {
+        const struct cg_edge *ed = &p->edges[x];
+        uint32_t c = ed->caller;
+        if (c == ed->callee) {
+            out[c] = MANY;
+            continue;
+        }
+        in[ed->callee] += ed->calls;
+        in_rec[ed->callee] += ed->calls_rec;
+        out[c] = out[c] == NONE ? ed->callee : MANY;
+        out_edge[c] = x;
+    }
+    count = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        uint32_t t = out[s];
+        if (t >= MANY || !stub_like(p, s) || stub_like(p, t) || in[s] == 0)
+            continue;
+        const struct cg_edge *ed = &p->edges[out_edge[s]];
+        if (ed->calls == in[s] && ed->calls - ed->calls_rec == in[s] - in_rec[s]) {
+            target[s] = t;
+            count++;
+        }
+    }
+done:
+    free(in);
+    free(in_rec);
+    free(out);
+    free(out_edge);
+    return count;
+}
+
+/* Bills each stub to its target: self cost, lines, calls into it (calls out of it dropped:
+ * they are its target's own). The calls into a stub are added to those of its callers into
+ * the target (made where there were none), then the edges left are moved down over the
+ * dropped ones and their table made anew; the lines are made anew. */
+static int fold_stubs(struct cg_profile *p, const uint32_t *target)
+{
+    int nev = p->nev;
+    for (uint32_t s = 0; s < p->nfunc; s++) {
+        if (target[s] == NONE)
+            continue;
+        uint64_t *from = p->self + (size_t)s * nev, *to = p->self + (size_t)target[s] * nev;
+        for (int k = 0; k < nev; k++)
+            to[k] += from[k], from[k] = 0;
+        p->funcs[s].folded = true;
+        p->folded++;
+    }
+    uint32_t nedge = p->nedge;     /* (edges made below are never a stub's) */
+    int rc = 0;
+    for (uint32_t x = 0; x < nedge; x++) {
+        uint32_t a = p->edges[x].caller, b = p->edges[x].callee;
+        if (target[a] != NONE || target[b] == NONE)
+            continue;
+        uint32_t y = cg_edge_get(p, a, target[b]);
+        if (y == NONE) {
+            rc = -1;
+            break;
+        }
+        struct cg_edge *o = &p->edges[x], *ed = &p->edges[y];
+        ed->calls += o->calls;
+        ed->calls_rec += o->calls_rec;
+        ed->calls_nest += o->calls_nest;
+        ed->unmarked |= o->unmarked;
+        ed->stamp = o->stamp > ed->stamp ? o->stamp : ed->stamp;
+        for (int k = 0; k < nev; k++) {
+            size_t i = (size_t)x * nev + k, j = (size_t)y * nev + k;
+            p->edge_cost[j] += p->edge_cost[i];
+            p->edge_rec[j] += p->edge_rec[i];
+            p->edge_nest[j] += p->edge_nest[i];
+        }
+    }
+    if (rc < 0)
+        return rc;
+    /* each edge dropped takes the last one's place: as many moves as edges dropped */
+    uint32_t n = p->nedge;
+    for (uint32_t x = 0; x < n;) {
+        const struct cg_edge *o = &p->edges[x];
+        if (target[o->caller] == NONE && target[o->callee] == NONE) {
+            x++;
+            continue;
+        }
+        if (x != --n) {
+            p->edges[x] = p->edges[n];
+            for (int k = 0; k < nev; k++) {
+                size_t i = (size_t)n * nev + k, j = (size_t)x * nev + k;
+                p->edge_cost[j] = p->edge_cost[i];
+                p->edge_rec[j] = p->edge_rec[i];
+                p->edge_nest[j] = p->edge_nest[i];
+            }
+        }
+    }
+    p->nedge = n;
+    if (!edge_rehash(p, p->edge_hash_cap))
+        return -1;
+    if (rc < 0 || p->nline == 0)
+        return rc;
+    struct cg_line *lines = p->lines;
+    uint64_t *lcost = p->line_cost;
+    uint32_t nline = p->nline;
+    uint32_t *lhash = p->line_hash, lcap = p->line_hash_cap;
+    p->lines = NULL;
+    p->line_cost = NULL;
+    p->line_hash = NULL;
+    p->nline = p->line_cap = p->line_hash_cap = 0;
+    rc = line_rehash(p, lcap) ? 0 : -1;
+    for (uint32_t x = 0; x < nline && rc == 0; x++) {
+        const struct cg_line *l = &lines[x];
+        uint32_t f = target[l->func] != NONE ? target[l->func] : l->func;
+        uint32_t y = cg_line_get(p, f, l->file, l->line);
+        if (y == NONE)
+            rc = -1;
+        for (int k = 0; rc == 0 && k < nev; k++)
+            p->line_cost[(size_t)y * nev + k] += lcost[(size_t)x * nev + k];
+        if (rc == 0 && target[l->func] != NONE)
+            p->funcs[f].want_lines = true;
+    }
+    tbl_free(p, lines);
+    tbl_free(p, lcost);
+    tbl_free(p, lhash);
+    return rc;
+}
+
+/* ---- cycles ---- */
+
+/* The strongly connected components of the calls seen in a file without recursion marks
+ * (Tarjan's algorithm, without recursion of its own): comp[f] its component, size[c] how
+ * many functions are in it. Returns -1: no memory. */
+static int cycles(const struct cg_profile *p, uint32_t *comp, uint32_t *size)
+{
+    uint32_t n = p->nfunc, m = 0;
+    uint32_t *off = calloc((size_t)n + 2, sizeof *off), *adj = NULL;
+    uint32_t *index = malloc(((size_t)n + 1) * sizeof *index);
+    uint32_t *low = malloc(((size_t)n + 1) * sizeof *low);
+    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    uint32_t *walk = malloc(((size_t)n + 1) * sizeof *walk), *pos = malloc(((size_t)n + 1) * sizeof *pos);
+    bool *on = calloc((size_t)n + 1, sizeof *on);
+    int rc = -1;
+    if (!off || !index || !low || !stack || !walk || !pos || !on)
+        goto done;
+    for (uint32_t x = 0; x < p->nedge; x++)
+        if (p->edges[x].unmarked && p->edges[x].caller != p->edges[x].callee)
+            off[p->edges[x].caller + 2]++, m++;
+    if (!(adj = malloc(((size_t)m + 1) * sizeof *adj)))
+        goto done;
+    for (uint32_t f = 0; f < n; f++)
+        off[f + 2] += off[f + 1];
+    for (uint32_t x = 0; x < p->nedge; x++)
+        if (p->edges[x].unmarked && p->edges[x].caller != p->edges[x].callee)
+            adj[off[p->edges[x].caller + 1]++] = p->edges[x].callee;
+    /* now off[f] .. off[f + 1] are f's callees */
+    for (uint32_t f = 0; f < n; f++)
+        index[f] = NONE;
+    uint32_t next = 0, nstack = 0, ncomp = 0;
+    for (uint32_t root = 0; root < n; root++) {
+        if (index[root] != NONE)
+            continue;
+        uint32_t depth = 0;
+        walk[depth] = root, pos[depth++] = off[root];
+        index[root] = low[root] = next++;
+        stack[nstack++] = root, on[root] = true;
+        while (depth) {
+            uint32_t v = walk[depth - 1];
+            if (pos[depth - 1] < off[v + 1]) {
+                uint32_t w = adj[pos[depth - 1]++];
+                if (index[w] == NONE) {
+                    walk[depth] = w, pos[depth++] = off[w];
+                    index[w] = low[w] = next++;
+                    stack[nstack++] = w, on[w] = true;
+                } else if (on[w] && index[w] < low[v])
+                    low[v] = index[w];
+                continue;
+            }
+            depth--;
+            if (low[v] == index[v]) {
+                uint32_t w, k = 0;
+                do {
+                    w = stack[--nstack];
+                    on[w] = false;
+                    comp[w] = ncomp;
+                    k++;
+                } while (w != v);
+                size[ncomp++] = k;
+            }
+            if (depth && low[v] < low[walk[depth - 1]])
+                low[walk[depth - 1]] = low[v];
+        }
+    }
+    rc = 0;
+done:
+    free(off);
+    free(adj);
+    free(index);
+    free(low);
+    free(stack);
+    free(walk);
+    free(pos);
+    free(on);
+    return rc;
+}
+
 /* ---- the finished model ---- */
 
 uint64_t cg_total(const struct cg_profile *p, int ev)
@@ -628,35 +874,81 @@ int cg_profile_finish(struct cg_profile *p, struct err *e)
     if (p->finished)
         return 0;
     int nev = p->nev;
+    uint32_t n = p->nfunc;
+    uint32_t *target = malloc(((size_t)n + 1) * sizeof *target);
+    uint32_t *comp = malloc(((size_t)n + 1) * sizeof *comp), *size = malloc(((size_t)n + 1) * sizeof *size);
+    uint64_t *entry = NULL, *all_in = NULL;
+    long stubs = target ? find_stubs(p, target) : -1;
+    if (stubs < 0 || (stubs > 0 && fold_stubs(p, target) < 0) || !comp || !size)
+        goto nomem;
+    /* cycles matter only among the calls of a file without marks (most profiles have marks,
+     * or no cycle at all) */
+    bool any_unmarked = false, any_cycle = false;
+    for (uint32_t x = 0; x < p->nedge && !any_unmarked; x++)
+        any_unmarked = p->edges[x].unmarked;
+    if (any_unmarked) {
+        if (cycles(p, comp, size) < 0)
+            goto nomem;
+        for (uint32_t f = 0; f < n && !any_cycle; f++)
+            any_cycle = size[comp[f]] > 1;
+    }
+    if (!any_cycle)
+        for (uint32_t f = 0; f < n; f++)
+            comp[f] = f, size[f] = 1;
     free(p->incl);
-    p->incl = calloc((size_t)(p->nfunc ? p->nfunc : 1) * (nev ? nev : 1), sizeof *p->incl);
-    if (!p->incl)
-        return err_set(e, ERR_SYSTEM, "out of memory");
-    /* Inclusive cost of F: the cost of the calls into F from other functions. Calls from F to
-     * itself (its recursion, whatever context callgrind gave it) are inside those already. */
+    free(p->edge_kind);
+    p->incl = calloc((size_t)(n ? n : 1) * (nev ? nev : 1), sizeof *p->incl);
+    p->edge_kind = malloc(p->nedge ? p->nedge : 1);
+    if (any_cycle) {
+        entry = calloc((size_t)(n ? n : 1) * (nev ? nev : 1), sizeof *entry);
+        all_in = calloc((size_t)(n ? n : 1) * (nev ? nev : 1), sizeof *all_in);
+    }
+    if (!p->incl || !p->edge_kind || (any_cycle && (!entry || !all_in)))
+        goto nomem;
     p->allocations = 0;
-    for (uint32_t f = 0; f < p->nfunc; f++)
-        p->funcs[f].has_callers = false;
+    p->bounded = 0;
+    for (uint32_t f = 0; f < n; f++)
+        p->funcs[f].has_callers = p->funcs[f].incl_bound = false;
+    /* Inclusive cost of f: the calls into its outermost level from outside its cycle, if
+     * any; a call of f into itself, or one within its cycle, is inside those already. */
     for (uint32_t x = 0; x < p->nedge; x++) {
         const struct cg_edge *ed = &p->edges[x];
-        if (ed->caller == ed->callee)
+        uint32_t a = ed->caller, b = ed->callee;
+        bool cyclic = size[comp[b]] > 1;
+        const uint64_t *c = p->edge_cost + (size_t)x * nev, *r = p->edge_rec + (size_t)x * nev;
+        if (a == b)
+            p->edge_kind[x] = CG_EDGE_RECURSIVE;
+        else if (cyclic && comp[a] == comp[b])
+            p->edge_kind[x] = CG_EDGE_CYCLE;
+        else
+            p->edge_kind[x] = CG_EDGE_OUTER;
+        if (a == b)
             continue;
-        p->funcs[ed->callee].has_callers = true;
-        uint64_t *dst = p->incl + (size_t)ed->callee * nev;
-        const uint64_t *src = p->edge_cost + (size_t)x * nev;
-        for (int k = 0; k < nev; k++)
-            dst[k] += src[k];
-        if (p->funcs[ed->callee].alloc_entry && !p->funcs[ed->caller].alloc_entry)
+        if (p->funcs[b].alloc_entry && !p->funcs[a].alloc_entry)
             p->allocations += ed->calls;
+        uint64_t *in = p->incl + (size_t)b * nev;
+        if (any_cycle)
+            for (int k = 0; k < nev; k++)
+                all_in[(size_t)b * nev + k] = sat_add(all_in[(size_t)b * nev + k], c[k]);
+        if (cyclic && comp[a] != comp[b])
+            for (int k = 0; k < nev; k++)
+                entry[(size_t)comp[b] * nev + k] = sat_add(entry[(size_t)comp[b] * nev + k], c[k]);
+        if (p->edge_kind[x] == CG_EDGE_CYCLE) {
+            p->funcs[b].has_callers = true;
+            continue;
+        }
+        if (ed->calls > ed->calls_rec)
+            p->funcs[b].has_callers = true;
+        for (int k = 0; k < nev; k++)
+            in[k] = sat_add(in[k], c[k] - r[k]);
     }
-    /* A function nobody calls (the program's entry, a thread's start): self plus its calls. */
-    for (uint32_t f = 0; f < p->nfunc; f++) {
-        if (p->funcs[f].has_callers)
+    /* A function nobody calls (the program's entry, a thread's start): self plus its calls
+     * (those of its own recursion inside them) */
+    for (uint32_t f = 0; f < n; f++) {
+        if (p->funcs[f].has_callers || p->funcs[f].folded)
             continue;
         uint64_t *dst = p->incl + (size_t)f * nev;
-        const uint64_t *s = p->self + (size_t)f * nev;
-        for (int k = 0; k < nev; k++)
-            dst[k] = s[k];
+        memcpy(dst, p->self + (size_t)f * nev, nev * sizeof *dst);
     }
     for (uint32_t x = 0; x < p->nedge; x++) {
         const struct cg_edge *ed = &p->edges[x];
@@ -665,10 +957,90 @@ int cg_profile_finish(struct cg_profile *p, struct err *e)
         uint64_t *dst = p->incl + (size_t)ed->caller * nev;
         const uint64_t *src = p->edge_cost + (size_t)x * nev;
         for (int k = 0; k < nev; k++)
-            dst[k] += src[k];
+            dst[k] = sat_add(dst[k], src[k]);
     }
+    /* On a cycle the marks do not break: the least of what can be proved -- the calls into
+     * the cycle from outside it, and the calls into f from other functions (a cycle no call
+     * enters holds the program's entry: nothing less than the total) */
+    for (uint32_t f = 0; f < n; f++) {
+        uint64_t *dst = p->incl + (size_t)f * nev;
+        bool bound = size[comp[f]] > 1, entered = false;
+        for (int k = 0; k < nev && bound; k++)
+            entered |= entry[(size_t)comp[f] * nev + k] != 0;
+        for (int k = 0; k < nev && bound && p->funcs[f].has_callers; k++) {
+            uint64_t u = entry[(size_t)comp[f] * nev + k], v = all_in[(size_t)f * nev + k];
+            dst[k] = !entered ? p->total[k] : u < v ? u : v;
+        }
+        for (int k = 0; k < nev; k++)
+            if (dst[k] > p->total[k]) {   /* a profile at odds with itself */
+                dst[k] = p->total[k];
+                bound = true;
+            }
+        p->funcs[f].incl_bound = bound;
+        p->bounded += bound;
+    }
+    free(target);
+    free(comp);
+    free(size);
+    free(entry);
+    free(all_in);
     p->finished = true;
     return 0;
+nomem:
+    free(target);
+    free(comp);
+    free(size);
+    free(entry);
+    free(all_in);
+    return err_set(e, ERR_SYSTEM, "out of memory");
+}
+
+bool cg_profile_check(const struct cg_profile *p, char *why, size_t n)
+{
+#define FAIL(...) do { snprintf(why, n, __VA_ARGS__); return false; } while (0)
+    int nev = p->nev;
+    if (!p->finished)
+        FAIL("not finished");
+    for (int k = 0; k < nev; k++) {
+        uint64_t sum = 0;
+        for (uint32_t f = 0; f < p->nfunc; f++)
+            sum += cg_self(p, f)[k];
+        if (sum != p->total[k])
+            FAIL("the self costs of %s add up to %llu, not the total %llu", cg_event_name(p, k),
+                 (unsigned long long)sum, (unsigned long long)p->total[k]);
+    }
+    uint64_t *outer = calloc((size_t)(p->nfunc ? p->nfunc : 1) * (nev ? nev : 1), sizeof *outer);
+    if (!outer)
+        FAIL("out of memory");
+    for (uint32_t x = 0; x < p->nedge; x++)
+        for (int k = 0; k < nev; k++) {
+            uint64_t *o = &outer[(size_t)p->edges[x].callee * nev + k];
+            *o = sat_add(*o, cg_edge_outer_cost(p, x, k));
+        }
+    for (uint32_t f = 0; f < p->nfunc; f++) {
+        const struct cg_func *fn = &p->funcs[f];
+        for (int k = 0; k < nev; k++) {
+            uint64_t in = cg_incl(p, f)[k], o = outer[(size_t)f * nev + k];
+            const char *name = cg_str(p, fn->name), *ev = cg_event_name(p, k);
+            if (in > p->total[k]) {
+                free(outer);
+                FAIL("'%s' has an inclusive %s of %llu, above the total %llu", name, ev,
+                     (unsigned long long)in, (unsigned long long)p->total[k]);
+            }
+            if (fn->has_callers && !fn->incl_bound && o != in) {
+                free(outer);
+                FAIL("the outer calls into '%s' add up to %llu %s, not its inclusive %llu", name,
+                     (unsigned long long)o, ev, (unsigned long long)in);
+            }
+            if (fn->folded && (in || cg_self(p, f)[k])) {
+                free(outer);
+                FAIL("the folded stub '%s' has a cost left", name);
+            }
+        }
+    }
+    free(outer);
+    return true;
+#undef FAIL
 }
 
 uint32_t cg_find(const struct cg_profile *p, const char *obj, const char *name)
@@ -686,16 +1058,6 @@ uint32_t cg_find_edge(const struct cg_profile *p, uint32_t caller, uint32_t call
         if (p->edges[x].caller == caller && p->edges[x].callee == callee)
             return x;
     return UINT32_MAX;
-}
-
-static bool is_address_name(const char *s)
-{
-    if (s[0] != '0' || s[1] != 'x' || !s[2])
-        return false;
-    for (s += 2; *s; s++)
-        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
-            return false;
-    return true;
 }
 
 long cg_alloc_sites(const struct cg_profile *p, struct cg_site **out)
@@ -785,8 +1147,11 @@ bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, cha
     for (uint32_t x = 0; x < a->nedge; x++) {
         const struct cg_edge *ea = &a->edges[x], *eb = &b->edges[x];
         if (ea->caller != eb->caller || ea->callee != eb->callee || ea->calls != eb->calls ||
+            ea->calls_rec != eb->calls_rec || ea->calls_nest != eb->calls_nest ||
+            ea->unmarked != eb->unmarked ||
             memcmp(a->edge_cost + x * nev, b->edge_cost + x * nev, nev * 8) ||
-            memcmp(a->edge_outer + x * nev, b->edge_outer + x * nev, nev * 8))
+            memcmp(a->edge_rec + x * nev, b->edge_rec + x * nev, nev * 8) ||
+            memcmp(a->edge_nest + x * nev, b->edge_nest + x * nev, nev * 8))
             DIFFER("call %u (%s -> %s) differs", x, cg_str(a, a->funcs[ea->caller].name),
                    cg_str(a, a->funcs[ea->callee].name));
     }

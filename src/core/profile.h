@@ -33,13 +33,30 @@ struct cg_func {
     uint32_t name;       /* string id of the name without callgrind's suffixes */
     bool want_lines;     /* per-line cost is kept for this function */
     bool alloc_entry;    /* one of the libc allocator entry points */
-    bool has_callers;    /* some other function calls it */
+    bool has_callers;    /* some other function calls it from outside its recursion */
+    bool incl_bound;     /* its inclusive cost is an upper bound, not the exact figure */
+    bool folded;         /* a PLT stub billed to the function it jumps to (no cost left) */
 };
 
-/* A call edge between two merged functions, summed over parts, files and contexts. */
+/* A call edge between two merged functions, summed over parts, files and contexts.
+ * callgrind marks an activation of f made while f is already on the stack (f'2 .. f'N, with
+ * its default --separate-recs=2 and above); the calls into such a marked context, and the
+ * calls made from one, are counted apart, so that the calls into f's outermost level (depth
+ * 1) are known: their costs add up to f's inclusive cost, without counting recursion twice. */
 struct cg_edge {
     uint32_t caller, callee;   /* function indexes */
     uint64_t calls;
+    uint64_t calls_rec;        /* of those, calls into a recursion-marked context of the callee */
+    uint64_t calls_nest;       /* of those, calls from a recursion-marked context of the caller */
+    uint32_t stamp;            /* the last file (p->nfiles) that had this call */
+    bool unmarked;             /* some file without any recursion mark had this call */
+};
+
+/* What a call edge is to its callee's inclusive cost (cg_edge_kind, after cg_profile_finish). */
+enum cg_edge_kind {
+    CG_EDGE_OUTER,       /* calls into the callee from outside its recursion: they add up */
+    CG_EDGE_RECURSIVE,   /* a function calling itself: inside the calls above */
+    CG_EDGE_CYCLE,       /* within a cycle of functions the profile's marks do not break */
 };
 
 /* Self cost of one source line of one function (only for functions with want_lines). */
@@ -69,7 +86,9 @@ struct cg_profile {
 
     struct cg_edge *edges;
     uint64_t *edge_cost;       /* nedge * nev: inclusive cost of those calls */
-    uint64_t *edge_outer;      /* nedge * nev: for caller == callee, the calls from outside the recursion */
+    uint64_t *edge_rec;        /* nedge * nev: of edge_cost, the calls into a marked context */
+    uint64_t *edge_nest;       /* nedge * nev: of edge_cost, the calls from a marked context */
+    unsigned char *edge_kind;  /* nedge: enum cg_edge_kind, filled by cg_profile_finish */
     uint32_t nedge, edge_cap;
     uint32_t *edge_hash;
     uint32_t edge_hash_cap;
@@ -86,6 +105,9 @@ struct cg_profile {
     int threads;               /* distinct thread: values seen, or 0 */
     int thread_seen[64];
     bool finished;
+    int marked_files;          /* callgrind files with recursion marks ('2) in them */
+    uint32_t folded;           /* PLT stubs folded into their targets by cg_profile_finish */
+    uint32_t bounded;          /* functions whose inclusive cost is only a bound */
     uint64_t allocations;      /* filled by cg_profile_finish */
     struct arena mem;          /* the tables above, once a large file is expected (huge set) */
 };
@@ -161,8 +183,26 @@ int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_op
 int cg_read_mem(struct cg_profile *p, const char *name, const char *data, size_t len,
                 const struct cg_read_opts *o, struct err *e);
 
-/* Computes inclusive costs and the allocation count; call once after the last read. */
+/* Folds PLT stubs into their targets, computes inclusive costs and the allocation count;
+ * call once after the last read.
+ *
+ * PLT stubs: a function callgrind names by an address in object "???" whose calls all go to
+ * one other function, as many as it is called, is a stub in front of that function, not a
+ * function to a user: its cost, callers and lines are billed to its target.
+ *
+ * Inclusive cost: where every file of the profile carries callgrind's recursion marks, the
+ * inclusive cost of f is the sum of the costs of the calls into its outermost level (depth 1),
+ * from any caller; exact. Where some file has none (--separate-recs=1, or no recursion at
+ * all), a function on a cycle of calls seen in such a file (a strongly connected component
+ * of more than one function) gets the least bound it can prove -- the calls into the cycle
+ * from outside, and the calls into f from other functions -- and incl_bound. A direct
+ * recursion alone is exact either way. No inclusive cost is above the program's total: one
+ * that would be (a profile inconsistent in itself) is the total, marked as a bound. */
 int cg_profile_finish(struct cg_profile *p, struct err *e);
+/* The model's invariants after cg_profile_finish: the self costs add up to the total; no
+ * inclusive cost is above it; the outer calls into a function whose inclusive cost is exact
+ * add up to it. False and why where one fails (a bug: tests and the fuzz target ask). */
+bool cg_profile_check(const struct cg_profile *p, char *why, size_t n);
 
 /* The index of an event by name ("Ir"), or -1. */
 int cg_event_index(const struct cg_profile *p, const char *name);
@@ -204,10 +244,37 @@ static inline const uint64_t *cg_incl(const struct cg_profile *p, uint32_t f)
 {
     return p->incl + (size_t)f * p->nev;
 }
-static inline const uint64_t *cg_edge_incl(const struct cg_profile *p, uint32_t ed)
+/* The cost of all the calls of edge ed (event ev), with those nested inside others of them. */
+static inline uint64_t cg_edge_all(const struct cg_profile *p, uint32_t ed, int ev)
+{
+    return p->edge_cost[(size_t)ed * p->nev + ev];
+}
+static inline enum cg_edge_kind cg_edge_kind(const struct cg_profile *p, uint32_t ed)
+{
+    return (enum cg_edge_kind)p->edge_kind[ed];
+}
+/* The calls of edge ed from outside its callee's recursion, and their cost: what it adds to
+ * the callee's inclusive cost (0 for a recursive or cycle edge). */
+static inline uint64_t cg_edge_outer_calls(const struct cg_profile *p, uint32_t ed)
 {
     const struct cg_edge *x = &p->edges[ed];
-    return (x->caller == x->callee ? p->edge_outer : p->edge_cost) + (size_t)ed * p->nev;
+    return p->edge_kind[ed] == CG_EDGE_OUTER ? x->calls - x->calls_rec : 0;
+}
+static inline uint64_t cg_edge_outer_cost(const struct cg_profile *p, uint32_t ed, int ev)
+{
+    size_t k = (size_t)ed * p->nev + ev;
+    return p->edge_kind[ed] == CG_EDGE_OUTER ? p->edge_cost[k] - p->edge_rec[k] : 0;
+}
+/* The calls of edge ed made by its caller's outermost level (not from inside its recursion),
+ * and their cost. */
+static inline uint64_t cg_edge_top_calls(const struct cg_profile *p, uint32_t ed)
+{
+    return p->edges[ed].calls - p->edges[ed].calls_nest;
+}
+static inline uint64_t cg_edge_top_cost(const struct cg_profile *p, uint32_t ed, int ev)
+{
+    size_t k = (size_t)ed * p->nev + ev;
+    return p->edge_cost[k] - p->edge_nest[k];
 }
 
 /* Builders the reader uses (also usable to make a profile by hand). */

@@ -2,21 +2,7 @@
 # and against callgrind_annotate where it is wrong.
 . "$(dirname "$0")/lib.sh"
 
-cgrun() {   # cgrun OUT [valgrind options] -- PROG ARGS: a callgrind profile; "Collected" into $OUT.collected
-    local out=$1; shift
-    local opts=()
-    while [ "$1" != -- ]; do opts+=("$1"); shift; done
-    shift
-    valgrind --tool=callgrind "${opts[@]}" --callgrind-out-file="$out" "$@" > "$out.stdout" 2> "$out.log"
-    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out.log" | tail -n 1 > "$out.collected"
-}
-json_num() {  # json_num JSON KEY: a top-level number
-    sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" <<<"$1"
-}
-tsv_row() {   # tsv_row TSV COL VALUE: the first data row whose COL is VALUE
-    awk -F'\t' -v col="$2" -v val="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; print; next }
-        c && $c == val { print; exit }' <<<"$1"
-}
+. "$(dirname "$0")/cg_lib.sh"
 
 # ---- allocations: a known number of each allocator call, against memcheck ----
 cgrun "$TMP/al.out" -- "$FIXTURES/cg_allocs"
@@ -56,13 +42,14 @@ expect_eq "$(tsv_field "$row" 1 before)/$(tsv_field "$row" 1 after)/$(tsv_field 
 cgrun "$TMP/rec.out" -- "$FIXTURES/cg_recurse" 12
 calls=$(cut -d' ' -f1 "$TMP/rec.out.stdout")
 run_tare cg callers fib --format=tsv "$TMP/rec.out"
-expect_eq "$(head -n 1 <<<"$out")" "$(printf 'callee\tcaller\tcalls\tinclusive')" "callers TSV header"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'callee\tcaller\tcalls\tinclusive\tkind\tcallee_object\tcaller_object')" "callers TSV header"
 main_row=$(tsv_row "$out" caller main)
 expect_eq "$(tsv_field "$main_row" 1 calls)" 1 "main calls fib once"
 expect_eq "$(tsv_field "$(tsv_row "$out" caller fib)" 1 calls)" $((calls - 1)) "fib calls itself (its calls - 1) times, recursion levels merged"
+expect_eq "$(tsv_field "$(tsv_row "$out" caller fib)" 1 kind)/$(tsv_field "$main_row" 1 kind)" "recursive/outer" "callers: fib's own calls apart from main's"
 edge=$(tsv_field "$main_row" 1 inclusive)
 run_tare cg top --format=tsv --grep fib "$TMP/rec.out"
-expect_eq "$(head -n 1 <<<"$out")" "$(printf 'function\tobject\tself\tinclusive')" "top TSV header"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'function\tobject\tself\tinclusive\tinclusive_bound')" "top TSV header"
 expect_eq "$(awk -F'\t' 'NR > 1' <<<"$out" | wc -l)" 1 "fib'2 is not a function of its own"
 incl=$(tsv_field "$out" 1 inclusive)
 expect_eq "$incl" "$edge" "inclusive of fib = the cost of main's call into it"
@@ -70,11 +57,119 @@ expect_eq "$(tsv_field "$out" 1 self)" "$incl" "fib calls nothing else: inclusiv
 ann=$(callgrind_annotate --inclusive=yes "$TMP/rec.out" 2>/dev/null | grep "fib'2" | head -n 1 | awk '{ gsub(",", "", $1); print $1 }')
 check "callgrind_annotate counts recursion again: fib'2 inclusive $ann > the whole recursion $incl" test "${ann:-0}" -gt "$incl"
 run_tare cg callees main --format=tsv "$TMP/rec.out"
-expect_eq "$(head -n 1 <<<"$out")" "$(printf 'caller\tcallee\tcalls\tinclusive')" "callees TSV header"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'caller\tcallee\tcalls\tinclusive\tkind\tcaller_object\tcallee_object')" "callees TSV header"
 expect_eq "$(tsv_field "$(tsv_row "$out" callee fib)" 1 calls)" 1 "callees: main -> fib"
 run_tare cg lines fib --format=tsv "$TMP/rec.out"
 expect_eq "$(head -n 1 <<<"$out")" "$(printf 'function\tfile\tline\tself')" "lines TSV header"
 expect_eq "$(awk -F'\t' 'NR > 1 { s += $4 } END { print s }' <<<"$out")" "$incl" "lines add up to fib's self cost"
+
+# ---- recursion through other functions: callgrind's depth marks (f'2) tell the outermost
+# calls; the inclusive cost of a function is the cost the profile states on the line of the
+# call that enters it, and no more (cg_cycles: each shape entered once from main) ----
+X=$FIXTURES/cg_cycles
+for shape in direct mutual cycle3 fnptr; do
+    cgrun "$TMP/$shape.out" -- "$X" "$shape" 9
+done
+cgrun "$TMP/mutual1.out" --separate-recs=1 -- "$X" mutual 9
+cgrun "$TMP/mutual4.out" --separate-recs=4 -- "$X" mutual 9
+cgrun "$TMP/direct1.out" --separate-recs=1 -- "$X" direct 9
+cgrun "$TMP/cycle31.out" --separate-recs=1 -- "$X" cycle3 9
+# shape: (function, the caller whose line into its outermost level states its cost)
+for want in "direct direct main" "mutual mutual_a main" "mutual mutual_b mutual_a" \
+            "mutual4 mutual_a main" "mutual4 mutual_b mutual_a" "cycle3 cyc_a main" \
+            "cycle3 cyc_b cyc_a" "cycle3 cyc_c cyc_b" "fnptr apply main" "fnptr walk apply" \
+            "direct1 direct main"; do
+    set -- $want
+    line=$(edge_line_cost "$TMP/$1.out" "$3" "$2")
+    check "$1: the profile states a cost on $3's call into $2 ($line)" test "$line" -gt 0
+    expect_eq "$(cg_inclusive "$TMP/$1.out" "$2")" "$line 0" "$1: $2's inclusive cost is that of $3's call into it, exact"
+done
+# the old rule (every call into B from another function) counted A'2 -> B'2 again
+all_b=$(( $(edge_line_cost "$TMP/mutual.out" mutual_a mutual_b) + $(edge_line_cost "$TMP/mutual.out" "mutual_a'2" "mutual_b'2") ))
+check "mutual: the calls into every level of B ($all_b) are more than B's inclusive cost" \
+    test "$all_b" -gt "$(edge_line_cost "$TMP/mutual.out" mutual_a mutual_b)"
+expect_eq "$(cg_inclusive "$TMP/mutual4.out" mutual_b)" "$(cg_inclusive "$TMP/mutual.out" mutual_b)" \
+    "--separate-recs=4 (B'2 .. B'4): the same inclusive cost as 2"
+run_tare cg callers mutual_b --exact --format=tsv "$TMP/mutual.out"
+expect_eq "$(awk -F'\t' 'NR > 1 { print $2 "/" $5 }' <<<"$out" | sort | tr '\n' ' ')" "mutual_a/outer mutual_a/recursive " \
+    "callers of B: A's outermost call, and A'2's calls apart"
+expect_eq "$(tsv_field "$(tsv_row "$out" kind recursive)" 1 calls)" \
+    "$(edge_line_cost "$TMP/mutual.out" "mutual_a'2" "mutual_b'2" calls)" \
+    "callers of B: its recursive calls are A'2's calls"
+run_tare cg callers mutual_b --exact "$TMP/mutual.out"
+expect_match "$out" "^recursive calls \(inside the calls above\): [0-9]+ \(mutual_a [0-9]+\)$" "callers text: recursive calls apart"
+expect_match "$out" "1 outer call into it" "callers text: one outer call"
+# without marks (--separate-recs=1) a cycle cannot be told apart: the calls into it from
+# outside, as a bound; never above the total; a direct recursion alone is still exact
+expect_eq "$(cg_inclusive "$TMP/mutual1.out" mutual_a)" "$(edge_line_cost "$TMP/mutual1.out" main mutual_a) 1" \
+    "--separate-recs=1: A's inclusive cost is the call into the cycle, marked a bound"
+set -- $(cg_inclusive "$TMP/mutual1.out" mutual_b)
+exact_b=$(edge_line_cost "$TMP/mutual.out" mutual_a mutual_b)
+check "--separate-recs=1: B's bound ($1) is no less than the truth ($exact_b)" test "$1" -ge "$exact_b"
+expect_eq "$2" 1 "--separate-recs=1: B's inclusive cost marked a bound"
+expect_eq "$(cg_inclusive "$TMP/cycle31.out" cyc_c | cut -d' ' -f2)" 1 "--separate-recs=1: a three-function cycle is a bound"
+run_tare cg top --inclusive -n 0 "$TMP/mutual1.out"
+expect_match "$out" "<=[0-9,]+ +<=[0-9.]+%  mutual_b" "top text: the bound marked <="
+expect_match "$out" "^<= an upper bound: see BOUNDS in tare-cg\(1\)$" "top text: what <= means"
+run_tare cg callers mutual_b --exact "$TMP/mutual1.out"
+expect_match "$out" "inclusive <=[0-9,]+;" "callers text: the bound marked <="
+expect_match "$out" "^calls within a cycle of functions" "callers text: calls within the cycle apart"
+run_tare cg info "$TMP/mutual1.out"
+expect_match "$out" "^bounds: +[0-9]+ inclusive costs are only an upper bound" "info: how many bounds"
+# diff --inclusive: the same rule, and the bound marked
+run_tare cg diff --inclusive --format=tsv "$TMP/mutual.out" "$TMP/mutual1.out"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'function\tobject\tbefore\tafter\tdelta\tpct\tinclusive_bound')" "diff --inclusive TSV header"
+row=$(tsv_row "$out" function mutual_b)
+expect_eq "$(tsv_field "$row" 1 before)/$(tsv_field "$row" 1 inclusive_bound)/$(tsv_field "$row" 1 pct)" "$exact_b/1/NA" \
+    "diff --inclusive: B's exact cost before, a bound after: no change figure"
+run_tare cg diff --inclusive -n 0 --format=tsv "$TMP/mutual.out" "$TMP/mutual4.out"
+expect_eq "$(tsv_field "$(tsv_row "$out" function mutual_b)" 1 before)/$(tsv_field "$(tsv_row "$out" function mutual_b)" 1 after)" \
+    "$exact_b/$exact_b" "diff --inclusive: B the same in both"
+run_tare cg diff --inclusive --allocs "$TMP/mutual.out" "$TMP/mutual4.out"
+expect_rc 2 "diff: --inclusive and --allocs together"
+
+# ---- PLT stubs: an address in ??? that only jumps to one function is billed to it ----
+stub=$(awk '/^fn=\([0-9]+\) 0x/ { f = $0 } /^cob=.*\?\?\?/ { } /^cfn=.*__cxa_finalize/ && f { print f; exit }' "$TMP/mutual.out")
+check "the profile has a stub in front of __cxa_finalize ($stub)" test -n "$stub"
+run_tare cg callers __cxa_finalize --exact --format=tsv "$TMP/mutual.out"
+expect_eq "$(awk -F'\t' 'NR > 1 && $7 ~ /\?\?\?$/' <<<"$out" | wc -l)" 0 "callers of __cxa_finalize: no stub among them"
+expect_eq "$(awk -F'\t' 'NR > 1 && $5 == "outer" { s += $3 } END { print s }' <<<"$out")" \
+    "$(edge_line_cost "$TMP/mutual.out" "*" __cxa_finalize calls)" \
+    "callers of __cxa_finalize: as many calls as the profile made into it"
+run_tare cg info --format=json "$TMP/mutual.out"
+check "info: stubs folded ($(json_num "$out" stubs_folded))" test "$(json_num "$out" stubs_folded)" -gt 0
+run_tare cg top -n 0 --format=tsv "$TMP/mutual.out"
+expect_eq "$(awk -F'\t' 'NR > 1 && $2 ~ /\?\?\?$/ && $1 ~ /^0x/' <<<"$out" | wc -l)" \
+    "$("$TARE" cg top -n 0 --format=tsv "$TMP/mutual.out" | awk -F'\t' 'NR > 1 && $2 ~ /\?\?\?$/ && $1 ~ /^0x/' | wc -l)" "top: stable"
+
+# ---- callers NAME: substrings, exact matches first; --exact ----
+run_tare cg callers mutual_a --format=tsv "$TMP/mutual.out"
+expect_eq "$(awk -F'\t' 'NR > 1 { print $1 }' <<<"$out" | uniq | tr '\n' ' ')" "mutual_a " "callers mutual_a: one function"
+run_tare cg callers cyc_ "$TMP/cycle3.out"
+expect_match "$out" "cyc_a \(cg_cycles\)" "callers cyc_: every function containing it"
+run_tare cg callers main -n 0 --format=tsv "$TMP/mutual.out"
+names=$(awk -F'\t' 'NR > 1 { print $1 }' <<<"$out" | uniq)
+check "callers main: several functions contain 'main' ($(tr '\n' ' ' <<<"$names"))" test "$(wc -l <<<"$names")" -gt 1
+expect_eq "$(head -n 1 <<<"$names")" main "callers main: the exact match first"
+run_tare cg top --inclusive -n 0 --format=tsv "$TMP/mutual.out"
+check "callers main: first though a function containing 'main' costs more" \
+    test "$(awk -F'\t' 'NR > 1 && $1 ~ /main/ { print $1; exit }' <<<"$out")" != main
+run_tare cg callers main --exact -n 0 --format=tsv "$TMP/mutual.out"
+expect_eq "$(awk -F'\t' 'NR > 1 { print $1 }' <<<"$out" | sort -u)" main "callers --exact main: only main"
+run_tare cg callers mai --exact "$TMP/mutual.out"
+expect_rc 2 "callers --exact of a part of a name"
+expect_match "$err" "no function named 'mai'" "callers --exact: what was not found"
+run_tare cg top --exact "$TMP/mutual.out"
+expect_rc 2 "--exact is for callers and callees"
+# callees: the calls go TO other functions
+run_tare cg callees main "$TMP/mutual.out"
+expect_match "$out" "calls? from it to other functions" "callees text: calls to other functions"
+expect_no_match "$out" "from other functions" "callees text: not 'from other functions'"
+# info: a profile without --separate-threads does not tell threads apart (not 0 threads)
+run_tare cg info "$TMP/mutual.out"
+expect_match "$out" "^threads: +not told apart \(profiled without --separate-threads=yes\)$" "info: threads not told apart"
+run_tare cg info --format=json "$TMP/mutual.out"
+expect_match "$out" '"threads": null' "info JSON: threads null"
 
 # positions: instr bb line, which callgrind_annotate refuses
 cgrun "$TMP/bb.out" --dump-instr=yes --dump-bb=yes -- "$FIXTURES/cg_recurse" 12

@@ -1,6 +1,7 @@
 /* fuzz_callgrind.c: the callgrind reader must never crash, leak or loop on any input, and a
- * profile it accepts must be consistent: the functions' self costs add up to the totals, and
- * the allocation sites to the allocation count. Read in one range and again cut into small
+ * profile it accepts must be consistent: the functions' self costs add up to the totals, no
+ * inclusive cost is above them, the outer calls into a function add up to its exact inclusive
+ * cost (cg_profile_check), and the allocation sites add up to the allocation count. Read in one range and again cut into small
  * ranges lexed in threads, it must give the same model or the same error. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct cg_read_opts o = {.lines_for = ""};
     if (cg_read_mem(p, "fuzz", (const char *)data, size, &o, &e) == 0 &&
         cg_profile_finish(p, &e) == 0) {
+        char why[512];
+        if (!cg_profile_check(p, why, sizeof why))
+            abort();
         for (int ev = 0; ev < p->nev; ev++) {
             uint64_t sum = 0, lines = 0;
             for (uint32_t f = 0; f < p->nfunc; f++)

@@ -26,6 +26,12 @@ static struct cg_profile *load_at(const char *text, const char *lines_for, struc
 {
     struct cg_read_opts one = {.lines_for = lines_for, .threads = 1};
     struct cg_profile *p = load_in(text, &one, e);
+    if (p) {    /* every profile the tests read keeps the model's invariants */
+        char why[512] = "", m[600];
+        bool ok = cg_profile_check(p, why, sizeof why);
+        snprintf(m, sizeof m, "the model's invariants hold (%s)", why);
+        unit_report(ok, __FILE__, line, m);
+    }
     /* in threads, ranges cut at fn= lines; in one thread, rounds cut at any line */
     static const struct { int threads; size_t chunk; bool general; } ways[] = {
         {3, 2, false}, {3, 16, false}, {3, 40, false}, {3, 4096, false}, {1, 7, false},
@@ -165,7 +171,7 @@ int main(void)
     p = load("events: Ir\nob=(0) /bin/x\nfl=(0) x.c\nfn=(0) (below main)\n1 3\n"
              "cfn=(7) (anonymous namespace)::f()\ncalls=2 1\n* 50\n"
              "fn=(7)\n5 40\ncob=(1) /lib/libc.so\ncfn=(8) malloc\ncalls=1 0\n* 10\n"
-             "totals: 43\n", NULL, &e);
+             "ob=(1)\nfn=(8)\n1 10\ntotals: 53\n", NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(self_of(p, "(anonymous namespace)::f()", 0), 40);
@@ -182,16 +188,161 @@ int main(void)
     /* Recursion levels (fib'2) merged; inclusive from outside the recursion only */
     p = load("events: Ir\nfl=f.c\nfn=(1) main\n1 10\ncfn=(2) fib\ncalls=1 4\n* 100\n"
              "fn=(2)\n4 20\ncfn=(3) fib'2\ncalls=2 4\n* 80\n"
-             "fn=(3)\n4 60\ncfn=(3)\ncalls=4 4\n* 50\n", NULL, &e);
+             "fn=(3)\n4 80\ncfn=(3)\ncalls=4 4\n* 50\n", NULL, &e);
     CHECK(p);
     if (p) {
-        CHECK_INT(self_of(p, "fib", 0), 80);
+        CHECK_INT(self_of(p, "fib", 0), 100);
         CHECK(cg_find(p, NULL, "fib'2") == UINT32_MAX);
         CHECK_INT(incl_of(p, "fib", 0), 100);
         CHECK_INT(calls_of(p, "fib", "fib"), 6);
         uint32_t x = cg_find_edge(p, cg_find(p, NULL, "fib"), cg_find(p, NULL, "fib"));
-        CHECK_INT(cg_edge_incl(p, x)[0], 80);   /* only the outermost level's calls */
-        CHECK_INT(cg_total(p, 0), 90);
+        CHECK_INT(cg_edge_kind(p, x), CG_EDGE_RECURSIVE);   /* inside main's call: not added */
+        CHECK_INT(cg_edge_outer_cost(p, x, 0), 0);
+        CHECK_INT(p->edges[x].calls_rec, 6);    /* all six into fib'2 */
+        CHECK_INT(p->edges[x].calls_nest, 4);   /* four of them from fib'2 */
+        CHECK_INT(cg_edge_top_cost(p, x, 0), 80);    /* the outermost level's calls */
+        x = cg_find_edge(p, cg_find(p, NULL, "main"), cg_find(p, NULL, "fib"));
+        CHECK_INT(cg_edge_outer_cost(p, x, 0), 100);
+        CHECK(!p->funcs[cg_find(p, NULL, "fib")].incl_bound);
+        CHECK_INT(cg_total(p, 0), 110);
+        cg_profile_free(p);
+    }
+
+    /* Mutual recursion with callgrind's marks: main -> A -> B -> A'2 -> B'2. B's inclusive
+     * cost is its one outermost call (80), not every call into B (80 + 40: 120, above the
+     * total of 110) */
+    static const char mutual[] =
+        "events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) A\ncalls=1 1\n1 100\n"
+        "fn=(2)\n1 20\ncfn=(3) B\ncalls=1 1\n1 80\n"
+        "fn=(3)\n1 20\ncfn=(4) A'2\ncalls=1 1\n1 60\n"
+        "fn=(4)\n1 20\ncfn=(5) B'2\ncalls=1 1\n1 40\n"
+        "fn=(5)\n1 40\ntotals: 110\n";
+    p = load(mutual, NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(incl_of(p, "A", 0), 100);
+        CHECK_INT(incl_of(p, "B", 0), 80);
+        CHECK_INT(self_of(p, "B", 0), 60);
+        CHECK_INT(incl_of(p, "main", 0), 110);
+        CHECK_INT(calls_of(p, "A", "B"), 2);
+        uint32_t x = cg_find_edge(p, cg_find(p, NULL, "A"), cg_find(p, NULL, "B"));
+        CHECK_INT(cg_edge_outer_calls(p, x), 1);
+        CHECK_INT(cg_edge_outer_cost(p, x, 0), 80);
+        CHECK_INT(p->bounded, 0);
+        cg_profile_free(p);
+    }
+    /* The same calls without marks (--separate-recs=1): A and B are a cycle; what can be
+     * proved is the cost of the calls into the cycle (100), marked as a bound */
+    p = load("events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) A\ncalls=1 1\n1 100\n"
+             "fn=(2)\n1 20\ncfn=(3) B\ncalls=1 1\n1 80\n"
+             "fn=(3)\n1 20\ncfn=(2)\ncalls=1 1\n1 60\n"
+             "fn=(2)\n1 20\ncfn=(3)\ncalls=1 1\n1 40\n"
+             "fn=(3)\n1 40\ntotals: 110\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        uint32_t a = cg_find(p, NULL, "A"), b = cg_find(p, NULL, "B");
+        CHECK_INT(incl_of(p, "A", 0), 100);
+        CHECK_INT(incl_of(p, "B", 0), 100);     /* the truth, 80, is below it */
+        CHECK(p->funcs[a].incl_bound && p->funcs[b].incl_bound);
+        CHECK(!p->funcs[cg_find(p, NULL, "main")].incl_bound);
+        CHECK_INT(cg_edge_kind(p, cg_find_edge(p, a, b)), CG_EDGE_CYCLE);
+        CHECK_INT(p->bounded, 2);
+        cg_profile_free(p);
+    }
+    /* A file with marks and one without, of the same program: the calls of the second can
+     * be recursive without saying so, so its cycle gives bounds; a direct recursion alone
+     * (fib, in a file without marks) is exact */
+    {
+        const char *unmarked = "events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) A\ncalls=1 1\n1 30\n"
+                               "fn=(2)\n1 20\ncfn=(3) B\ncalls=1 1\n1 10\nfn=(3)\n1 10\n"
+                               "cfn=(4) fib\ncalls=1 1\n1 0\nfn=(4)\ncfn=(4)\ncalls=3 1\n1 0\n";
+        const char *cycle = "events: Ir\nfl=m.c\nfn=(1) main\n1 1\ncfn=(2) A\ncalls=1 1\n1 11\n"
+                            "fn=(2)\n1 5\ncfn=(3) B\ncalls=1 1\n1 6\n"
+                            "fn=(3)\n1 4\ncfn=(2)\ncalls=1 1\n1 2\n";
+        struct cg_profile *q = cg_profile_new();
+        CHECK(cg_read_mem(q, "m.out", mutual, strlen(mutual), NULL, &e) == 0 &&
+              cg_read_mem(q, "u.out", unmarked, strlen(unmarked), NULL, &e) == 0 &&
+              cg_profile_finish(q, &e) == 0);
+        CHECK_INT(q->marked_files, 1);
+        CHECK_INT(incl_of(q, "A", 0), 130);     /* no cycle in the unmarked file: exact */
+        CHECK(!q->funcs[cg_find(q, NULL, "A")].incl_bound);
+        CHECK(!q->funcs[cg_find(q, NULL, "fib")].incl_bound);
+        char why[512] = "";
+        CHECK(cg_profile_check(q, why, sizeof why));
+        CHECK_STR(why, "");
+        cg_profile_free(q);
+        q = cg_profile_new();
+        CHECK(cg_read_mem(q, "m.out", mutual, strlen(mutual), NULL, &e) == 0 &&
+              cg_read_mem(q, "c.out", cycle, strlen(cycle), NULL, &e) == 0 &&
+              cg_profile_finish(q, &e) == 0);
+        CHECK(q->funcs[cg_find(q, NULL, "A")].incl_bound);
+        CHECK(q->funcs[cg_find(q, NULL, "B")].incl_bound);
+        CHECK(cg_profile_check(q, why, sizeof why));
+        cg_profile_free(q);
+    }
+    /* A three-function cycle with marks, entered twice from main: each function's inclusive
+     * cost is the sum of its outermost calls */
+    p = load("events: Ir\nfl=m.c\nfn=(1) main\n1 1\ncfn=(2) A\ncalls=2 1\n1 16\n"
+             "cfn=(3) B\ncalls=1 1\n1 4\n"
+             "fn=(2)\n1 4\ncfn=(3)\ncalls=2 1\n1 12\n"
+             "fn=(3)\n1 6\ncfn=(4) C\ncalls=2 1\n1 10\n"
+             "fn=(4)\n1 5\ncfn=(5) A'2\ncalls=1 1\n1 5\n"
+             "fn=(5)\n1 2\ncfn=(6) B'2\ncalls=1 1\n1 3\n"
+             "fn=(6)\n1 3\n", NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(cg_total(p, 0), 21);
+        CHECK_INT(incl_of(p, "main", 0), 21);
+        CHECK_INT(incl_of(p, "A", 0), 16);
+        CHECK_INT(incl_of(p, "B", 0), 16);      /* 12 under A, 4 from main */
+        CHECK_INT(incl_of(p, "C", 0), 10);
+        CHECK_INT(p->bounded, 0);
+        cg_profile_free(p);
+    }
+    /* A profile at odds with itself (a call costing more than the program): the total, as a
+     * bound, never above it */
+    p = load("events: Ir\nfl=m.c\nfn=(1) main\n1 1\ncfn=(2) f\ncalls=1 1\n1 500\nfn=(2)\n1 9\n",
+             NULL, &e);
+    CHECK(p);
+    if (p) {
+        CHECK_INT(incl_of(p, "f", 0), 10);
+        CHECK(p->funcs[cg_find(p, NULL, "f")].incl_bound);
+        cg_profile_free(p);
+    }
+
+    /* PLT stubs: an address in object ??? that jumps to one function is billed to it: its
+     * self cost, its callers; one that calls two functions, or one in a known object, stays */
+    p = load("events: Ir\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 10\n"
+             "cob=(2) ???\ncfn=(2) 0x0000000000001030\ncalls=3 0\n1 36\n"
+             "cob=(2)\ncfn=(4) 0x0000000000001040\ncalls=1 0\n1 7\n"
+             "cfn=(5) 0x0000000000001050\ncalls=1 0\n1 5\n"
+             "ob=(2)\nfl=(2) ???\nfn=(2)\n0 3\ncob=(1)\ncfn=(3) work\ncalls=3 1\n0 33\n"
+             "fn=(4)\n0 1\ncob=(1)\ncfn=(3)\ncalls=1 1\n0 3\ncob=(1)\ncfn=(6) other\ncalls=1 1\n0 3\n"
+             "ob=(1)\nfl=(1)\nfn=(5)\n0 1\ncfn=(3)\ncalls=1 1\n0 4\n"
+             "fn=(3)\n1 40\nfn=(6)\n1 3\n", "", &e);
+    CHECK(p);
+    if (p) {
+        uint32_t stub = cg_find(p, "???", "0x0000000000001030"), work = cg_find(p, NULL, "work");
+        CHECK(stub != UINT32_MAX && p->funcs[stub].folded);
+        CHECK_INT(p->folded, 1);
+        CHECK_INT(self_of(p, "0x0000000000001030", 0), 0);
+        CHECK_INT(self_of(p, "work", 0), 43);       /* 40 + the stub's 3 */
+        CHECK_INT(calls_of(p, "main", "work"), 3);
+        CHECK_INT(cg_edge_outer_cost(p, cg_find_edge(p, cg_find(p, NULL, "main"), work), 0), 36);
+        CHECK(cg_find_edge(p, stub, work) == UINT32_MAX);
+        CHECK(!p->funcs[cg_find(p, NULL, "0x0000000000001040")].folded);   /* two callees */
+        CHECK(!p->funcs[cg_find(p, NULL, "0x0000000000001050")].folded);   /* in /bin/p */
+        CHECK_INT(incl_of(p, "work", 0), 36 + 3 + 4);
+        /* its line (no debug information: file ???, line 0) is work's now */
+        uint32_t stub_lines = 0, work_stub_line = 0;
+        for (uint32_t l = 0; l < p->nline; l++) {
+            stub_lines += p->lines[l].func == stub;
+            if (p->lines[l].func == work && strcmp(cg_str(p, p->lines[l].file), "???") == 0)
+                work_stub_line = (uint32_t)p->line_cost[(size_t)l * p->nev];
+        }
+        CHECK_INT(stub_lines, 0);
+        CHECK_INT(work_stub_line, 3);
+        CHECK_INT(incl_of(p, "main", 0), 10 + 36 + 7 + 5);
         cg_profile_free(p);
     }
 
@@ -382,7 +533,10 @@ int main(void)
     if (p) {
         CHECK_INT(self_of(p, "f", 0), 2 + 4 + 8 + 32);
         CHECK_INT(self_of(p, "g", 0), 16 + 1);
-        CHECK_INT(incl_of(p, "g", 0), 30);     /* the call of g from f */
+        /* f calls g, g calls f, in a profile without recursion marks; and no call enters
+         * that cycle: it holds the program's entry, so the bound is the total */
+        CHECK_INT(incl_of(p, "g", 0), 63);
+        CHECK(p->funcs[cg_find(p, NULL, "g")].incl_bound);
         CHECK_INT(calls_of(p, "g", "f"), 2);
         cg_profile_free(p);
     }

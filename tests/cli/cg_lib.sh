@@ -1,0 +1,82 @@
+# tests/cli/cg_lib.sh: helpers of the tare cg tests (sourced after lib.sh): profiles made by
+# valgrind here, the costs the profile itself states, and the model's invariants checked on
+# every profile made.
+
+cgrun() {   # cgrun OUT [valgrind options] -- PROG ARGS: a callgrind profile; "Collected" into $OUT.collected
+    local out=$1; shift
+    local opts=()
+    while [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    valgrind --tool=callgrind "${opts[@]}" --callgrind-out-file="$out" "$@" > "$out.stdout" 2> "$out.log"
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out.log" | tail -n 1 > "$out.collected"
+    local files=() f
+    for f in "$out" "$out".[0-9]* "$out"-[0-9]*; do
+        [ -s "$f" ] && files+=("$f")     # (with threads apart, $out itself is empty)
+    done
+    [ ${#files[@]} -gt 0 ] && cg_invariants "$(basename "$out")" "${files[@]}"
+}
+json_num() {  # json_num JSON KEY: a top-level number
+    sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" <<<"$1"
+}
+tsv_row() {   # tsv_row TSV COL VALUE: the first data row whose COL is VALUE
+    awk -F'\t' -v col="$2" -v val="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; print; next }
+        c && $c == val { print; exit }' <<<"$1"
+}
+
+# edge_line_cost FILE CALLER CALLEE [calls]: the cost (first event) the profile states on the
+# lines of CALLER's calls into CALLEE, contexts as callgrind names them (B'2 is not B), or
+# with "calls" their number; CALLER "*": any. Read here from the file, not by tare
+edge_line_cost() {
+    awk -v a="$2" -v b="$3" -v what="${4:-cost}" '
+        function name(s,   id, rest) {
+            if (!match(s, /^\([0-9]+\)/))
+                return s
+            id = substr(s, 2, RLENGTH - 2)
+            rest = substr(s, RLENGTH + 1)
+            sub(/^ /, "", rest)
+            if (rest != "")
+                names[id] = rest
+            return names[id]
+        }
+        /^fn=/ { fn = name(substr($0, 4)); next }
+        /^cfn=/ { cfn = name(substr($0, 5)); next }
+        /^jfn=/ { name(substr($0, 5)); next }
+        /^calls=/ {
+            want = (fn == a || a == "*") && cfn == b
+            n = substr($1, 7)
+            getline
+            if (want) s += what == "calls" ? n : $2
+            next
+        }
+        END { print s + 0 }' "$1"
+}
+
+# cg_inclusive FILE... NAME: NAME's inclusive cost and whether it is a bound ("1234 0")
+cg_inclusive() {
+    local name=${*: -1}
+    "$TARE" cg top -n 0 --format=tsv "${@:1:$#-1}" |
+        awk -F'\t' -v f="$name" 'NR > 1 && $1 == f { print $4, $5; exit }'
+}
+
+# cg_invariants LABEL FILE...: tare's model of the profile keeps its invariants: the self
+# costs add up to the total, no inclusive cost is above it, and the outer calls into each
+# function whose inclusive cost is exact add up to it (each function by name and object)
+cg_invariants() {
+    local label=$1; shift
+    local total top callers res
+    total=$("$TARE" cg info --format=json "$@" | sed -n 's/.*"totals": {"[^"]*": \([0-9]*\).*/\1/p')
+    top=$("$TARE" cg top -n 0 --format=tsv "$@")
+    callers=$("$TARE" cg callers "" -n 0 --format=tsv "$@")
+    res=$(awk -F'\t' -v total="$total" '
+        FNR == 1 { file++; next }
+        file == 1 { k = $1 SUBSEP $2; self += $3; incl[k] = $4; bound[k] = $5; if ($4 > total) over++; next }
+        $5 == "outer" { k = $1 SUBSEP $6; outer[k] += $4; has[k] = 1 }
+        END {
+            for (k in has)
+                if (bound[k] != 1) { checked++; if (outer[k] != incl[k]) bad++ }
+            printf "%s %d %d", self == total ? "sum=total" : "sum=" self "/" total, over, bad
+            print " " checked + 0 > "/dev/stderr"
+        }' <(printf '%s\n' "$top") <(printf '%s\n' "$callers") 2> "$TMP/checked")
+    expect_eq "$res" "sum=total 0 0" "$label: self costs add up to the total ($total), none inclusive above it, outer callers add up to each exact inclusive"
+    check "$label: some functions' callers checked ($(cat "$TMP/checked"))" test "$(cat "$TMP/checked")" -gt 0
+}
