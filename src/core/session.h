@@ -149,8 +149,9 @@ struct session {
 
 /*
  * Checks the plan and makes room in each series for its measured runs (plan.runs, or
- * looks->max); series start OK with no runs. -1 with e set when out of memory or the plan
- * is not one (no series, groups not adjacent, looks with more than one group).
+ * looks->max); series start OK with no runs. A plan of no series is one that runs nothing.
+ * -1 with e set when out of memory or the plan is not one (groups not adjacent, looks with
+ * more than one group).
  */
 int session_init(struct session *s, const struct session_plan *plan, struct err *e);
 

@@ -154,6 +154,18 @@ int main(void)
         CHECK(x[0].wall_s == NULL);
     }
 
+    /* An empty plan (an empty shard) runs nothing and is no error. */
+    {
+        struct session_plan p = {.nseries = 0, .warmup = 1, .runs = 3, .pin_cpu = -1,
+                                 .progress = on_progress};
+        nevents = 0;
+        events[0] = '\0';
+        CHECK_INT(run_plan(&p, &s, &e), 0);
+        CHECK_STR(events, "");
+        CHECK_INT(s.rounds, 0);
+        session_free(&s);
+    }
+
     /* No warm-up: nothing is discarded and there is no warm-up time. */
     {
         struct session_series x[1] = {{.name = "a", .argv = logger("a", NULL)}};
