@@ -204,6 +204,38 @@ static int run_looks(struct session *s, int g0, int g1, int group, int ngroups, 
     }
 }
 
+/* The warm-up and measured rounds of the group [g0, g1). */
+static int run_group(struct session *s, int g0, int g1, int group, int ngroups, struct err *e)
+{
+    const struct session_plan *p = s->plan;
+    for (long i = 0; i < p->warmup; i++)
+        if (round_of(s, g0, g1, group, ngroups, true, i + 1, p->warmup, false, e) < 0)
+            return -1;
+    s->t_measure = proc_now();
+    s->rounds = 0;
+    if (p->looks)
+        return run_looks(s, g0, g1, group, ngroups, e);
+    for (long i = 0; i < p->runs; i++) {
+        bool reverse = p->order == SESSION_ALTERNATE && i % 2;
+        if (round_of(s, g0, g1, group, ngroups, false, i + 1, p->runs, reverse, e) < 0)
+            return -1;
+        s->rounds++;
+    }
+    return 0;
+}
+
+/* Ends the series [g0, g1) that began; the first error wins. */
+static int end_series(struct session *s, int g0, int g1, int rc, struct err *e)
+{
+    const struct session_hooks *h = &s->plan->hooks;
+    for (int k = g0; h->series_end && k < g1; k++) {
+        struct err scratch = {0};
+        if (h->series_end(h->ctx, k, &s->plan->series[k], rc < 0 ? &scratch : e) < 0)
+            rc = -1;
+    }
+    return rc;
+}
+
 int session_run(struct session *s, struct err *e)
 {
     const struct session_plan *p = s->plan;
@@ -216,22 +248,12 @@ int session_run(struct session *s, struct err *e)
         int g1 = g0 + 1;
         while (g1 < p->nseries && p->series[g1].group == p->series[g0].group)
             g1++;
-        for (long i = 0; i < p->warmup; i++)
-            if (round_of(s, g0, g1, group, ngroups, true, i + 1, p->warmup, false, e) < 0)
-                return -1;
-        s->t_measure = proc_now();
-        s->rounds = 0;
-        if (p->looks) {
-            if (run_looks(s, g0, g1, group, ngroups, e) < 0)
-                return -1;
-        } else {
-            for (long i = 0; i < p->runs; i++) {
-                bool reverse = p->order == SESSION_ALTERNATE && i % 2;
-                if (round_of(s, g0, g1, group, ngroups, false, i + 1, p->runs, reverse, e) < 0)
-                    return -1;
-                s->rounds++;
-            }
-        }
+        const struct session_hooks *h = &p->hooks;
+        for (int k = g0; h->series_begin && k < g1; k++)
+            if (h->series_begin(h->ctx, k, &p->series[k], e) < 0)
+                return end_series(s, g0, k, -1, e);
+        if (end_series(s, g0, g1, run_group(s, g0, g1, group, ngroups, e), e) < 0)
+            return -1;
         g0 = g1;
     }
     return 0;

@@ -90,6 +90,14 @@ struct session_hooks {
     int (*before_run)(void *ctx, const struct session_event *ev, struct err *e);
     int (*after_run)(void *ctx, const struct session_event *ev, const struct proc_result *r,
                      struct err *e);
+    /*
+     * Around each series' runs (per-series set-up and clean-up): series_begin for every
+     * series of a group before the group's first round, series_end for each after its last.
+     * Once begun, a series is ended even when the session stops early (a failed end then
+     * does not replace the first error).
+     */
+    int (*series_begin)(void *ctx, int index, const struct session_series *x, struct err *e);
+    int (*series_end)(void *ctx, int index, const struct session_series *x, struct err *e);
     void *ctx;
 };
 

@@ -96,6 +96,32 @@ static int after(void *ctx, const struct session_event *ev, const struct proc_re
     return 0;
 }
 
+/* Series hooks that write to the log, between the runs: "S:a" begins a, "E:a" ends it. */
+static int series_fail_at = -1;
+static int series_mark(const char *what, int index, const struct session_series *x, struct err *e)
+{
+    FILE *f = fopen(logpath, "a");
+    if (!f)
+        return err_set(e, ERR_SYSTEM, "cannot open the log");
+    fprintf(f, "%s:%s\n", what, x->name);
+    fclose(f);
+    if (index == series_fail_at && what[0] == 'S')
+        return err_set(e, ERR_MEASURE, "set-up of '%s' failed", x->name);
+    return 0;
+}
+
+static int series_begin(void *ctx, int index, const struct session_series *x, struct err *e)
+{
+    (void)ctx;
+    return series_mark("S", index, x, e);
+}
+
+static int series_end(void *ctx, int index, const struct session_series *x, struct err *e)
+{
+    (void)ctx;
+    return series_mark("E", index, x, e);
+}
+
 struct look_log {
     long at[16];
     double alpha[16];
@@ -340,6 +366,37 @@ int main(void)
         CHECK_STR(e.msg, "prepare failed at run 2");
         CHECK_STR(log_words(), "a");
         CHECK_INT(h.after, 1);
+        session_free(&s);
+    }
+
+    /* Series hooks: every series of a group begun before its first round, ended after its
+     * last; a set-up that fails ends the series begun so far and stops with its error. */
+    {
+        struct session_series x[3] = {
+            {.name = "a", .argv = logger("a", NULL), .group = 1},
+            {.name = "r", .argv = logger("r", NULL), .group = 1},
+            {.name = "b", .argv = logger("b", NULL), .group = 2},
+        };
+        struct session_plan p = {.series = x, .nseries = 3, .warmup = 1, .runs = 1, .pin_cpu = -1,
+                                 .hooks = {.series_begin = series_begin, .series_end = series_end}};
+        CHECK_INT(run_plan(&p, &s, &e), 0);
+        CHECK_STR(log_words(), "S:a S:r a r a r E:a E:r S:b b b E:b");
+        session_free(&s);
+
+        series_fail_at = 1;
+        e = (struct err){0};
+        CHECK_INT(run_plan(&p, &s, &e), -1);
+        CHECK_STR(e.msg, "set-up of 'r' failed");
+        CHECK_STR(log_words(), "S:a S:r E:a");
+        session_free(&s);
+
+        /* A run that cannot start still ends the series begun, and its error stands. */
+        series_fail_at = -1;
+        x[1].argv = (char *[]){"/nonexistent/tare-x", NULL};
+        e = (struct err){0};
+        CHECK_INT(run_plan(&p, &s, &e), -1);
+        CHECK(strncmp(e.msg, "'r': ", 5) == 0);
+        CHECK_STR(log_words(), "S:a S:r a E:a E:r");
         session_free(&s);
     }
 
