@@ -17,6 +17,7 @@
 #include "core/counters.h"
 #include "core/gitwt.h"
 #include "core/proc.h"
+#include "core/session.h"
 #include "core/stats.h"
 
 const char cmd_ab_usage[] =
@@ -51,12 +52,10 @@ struct side {
     struct target *t;
     const char *label;      /* "A" or "B" */
     const char *cwd;        /* NULL: the current directory */
-    double *times;
+    struct session_series *x;   /* its series in the engine, with the failure record */
+    double *times;          /* x's measured wall times */
     struct ctr_sample *ctr; /* with --counters: one per measured run */
     double warm_first;
-    bool failed;
-    char why[256];
-    char tail[PROC_STDERR_TAIL];
 };
 
 struct ab {
@@ -72,6 +71,10 @@ struct ab {
     struct stats_ab res;
     struct gitwt *git;      /* git mode, else NULL */
     struct ctr_set *ctr;    /* --counters, or NULL */
+    struct session_series series[2];   /* A, B */
+    struct session_plan plan;
+    struct session_looks seq;
+    struct session sess;
     bool count;             /* --count */
     bool counted;           /* the deterministic pass ran (it may have failed) */
     struct count_job cjob[2];
@@ -93,101 +96,77 @@ static void progress_done(const struct ab *ab)
         fputs("\r\033[K", stderr);
 }
 
-/* One run of one side; a failure stops the whole A/B, since a pair needs both. */
-static int run_once(struct ab *ab, struct side *s, bool counted, struct err *e)
+static void on_run_progress(void *ctx, const struct session *ss, const struct session_event *ev)
 {
-    struct proc_opts o = {
-        .argv = s->t->argv, .env_set = s->t->env, .cwd = s->cwd, .timeout_s = ab->timeout,
-        .pin_cpu = ab->pin,
-    };
-    if (ab->ctr) {
-        o.before_exec = ctr_attach;
-        o.before_exec_arg = ab->ctr;
-    }
-    struct proc_result r;
-    if (proc_run(&o, &r, e) < 0)
-        return err_prefix(e, "%s '%s'", s->label, s->t->name);
-    struct ctr_sample scratch;
-    if (ab->ctr && ctr_read(ab->ctr, counted ? &s->ctr[ab->n] : &scratch, e) < 0)
-        return err_prefix(e, "%s '%s'", s->label, s->t->name);
-    if (r.status == PROC_INTERRUPTED || proc_interrupted())
-        return err_set(e, ERR_INTERRUPTED, "interrupted");
-    if (r.status != PROC_OK) {
-        char d[128];
-        s->failed = true;
-        snprintf(s->why, sizeof s->why, "%s in %s", proc_describe(&r, ab->timeout, d, sizeof d),
-                 counted ? "a measured run" : "the warm-up");
-        memcpy(s->tail, r.stderr_tail, sizeof s->tail);
-        return err_set(e, ERR_MEASURE, "%s '%s' failed: %s", s->label, s->t->name, s->why);
-    }
-    if (!counted) {
-        if (isnan(s->warm_first))
-            s->warm_first = r.wall_s;
-    } else {
-        s->times[ab->n] = r.wall_s;
-    }
-    return 0;
+    struct ab *ab = ctx;
+    char what[128];
+    if (ev->pos != 0)
+        return;
+    ab->t_start = ev->warmup ? ss->t_start : ss->t_measure;
+    snprintf(what, sizeof what, "%s %ld/%ld", ev->warmup ? "warm-up" : "pair", ev->run, ev->runs);
+    progress(ab, what);
 }
 
-/* Looks at N, 2N, 4N, ... up to --max-pairs: each one spends alpha / (number of looks). */
-static int count_looks(long pairs, long max_pairs)
+/* A look at the pairs so far: the interval at this look's alpha; 1 when it settles it. */
+static int look(void *ctx, const struct session *ss, double alpha, struct err *e)
 {
-    int k = 1;
-    for (long n = pairs; n < max_pairs; n = n * 2 < max_pairs ? n * 2 : max_pairs)
-        k++;
-    return k;
+    struct ab *ab = ctx;
+    if (stats_paired_ratio(ab->a.times, ab->b.times, ss->rounds, alpha, ab->threshold,
+                           &ab->res) < 0 && ss->rounds > 0)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    return ab->res.settled;
 }
 
+/*
+ * Warm-up runs of A then B, then pairs in alternating order (A B, B A, ...: whatever drifts,
+ * or favours the second run, hits both alike), looked at after N pairs; with --until-decided
+ * at N, 2N, 4N, ... up to --max-pairs, each look spending 0.05 / (number of looks). A failed
+ * run stops the whole A/B, since a pair needs both.
+ */
 static int measure(struct ab *ab, struct err *e)
 {
-    char what[128];
-    ab->t_start = proc_now();
-    for (long i = 0; i < ab->warmup; i++) {
-        snprintf(what, sizeof what, "warm-up %ld/%ld", i + 1, ab->warmup);
-        progress(ab, what);
-        if (run_once(ab, &ab->a, false, e) < 0 || run_once(ab, &ab->b, false, e) < 0)
-            return -1;
+    struct side *sides[2] = {&ab->a, &ab->b};
+    for (int i = 0; i < 2; i++)
+        ab->series[i] = (struct session_series){
+            .name = sides[i]->t->name, .label = sides[i]->label, .argv = sides[i]->t->argv,
+            .env = sides[i]->t->env, .cwd = sides[i]->cwd,
+        };
+    ab->seq = (struct session_looks){
+        .first = ab->pairs, .max = ab->until ? ab->max_pairs : ab->pairs,
+        .max_time_s = ab->until ? ab->max_time : 0, .alpha = 0.05, .look = look, .ctx = ab,
+    };
+    ab->plan = (struct session_plan){
+        .series = ab->series, .nseries = 2, .warmup = ab->warmup, .order = SESSION_ALTERNATE,
+        .timeout_s = ab->timeout, .pin_cpu = ab->pin, .stop_on_failure = true, .ctr = ab->ctr,
+        .looks = &ab->seq, .progress = ab->progress ? on_run_progress : NULL, .progress_ctx = ab,
+    };
+    if (session_init(&ab->sess, &ab->plan, e) < 0)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        sides[i]->x = &ab->series[i];
+        sides[i]->times = ab->series[i].wall_s;
+        sides[i]->ctr = ab->series[i].ctr;
     }
-    long cap = ab->until ? ab->max_pairs : ab->pairs;
-    long look_at = ab->pairs;
-    ab->planned_looks = ab->until ? count_looks(ab->pairs, ab->max_pairs) : 1;
-    double alpha = 0.05 / ab->planned_looks;
-    ab->t_start = proc_now();
-    for (;;) {
-        bool out_of_time = ab->until && ab->max_time > 0 &&
-                           proc_now() - ab->t_start >= ab->max_time;
-        if (ab->n == look_at || out_of_time) {
-            ab->looks++;
-            if (stats_paired_ratio(ab->a.times, ab->b.times, ab->n, alpha, ab->threshold,
-                                   &ab->res) < 0 && ab->n > 0)
-                return err_set(e, ERR_SYSTEM, "out of memory");
-            if (!ab->until) {
-                ab->stopped = "pairs";
-                break;
-            }
-            if (ab->res.settled && ab->n > 0) {
-                ab->stopped = "decided";
-                break;
-            }
-            if (out_of_time) {
-                ab->stopped = "max-time";
-                break;
-            }
-            if (ab->n >= cap) {
-                ab->stopped = "max-pairs";
-                break;
-            }
-            look_at = look_at * 2 < cap ? look_at * 2 : cap;
-        }
-        snprintf(what, sizeof what, "pair %ld/%ld", ab->n + 1, look_at);
-        progress(ab, what);
-        /* A B, B A, A B, ...: whatever drifts, or favours the second run, hits both alike. */
-        struct side *first = ab->n % 2 ? &ab->b : &ab->a;
-        struct side *second = ab->n % 2 ? &ab->a : &ab->b;
-        if (run_once(ab, first, true, e) < 0 || run_once(ab, second, true, e) < 0)
-            return -1;
-        ab->n++;
+    int rc = session_run(&ab->sess, e);
+    ab->t_start = ab->sess.t_measure;
+    for (int i = 0; rc < 0 && e->kind == ERR_MEASURE && i < 2; i++) {
+        const struct session_series *x = &ab->series[i];
+        if (x->state != SESSION_OK)
+            err_set(e, ERR_MEASURE, "%s '%s' failed: %s in %s", x->label, x->name, x->fail.what,
+                    x->fail.warmup ? "the warm-up" : "a measured run");
     }
+    if (rc < 0)
+        return -1;
+    ab->n = ab->sess.rounds;
+    ab->looks = ab->sess.looks;
+    ab->planned_looks = ab->sess.planned_looks;
+    static const char *const stop_names[] = {
+        [SESSION_STOP_RUNS] = "pairs", [SESSION_STOP_DECIDED] = "decided",
+        [SESSION_STOP_MAX_TIME] = "max-time", [SESSION_STOP_MAX_RUNS] = "max-pairs",
+    };
+    ab->stopped = ab->until ? stop_names[ab->sess.stopped] : "pairs";
+    ab->a.warm_first = ab->series[0].warm_first;
+    ab->b.warm_first = ab->series[1].warm_first;
     progress_done(ab);
     return 0;
 }
@@ -390,12 +369,18 @@ static bool report_counts(const struct ab *ab)
     return failed;
 }
 
+static void report_tail(const char *label, const char *name, const char *tail)
+{
+    if (!tail[0])
+        return;
+    fprintf(stderr, "tare ab: the stderr of %s '%s' ended with:\n", label, name);
+    cli_print_stderr_tail(tail);
+}
+
 static void report_failure(const struct side *s)
 {
-    if (!s->failed || !s->tail[0])
-        return;
-    fprintf(stderr, "tare ab: the stderr of %s '%s' ended with:\n", s->label, s->t->name);
-    cli_print_stderr_tail(s->tail);
+    if (s->x && s->x->state != SESSION_OK)
+        report_tail(s->label, s->t->name, s->x->fail.tail);
 }
 
 static const char *ratio_str(char *buf, double r)
@@ -575,13 +560,9 @@ static int build_tree(struct ab *ab, const char *build, const char *cwd, const c
         return err_set(e, ERR_INTERRUPTED, "interrupted");
     if (r.status != PROC_OK) {
         char d[128];
-        struct side s = {.label = "build", .failed = true};
-        struct target t = {.name = (char *)which};
-        s.t = &t;
-        memcpy(s.tail, r.stderr_tail, sizeof s.tail);
         cli_error("ab", "build of %s failed: '%s' %s", which, build,
                   proc_describe(&r, 0, d, sizeof d));
-        report_failure(&s);
+        report_tail("build", which, r.stderr_tail);
         return err_set(e, ERR_MEASURE, "%s", "");
     }
     return 0;
@@ -779,18 +760,6 @@ int cmd_ab(int argc, char **argv)
     }
     ab.a.label = "A";
     ab.b.label = "B";
-    ab.a.warm_first = ab.b.warm_first = NAN;
-    long cap = ab.until ? ab.max_pairs : ab.pairs;
-    ab.a.times = calloc(cap, sizeof(double));
-    ab.b.times = calloc(cap, sizeof(double));
-    if (counters) {
-        ab.a.ctr = calloc(cap, sizeof *ab.a.ctr);
-        ab.b.ctr = calloc(cap, sizeof *ab.b.ctr);
-    }
-    if (!ab.a.times || !ab.b.times || (counters && (!ab.a.ctr || !ab.b.ctr))) {
-        cli_error("ab", "out of memory");
-        goto done;
-    }
     if (ab.count) {
         /* Before any run: without valgrind there is nothing to count with. */
         if (count_find_valgrind(ab.valgrind, sizeof ab.valgrind, &e) < 0) {
@@ -802,16 +771,11 @@ int cmd_ab(int argc, char **argv)
             snprintf(ab.alloc_why, sizeof ab.alloc_why, "%s", lib_err.msg[0] ? lib_err.msg : "?");
     }
     if (counters) {
-        /* The counters tare stat counts by default; what this machine lacks is shown as
-         * unavailable, with the reason once here, and the times are measured regardless. */
-        struct ctr_config cfg = {.pin_cpu = ab.pin};
-        if (ctr_set_init(&ctr, &cfg, &e) < 0) {
+        if (counters_open_beside("ab", &ctr, ab.pin, &e) < 0) {
             status = cli_fail("ab", &e);
             goto done;
         }
         ab.ctr = &ctr;
-        if (ctr_set_probe(&ctr) > 0)
-            counters_explain("ab", &ctr, true);
     }
     ab.progress = isatty(STDERR_FILENO);
     /* Before the worktree exists, so an interrupt from here on still reaches the cleanup. */
@@ -860,10 +824,7 @@ done:
     free(targets);
     targets_free(targets_b, nt_b);
     free(targets_b);
-    free(ab.a.times);
-    free(ab.b.times);
-    free(ab.a.ctr);
-    free(ab.b.ctr);
+    session_free(&ab.sess);
     if (ab.ctr)
         ctr_set_free(ab.ctr);
     gitwt_free(&git);

@@ -20,6 +20,7 @@
 #include "core/count.h"
 #include "core/history.h"
 #include "core/proc.h"
+#include "core/session.h"
 #include "core/stats.h"
 #include "core/suite.h"
 #include "core/toolchain.h"
@@ -49,44 +50,115 @@ struct rseries {
     const char *lane;        /* or NULL */
     char **argv;
     char **env;
+    /* The wall pass's results (its engine series' runs, its failure in this command's words). */
     double *times;
     int n;
     bool failed;
     char why[256];
-    char tail[PROC_STDERR_TAIL];
+    const char *tail;        /* the stderr tail of the failed run, or "" */
     char toolchain[64];      /* the measured program's compiler, or "" (NA) */
 };
-
-/* Runs argv once; false when it failed (the reason in s). -1 when tare cannot go on. */
-static int run_one(const struct suite *su, struct rseries *s, bool counted, struct err *e)
-{
-    if (s->failed)
-        return 0;
-    struct proc_opts o = {.argv = s->argv, .env_set = s->env, .cwd = su->dir,
-                          .timeout_s = su->timeout, .pin_cpu = -1};
-    struct proc_result r;
-    if (proc_run(&o, &r, e) < 0)
-        return err_prefix(e, "'%s'", s->name);
-    if (r.status == PROC_INTERRUPTED || proc_interrupted())
-        return err_set(e, ERR_INTERRUPTED, "interrupted");
-    if (r.status != PROC_OK) {
-        char d[128];
-        s->failed = true;
-        snprintf(s->why, sizeof s->why, "%s in %s run", proc_describe(&r, su->timeout, d, sizeof d),
-                 counted ? "a measured" : "the warm-up");
-        memcpy(s->tail, r.stderr_tail, sizeof s->tail);
-        return 0;
-    }
-    if (counted)
-        s->times[s->n++] = r.wall_s;
-    return 0;
-}
 
 static void rseries_free(struct rseries *s)
 {
     free(s->name);
     words_free(s->argv);
-    free(s->times);
+}
+
+/*
+ * The plan: every benchmark in every lane (or plain, without lanes), s[b * nl + l], and the
+ * benchmark's reference in ref[b] when the suite has one. 0, or the exit status after
+ * saying why.
+ */
+static int plan_series(const struct suite *su, int nl, struct rseries *s, struct rseries *ref,
+                       struct err *e)
+{
+    for (int b = 0; b < su->nbench; b++) {
+        for (int l = 0; l < nl; l++) {
+            struct rseries *x = &s[b * nl + l];
+            const struct suite_lane *lane = su->nlanes ? &su->lanes[l] : NULL;
+            x->lane = lane && lane->name[0] ? lane->name : NULL;
+            x->tail = "";
+            if (asprintf(&x->name, "%s%s%s", su->bench[b].name, x->lane ? "+" : "", x->lane ? x->lane : "") < 0)
+                x->name = NULL;
+            x->env = lane ? lane->env : NULL;
+            if (!x->name) {
+                cli_error(CMD, "out of memory");
+                return EXIT_USAGE;
+            }
+            if (suite_argv(su->command, &su->bench[b], &x->argv, e) < 0)
+                return cli_fail(CMD, e);
+        }
+        if (su->reference) {
+            struct rseries *r = &ref[b];
+            r->tail = "";
+            if (!(r->name = strdup(su->bench[b].name))) {
+                cli_error(CMD, "out of memory");
+                return EXIT_USAGE;
+            }
+            if (suite_argv(su->reference, &su->bench[b], &r->argv, e) < 0)
+                return cli_fail(CMD, e);
+        }
+    }
+    return 0;
+}
+
+struct wall_pass {
+    const struct suite *su;
+    struct session_series *x;   /* per benchmark: its lanes, then its reference */
+    struct session_plan plan;
+    struct session sess;
+};
+
+static void wall_progress(void *ctx, const struct session *ss, const struct session_event *ev)
+{
+    const struct wall_pass *w = ctx;
+    if (ev->pos != 0)
+        return;
+    fprintf(stderr, "\r\033[K%s (%d/%d) %s %ld/%ld  %.1f s", w->su->bench[ev->group].name,
+            ev->group + 1, ev->ngroups, ev->warmup ? "warm-up" : "run", ev->run, ev->runs,
+            proc_now() - ss->t_start);
+    fflush(stderr);
+}
+
+/*
+ * The wall-clock pass: serial, benchmark by benchmark, warm-up rounds then rounds of every
+ * lane and the reference, so drift hits them alike (as tare wall interleaves). The results
+ * land in s and ref; -1 when tare cannot go on.
+ */
+static int measure_wall(struct wall_pass *w, int nl, struct rseries *s, struct rseries *ref,
+                        bool progress, struct err *e)
+{
+    const struct suite *su = w->su;
+    int per = nl + (su->reference ? 1 : 0), nx = su->nbench * per;
+    if (!(w->x = calloc(nx, sizeof *w->x)))
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    for (int i = 0; i < nx; i++) {
+        int b = i / per, l = i % per;
+        struct rseries *r = l < nl ? &s[b * nl + l] : &ref[b];
+        w->x[i] = (struct session_series){.name = r->name, .argv = r->argv, .env = r->env,
+                                          .cwd = su->dir, .group = b, .user = r};
+    }
+    w->plan = (struct session_plan){
+        .series = w->x, .nseries = nx, .warmup = su->warmup, .runs = su->runs,
+        .order = SESSION_ROUNDS, .timeout_s = su->timeout, .pin_cpu = -1,
+        .progress = progress ? wall_progress : NULL, .progress_ctx = w,
+    };
+    if (session_init(&w->sess, &w->plan, e) < 0 || session_run(&w->sess, e) < 0)
+        return -1;
+    for (int i = 0; i < nx; i++) {
+        struct rseries *r = w->x[i].user;
+        const struct session_failure *f = &w->x[i].fail;
+        r->times = w->x[i].wall_s;
+        r->n = w->x[i].n;
+        r->failed = w->x[i].state != SESSION_OK;
+        if (r->failed) {
+            snprintf(r->why, sizeof r->why, "%s in %s run", f->what,
+                     f->warmup ? "the warm-up" : "a measured");
+            r->tail = f->tail;
+        }
+    }
+    return 0;
 }
 
 /* stdout of argv run in dir, first line, or NULL. */
@@ -287,67 +359,22 @@ int cmd_run(int argc, char **argv)
     int ns = su.nbench * nl;
     struct rseries *s = calloc(ns + 1, sizeof *s), *ref = calloc(su.nbench + 1, sizeof *ref);
     struct count_job *cj = calloc(ns + 1, sizeof *cj);
+    struct wall_pass wp = {.su = &su};
     char *rows = NULL, *crows = NULL;
     int rc = EXIT_USAGE;
     if (!s || !ref || !cj)
         goto out;
-    for (int b = 0; b < su.nbench; b++) {
-        for (int l = 0; l < nl; l++) {
-            struct rseries *x = &s[b * nl + l];
-            const struct suite_lane *lane = su.nlanes ? &su.lanes[l] : NULL;
-            x->lane = lane && lane->name[0] ? lane->name : NULL;
-            if (asprintf(&x->name, "%s%s%s", su.bench[b].name, x->lane ? "+" : "", x->lane ? x->lane : "") < 0)
-                x->name = NULL;
-            x->env = lane ? lane->env : NULL;
-            x->times = calloc(su.runs, sizeof *x->times);
-            if (!x->name || !x->times)
-                goto out;
-            if (suite_argv(su.command, &su.bench[b], &x->argv, &e) < 0) {
-                rc = cli_fail(CMD, &e);
-                goto out;
-            }
-        }
-        if (su.reference) {
-            struct rseries *r = &ref[b];
-            r->name = strdup(su.bench[b].name);
-            r->times = calloc(su.runs, sizeof *r->times);
-            if (!r->name || !r->times)
-                goto out;
-            if (suite_argv(su.reference, &su.bench[b], &r->argv, &e) < 0) {
-                rc = cli_fail(CMD, &e);
-                goto out;
-            }
-        }
-    }
+    if ((rc = plan_series(&su, nl, s, ref, &e)) != 0)
+        goto out;
+    rc = EXIT_USAGE;
 
-    /* Serial, benchmark by benchmark: warm-up rounds, then rounds of every lane and the
-     * reference, so drift hits them alike (as tare wall interleaves). */
     cli_install_signal_handlers();
     bool progress = isatty(2);
-    double t0 = proc_now();
-    for (int b = 0; do_wall && b < su.nbench; b++) {
-        for (long i = 0; i < su.warmup + su.runs; i++) {
-            bool counted = i >= su.warmup;
-            if (progress) {
-                fprintf(stderr, "\r\033[K%s (%d/%d) %s %ld/%ld  %.1f s", su.bench[b].name, b + 1,
-                        su.nbench, counted ? "run" : "warm-up", counted ? i - su.warmup + 1 : i + 1,
-                        counted ? su.runs : su.warmup, proc_now() - t0);
-                fflush(stderr);
-            }
-            for (int l = 0; l < nl; l++)
-                if (run_one(&su, &s[b * nl + l], counted, &e) < 0) {
-                    if (progress)
-                        fputs("\r\033[K", stderr);
-                    rc = cli_fail(CMD, &e);
-                    goto out;
-                }
-            if (su.reference && run_one(&su, &ref[b], counted, &e) < 0) {
-                if (progress)
-                    fputs("\r\033[K", stderr);
-                rc = cli_fail(CMD, &e);
-                goto out;
-            }
-        }
+    if (do_wall && measure_wall(&wp, nl, s, ref, progress, &e) < 0) {
+        if (progress)
+            fputs("\r\033[K", stderr);
+        rc = cli_fail(CMD, &e);
+        goto out;
     }
     if (progress)
         fputs("\r\033[K", stderr);
@@ -591,6 +618,8 @@ out:
         rseries_free(&s[i]);
     for (int b = 0; ref && b < su.nbench; b++)
         rseries_free(&ref[b]);
+    session_free(&wp.sess);
+    free(wp.x);
     free(s);
     free(ref);
     free(cj);

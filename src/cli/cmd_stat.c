@@ -14,6 +14,7 @@
 #include "cli/targets.h"
 #include "core/counters.h"
 #include "core/proc.h"
+#include "core/session.h"
 
 const char cmd_stat_usage[] =
     "tare stat [options] -- CMD [ARG...]\n"
@@ -41,105 +42,58 @@ static const char stat_options[] =
     "  -f, --format FORMAT     text (default), tsv or json\n"
     "  -h, --help              show this help\n";
 
-enum run_state { S_OK, S_FAILED, S_TIMEOUT };
-
-struct series {
-    struct target *t;
-    struct ctr_sample *samples;   /* one per measured run */
-    int n;
-    enum run_state state;
-    char why[256];
-    char tail[PROC_STDERR_TAIL];
-};
-
+/* The series are the engine's (core/session.h); each one's user pointer is its target. */
 struct stat_run {
     long runs, warmup;
     double timeout;
     int pin;
     bool show_output, ignore_failure, progress;
     struct ctr_set set;
-    struct series *s;
+    struct session_series *s;
     int ns;
-    double t_start;
+    struct session_plan plan;
+    struct session sess;
 };
 
-static const char *state_name(enum run_state s)
+static const struct target *tgt(const struct session_series *s)
 {
-    return s == S_OK ? "ok" : s == S_TIMEOUT ? "timeout" : "failed";
+    return s->user;
 }
 
-static void progress(const struct stat_run *st, const struct series *s, const char *phase, long i, long n)
+static void progress(void *ctx, const struct session *ss, const struct session_event *ev)
 {
-    if (!st->progress)
-        return;
-    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", s->t->name, phase, i, n,
-            proc_now() - st->t_start);
+    (void)ctx;
+    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", ev->series->name, ev->warmup ? "warm-up" : "run",
+            ev->run, ev->runs, proc_now() - ss->t_start);
     fflush(stderr);
-}
-
-static int run_once(struct stat_run *st, struct series *s, bool counted, struct err *e)
-{
-    if (s->state != S_OK)
-        return 0;
-    struct proc_opts o = {
-        .argv = s->t->argv, .env_set = s->t->env, .timeout_s = st->timeout, .pin_cpu = st->pin,
-        .show_output = st->show_output, .before_exec = ctr_attach, .before_exec_arg = &st->set,
-    };
-    struct proc_result r;
-    if (proc_run(&o, &r, e) < 0) {
-        ctr_set_free(&st->set);
-        return err_prefix(e, "'%s'", s->t->name);
-    }
-    struct ctr_sample scratch, *smp = counted ? &s->samples[s->n] : &scratch;
-    int rd = ctr_read(&st->set, smp, e);
-    if (r.status == PROC_INTERRUPTED || proc_interrupted())
-        return err_set(e, ERR_INTERRUPTED, "interrupted");
-    if (rd < 0)
-        return err_prefix(e, "'%s'", s->t->name);
-    bool failed = r.status == PROC_SIGNALED || r.status == PROC_TIMEOUT ||
-                  (r.status == PROC_EXITED && !st->ignore_failure);
-    if (failed) {
-        s->state = r.status == PROC_TIMEOUT ? S_TIMEOUT : S_FAILED;
-        char d[128];
-        snprintf(s->why, sizeof s->why, "%s in %s run %d", proc_describe(&r, st->timeout, d, sizeof d),
-                 counted ? "measured" : "warm-up", counted ? s->n + 1 : 1);
-        memcpy(s->tail, r.stderr_tail, sizeof s->tail);
-        return 0;
-    }
-    if (counted)
-        s->n++;
-    return 0;
 }
 
 /* Warm-up, then rounds of every series once, as tare wall does. */
 static int measure(struct stat_run *st, struct err *e)
 {
-    st->t_start = proc_now();
-    for (long i = 0; i < st->warmup; i++)
-        for (int k = 0; k < st->ns; k++) {
-            progress(st, &st->s[k], "warm-up", i + 1, st->warmup);
-            if (run_once(st, &st->s[k], false, e) < 0)
-                return -1;
-        }
-    for (long i = 0; i < st->runs; i++)
-        for (int k = 0; k < st->ns; k++) {
-            progress(st, &st->s[k], "run", i + 1, st->runs);
-            if (run_once(st, &st->s[k], true, e) < 0)
-                return -1;
-        }
+    st->plan = (struct session_plan){
+        .series = st->s, .nseries = st->ns, .warmup = st->warmup, .runs = st->runs,
+        .order = SESSION_ROUNDS, .timeout_s = st->timeout, .pin_cpu = st->pin,
+        .show_output = st->show_output, .ignore_failure = st->ignore_failure, .ctr = &st->set,
+        .progress = st->progress ? progress : NULL,
+    };
+    int rc = session_init(&st->sess, &st->plan, e);
+    if (rc == 0)
+        rc = session_run(&st->sess, e);
     if (st->progress)
         fputs("\r\033[K", stderr);
-    return 0;
+    return rc;
 }
 
-static void report_failure(const struct series *s)
+static void report_failure(const struct session_series *s)
 {
-    if (s->state == S_OK)
+    if (s->state == SESSION_OK)
         return;
-    cli_error("stat", "'%s' failed: %s%s", s->t->name, s->why,
-              s->tail[0] ? "; its stderr ended with:" : "");
-    if (s->tail[0])
-        cli_print_stderr_tail(s->tail);
+    char why[256];
+    cli_error("stat", "'%s' failed: %s%s", tgt(s)->name, session_failure_why(&s->fail, why, sizeof why),
+              s->fail.tail[0] ? "; its stderr ended with:" : "");
+    if (s->fail.tail[0])
+        cli_print_stderr_tail(s->fail.tail);
 }
 
 struct cell {
@@ -148,20 +102,20 @@ struct cell {
     const char *status;
 };
 
-static struct cell summarize(const struct stat_run *st, const struct series *s, int i)
+static struct cell summarize(const struct stat_run *st, const struct session_series *s, int i)
 {
-    struct cell c = {NAN, NAN, NAN, 0, state_name(s->state)};
-    if (s->state != S_OK || s->n == 0)
+    struct cell c = {NAN, NAN, NAN, 0, session_state_name(s->state)};
+    if (s->state != SESSION_OK || s->n == 0)
         return c;
-    c.median = ctr_median(s->samples, s->n, i);
-    c.min = ctr_min(s->samples, s->n, i);
-    c.max = ctr_max(s->samples, s->n, i);
+    c.median = ctr_median(s->ctr, s->n, i);
+    c.min = ctr_min(s->ctr, s->n, i);
+    c.max = ctr_max(s->ctr, s->n, i);
     c.runs = 0;
     for (int r = 0; r < s->n; r++)
-        c.runs += !isnan(s->samples[r].value[i]);
+        c.runs += !isnan(s->ctr[r].value[i]);
     if (isnan(c.median))
         c.status = "not-counted";
-    else if (ctr_any_scaled(s->samples, s->n, i))
+    else if (ctr_any_scaled(s->ctr, s->n, i))
         c.status = "scaled";
     (void)st;
     return c;
@@ -176,12 +130,12 @@ static void print_tsv(const struct stat_run *st)
     table_init(&t, 8, tsv_headers, 0x7);
     char b[64];
     for (int k = 0; k < st->ns; k++) {
-        const struct series *s = &st->s[k];
+        const struct session_series *s = &st->s[k];
         for (int i = 0; i < st->set.n; i++) {
             struct cell c = summarize(st, s, i);
             table_row(&t);
-            table_set(&t, 0, "%s", s->t->name);
-            table_set(&t, 1, "%s", s->t->lane ? s->t->lane : "-");
+            table_set(&t, 0, "%s", tgt(s)->name);
+            table_set(&t, 1, "%s", tgt(s)->lane ? tgt(s)->lane : "-");
             table_set(&t, 2, "%s", st->set.c[i].label);
             table_set(&t, 3, "%s", fmt_num(b, c.median));
             table_set(&t, 4, "%s", fmt_num(b, c.min));
@@ -205,20 +159,21 @@ static void print_json(const struct stat_run *st)
     }
     fputs("], \"series\": [", stdout);
     for (int k = 0; k < st->ns; k++) {
-        const struct series *s = &st->s[k];
+        const struct session_series *s = &st->s[k];
         fputs(k ? ",\n  {\"name\": " : "\n  {\"name\": ", stdout);
-        json_str(stdout, s->t->name);
+        json_str(stdout, tgt(s)->name);
         fputs(", \"lane\": ", stdout);
-        if (s->t->lane)
-            json_str(stdout, s->t->lane);
+        if (tgt(s)->lane)
+            json_str(stdout, tgt(s)->lane);
         else
             fputs("null", stdout);
         fputs(", \"command\": ", stdout);
-        json_str(stdout, s->t->command);
-        printf(", \"runs\": %d, \"status\": \"%s\"", s->n, state_name(s->state));
-        if (s->state != S_OK) {
+        json_str(stdout, tgt(s)->command);
+        printf(", \"runs\": %d, \"status\": \"%s\"", s->n, session_state_name(s->state));
+        if (s->state != SESSION_OK) {
+            char why[256];
             fputs(", \"error\": ", stdout);
-            json_str(stdout, s->why);
+            json_str(stdout, session_failure_why(&s->fail, why, sizeof why));
         }
         fputs(", \"counters\": [", stdout);
         for (int i = 0; i < st->set.n; i++) {
@@ -235,11 +190,11 @@ static void print_json(const struct stat_run *st)
             fputs(", \"min\": ", stdout); json_num(stdout, m.min);
             fputs(", \"max\": ", stdout); json_num(stdout, m.max);
             printf(", \"runs\": %d, \"status\": \"%s\", \"min_running\": ", m.runs, m.status);
-            json_num(stdout, s->n ? ctr_min_running(s->samples, s->n, i) : NAN);
+            json_num(stdout, s->n ? ctr_min_running(s->ctr, s->n, i) : NAN);
             fputs(", \"values\": [", stdout);
             for (int r = 0; r < s->n; r++) {
                 if (r) fputs(", ", stdout);
-                json_num(stdout, s->samples[r].value[i]);
+                json_num(stdout, s->ctr[r].value[i]);
             }
             fputs("]}", stdout);
         }
@@ -269,12 +224,12 @@ static void print_text(const struct stat_run *st)
     table_init(&t, 7, h, 0x3);
     char a[64];
     for (int k = 0; k < st->ns; k++) {
-        const struct series *s = &st->s[k];
+        const struct session_series *s = &st->s[k];
         for (int i = 0; i < st->set.n; i++) {
             const struct ctr_counter *c = &st->set.c[i];
             struct cell m = summarize(st, s, i);
             table_row(&t);
-            table_set(&t, 0, "%s", i == 0 ? s->t->name : "");
+            table_set(&t, 0, "%s", i == 0 ? tgt(s)->name : "");
             table_set(&t, 1, "%s", c->label);
             table_set(&t, 2, "%s", counters_fmt(a, c, m.median));
             table_set(&t, 3, "%s", counters_fmt(a, c, m.min));
@@ -282,7 +237,7 @@ static void print_text(const struct stat_run *st)
             table_set(&t, 5, "%d", m.runs);
             if (strcmp(m.status, "scaled") == 0)
                 table_set(&t, 6, "scaled: multiplexed, ran %.0f%% of the time at least",
-                          100 * ctr_min_running(s->samples, s->n, i));
+                          100 * ctr_min_running(s->ctr, s->n, i));
             else
                 table_set(&t, 6, "%s", m.status);
         }
@@ -295,14 +250,14 @@ static void print_text(const struct stat_run *st)
     table_free(&t);
     /* The ratios people read first, from the medians, per core type. */
     for (int k = 0; k < st->ns; k++) {
-        const struct series *s = &st->s[k];
+        const struct session_series *s = &st->s[k];
         for (int i = 0; i < st->set.n; i++) {
             const struct ctr_counter *c = &st->set.c[i];
             int j;
             if (strcmp(c->ev->name, "instructions") == 0 && (j = find_pair(&st->set, i, "cycles")) >= 0) {
                 double ins = summarize(st, s, i).median, cyc = summarize(st, s, j).median;
                 if (!isnan(ins) && cyc > 0)
-                    printf("%s: %.2f instructions per cycle%s%s\n", s->t->name, ins / cyc,
+                    printf("%s: %.2f instructions per cycle%s%s\n", tgt(s)->name, ins / cyc,
                            on_pmu(&st->set, c), c->pmu >= 0 && st->set.pmus.hybrid ?
                            st->set.pmus.pmu[c->pmu].name : "");
             }
@@ -310,7 +265,7 @@ static void print_text(const struct stat_run *st)
                 (j = find_pair(&st->set, i, "cache-references")) >= 0) {
                 double mis = summarize(st, s, i).median, ref = summarize(st, s, j).median;
                 if (!isnan(mis) && ref > 0)
-                    printf("%s: %.1f%% of cache references missed%s%s\n", s->t->name,
+                    printf("%s: %.1f%% of cache references missed%s%s\n", tgt(s)->name,
                            100 * mis / ref, on_pmu(&st->set, c), c->pmu >= 0 &&
                            st->set.pmus.hybrid ? st->set.pmus.pmu[c->pmu].name : "");
             }
@@ -446,28 +401,23 @@ int cmd_stat(int argc, char **argv)
     }
     st.ns = nt;
     st.s = calloc(nt, sizeof *st.s);
-    bool ok = st.s != NULL;
-    for (int k = 0; ok && k < nt; k++) {
-        st.s[k].t = &targets[k];
-        st.s[k].samples = calloc(st.runs, sizeof *st.s[k].samples);
-        ok = st.s[k].samples != NULL;
-    }
-    if (!ok) {
+    if (!st.s) {
         cli_error("stat", "out of memory");
         goto free_all;
     }
+    for (int k = 0; k < nt; k++)
+        st.s[k] = (struct session_series){.name = targets[k].name, .argv = targets[k].argv,
+                                          .env = targets[k].env, .user = &targets[k]};
     st.progress = isatty(STDERR_FILENO) && !st.show_output;
     cli_install_signal_handlers();
     if (measure(&st, &e) < 0) {
-        if (st.progress)
-            fputs("\r\033[K", stderr);
         status = cli_fail("stat", &e);
         goto free_all;
     }
     bool any_failed = false;
     for (int k = 0; k < st.ns; k++) {
         report_failure(&st.s[k]);
-        any_failed |= st.s[k].state != S_OK;
+        any_failed |= st.s[k].state != SESSION_OK;
     }
     if (fmt == FMT_TEXT)
         print_text(&st);
@@ -478,8 +428,7 @@ int cmd_stat(int argc, char **argv)
     status = any_failed ? EXIT_FAIL : EXIT_OK;
 
 free_all:
-    for (int k = 0; st.s && k < st.ns; k++)
-        free(st.s[k].samples);
+    session_free(&st.sess);
     free(st.s);
     targets_free(targets, nt);
     free(targets);

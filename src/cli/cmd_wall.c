@@ -15,6 +15,7 @@
 #include "cli/targets.h"
 #include "core/counters.h"
 #include "core/proc.h"
+#include "core/session.h"
 #include "core/stats.h"
 
 const char cmd_wall_usage[] =
@@ -42,145 +43,48 @@ static const char wall_options[] =
     "      --export-json FILE  also write hyperfine's JSON export schema to FILE\n"
     "  -h, --help              show this help\n";
 
-enum run_state { S_OK, S_FAILED, S_TIMEOUT };
-
-struct series {
-    struct target *t;
-    double *times;          /* measured runs */
-    double *user, *sys;
-    long *rss_kb;
-    int *exit_codes;
-    int n;
-    double warm_first;      /* the first warm-up run's time, NAN if none */
-    enum run_state state;
-    char why[256];
-    char tail[PROC_STDERR_TAIL];
-    struct ctr_sample *ctr;   /* with --counters: one per measured run */
-};
-
+/* The series are the engine's (core/session.h); each one's user pointer is its target. */
 struct wall {
     long runs, warmup;
     double timeout;
     int pin;
     bool show_output, ignore_failure, progress;
-    struct series *s;
+    struct session_series *s;   /* the commands' series, then the reference's */
     int ns;
-    struct series ref;      /* ref.t is NULL without --reference */
-    double t_start;
-    struct ctr_set *ctr;    /* --counters, or NULL */
+    struct session_series *ref; /* NULL without --reference */
+    struct ctr_set *ctr;        /* --counters, or NULL */
+    struct session_plan plan;
+    struct session sess;
 };
 
-static const char *state_name(enum run_state s)
+static const struct target *tgt(const struct session_series *s)
 {
-    return s == S_OK ? "ok" : s == S_TIMEOUT ? "timeout" : "failed";
+    return s->user;
 }
 
-static bool series_alloc(struct series *s, long runs)
+static void progress(void *ctx, const struct session *ss, const struct session_event *ev)
 {
-    s->times = calloc(runs, sizeof *s->times);
-    s->user = calloc(runs, sizeof *s->user);
-    s->sys = calloc(runs, sizeof *s->sys);
-    s->rss_kb = calloc(runs, sizeof *s->rss_kb);
-    s->exit_codes = calloc(runs, sizeof *s->exit_codes);
-    s->warm_first = NAN;
-    return s->times && s->user && s->sys && s->rss_kb && s->exit_codes;
-}
-
-static void series_free(struct series *s)
-{
-    free(s->times);
-    free(s->user);
-    free(s->sys);
-    free(s->rss_kb);
-    free(s->exit_codes);
-    free(s->ctr);
-}
-
-static void progress(const struct wall *w, const struct series *s, const char *phase, long i, long n)
-{
-    if (!w->progress)
-        return;
-    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", s->t->name, phase, i, n,
-            proc_now() - w->t_start);
+    (void)ctx;
+    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", ev->series->name, ev->warmup ? "warm-up" : "run",
+            ev->run, ev->runs, proc_now() - ss->t_start);
     fflush(stderr);
-}
-
-/* One run of one series; returns -1 only when tare itself cannot go on. */
-static int run_once(struct wall *w, struct series *s, bool counted, struct err *e)
-{
-    if (s->state != S_OK)
-        return 0;
-    struct proc_opts o = {
-        .argv = s->t->argv, .env_set = s->t->env, .timeout_s = w->timeout, .pin_cpu = w->pin,
-        .show_output = w->show_output,
-    };
-    if (w->ctr) {
-        o.before_exec = ctr_attach;
-        o.before_exec_arg = w->ctr;
-    }
-    struct proc_result r;
-    if (proc_run(&o, &r, e) < 0)
-        return err_prefix(e, "'%s'", s->t->name);
-    struct ctr_sample scratch;
-    if (w->ctr && ctr_read(w->ctr, counted ? &s->ctr[s->n] : &scratch, e) < 0)
-        return err_prefix(e, "'%s'", s->t->name);
-    if (r.status == PROC_INTERRUPTED || proc_interrupted())
-        return err_set(e, ERR_INTERRUPTED, "interrupted");
-    bool failed = r.status == PROC_SIGNALED || r.status == PROC_TIMEOUT ||
-                  (r.status == PROC_EXITED && !w->ignore_failure);
-    if (failed) {
-        s->state = r.status == PROC_TIMEOUT ? S_TIMEOUT : S_FAILED;
-        char d[128];
-        snprintf(s->why, sizeof s->why, "%s in %s run %d", proc_describe(&r, w->timeout, d, sizeof d),
-                 counted ? "measured" : "warm-up", counted ? s->n + 1 : 1);
-        memcpy(s->tail, r.stderr_tail, sizeof s->tail);
-        return 0;
-    }
-    if (!counted) {
-        if (isnan(s->warm_first))
-            s->warm_first = r.wall_s;
-        return 0;
-    }
-    s->times[s->n] = r.wall_s;
-    s->user[s->n] = r.user_s;
-    s->sys[s->n] = r.sys_s;
-    s->rss_kb[s->n] = r.max_rss_kb;
-    s->exit_codes[s->n] = r.status == PROC_SIGNALED ? 128 + r.signal : r.exit_code;
-    s->n++;
-    return 0;
 }
 
 /* Warm-up, then rounds: every series once, then the reference, so drift hits all alike. */
 static int measure(struct wall *w, struct err *e)
 {
-    w->t_start = proc_now();
-    for (long i = 0; i < w->warmup; i++) {
-        for (int k = 0; k < w->ns; k++) {
-            progress(w, &w->s[k], "warm-up", i + 1, w->warmup);
-            if (run_once(w, &w->s[k], false, e) < 0)
-                return -1;
-        }
-        if (w->ref.t) {
-            progress(w, &w->ref, "warm-up", i + 1, w->warmup);
-            if (run_once(w, &w->ref, false, e) < 0)
-                return -1;
-        }
-    }
-    for (long i = 0; i < w->runs; i++) {
-        for (int k = 0; k < w->ns; k++) {
-            progress(w, &w->s[k], "run", i + 1, w->runs);
-            if (run_once(w, &w->s[k], true, e) < 0)
-                return -1;
-        }
-        if (w->ref.t) {
-            progress(w, &w->ref, "run", i + 1, w->runs);
-            if (run_once(w, &w->ref, true, e) < 0)
-                return -1;
-        }
-    }
+    w->plan = (struct session_plan){
+        .series = w->s, .nseries = w->ns + (w->ref ? 1 : 0), .warmup = w->warmup, .runs = w->runs,
+        .order = SESSION_ROUNDS, .timeout_s = w->timeout, .pin_cpu = w->pin,
+        .show_output = w->show_output, .ignore_failure = w->ignore_failure, .ctr = w->ctr,
+        .progress = w->progress ? progress : NULL,
+    };
+    int rc = session_init(&w->sess, &w->plan, e);
+    if (rc == 0)
+        rc = session_run(&w->sess, e);
     if (w->progress)
         fputs("\r\033[K", stderr);
-    return 0;
+    return rc;
 }
 
 struct summary {
@@ -188,27 +92,27 @@ struct summary {
     long rss_kb;
 };
 
-static struct summary summarize(const struct series *s)
+static struct summary summarize(const struct session_series *s)
 {
     struct summary m = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1};
-    if (s->state != S_OK || s->n == 0)
+    if (s->state != SESSION_OK || s->n == 0)
         return m;
-    m.median = stats_median(s->times, s->n);
-    m.min = stats_min(s->times, s->n);
-    m.max = stats_max(s->times, s->n);
-    m.mad = stats_mad(s->times, s->n);
-    m.user = stats_median(s->user, s->n);
-    m.sys = stats_median(s->sys, s->n);
-    m.mean = stats_mean(s->times, s->n);
-    m.stddev = stats_stddev(s->times, s->n);
+    m.median = stats_median(s->wall_s, s->n);
+    m.min = stats_min(s->wall_s, s->n);
+    m.max = stats_max(s->wall_s, s->n);
+    m.mad = stats_mad(s->wall_s, s->n);
+    m.user = stats_median(s->user_s, s->n);
+    m.sys = stats_median(s->sys_s, s->n);
+    m.mean = stats_mean(s->wall_s, s->n);
+    m.stddev = stats_stddev(s->wall_s, s->n);
     for (int i = 0; i < s->n; i++)
-        if (s->rss_kb[i] > m.rss_kb)
-            m.rss_kb = s->rss_kb[i];
+        if (s->max_rss_kb[i] > m.rss_kb)
+            m.rss_kb = s->max_rss_kb[i];
     return m;
 }
 
 /* The seed's first rule: say so when the first run was cold. */
-static void note_cold(const struct wall *w, const struct series *s)
+static void note_cold(const struct wall *w, const struct session_series *s)
 {
     struct summary m = summarize(s);
     if (isnan(m.median))
@@ -217,27 +121,29 @@ static void note_cold(const struct wall *w, const struct series *s)
     if (!isnan(s->warm_first)) {
         if (s->warm_first > m.median + 3 * m.mad && s->warm_first > 1.10 * m.median)
             fprintf(stderr, "tare wall: note: the warm-up run of '%s' took %s against a median of %s: "
-                    "it was cold, and was not counted\n", s->t->name, fmt_seconds(a, s->warm_first),
+                    "it was cold, and was not counted\n", tgt(s)->name, fmt_seconds(a, s->warm_first),
                     fmt_seconds(b, m.median));
     } else if (s->n >= 3) {
-        double rest = stats_median(s->times + 1, s->n - 1);
-        double mad = stats_mad(s->times + 1, s->n - 1);
-        if (s->times[0] > rest + 3 * mad && s->times[0] > 1.10 * rest)
+        double rest = stats_median(s->wall_s + 1, s->n - 1);
+        double mad = stats_mad(s->wall_s + 1, s->n - 1);
+        if (s->wall_s[0] > rest + 3 * mad && s->wall_s[0] > 1.10 * rest)
             fprintf(stderr, "tare wall: note: the first run of '%s' took %s against a median of %s "
                     "for the others: it looks cold, and it was counted; use --warmup 1\n",
-                    s->t->name, fmt_seconds(a, s->times[0]), fmt_seconds(b, rest));
+                    tgt(s)->name, fmt_seconds(a, s->wall_s[0]), fmt_seconds(b, rest));
     }
     (void)w;
 }
 
-static void report_failure(const struct series *s, bool is_ref)
+static void report_failure(const struct session_series *s, bool is_ref)
 {
-    if (s->state == S_OK)
+    if (!s || s->state == SESSION_OK)
         return;
-    cli_error("wall", "%s'%s' failed: %s%s", is_ref ? "reference " : "", s->t->name, s->why,
-              s->tail[0] ? "; its stderr ended with:" : "");
-    if (s->tail[0])
-        cli_print_stderr_tail(s->tail);
+    char why[256];
+    cli_error("wall", "%s'%s' failed: %s%s", is_ref ? "reference " : "", tgt(s)->name,
+              session_failure_why(&s->fail, why, sizeof why),
+              s->fail.tail[0] ? "; its stderr ended with:" : "");
+    if (s->fail.tail[0])
+        cli_print_stderr_tail(s->fail.tail);
 }
 
 static const char *const tsv_headers[] = {
@@ -256,11 +162,11 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
     table_init(&t, 13 + nc, h, 0x3);
     char b[64];
     for (int k = 0; k < w->ns; k++) {
-        const struct series *s = &w->s[k];
+        const struct session_series *s = &w->s[k];
         struct summary m = summarize(s);
         table_row(&t);
-        table_set(&t, 0, "%s", s->t->name);
-        table_set(&t, 1, "%s", s->t->lane ? s->t->lane : "-");
+        table_set(&t, 0, "%s", tgt(s)->name);
+        table_set(&t, 1, "%s", tgt(s)->lane ? tgt(s)->lane : "-");
         table_set(&t, 2, "%d", s->n);
         table_set(&t, 3, "%s", fmt_num(b, m.median));
         table_set(&t, 4, "%s", fmt_num(b, m.min));
@@ -271,27 +177,27 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
         table_set(&t, 9, "%s", m.rss_kb < 0 ? "NA" : fmt_num(b, m.rss_kb));
         table_set(&t, 10, "%s", fmt_num(b, ref_median));
         table_set(&t, 11, "%s", fmt_num(b, m.median / ref_median));
-        table_set(&t, 12, "%s", state_name(s->state));
+        table_set(&t, 12, "%s", session_state_name(s->state));
         for (int i = 0; i < nc; i++)
-            table_set(&t, 13 + i, "%s", fmt_num(b, s->state == S_OK ? ctr_median(s->ctr, s->n, i) : NAN));
+            table_set(&t, 13 + i, "%s", fmt_num(b, s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN));
     }
     table_print(&t, stdout, fmt);
     table_free(&t);
 }
 
-static void json_series(FILE *f, const struct series *s, double ref_median, bool is_ref,
+static void json_series(FILE *f, const struct session_series *s, double ref_median, bool is_ref,
                         const struct ctr_set *ctr)
 {
     struct summary m = summarize(s);
     fprintf(f, "{\"name\": ");
-    json_str(f, s->t->name);
+    json_str(f, tgt(s)->name);
     fprintf(f, ", \"lane\": ");
-    if (s->t->lane)
-        json_str(f, s->t->lane);
+    if (tgt(s)->lane)
+        json_str(f, tgt(s)->lane);
     else
         fputs("null", f);
     fprintf(f, ", \"command\": ");
-    json_str(f, s->t->command);
+    json_str(f, tgt(s)->command);
     fprintf(f, ", \"runs\": %d, \"median_s\": ", s->n);
     json_num(f, m.median);
     fputs(", \"min_s\": ", f); json_num(f, m.min);
@@ -304,28 +210,29 @@ static void json_series(FILE *f, const struct series *s, double ref_median, bool
         fputs(", \"ref_median_s\": ", f); json_num(f, ref_median);
         fputs(", \"ratio\": ", f); json_num(f, m.median / ref_median);
     }
-    fprintf(f, ", \"status\": \"%s\"", state_name(s->state));
-    if (s->state != S_OK) {
+    fprintf(f, ", \"status\": \"%s\"", session_state_name(s->state));
+    if (s->state != SESSION_OK) {
+        char why[256];
         fputs(", \"error\": ", f);
-        json_str(f, s->why);
+        json_str(f, session_failure_why(&s->fail, why, sizeof why));
     }
     fputs(", \"warmup_s\": ", f);
     json_num(f, s->warm_first);
     fputs(", \"times\": [", f);
     for (int i = 0; i < s->n; i++) {
         if (i) fputs(", ", f);
-        json_num(f, s->times[i]);
+        json_num(f, s->wall_s[i]);
     }
     fputs("], \"exit_codes\": [", f);
     for (int i = 0; i < s->n; i++)
-        fprintf(f, "%s%d", i ? ", " : "", s->exit_codes[i]);
+        fprintf(f, "%s%d", i ? ", " : "", s->exit_code[i]);
     fputs("]", f);
     if (ctr) {
         fputs(", \"counters\": {", f);
         for (int i = 0; i < ctr->n; i++) {
             json_str(f, ctr->c[i].label);
             fputs(": ", f);
-            json_num(f, s->state == S_OK ? ctr_median(s->ctr, s->n, i) : NAN);
+            json_num(f, s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN);
             fputs(i + 1 < ctr->n ? ", " : "", f);
         }
         fputs("}", f);
@@ -341,8 +248,8 @@ static void print_json(const struct wall *w, double ref_median)
         json_series(stdout, &w->s[k], ref_median, false, w->ctr);
     }
     fputs("\n], \"reference\": ", stdout);
-    if (w->ref.t)
-        json_series(stdout, &w->ref, NAN, true, w->ctr);
+    if (w->ref)
+        json_series(stdout, w->ref, NAN, true, w->ctr);
     else
         fputs("null", stdout);
     fputs("}\n", stdout);
@@ -350,7 +257,7 @@ static void print_json(const struct wall *w, double ref_median)
 
 static void print_text(const struct wall *w, double ref_median)
 {
-    bool ref = w->ref.t != NULL;
+    bool ref = w->ref != NULL;
     static const char *const h_ref[] = {"series", "median ± MAD", "min", "max", "user", "sys",
                                         "max RSS", "runs", "ratio", "status"};
     struct table t;
@@ -362,14 +269,14 @@ static void print_text(const struct wall *w, double ref_median)
     }
     char a[32], b[32];
     for (int k = 0; k < w->ns + (ref ? 1 : 0); k++) {
-        const struct series *s = k < w->ns ? &w->s[k] : &w->ref;
+        const struct session_series *s = k < w->ns ? &w->s[k] : w->ref;
         struct summary m = summarize(s);
         table_row(&t);
         int c = 0;
         if (k < w->ns)
-            table_set(&t, c++, "%s", s->t->name);
+            table_set(&t, c++, "%s", tgt(s)->name);
         else
-            table_set(&t, c++, "%s (reference)", s->t->name);
+            table_set(&t, c++, "%s (reference)", tgt(s)->name);
         if (isnan(m.median))
             table_set(&t, c++, "NA");
         else
@@ -387,10 +294,10 @@ static void print_text(const struct wall *w, double ref_median)
             else
                 table_set(&t, c++, "%.3f×", ratio);
         }
-        if (s->state != S_OK && cli_use_color(stdout))
-            table_set(&t, c++, "\033[31m%s\033[0m", state_name(s->state));
+        if (s->state != SESSION_OK && cli_use_color(stdout))
+            table_set(&t, c++, "\033[31m%s\033[0m", session_state_name(s->state));
         else
-            table_set(&t, c++, "%s", state_name(s->state));
+            table_set(&t, c++, "%s", session_state_name(s->state));
     }
     printf("%ld run%s each after %ld warm-up run%s (not counted); ± is the median absolute deviation%s\n",
            w->runs, w->runs == 1 ? "" : "s", w->warmup, w->warmup == 1 ? "" : "s",
@@ -403,10 +310,10 @@ static void print_text(const struct wall *w, double ref_median)
         int n[w->ns + 1];
         int m = 0;
         for (int k = 0; k < w->ns + (ref ? 1 : 0); k++) {
-            const struct series *s = k < w->ns ? &w->s[k] : &w->ref;
-            names[m] = s->t->name;
+            const struct session_series *s = k < w->ns ? &w->s[k] : w->ref;
+            names[m] = tgt(s)->name;
             smp[m] = s->ctr;
-            n[m++] = s->state == S_OK ? s->n : 0;
+            n[m++] = s->state == SESSION_OK ? s->n : 0;
         }
         counters_print_medians(stdout, w->ctr, m, names, smp, n);
     }
@@ -421,31 +328,31 @@ static int export_json(const struct wall *w, const char *path, struct err *e)
     fputs("{\"results\": [", f);
     bool first = true;
     for (int k = -1; k < w->ns; k++) {
-        const struct series *s = k < 0 ? &w->ref : &w->s[k];
-        if (!s->t)
+        const struct session_series *s = k < 0 ? w->ref : &w->s[k];
+        if (!s)
             continue;
         struct summary m = summarize(s);
         fputs(first ? "\n  {" : ",\n  {", f);
         first = false;
-        fputs("\"command\": ", f); json_str(f, s->t->command);
+        fputs("\"command\": ", f); json_str(f, tgt(s)->command);
         fputs(", \"mean\": ", f); json_num(f, m.mean);
         fputs(", \"stddev\": ", f); json_num(f, m.stddev);
         fputs(", \"median\": ", f); json_num(f, m.median);
-        fputs(", \"user\": ", f); json_num(f, s->n ? stats_mean(s->user, s->n) : NAN);
-        fputs(", \"system\": ", f); json_num(f, s->n ? stats_mean(s->sys, s->n) : NAN);
+        fputs(", \"user\": ", f); json_num(f, s->n ? stats_mean(s->user_s, s->n) : NAN);
+        fputs(", \"system\": ", f); json_num(f, s->n ? stats_mean(s->sys_s, s->n) : NAN);
         fputs(", \"min\": ", f); json_num(f, m.min);
         fputs(", \"max\": ", f); json_num(f, m.max);
         fputs(", \"times\": [", f);
         for (int i = 0; i < s->n; i++) {
             if (i) fputs(", ", f);
-            json_num(f, s->times[i]);
+            json_num(f, s->wall_s[i]);
         }
         fputs("], \"exit_codes\": [", f);
         for (int i = 0; i < s->n; i++)
-            fprintf(f, "%s%d", i ? ", " : "", s->exit_codes[i]);
+            fprintf(f, "%s%d", i ? ", " : "", s->exit_code[i]);
         fputs("], \"memory_usage_byte\": [", f);
         for (int i = 0; i < s->n; i++)
-            fprintf(f, "%s%ld", i ? ", " : "", s->rss_kb[i] * 1024);
+            fprintf(f, "%s%ld", i ? ", " : "", s->max_rss_kb[i] * 1024);
         fputs("]}", f);
     }
     fputs("\n]}\n", f);
@@ -548,55 +455,43 @@ int cmd_wall(int argc, char **argv)
         goto done;
     }
     w.ns = nt;
-    w.s = calloc(nt, sizeof *w.s);
-    bool ok = w.s != NULL;
-    for (int k = 0; ok && k < nt; k++) {
-        w.s[k].t = &targets[k];
-        ok = series_alloc(&w.s[k], w.runs);
-    }
-    if (reference) {
-        w.ref.t = &ref_target;
-        ok = ok && series_alloc(&w.ref, w.runs);
-    }
-    for (int k = 0; ok && counters && k < nt + (reference ? 1 : 0); k++) {
-        struct series *s = k < nt ? &w.s[k] : &w.ref;
-        ok = (s->ctr = calloc(w.runs, sizeof *s->ctr)) != NULL;
-    }
-    if (!ok) {
+    w.s = calloc(nt + 1, sizeof *w.s);
+    if (!w.s) {
         cli_error("wall", "out of memory");
         goto free_all;
     }
+    for (int k = 0; k < nt; k++)
+        w.s[k] = (struct session_series){.name = targets[k].name, .argv = targets[k].argv,
+                                         .env = targets[k].env, .user = &targets[k]};
+    if (reference) {
+        w.ref = &w.s[nt];
+        *w.ref = (struct session_series){.name = ref_target.name, .argv = ref_target.argv,
+                                         .env = ref_target.env, .user = &ref_target};
+    }
     if (counters) {
-        /* The counters tare stat counts by default; what this machine lacks is shown as
-         * unavailable, with the reason once here, and the times are measured regardless. */
-        struct ctr_config cfg = {.pin_cpu = w.pin};
-        if (ctr_set_init(&ctr, &cfg, &e) < 0) {
+        if (counters_open_beside("wall", &ctr, w.pin, &e) < 0) {
             status = cli_fail("wall", &e);
             goto free_all;
         }
-        if (ctr_set_probe(&ctr) > 0)
-            counters_explain("wall", &ctr, true);
         w.ctr = &ctr;
     }
     w.progress = isatty(STDERR_FILENO) && !w.show_output;
     cli_install_signal_handlers();
 
     if (measure(&w, &e) < 0) {
-        if (w.progress)
-            fputs("\r\033[K", stderr);
         status = cli_fail("wall", &e);
         goto free_all;
     }
-    double ref_median = w.ref.t ? summarize(&w.ref).median : NAN;
-    bool any_failed = w.ref.t && w.ref.state != S_OK;
-    report_failure(&w.ref, true);
+    double ref_median = w.ref ? summarize(w.ref).median : NAN;
+    bool any_failed = w.ref && w.ref->state != SESSION_OK;
+    report_failure(w.ref, true);
     for (int k = 0; k < w.ns; k++) {
         report_failure(&w.s[k], false);
-        any_failed |= w.s[k].state != S_OK;
+        any_failed |= w.s[k].state != SESSION_OK;
         note_cold(&w, &w.s[k]);
     }
-    if (w.ref.t)
-        note_cold(&w, &w.ref);
+    if (w.ref)
+        note_cold(&w, w.ref);
     if (fmt == FMT_TEXT)
         print_text(&w, ref_median);
     else if (fmt == FMT_JSON)
@@ -610,13 +505,10 @@ int cmd_wall(int argc, char **argv)
 free_all:
     if (w.ctr)
         ctr_set_free(w.ctr);
-    for (int k = 0; w.s && k < w.ns; k++)
-        series_free(&w.s[k]);
+    session_free(&w.sess);
     free(w.s);
-    if (w.ref.t) {
-        series_free(&w.ref);
+    if (reference)
         targets_free(&ref_target, 1);
-    }
     targets_free(targets, nt);
     free(targets);
 done:

@@ -64,6 +64,16 @@ void counters_explain(const char *cmd, const struct ctr_set *s, bool as_note)
         cli_error(cmd, "%sthe software events that work here: tare stat --event %s", pre, sw);
 }
 
+int counters_open_beside(const char *cmd, struct ctr_set *s, int pin_cpu, struct err *e)
+{
+    struct ctr_config cfg = {.pin_cpu = pin_cpu};
+    if (ctr_set_init(s, &cfg, e) < 0)
+        return -1;
+    if (ctr_set_probe(s) > 0)
+        counters_explain(cmd, s, true);
+    return 0;
+}
+
 void counters_drop_kernel_side(const char *cmd, struct ctr_set *s)
 {
     for (int i = 0; i < s->n;) {

@@ -18,6 +18,13 @@ void counters_explain(const char *cmd, const struct ctr_set *s, bool as_note);
  * permissions forbid, with a note for each, so the default works at perf_event_paranoid 2. */
 void counters_drop_kernel_side(const char *cmd, struct ctr_set *s);
 
+/*
+ * For commands that count beside the times (wall --counters, ab --counters): opens the
+ * counters tare stat counts by default on pin_cpu (-1: any); what this machine lacks is
+ * said once, as a note, and shown as unavailable. -1 with e set when it cannot even try.
+ */
+int counters_open_beside(const char *cmd, struct ctr_set *s, int pin_cpu, struct err *e);
+
 /* A counter's value for people: a time for the clocks, a count with separators otherwise. */
 const char *counters_fmt(char *buf, const struct ctr_counter *c, double v);
 

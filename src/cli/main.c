@@ -11,6 +11,8 @@
  *   2. one line in cli/commands.h and one line in the table below;
  *   3. doc/tare-NAME.1, whose SYNOPSIS equals the usage (tests/cli/test_usage.sh checks);
  *   4. tests/cli/test_NAME.sh, and a README section with real output.
+ * A command that times runs describes them as a plan for core/session.h (series, warm-up,
+ * order, hooks) and prints what the engine reports; it keeps no run loop of its own.
  */
 const struct cli_command cli_commands[] = {
     {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},

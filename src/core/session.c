@@ -1,0 +1,260 @@
+/* session.c: the measuring engine: warm-up and measured rounds of a plan's series, in order. */
+#define _GNU_SOURCE
+#include "core/session.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *session_state_name(enum session_state st)
+{
+    return st == SESSION_OK ? "ok" : st == SESSION_TIMEOUT ? "timeout" : "failed";
+}
+
+const char *session_failure_why(const struct session_failure *f, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s in %s run %ld", f->what, f->warmup ? "warm-up" : "measured", f->run);
+    return buf;
+}
+
+int session_looks_planned(long first, long max)
+{
+    int k = 1;
+    for (long n = first; n < max; n = n * 2 < max ? n * 2 : max)
+        k++;
+    return k;
+}
+
+/* The error's subject: "'NAME'" or "LABEL 'NAME'". */
+static int prefix(struct err *e, const struct session_series *x)
+{
+    if (x->label)
+        return err_prefix(e, "%s '%s'", x->label, x->name);
+    return err_prefix(e, "'%s'", x->name);
+}
+
+int session_init(struct session *s, const struct session_plan *plan, struct err *e)
+{
+    *s = (struct session){.plan = plan};
+    if (plan->nseries < 1)
+        return 0;   /* nothing to run: an empty shard of a suite */
+    for (int k = 1; k < plan->nseries; k++)
+        for (int j = 0; j < k - 1; j++)
+            if (plan->series[j].group == plan->series[k].group &&
+                plan->series[k - 1].group != plan->series[k].group)
+                return err_set(e, ERR_INPUT, "series of group %d are not adjacent", plan->series[k].group);
+    const struct session_looks *lk = plan->looks;
+    if (lk && (lk->first < 1 || lk->max < lk->first || !lk->look ||
+               plan->series[0].group != plan->series[plan->nseries - 1].group))
+        return err_set(e, ERR_INPUT, "sequential looks want one group and 1 <= first <= max");
+    long cap = lk ? lk->max : plan->runs;
+    if (cap < 1)
+        cap = 1;
+    for (int k = 0; k < plan->nseries; k++) {
+        struct session_series *x = &plan->series[k];
+        x->state = SESSION_OK;
+        x->n = 0;
+        x->warm_first = NAN;
+        x->wall_s = calloc(cap, sizeof *x->wall_s);
+        x->user_s = calloc(cap, sizeof *x->user_s);
+        x->sys_s = calloc(cap, sizeof *x->sys_s);
+        x->max_rss_kb = calloc(cap, sizeof *x->max_rss_kb);
+        x->exit_code = calloc(cap, sizeof *x->exit_code);
+        x->ctr = plan->ctr ? calloc(cap, sizeof *x->ctr) : NULL;
+        if (!x->wall_s || !x->user_s || !x->sys_s || !x->max_rss_kb || !x->exit_code ||
+            (plan->ctr && !x->ctr)) {
+            session_free(s);
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        }
+    }
+    return 0;
+}
+
+void session_free(struct session *s)
+{
+    const struct session_plan *plan = s->plan;
+    for (int k = 0; plan && k < plan->nseries; k++) {
+        struct session_series *x = &plan->series[k];
+        free(x->wall_s);
+        free(x->user_s);
+        free(x->sys_s);
+        free(x->max_rss_kb);
+        free(x->exit_code);
+        free(x->ctr);
+        x->wall_s = x->user_s = x->sys_s = NULL;
+        x->max_rss_kb = NULL;
+        x->exit_code = NULL;
+        x->ctr = NULL;
+    }
+}
+
+/* One run of one series; -1 only when tare itself cannot go on. */
+static int run_one(struct session *s, const struct session_event *ev, struct err *e)
+{
+    const struct session_plan *p = s->plan;
+    struct session_series *x = &p->series[ev->index];
+    struct proc_opts o = {
+        .argv = x->argv, .env_set = x->env, .cwd = x->cwd, .timeout_s = p->timeout_s,
+        .pin_cpu = p->pin_cpu, .show_output = p->show_output,
+    };
+    if (p->ctr) {
+        o.before_exec = ctr_attach;
+        o.before_exec_arg = p->ctr;
+    }
+    if (p->hooks.before_run && p->hooks.before_run(p->hooks.ctx, ev, e) < 0)
+        return -1;
+    struct proc_result r;
+    if (proc_run(&o, &r, e) < 0)
+        return prefix(e, x);
+    struct ctr_sample scratch;
+    int rd = p->ctr ? ctr_read(p->ctr, ev->warmup ? &scratch : &x->ctr[x->n], e) : 0;
+    if (r.status == PROC_INTERRUPTED || proc_interrupted())
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
+    if (rd < 0)
+        return prefix(e, x);
+    if (p->hooks.after_run && p->hooks.after_run(p->hooks.ctx, ev, &r, e) < 0)
+        return -1;
+    bool failed = r.status == PROC_SIGNALED || r.status == PROC_TIMEOUT ||
+                  (r.status == PROC_EXITED && !p->ignore_failure);
+    if (failed) {
+        x->state = r.status == PROC_TIMEOUT ? SESSION_TIMEOUT : SESSION_FAILED;
+        x->fail.status = r.status;
+        x->fail.warmup = ev->warmup;
+        x->fail.run = ev->run;
+        proc_describe(&r, p->timeout_s, x->fail.what, sizeof x->fail.what);
+        memcpy(x->fail.tail, r.stderr_tail, sizeof x->fail.tail);
+        if (!p->stop_on_failure)
+            return 0;
+        char why[256];
+        session_failure_why(&x->fail, why, sizeof why);
+        if (x->label)
+            return err_set(e, ERR_MEASURE, "%s '%s' failed: %s", x->label, x->name, why);
+        return err_set(e, ERR_MEASURE, "'%s' failed: %s", x->name, why);
+    }
+    if (ev->warmup) {
+        if (isnan(x->warm_first))
+            x->warm_first = r.wall_s;
+        return 0;
+    }
+    x->wall_s[x->n] = r.wall_s;
+    x->user_s[x->n] = r.user_s;
+    x->sys_s[x->n] = r.sys_s;
+    x->max_rss_kb[x->n] = r.max_rss_kb;
+    x->exit_code[x->n] = r.exit_code;
+    x->n++;
+    return 0;
+}
+
+/* One round of the group [g0, g1): every series once, backwards when `reverse`. */
+static int round_of(struct session *s, int g0, int g1, int group, int ngroups, bool warmup,
+                    long run, long runs, bool reverse, struct err *e)
+{
+    const struct session_plan *p = s->plan;
+    for (int pos = 0; pos < g1 - g0; pos++) {
+        int k = reverse ? g1 - 1 - pos : g0 + pos;
+        struct session_event ev = {
+            .index = k, .series = &p->series[k], .group = group, .ngroups = ngroups, .pos = pos,
+            .warmup = warmup, .run = run, .runs = runs,
+        };
+        if (p->progress)
+            p->progress(p->progress_ctx, s, &ev);
+        if (p->series[k].state != SESSION_OK)
+            continue;
+        if (run_one(s, &ev, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Measured rounds with looks at first, 2 first, ... max, or when time runs out. */
+static int run_looks(struct session *s, int g0, int g1, int group, int ngroups, struct err *e)
+{
+    const struct session_plan *p = s->plan;
+    const struct session_looks *lk = p->looks;
+    long look_at = lk->first;
+    s->planned_looks = session_looks_planned(lk->first, lk->max);
+    double alpha = lk->alpha / s->planned_looks;
+    for (;;) {
+        bool out_of_time = lk->max_time_s > 0 && proc_now() - s->t_measure >= lk->max_time_s;
+        if (s->rounds == look_at || out_of_time) {
+            s->looks++;
+            int rc = lk->look(lk->ctx, s, alpha, e);
+            if (rc < 0)
+                return -1;
+            if (rc > 0 && s->rounds > 0) {
+                s->stopped = SESSION_STOP_DECIDED;
+                return 0;
+            }
+            if (out_of_time) {
+                s->stopped = SESSION_STOP_MAX_TIME;
+                return 0;
+            }
+            if (s->rounds >= lk->max) {
+                s->stopped = SESSION_STOP_MAX_RUNS;
+                return 0;
+            }
+            look_at = look_at * 2 < lk->max ? look_at * 2 : lk->max;
+        }
+        bool reverse = p->order == SESSION_ALTERNATE && s->rounds % 2;
+        if (round_of(s, g0, g1, group, ngroups, false, s->rounds + 1, look_at,
+                     reverse, e) < 0)
+            return -1;
+        s->rounds++;
+    }
+}
+
+/* The warm-up and measured rounds of the group [g0, g1). */
+static int run_group(struct session *s, int g0, int g1, int group, int ngroups, struct err *e)
+{
+    const struct session_plan *p = s->plan;
+    for (long i = 0; i < p->warmup; i++)
+        if (round_of(s, g0, g1, group, ngroups, true, i + 1, p->warmup, false, e) < 0)
+            return -1;
+    s->t_measure = proc_now();
+    s->rounds = 0;
+    if (p->looks)
+        return run_looks(s, g0, g1, group, ngroups, e);
+    for (long i = 0; i < p->runs; i++) {
+        bool reverse = p->order == SESSION_ALTERNATE && i % 2;
+        if (round_of(s, g0, g1, group, ngroups, false, i + 1, p->runs, reverse, e) < 0)
+            return -1;
+        s->rounds++;
+    }
+    return 0;
+}
+
+/* Ends the series [g0, g1) that began; the first error wins. */
+static int end_series(struct session *s, int g0, int g1, int rc, struct err *e)
+{
+    const struct session_hooks *h = &s->plan->hooks;
+    for (int k = g0; h->series_end && k < g1; k++) {
+        struct err scratch = {0};
+        if (h->series_end(h->ctx, k, &s->plan->series[k], rc < 0 ? &scratch : e) < 0)
+            rc = -1;
+    }
+    return rc;
+}
+
+int session_run(struct session *s, struct err *e)
+{
+    const struct session_plan *p = s->plan;
+    int ngroups = 1;
+    for (int k = 1; k < p->nseries; k++)
+        ngroups += p->series[k].group != p->series[k - 1].group;
+    s->t_start = proc_now();
+    s->stopped = SESSION_STOP_RUNS;
+    for (int g0 = 0, group = 0; g0 < p->nseries; group++) {
+        int g1 = g0 + 1;
+        while (g1 < p->nseries && p->series[g1].group == p->series[g0].group)
+            g1++;
+        const struct session_hooks *h = &p->hooks;
+        for (int k = g0; h->series_begin && k < g1; k++)
+            if (h->series_begin(h->ctx, k, &p->series[k], e) < 0)
+                return end_series(s, g0, k, -1, e);
+        if (end_series(s, g0, g1, run_group(s, g0, g1, group, ngroups, e), e) < 0)
+            return -1;
+        g0 = g1;
+    }
+    return 0;
+}

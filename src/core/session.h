@@ -1,0 +1,187 @@
+/* session.h: the measuring engine: a plan of series, the run loop, failure records, progress. */
+#ifndef TARE_SESSION_H
+#define TARE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/counters.h"
+#include "core/err.h"
+#include "core/proc.h"
+
+/*
+ * Every command that measures wall clock (wall, stat, ab, run) describes what to run as a
+ * plan and lets this loop run it:
+ *
+ *   struct session_series sr[2] = {{.name = "a", .argv = a}, {.name = "b", .argv = b}};
+ *   struct session_plan p = {.series = sr, .nseries = 2, .warmup = 1, .runs = 7, .pin_cpu = -1};
+ *   struct session s;
+ *   if (session_init(&s, &p, &e) < 0 || session_run(&s, &e) < 0) ...
+ *   ... sr[k].wall_s[0 .. sr[k].n), sr[k].state, sr[k].fail ...
+ *   session_free(&s);
+ *
+ * The engine never prints: what a person sees of the progress, the failures and the results
+ * is the command's business, through the progress callback and the series' records.
+ */
+
+enum session_order {
+    SESSION_ROUNDS,      /* each round runs every series of a group once, in plan order */
+    SESSION_ALTERNATE,   /* measured rounds alternate direction: A B, B A, A B, ... (paired) */
+};
+
+enum session_state { SESSION_OK, SESSION_FAILED, SESSION_TIMEOUT };
+
+/* Why a series stopped being measured: the first run that failed. */
+struct session_failure {
+    enum proc_status status;     /* PROC_EXITED, PROC_SIGNALED or PROC_TIMEOUT */
+    bool warmup;                 /* in a warm-up run, else in a measured one */
+    long run;                    /* which run of that phase, from 1 */
+    char what[128];              /* proc_describe's words: "exited with status 3" */
+    char tail[PROC_STDERR_TAIL]; /* the last bytes it wrote to stderr */
+};
+
+/* One series: a command in one environment (a lane), and what its runs measured. */
+struct session_series {
+    /* Set by the caller. */
+    const char *name;            /* in error messages: "'NAME': cannot run ..." */
+    const char *label;           /* or NULL; set, messages say "LABEL 'NAME'" (ab's A and B) */
+    char *const *argv;
+    char *const *env;            /* "VAR=VALUE" on top of the inherited environment, or NULL */
+    const char *cwd;             /* or NULL: the current directory */
+    int group;                   /* see session_plan; series of one group are adjacent */
+    void *user;                  /* the caller's own (its target), untouched */
+
+    /* Filled by session_init and session_run: measured runs 0 .. n-1 of a series still OK,
+     * or of the runs before it failed. */
+    enum session_state state;
+    int n;
+    double *wall_s, *user_s, *sys_s;
+    long *max_rss_kb;
+    int *exit_code;              /* the exit status (non-zero only with ignore_failure) */
+    struct ctr_sample *ctr;      /* with plan.ctr: one per measured run, else NULL */
+    double warm_first;           /* the first warm-up run's wall time; NAN without one */
+    struct session_failure fail; /* when state is not SESSION_OK */
+};
+
+/* One run, as the progress callback and the hooks see it. */
+struct session_event {
+    int index;                   /* the series' index in the plan */
+    const struct session_series *series;
+    int group, ngroups;          /* the series' group, from 0, of how many */
+    int pos;                     /* its place in this round, from 0: 0 starts a round */
+    bool warmup;
+    long run;                    /* this run of its phase (warm-up or measured), from 1 */
+    long runs;                   /* the phase's length: warm-up, runs, or the next look */
+};
+
+struct session;
+
+typedef void (*session_progress_fn)(void *ctx, const struct session *s,
+                                    const struct session_event *ev);
+
+/*
+ * Called around every run that starts (a failed series is skipped, and no hook is called
+ * for it). NULL: none. Returning -1 (with e set) stops the session; session_run returns -1
+ * with that error. after_run sees the run's result before the engine records it, whatever
+ * its status. Room for per-run preparation and conclusion commands, per-run environment
+ * such as an iteration number, and anything else a later command wants around each run.
+ */
+struct session_hooks {
+    int (*before_run)(void *ctx, const struct session_event *ev, struct err *e);
+    int (*after_run)(void *ctx, const struct session_event *ev, const struct proc_result *r,
+                     struct err *e);
+    /*
+     * Around each series' runs (per-series set-up and clean-up): series_begin for every
+     * series of a group before the group's first round, series_end for each after its last.
+     * Once begun, a series is ended even when the session stops early (a failed end then
+     * does not replace the first error).
+     */
+    int (*series_begin)(void *ctx, int index, const struct session_series *x, struct err *e);
+    int (*series_end)(void *ctx, int index, const struct session_series *x, struct err *e);
+    void *ctx;
+};
+
+/*
+ * Sequential looks (tare ab --until-decided): after `first` measured rounds, then 2x, 4x ...
+ * up to `max`, the caller's test decides whether to stop. Each look spends an equal share of
+ * alpha (alpha / planned looks), so the family of looks keeps the error rate alpha.
+ */
+struct session_looks {
+    long first, max;             /* 1 <= first <= max */
+    double max_time_s;           /* also look, and stop, once measuring took this long; 0: never */
+    double alpha;                /* the family-wise error rate, e.g. 0.05 */
+    /* 1: settled, stop; 0: measure on; -1: tare cannot go on (e set). alpha is this look's. */
+    int (*look)(void *ctx, const struct session *s, double alpha, struct err *e);
+    void *ctx;
+};
+
+enum session_stop {
+    SESSION_STOP_RUNS,           /* every planned run was made */
+    SESSION_STOP_DECIDED,        /* a look settled it */
+    SESSION_STOP_MAX_TIME,       /* looks: measuring ran out of time */
+    SESSION_STOP_MAX_RUNS,       /* looks: the last look came without a decision */
+};
+
+struct session_plan {
+    struct session_series *series;
+    int nseries;
+    /*
+     * Groups run one after another, each its warm-up rounds then its measured rounds
+     * (tare run: one group per benchmark, its lanes and reference inside). Within a group
+     * a round runs each series once, so drift hits them all alike.
+     */
+    long warmup, runs;           /* rounds per group; with looks, runs is ignored */
+    enum session_order order;
+    double timeout_s;            /* kill a run (and its process group) after this long; 0: never */
+    int pin_cpu;                 /* -1: no pinning */
+    bool show_output;            /* pass the commands' stdout and stderr through */
+    bool ignore_failure;         /* a non-zero exit is measured, not a failure */
+    bool stop_on_failure;        /* a failed run ends the session (ERR_MEASURE), for pairs */
+    struct ctr_set *ctr;         /* count these in every run, or NULL */
+    const struct session_looks *looks;   /* or NULL: `runs` rounds */
+    struct session_hooks hooks;
+    /* Called before every run of the plan, also the turn of a failed series (which is then
+     * skipped), so a round's first turn (pos 0) always comes; or NULL. */
+    session_progress_fn progress;
+    void *progress_ctx;
+};
+
+struct session {
+    const struct session_plan *plan;
+    long rounds;                 /* measured rounds made in the current (last) group */
+    double t_start;              /* proc_now() when session_run began */
+    double t_measure;            /* ... and when the current group's measured rounds began */
+    int looks, planned_looks;    /* with plan.looks */
+    enum session_stop stopped;
+};
+
+/*
+ * Checks the plan and makes room in each series for its measured runs (plan.runs, or
+ * looks->max); series start OK with no runs. A plan of no series is one that runs nothing.
+ * -1 with e set when out of memory or the plan is not one (groups not adjacent, looks with
+ * more than one group).
+ */
+int session_init(struct session *s, const struct session_plan *plan, struct err *e);
+
+/*
+ * Runs the plan. A run that fails marks its series failed (with the record in series.fail)
+ * and the series is not run again; the others go on. Returns 0 when the plan ran through,
+ * or -1 with e set when tare cannot go on: a command could not be started, tare was
+ * interrupted (ERR_INTERRUPTED), counters could not be read, a hook or a look failed, or
+ * with stop_on_failure a run failed (ERR_MEASURE).
+ */
+int session_run(struct session *s, struct err *e);
+
+/* Frees what session_init allocated in each series. */
+void session_free(struct session *s);
+
+/* "ok", "failed", "timeout". */
+const char *session_state_name(enum session_state st);
+
+/* "exited with status 3 in measured run 2", "timed out after 1 s in warm-up run 1". */
+const char *session_failure_why(const struct session_failure *f, char *buf, size_t n);
+
+/* How many looks a sequential plan makes: at first, 2 first, 4 first, ... and at max. */
+int session_looks_planned(long first, long max);
+
+#endif
