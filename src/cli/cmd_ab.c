@@ -760,6 +760,35 @@ static void print_json(const struct ab *ab)
     fputs("}\n", stdout);
 }
 
+/*
+ * Git mode: A runs in a worktree of the revision, where a file the user has but git does
+ * not (an untracked script, a program built in the working tree) is missing, and the
+ * command fails with "cannot open bench/fib.lua" and no word why. Names the first argument
+ * that is a path in the working tree but not in the worktree, into hint (or leaves it "").
+ * Called while the worktree still exists.
+ */
+static void missing_in_worktree(const struct ab *ab, char *hint, size_t n)
+{
+    hint[0] = '\0';
+    for (char *const *w = ab->a.t->argv; *w; w++) {
+        const char *path = *w;
+        if (path[0] == '-' && strchr(path, '='))
+            path = strchr(path, '=') + 1;   /* --file=bench/x.lua */
+        if (!*path || path[0] == '/' || (w == ab->a.t->argv && !strchr(path, '/')))
+            continue;   /* the same in both trees, or a program found on PATH */
+        char there[8192];
+        snprintf(there, sizeof there, "%s/%s", ab->git->cwd, path);
+        struct stat st;
+        if (stat(path, &st) == 0 && stat(there, &st) != 0) {
+            snprintf(hint, n, "'%s' is in the working tree but not in '%s' (untracked, ignored "
+                     "or not committed there), and A runs in a temporary worktree of '%s': "
+                     "commit it, make it there with --build, or name it by its absolute path",
+                     path, ab->git->rev, ab->git->rev);
+            return;
+        }
+    }
+}
+
 /* Runs the build command with /bin/sh -c in one tree; its failure is reported as such. */
 static int build_tree(struct ab *ab, const char *build, const char *cwd, const char *which,
                       struct err *e)
@@ -1051,6 +1080,9 @@ int cmd_ab(int argc, char **argv)
     if (rc == 0 && ab.count)
         rc = count_both(&ab, &e);
     progress_done(&ab);
+    char hint[1024] = "";
+    if (rc < 0 && ab.git)
+        missing_in_worktree(&ab, hint, sizeof hint);
     struct err rm_err = {0};
     if (ab.git && gitwt_remove(&git, &rm_err) < 0)
         cli_error("ab", "%s", rm_err.msg);
@@ -1061,6 +1093,8 @@ int cmd_ab(int argc, char **argv)
             status = cli_exit_for(&e);
         report_failure(&ab.a);
         report_failure(&ab.b);
+        if (hint[0])
+            cli_error("ab", "hint: %s", hint);
         goto done;
     }
     bool count_failed = ab.counted && report_counts(&ab);

@@ -151,6 +151,16 @@ expect_match "$out" '"pairs": 6, "warmup": 1, "ratio": [0-9.]+,' "the wall-clock
 expect_match "$err" "tare ab: counting A '[^']*busy 2' failed \(pass 1 of 2\): under callgrind: exited with status 1" "the reason on stderr"
 TARE_VALGRIND=/bin/false run_tare ab -n 6 --count "$F/busy 2" "$F/busy 3"
 expect_match "$out" "^instructions +NA +NA +NA +NA +NA$" "text: NA"
+# Valgrind kills a program with SIGILL for an instruction it cannot decode, and says so
+# some twenty lines before its stderr ends: that line is kept above the last ones.
+if [ "$(uname -m)" = x86_64 ]; then
+    run_tare ab -n 6 --count "$F/vgill" "$F/busy 1"
+    expect_rc 1 "a side killed by valgrind's SIGILL"
+    expect_match "$err" "counting A '[^']*vgill' failed \(pass 1 of 2\): under callgrind: killed by signal 4" "the signal"
+    expect_match "$err" "^  \| vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0xFD 0x48" "valgrind's cause line kept"
+    expect_match "$err" "^  \| \.\.\.$" "the lines left out are marked"
+    expect_match "$err" "^  \| ==[0-9]+== I   refs: " "and the last lines still there"
+fi
 # No valgrind at all: said before any run.
 PATH=/nonexistent "$TARE" ab -n 6 --count "$F/busy 2" "$F/busy 3" > "$TMP/out" 2> "$TMP/err"
 rc=$?; out=$(<"$TMP/out"); err=$(<"$TMP/err")
