@@ -86,6 +86,13 @@ run_tare history check "$H"
 expect_rc 2 "the history reads back; one commit is too few to test"
 expect_match "$out" "too few points: 1 of the 16 a step test needs" "and check says so"
 
+# --count alone runs the count pass only, and says that the reference is not run.
+run_tare run --count --format tsv "$S/suite.ini"
+expect_rc 0 "--count alone on a suite with a reference"
+expect_no_match "$(head -1 <<<"$out")" "ref_median_s" "no wall pass, no reference"
+expect_eq "$err" "tare run: note: --count alone: no wall-clock pass, so no run of the suite's reference '$FIXTURES/sleeper 0.01' (add --wall for it)" \
+    "says in one line what it skipped"
+
 if command -v git > /dev/null; then
     (cd "$S" && git init -q . && git add suite.ini && git -c user.email=t@t -c user.name=t commit -qm t) > /dev/null 2>&1
     run_tare run --history "$S/hist2" "$S/suite.ini"
@@ -188,6 +195,13 @@ expect_no_match "$(head -1 <<<"$out")" 'instructions' "--wall alone: no count pa
 run_tare run --count --format json "$C/suite.ini"
 expect_match "$out" '"benchmark": "w\+base", "lane": "base", "instructions": [0-9]+, "allocations": 0, ' "--count alone; json"
 expect_no_match "$out" '"median_s"' "--count alone: no wall pass"
+expect_match "$err" "^tare run: note: --count alone: no wall-clock pass \(add --wall for it\)$" \
+    "--count alone: says the wall pass is skipped"
+run_tare run --wall --count --format tsv "$C/suite.ini"
+expect_no_match "$err" "note" "--wall --count: nothing skipped, nothing said"
+run_tare run --wall --format tsv "$C/suite.ini"
+expect_match "$err" "^tare run: note: --wall alone: no count pass, though the suite says count = yes" \
+    "--wall alone with count = yes: says the count pass is skipped"
 # A second commit doing 10% more work: history check alarms on instructions (2% fixed
 # threshold), from count.tsv beside wall.tsv; trend draws the instructions.
 suite_at 1100
