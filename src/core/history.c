@@ -1082,6 +1082,15 @@ void hist_check_point(const struct hist_series *s, int m, size_t i,
             out->at = c.at[n - P];
             goto done;
         }
+        if (!echo && out->untested == HIST_TESTED && st.fence > 0) {
+            /* Tested and within the fence: the change and the fence, for a report that
+             * shows the judged change (the trend page's chips). */
+            out->before = st.before;
+            out->after = st.after;
+            out->change = st.change;
+            out->fence = st.fence;
+            out->at = c.at[n - P];
+        }
     }
     /* Not confirmed: is a step starting among the newest points, awaiting persistence? */
     for (size_t L = P - 1; L >= 1 && n >= L; L--) {
