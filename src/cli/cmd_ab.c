@@ -361,11 +361,10 @@ static enum count_change count_change(const struct ab *ab, int field)
 /* A spread as a percentage: two decimals, or two figures under 0.01%. */
 static const char *spread_str(char *buf, double s)
 {
-    if (isnan(s))
-        return strcpy(buf, "NA");
-    if (isinf(s))
-        return strcpy(buf, "inf%");
-    snprintf(buf, 32, s > 0 && s < 0.0001 ? "%.2g%%" : "%.2f%%", 100 * s);
+    if (isnan(s) || isinf(s))
+        snprintf(buf, 32, "%s", isnan(s) ? "NA" : "inf%");
+    else
+        snprintf(buf, 32, s > 0 && s < 0.0001 ? "%.2g%%" : "%.2f%%", 100 * s);
     return buf;
 }
 
