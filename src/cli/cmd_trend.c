@@ -226,6 +226,12 @@ int cmd_trend(int argc, char **argv)
     struct err e = {0};
     if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
         return cli_fail(CMD, &e);
+    bool any = false;
+    for (int m = 0; m < HM_COUNT; m++)
+        any |= db.has[m];
+    if (!any && db.nseries)
+        cli_error(CMD, "note: the history has rows but no metric tare reads, so the page has "
+                  "no values ('tare history check' names the columns it does not read)");
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.tmp.%d", outp, (int)getpid()) < 0) {
         hist_db_free(&db);

@@ -147,6 +147,11 @@ expect_match "$(js 'o.chips.det[0][0]')" 'within ±2\.0%$' "det: within the 2% t
 expect_eq "$(js 'new Set(o.axes.det.y).size')" 4 "det: four distinct tick labels ($(js 'o.axes.det.y.join(" ")'))"
 check "det: the y range spans at least the threshold either side ($(js 'o.axes.det.range.join(" .. ")'))" \
     test "$(js '(o.axes.det.range[1] - o.axes.det.range[0]) / 1700000000 >= 0.04')" = true
+# A history of columns tare does not read: the page is empty, and trend says why.
+printf 'date\tcommit\tbenchmark\tmean\n2026-01-01T00:00:00Z\tc1\tb\t1.5\n' > "$TMP/mean.tsv"
+run_tare trend "$TMP/mean.tsv" -o "$TMP/mean.html"
+expect_rc 0 "trend of unknown columns"
+expect_match "$err" "^tare trend: note: the history has rows but no metric tare reads" "says why the page is empty"
 # A window of a few commits: each one's short hash on the x axis.
 head -n 16 "$TMP/judged.tsv" > "$TMP/five.tsv"
 run_tare trend "$TMP/five.tsv" -o "$TMP/five.html"
