@@ -1,4 +1,5 @@
 /* cli.c: errors, usage, option parsing and signal handling shared by the commands. */
+#define _GNU_SOURCE
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -123,9 +124,32 @@ bool cli_parse_format(const char *cmd, const char *usage, const char *arg, int a
     return false;
 }
 
+/* Lines that name why valgrind stopped a program, printed even when they are not among
+ * the last few: its SIGILL report ends some twenty lines after "unhandled instruction". */
+static const char *const cause_marks[] = {
+    "unhandled instruction bytes", "Unrecognised instruction",
+    "Process terminating with default action", "the 'impossible' happened",
+    "out of memory",
+};
+
+static void print_causes(const char *from, const char *to)
+{
+    for (const char *q = from; q < to;) {
+        const char *nl = memchr(q, '\n', to - q);
+        int len = nl ? (int)(nl - q) : (int)(to - q);
+        for (size_t k = 0; k < sizeof cause_marks / sizeof cause_marks[0]; k++)
+            if (memmem(q, len, cause_marks[k], strlen(cause_marks[k]))) {
+                fprintf(stderr, "  | %.*s\n", len, q);
+                break;
+            }
+        q += len + (nl ? 1 : 0);
+    }
+}
+
 void cli_print_stderr_tail(const char *tail)
 {
-    /* The last six lines: enough to see why, short enough to read. */
+    /* The last six lines: enough to see why, short enough to read; above them only the
+     * lines that name a cause, then "...". */
     const char *p = tail + strlen(tail);
     int lines = 0;
     while (p > tail && lines < 6)
@@ -133,6 +157,10 @@ void cli_print_stderr_tail(const char *tail)
             lines++;
     if (*p == '\n')
         p++;
+    if (p > tail) {
+        print_causes(tail, p);
+        fputs("  | ...\n", stderr);
+    }
     for (const char *q = p; *q;) {
         const char *nl = strchr(q, '\n');
         int len = nl ? (int)(nl - q) : (int)strlen(q);

@@ -35,7 +35,9 @@ static const char ab_options[] =
     "      --max-time SECONDS  with --until-decided: stop after this long\n"
     "      --fail-if-slower    exit 1 when the verdict is slower (for CI)\n"
     "      --count             also count instructions, allocations, bytes and peak heap\n"
-    "                          of each side (one callgrind pass, as tare count does)\n"
+    "                          of each side (callgrind passes, as tare count does)\n"
+    "      --count-runs N      with --count: passes of each side, side by side (default 2,\n"
+    "                          at least 2); a count moves only past each side's own spread\n"
     "      --counters          also count cycles, instructions, faults (see tare stat)\n"
     "                          in every measured run; medians beside the times\n"
     "      --base REV          A is REV built in a temporary git worktree, B the working\n"
@@ -77,7 +79,8 @@ struct ab {
     struct session sess;
     bool count;             /* --count */
     bool counted;           /* the deterministic pass ran (it may have failed) */
-    struct count_job cjob[2];
+    long count_runs;        /* --count-runs: callgrind passes of each side */
+    struct count_job *cjob; /* A's count_runs passes, then B's */
     char valgrind[4096], alloc_lib[4096];
     char alloc_why[1024];   /* why bytes and peak heap are NA, or "" */
 };
@@ -193,24 +196,32 @@ static void on_count_progress(void *ctx, const struct count_job *job, bool finis
     progress(ctx, what);
 }
 
-/* The deterministic pass (tare count's): both sides side by side, since counts do not
- * depend on load. A side that fails is NA with its reason; -1 only when tare cannot go on. */
+/* The deterministic pass (tare count's): every run of both sides side by side, since counts
+ * do not depend on load. Each side runs --count-runs times: a program that seeds itself from
+ * the clock or an address (an interpreter's string hash) counts differently run to run, and
+ * only that spread tells a change from noise. A side that fails is NA with its reason; -1
+ * only when tare cannot go on. */
 static int count_both(struct ab *ab, struct err *e)
 {
     struct side *sides[2] = {&ab->a, &ab->b};
-    for (int i = 0; i < 2; i++) {
+    long n = ab->count_runs;
+    ab->cjob = calloc(2 * n, sizeof *ab->cjob);
+    if (!ab->cjob)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    for (long i = 0; i < 2 * n; i++) {
+        const struct side *s = sides[i / n];
         ab->cjob[i] = (struct count_job){
-            .name = sides[i]->label, .argv = sides[i]->t->argv, .env = sides[i]->t->env,
-            .cwd = sides[i]->cwd,
+            .name = s->label, .argv = s->t->argv, .env = s->t->env, .cwd = s->cwd,
         };
     }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct count_opts co = {
-        .jobs = 2, .timeout_s = 1800, .valgrind = ab->valgrind,
-        .alloc_lib = ab->alloc_why[0] ? NULL : ab->alloc_lib,
+        .jobs = (int)(ncpu > 1 ? (ncpu < 2 * n ? ncpu : 2 * n) : 1), .timeout_s = 1800,
+        .valgrind = ab->valgrind, .alloc_lib = ab->alloc_why[0] ? NULL : ab->alloc_lib,
         .progress = on_count_progress, .ctx = ab,
     };
     progress(ab, "counting under callgrind");
-    int rc = count_run(ab->cjob, 2, &co, e);
+    int rc = count_run(ab->cjob, (int)(2 * n), &co, e);
     progress_done(ab);
     ab->counted = rc == 0;
     return rc;
@@ -226,8 +237,8 @@ static const char *count_status_name(enum count_status s)
     }
 }
 
-/* A count of one side, NAN when it was not measured. */
-static double count_value(const struct count_job *j, int field)
+/* One count of one run, NAN when it was not measured. */
+static double job_value(const struct count_job *j, int field)
 {
     if (j->status != COUNT_OK)
         return NAN;
@@ -236,10 +247,60 @@ static double count_value(const struct count_job *j, int field)
     return v == COUNT_NA ? NAN : (double)v;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Side k's runs: the first that failed (or NULL), and each count's median (rounded to a whole
+ * count) and spread, (max - min) / median; NAN when a run did not measure it. */
+static void count_summary(const struct ab *ab, int k, const struct count_job **bad,
+                          double med[4], double spread[4])
+{
+    long n = ab->count_runs;
+    const struct count_job *runs = ab->cjob + k * n;
+    *bad = NULL;
+    for (long i = 0; i < n && !*bad; i++)
+        if (runs[i].status != COUNT_OK)
+            *bad = &runs[i];
+    double v[256];
+    for (int f = 0; f < 4; f++) {
+        med[f] = spread[f] = NAN;
+        if (*bad)
+            continue;
+        bool all = true;
+        for (long i = 0; i < n; i++)
+            all &= !isnan(v[i] = job_value(&runs[i], f));
+        if (!all)
+            continue;
+        qsort(v, n, sizeof *v, cmp_double);
+        med[f] = round(n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+        spread[f] = v[n - 1] == v[0] ? 0 : med[f] > 0 ? (v[n - 1] - v[0]) / med[f] : INFINITY;
+    }
+}
+
+/* A count of side k (its median), NAN when it was not measured. */
+static double count_value(const struct ab *ab, int k, int field)
+{
+    const struct count_job *bad;
+    double med[4], spread[4];
+    count_summary(ab, k, &bad, med, spread);
+    return med[field];
+}
+
+static double count_spread(const struct ab *ab, int k, int field)
+{
+    const struct count_job *bad;
+    double med[4], spread[4];
+    count_summary(ab, k, &bad, med, spread);
+    return spread[field];
+}
+
 /* B over A of a count: 1 for two equal counts (0 and 0 too), NAN when either is missing. */
 static double count_ratio(const struct ab *ab, int field)
 {
-    double a = count_value(&ab->cjob[0], field), b = count_value(&ab->cjob[1], field);
+    double a = count_value(ab, 0, field), b = count_value(ab, 1, field);
     if (isnan(a) || isnan(b))
         return NAN;
     if (a == b)
@@ -249,21 +310,119 @@ static double count_ratio(const struct ab *ab, int field)
 
 static const char *const count_fields[4] = {"instructions", "allocations", "bytes", "peak_bytes"};
 
-/* Counts that differ by more than this are a change in the work done (the bound tare count
- * --check-warm holds two passes of one command to). */
+/* Counts of a program that does not vary that differ by more than this are a change in the
+ * work done (the bound tare count --check-warm holds two passes of one command to). */
 #define COUNT_SAME 0.0001
+
+/* The least change of a count that is a change: more than either side's runs vary among
+ * themselves, and more than COUNT_SAME. NAN when a side was not measured. */
+static double count_limit(const struct ab *ab, int field)
+{
+    double sa = count_spread(ab, 0, field), sb = count_spread(ab, 1, field);
+    if (isnan(sa) || isnan(sb))
+        return NAN;
+    double l = sa > sb ? sa : sb;
+    return l > COUNT_SAME ? l : COUNT_SAME;
+}
+
+enum count_change { CHANGE_NA, CHANGE_NONE, CHANGE_MORE, CHANGE_LESS };
+
+static enum count_change count_change(const struct ab *ab, int field)
+{
+    double r = count_ratio(ab, field), l = count_limit(ab, field);
+    if (isnan(r) || isnan(l))
+        return CHANGE_NA;
+    if (!(fabs(r - 1) > l))
+        return CHANGE_NONE;
+    return r > 1 ? CHANGE_MORE : CHANGE_LESS;
+}
+
+/* A spread as a percentage: two decimals, or two figures under 0.01%. */
+static const char *spread_str(char *buf, double s)
+{
+    if (isnan(s) || isinf(s))
+        snprintf(buf, 32, "%s", isnan(s) ? "NA" : "inf%");
+    else
+        snprintf(buf, 32, s > 0 && s < 0.0001 ? "%.2g%%" : "%.2f%%", 100 * s);
+    return buf;
+}
+
+/* The largest spread of the work counts (instructions, allocations) on either side. */
+static double work_spread(const struct ab *ab)
+{
+    double m = 0;
+    for (int k = 0; k < 2; k++)
+        for (int f = 0; f < 2; f++) {
+            double s = count_spread(ab, k, f);
+            if (!isnan(s) && s > m)
+                m = s;
+        }
+    return m;
+}
+
+/*
+ * What the counts show: more work or less (instructions and allocations moved, each by more
+ * than both sides' own spread), or no change they can show. NULL when a side has no counts;
+ * *verdict is the JSON's word.
+ */
+static const char *count_verdict(const struct ab *ab, char *buf, size_t n, const char **verdict)
+{
+    enum count_change ci = count_change(ab, 0), ca = count_change(ab, 1);
+    *verdict = NULL;
+    if (ci == CHANGE_NA)
+        return NULL;
+    char p1[32], p2[32], s[32];
+    spread_str(s, work_spread(ab));
+    bool mi = ci == CHANGE_MORE || ci == CHANGE_LESS, ma = ca == CHANGE_MORE || ca == CHANGE_LESS;
+    if (!mi && !ma) {
+        *verdict = "same";
+        if (work_spread(ab) > COUNT_SAME)
+            snprintf(buf, n, "counts: no change the counts can show (this program's counts "
+                     "vary by %s run to run)", s);
+        else if (work_spread(ab) > 0)
+            snprintf(buf, n, "counts: no change the counts can show (instructions and "
+                     "allocations within %.2g%%; this program's counts vary by %s run to run)",
+                     100 * COUNT_SAME, s);
+        else
+            snprintf(buf, n, "counts: no change (instructions %s, allocations %s; each side "
+                     "counted the same in all %ld passes)", pct(p1, count_ratio(ab, 0)),
+                     pct(p2, count_ratio(ab, 1)), ab->count_runs);
+        return buf;
+    }
+    if (mi && ma && ci != ca) {
+        *verdict = "different";
+        snprintf(buf, n, "counts: B does different work: instructions %s, allocations %s "
+                 "(each side's runs vary by %s at most)", pct(p1, count_ratio(ab, 0)),
+                 pct(p2, count_ratio(ab, 1)), s);
+        return buf;
+    }
+    bool more = (mi ? ci : ca) == CHANGE_MORE;
+    *verdict = more ? "more" : "less";
+    if (mi && ma)
+        snprintf(buf, n, "counts: B does %s work: instructions %s, allocations %s (each side's "
+                 "runs vary by %s at most)", more ? "more" : "less", pct(p1, count_ratio(ab, 0)),
+                 pct(p2, count_ratio(ab, 1)), s);
+    else
+        snprintf(buf, n, "counts: B does %s work: %s %s (each side's runs vary by %s at most)",
+                 more ? "more" : "less", mi ? "instructions" : "allocations",
+                 pct(p1, count_ratio(ab, mi ? 0 : 1)), s);
+    return buf;
+}
 
 /*
  * The seed's section 6: the deterministic counts are the evidence, the wall clock the
  * reading. Says so when they disagree: the clock still where the counts moved, or moved
- * where the counts did not, or the two in opposite directions. NULL when they agree.
+ * where the counts did not, or the two in opposite directions. NULL when they agree. A
+ * count moved only when count_change says so (past both sides' own spread).
  */
 static const char *count_reading(const struct ab *ab, char *buf, size_t n)
 {
     double ri = count_ratio(ab, 0), ra = count_ratio(ab, 1);
     if (isnan(ri) || isnan(ab->res.ci_low))
         return NULL;
-    bool moved_i = fabs(ri - 1) > COUNT_SAME, moved_a = !isnan(ra) && fabs(ra - 1) > COUNT_SAME;
+    enum count_change ci = count_change(ab, 0), ca = count_change(ab, 1);
+    bool moved_i = ci == CHANGE_MORE || ci == CHANGE_LESS;
+    bool moved_a = ca == CHANGE_MORE || ca == CHANGE_LESS;
     char p1[32], p2[32];
     if (ab->res.verdict == STATS_SAME && (moved_i || moved_a)) {
         bool less = moved_i ? ri < 1 : ra < 1;
@@ -291,54 +450,87 @@ static const char *count_reading(const struct ab *ab, char *buf, size_t n)
 
 static void print_counts_text(const struct ab *ab)
 {
-    static const char *const h[] = {"count", "A", "B", "B/A change"};
+    static const char *const h[] = {"count", "A", "B", "B/A change", "A spread", "B spread"};
     static const char *const label[4] = {"instructions", "allocations", "bytes", "peak heap"};
     struct table t;
-    table_init(&t, 4, h, 0x1);
+    table_init(&t, 6, h, 0x1);
     char b[64];
     for (int f = 0; f < 4; f++) {
         table_row(&t);
         table_set(&t, 0, "%s", label[f]);
         for (int k = 0; k < 2; k++) {
-            double v = count_value(&ab->cjob[k], f);
+            double v = count_value(ab, k, f);
             table_set(&t, k + 1, "%s", isnan(v) ? "NA" : fmt_count(b, v));
+            table_set(&t, k + 4, "%s", spread_str(b, count_spread(ab, k, f)));
         }
         table_set(&t, 3, "%s", pct(b, count_ratio(ab, f)));
     }
-    printf("\ncounts (deterministic: one callgrind pass of each after a native warm-up; bytes "
-           "and peak heap from libtare-alloc):\n");
+    printf("\ncounts (deterministic: the median of %ld callgrind passes of each, side by side, "
+           "after a native warm-up; spread: (max - min) / median of a side's passes; bytes and "
+           "peak heap from libtare-alloc):\n", ab->count_runs);
     table_print(&t, stdout, FMT_TEXT);
     table_free(&t);
     char buf[512];
-    const char *r = count_reading(ab, buf, sizeof buf);
+    const char *verdict;
+    const char *r = count_verdict(ab, buf, sizeof buf, &verdict);
+    if (r)
+        printf("%s\n", r);
+    r = count_reading(ab, buf, sizeof buf);
     if (r)
         printf("%s\n", r);
 }
 
+/* A count in JSON: a whole number as one (never 1.6e+09), null when not measured. */
+static void json_count(double v)
+{
+    if (isnan(v))
+        fputs("null", stdout);
+    else
+        printf("%.0f", v);
+}
+
 static void print_counts_json(const struct ab *ab)
 {
-    fputs(",\n \"count\": {", stdout);
+    printf(",\n \"count\": {\"runs\": %ld, ", ab->count_runs);
     for (int k = 0; k < 2; k++) {
-        const struct count_job *j = &ab->cjob[k];
-        printf("\"%s\": {\"status\": \"%s\"", k ? "b" : "a", count_status_name(j->status));
+        const struct count_job *bad;
+        double med[4], spread[4];
+        count_summary(ab, k, &bad, med, spread);
+        printf("\"%s\": {\"status\": \"%s\"", k ? "b" : "a",
+               count_status_name(bad ? bad->status : COUNT_OK));
         for (int f = 0; f < 4; f++) {
             printf(", \"%s\": ", count_fields[f]);
-            json_num(stdout, count_value(j, f));
+            json_count(med[f]);
+        }
+        for (int f = 0; f < 4; f++) {
+            printf(", \"%s_spread\": ", count_fields[f]);
+            json_num(stdout, spread[f]);
         }
         fputs(", \"error\": ", stdout);
-        if (j->status != COUNT_OK)
-            json_str(stdout, j->why);
+        if (bad)
+            json_str(stdout, bad->why);
         else
             fputs("null", stdout);
         fputs("}, ", stdout);
     }
+    static const char *const change_name[] = {"null", "\"none\"", "\"more\"", "\"less\""};
     fputs("\"ratio\": {", stdout);
     for (int f = 0; f < 4; f++) {
         printf("%s\"%s\": ", f ? ", " : "", count_fields[f]);
         json_num(stdout, count_ratio(ab, f));
     }
-    fputs("}, \"note\": ", stdout);
+    fputs("}, \"change\": {", stdout);
+    for (int f = 0; f < 4; f++)
+        printf("%s\"%s\": %s", f ? ", " : "", count_fields[f], change_name[count_change(ab, f)]);
+    fputs("}, \"work\": ", stdout);
     char buf[512];
+    const char *verdict;
+    count_verdict(ab, buf, sizeof buf, &verdict);
+    if (verdict)
+        json_str(stdout, verdict);
+    else
+        fputs("null", stdout);
+    fputs(", \"note\": ", stdout);
     const char *r = count_reading(ab, buf, sizeof buf);
     if (r)
         json_str(stdout, r);
@@ -354,17 +546,26 @@ static bool report_counts(const struct ab *ab)
         cli_error("ab", "note: bytes and peak heap are NA: %s", ab->alloc_why);
     bool failed = false;
     const struct side *sides[2] = {&ab->a, &ab->b};
+    long n = ab->count_runs;
     for (int k = 0; k < 2; k++) {
-        const struct count_job *j = &ab->cjob[k];
-        if (j->note[0])
-            cli_error("ab", "note: %s '%s': %s", sides[k]->label, sides[k]->t->name, j->note);
-        if (j->status == COUNT_OK)
+        const struct count_job *runs = ab->cjob + k * n, *bad = NULL;
+        for (long i = 0; i < n; i++)
+            if (runs[i].note[0]) {
+                cli_error("ab", "note: %s '%s': %s", sides[k]->label, sides[k]->t->name,
+                          runs[i].note);
+                break;
+            }
+        long i = 0;
+        for (; i < n && !bad; i++)
+            if (runs[i].status != COUNT_OK)
+                bad = &runs[i];
+        if (!bad)
             continue;
         failed = true;
-        cli_error("ab", "counting %s '%s' failed: %s%s", sides[k]->label, sides[k]->t->name,
-                  j->why, j->tail[0] ? "; its stderr ended with:" : "");
-        if (j->tail[0])
-            cli_print_stderr_tail(j->tail);
+        cli_error("ab", "counting %s '%s' failed (pass %ld of %ld): %s%s", sides[k]->label,
+                  sides[k]->t->name, i, n, bad->why, bad->tail[0] ? "; its stderr ended with:" : "");
+        if (bad->tail[0])
+            cli_print_stderr_tail(bad->tail);
     }
     return failed;
 }
@@ -543,6 +744,35 @@ static void print_json(const struct ab *ab)
     fputs("}\n", stdout);
 }
 
+/*
+ * Git mode: A runs in a worktree of the revision, where a file the user has but git does
+ * not (an untracked script, a program built in the working tree) is missing, and the
+ * command fails with "cannot open bench/fib.lua" and no word why. Names the first argument
+ * that is a path in the working tree but not in the worktree, into hint (or leaves it "").
+ * Called while the worktree still exists.
+ */
+static void missing_in_worktree(const struct ab *ab, char *hint, size_t n)
+{
+    hint[0] = '\0';
+    for (char *const *w = ab->a.t->argv; *w; w++) {
+        const char *path = *w;
+        if (path[0] == '-' && strchr(path, '='))
+            path = strchr(path, '=') + 1;   /* --file=bench/x.lua */
+        if (!*path || path[0] == '/' || (w == ab->a.t->argv && !strchr(path, '/')))
+            continue;   /* the same in both trees, or a program found on PATH */
+        char there[8192];
+        snprintf(there, sizeof there, "%s/%s", ab->git->cwd, path);
+        struct stat st;
+        if (stat(path, &st) == 0 && stat(there, &st) != 0) {
+            snprintf(hint, n, "'%s' is in the working tree but not in '%s' (untracked, ignored "
+                     "or not committed there), and A runs in a temporary worktree of '%s': "
+                     "commit it, make it there with --build, or name it by its absolute path",
+                     path, ab->git->rev, ab->git->rev);
+            return;
+        }
+    }
+}
+
 /* Runs the build command with /bin/sh -c in one tree; its failure is reported as such. */
 static int build_tree(struct ab *ab, const char *build, const char *cwd, const char *which,
                       struct err *e)
@@ -579,6 +809,7 @@ int cmd_ab(int argc, char **argv)
         {"max-time", required_argument, NULL, 'X'},
         {"fail-if-slower", no_argument, NULL, 'F'},
         {"count", no_argument, NULL, 'c'},
+        {"count-runs", required_argument, NULL, 'R'},
         {"counters", no_argument, NULL, 'C'},
         {"base", required_argument, NULL, 'B'},
         {"build", required_argument, NULL, 'b'},
@@ -590,11 +821,12 @@ int cmd_ab(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    struct ab ab = {.pairs = 20, .warmup = 1, .max_pairs = 200, .threshold = 0.01, .pin = -1};
+    struct ab ab = {.pairs = 20, .warmup = 1, .max_pairs = 200, .threshold = 0.01, .pin = -1,
+                    .count_runs = 2};
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
     const char *base = NULL, *build = NULL;
-    bool max_pairs_set = false, counters = false;
+    bool max_pairs_set = false, counters = false, count_runs_set = false;
     struct ctr_set ctr;
     struct err e = {0};
     int status = EXIT_USAGE;
@@ -643,6 +875,12 @@ int cmd_ab(int argc, char **argv)
             break;
         case 'F': ab.fail_if_slower = true; break;
         case 'c': ab.count = true; break;
+        case 'R':
+            if (!cli_parse_count("ab", cmd_ab_usage, "--count-runs", optarg, 2, 100,
+                                 &ab.count_runs))
+                goto done;
+            count_runs_set = true;
+            break;
         case 'C': counters = true; break;
         case 'B': base = optarg; break;
         case 'b': build = optarg; break;
@@ -688,6 +926,10 @@ int cmd_ab(int argc, char **argv)
     }
     if ((max_pairs_set || ab.max_time > 0) && !ab.until) {
         cli_usage_error("ab", cmd_ab_usage, "--max-pairs and --max-time only apply with --until-decided");
+        goto done;
+    }
+    if (count_runs_set && !ab.count) {
+        cli_usage_error("ab", cmd_ab_usage, "--count-runs only applies with --count");
         goto done;
     }
     if (ab.until && ab.max_pairs < ab.pairs) {
@@ -801,6 +1043,9 @@ int cmd_ab(int argc, char **argv)
     if (rc == 0 && ab.count)
         rc = count_both(&ab, &e);
     progress_done(&ab);
+    char hint[1024] = "";
+    if (rc < 0 && ab.git)
+        missing_in_worktree(&ab, hint, sizeof hint);
     struct err rm_err = {0};
     if (ab.git && gitwt_remove(&git, &rm_err) < 0)
         cli_error("ab", "%s", rm_err.msg);
@@ -811,6 +1056,8 @@ int cmd_ab(int argc, char **argv)
             status = cli_exit_for(&e);
         report_failure(&ab.a);
         report_failure(&ab.b);
+        if (hint[0])
+            cli_error("ab", "hint: %s", hint);
         goto done;
     }
     bool count_failed = ab.counted && report_counts(&ab);
@@ -825,6 +1072,7 @@ done:
     targets_free(targets_b, nt_b);
     free(targets_b);
     session_free(&ab.sess);
+    free(ab.cjob);
     if (ab.ctr)
         ctr_set_free(ab.ctr);
     gitwt_free(&git);

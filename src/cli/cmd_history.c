@@ -100,6 +100,117 @@ struct finding {
     struct hist_step st;
 };
 
+/* A value as a person reads it: a count (instructions, bytes) whole with separators, never
+ * 1.11427e+09; seconds and ratios to 6 figures. */
+static const char *value_str(char *buf, double v, int m)
+{
+    if (hist_metric_deterministic(m) && v == floor(v) && fabs(v) < 9e15)
+        return fmt_count(buf, v);
+    snprintf(buf, 32, "%.6g", v);
+    return buf;
+}
+
+/* A value in JSON: a whole number as one (1114270000, not 1.11427e+09). */
+static void json_value(FILE *f, double v)
+{
+    if (v == floor(v) && fabs(v) < 9e15)
+        fprintf(f, "%.0f", v);
+    else
+        json_num(f, v);
+}
+
+/* Why a metric of a series was not tested, for a person. */
+static const char *untested_str(char *buf, size_t size, const struct hist_step *st)
+{
+    switch (st->untested) {
+    case HIST_NO_VALUE: return "no value at this commit (NA)";
+    case HIST_NO_EARLIER: return "no earlier value to compare with";
+    case HIST_EARLIER_ZERO: return "the earlier value is 0: a change from 0 has no ratio";
+    case HIST_TOO_FEW:
+        snprintf(buf, size, "too few points: %zu of the %zu a step test needs", st->points,
+                 st->needed);
+        return buf;
+    default: return "";
+    }
+}
+
+/* The columns of the files' headers that tare does not read (another tool's `mean`, say):
+ * nothing checks them, and a report must say so. One string, "mean, stddev ('h.tsv')", or
+ * NULL when every column is known; *n counts them. */
+static char *unknown_columns(char **paths, int np, size_t *n)
+{
+    static const char *const known[] = {"date", "commit", "benchmark", "runner", "reference",
+                                        "toolchain", "runs"};
+    char *out = NULL, *line = NULL;
+    size_t len = 0, cap = 0;
+    FILE *m = open_memstream(&out, &len);
+    *n = 0;
+    if (!m)
+        return NULL;
+    for (int i = 0; i < np; i++) {
+        FILE *f = fopen(paths[i], "r");
+        if (!f)
+            continue;
+        ssize_t l = getline(&line, &cap, f);
+        fclose(f);
+        if (l <= 0)
+            continue;
+        line[strcspn(line, "\r\n")] = '\0';
+        size_t before = *n;
+        char *save = NULL;
+        for (char *c = strtok_r(line, "\t", &save); c; c = strtok_r(NULL, "\t", &save)) {
+            bool is_known = hist_metric_by_name(c) >= 0;
+            for (size_t k = 0; k < sizeof known / sizeof known[0] && !is_known; k++)
+                is_known = strcmp(hist_canonical(c), known[k]) == 0;
+            if (!is_known)
+                fprintf(m, "%s%s", (*n)++ ? (*n - 1 == before ? "; " : ", ") : "", c);
+        }
+        if (*n > before)
+            fprintf(m, " ('%s')", paths[i]);
+    }
+    free(line);
+    fclose(m);
+    if (*n == 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The names in a list like unknown_columns' as a JSON array. */
+static void json_columns(FILE *f, char **paths, int np)
+{
+    static const char *const known[] = {"date", "commit", "benchmark", "runner", "reference",
+                                        "toolchain", "runs"};
+    char *line = NULL;
+    size_t cap = 0;
+    bool first = true;
+    fputc('[', f);
+    for (int i = 0; i < np; i++) {
+        FILE *in = fopen(paths[i], "r");
+        if (!in)
+            continue;
+        ssize_t l = getline(&line, &cap, in);
+        fclose(in);
+        if (l <= 0)
+            continue;
+        line[strcspn(line, "\r\n")] = '\0';
+        char *save = NULL;
+        for (char *c = strtok_r(line, "\t", &save); c; c = strtok_r(NULL, "\t", &save)) {
+            bool is_known = hist_metric_by_name(c) >= 0;
+            for (size_t k = 0; k < sizeof known / sizeof known[0] && !is_known; k++)
+                is_known = strcmp(hist_canonical(c), known[k]) == 0;
+            if (!is_known) {
+                fputs(first ? "" : ", ", f);
+                json_str(f, c);
+                first = false;
+            }
+        }
+    }
+    free(line);
+    fputc(']', f);
+}
+
 static void json_findings(FILE *f, const struct finding *v, size_t n)
 {
     fputc('[', f);
@@ -110,9 +221,9 @@ static void json_findings(FILE *f, const struct finding *v, size_t n)
         fputs(", \"metric\": ", f);
         json_str(f, hist_metric_names[v[i].metric]);
         fputs(", \"before\": ", f);
-        json_num(f, v[i].st.before);
+        json_value(f, v[i].st.before);
         fputs(", \"after\": ", f);
-        json_num(f, v[i].st.after);
+        json_value(f, v[i].st.after);
         fputs(", \"change\": ", f);
         json_num(f, v[i].st.change);
         fputs(", \"commit\": ", f);
@@ -135,8 +246,9 @@ static void text_findings(const char *title, const struct finding *v, size_t n)
         table_row(&t);
         table_set(&t, 0, "%s", v[i].bench);
         table_set(&t, 1, "%s", hist_metric_names[v[i].metric]);
-        table_set(&t, 2, "%.6g", s->before);
-        table_set(&t, 3, "%.6g", s->after);
+        char b[64];
+        table_set(&t, 2, "%s", value_str(b, s->before, v[i].metric));
+        table_set(&t, 3, "%s", value_str(b, s->after, v[i].metric));
         table_set(&t, 4, "%+.1f%%", 100 * s->change);
         table_set(&t, 5, "%.1f%%", 100 * s->fence);
         table_set(&t, 6, "%.12s", v[i].commit);
@@ -212,9 +324,9 @@ static int do_check(int argc, char **argv)
     }
     size_t cap = db.nseries * HM_COUNT + 1;
     struct finding *reg = calloc(cap, sizeof *reg), *imp = calloc(cap, sizeof *imp),
-                   *pend = calloc(cap, sizeof *pend);
-    size_t nreg = 0, nimp = 0, npend = 0, nchecked = 0;
-    if (!reg || !imp || !pend) {
+                   *pend = calloc(cap, sizeof *pend), *skip = calloc(cap, sizeof *skip);
+    size_t nreg = 0, nimp = 0, npend = 0, nskip = 0, nchecked = 0, ntested = 0, nabsent = 0;
+    if (!reg || !imp || !pend || !skip) {
         cli_error(CMD, "out of memory");
         return EXIT_USAGE;
     }
@@ -229,14 +341,25 @@ static int do_check(int argc, char **argv)
             else
                 hi = mid;
         }
-        if (lo >= s->n || s->commit[lo] != (size_t)ci)
+        if (lo >= s->n || s->commit[lo] != (size_t)ci) {
+            nabsent++;
             continue;
+        }
         nchecked++;
         for (int m = 0; m < HM_COUNT; m++) {
             if (!hist_alarms(s, m))
                 continue;
+            bool has = false;
+            for (size_t k = 0; k < s->n && !has; k++)
+                has = !isnan(s->v[m][k]);
+            if (!has)
+                continue;   /* a metric this series never had */
             struct hist_step st;
             hist_check_point(s, m, lo, &o, &st);
+            if (st.untested != HIST_TESTED)
+                skip[nskip++] = (struct finding){s->name, db.commit[ci], m, st};
+            else
+                ntested++;
             if (!st.found && !st.pending)
                 continue;
             struct finding f = {s->name, db.commit[s->commit[st.at]], m, st};
@@ -248,26 +371,68 @@ static int do_check(int argc, char **argv)
                 imp[nimp++] = f;
         }
     }
+    size_t nunknown;
+    char *unknown = unknown_columns(argv + optind, argc - optind, &nunknown);
+    char why[128];
     if (fmt == FMT_JSON) {
         fputs("{\"regressions\": ", stdout);
         json_findings(stdout, reg, nreg);
         fputs(", \"improvements\": ", stdout);
         json_findings(stdout, imp, nimp);
+        printf(", \"checked\": %zu, \"not_checked\": [", ntested);
+        for (size_t i = 0; i < nskip; i++) {
+            fputs(i ? ", {\"benchmark\": " : "{\"benchmark\": ", stdout);
+            json_str(stdout, skip[i].bench);
+            fputs(", \"metric\": ", stdout);
+            json_str(stdout, hist_metric_names[skip[i].metric]);
+            fputs(", \"why\": ", stdout);
+            json_str(stdout, untested_str(why, sizeof why, &skip[i].st));
+            fputc('}', stdout);
+        }
+        fputs("], \"unknown_columns\": ", stdout);
+        json_columns(stdout, argv + optind, argc - optind);
         fputs("}\n", stdout);
     } else {
-        printf("checked %zu series at commit %.12s (%s)\n", nchecked, db.commit[ci],
+        printf("checked %zu metric%s of %zu series at commit %.12s (%s)\n", ntested,
+               ntested == 1 ? "" : "s", nchecked, db.commit[ci],
                db.date[ci][0] ? db.date[ci] : "no date");
         text_findings("regressions", reg, nreg);
         text_findings("improvements", imp, nimp);
         text_findings("pending (past the fence, not yet persistent)", pend, npend);
-        if (!nreg && !nimp)
+        if (nskip) {
+            static const char *const hdr[] = {"benchmark", "metric", "why"};
+            struct table t;
+            table_init(&t, 3, hdr, 7u);
+            for (size_t i = 0; i < nskip; i++) {
+                table_row(&t);
+                table_set(&t, 0, "%s", skip[i].bench);
+                table_set(&t, 1, "%s", hist_metric_names[skip[i].metric]);
+                table_set(&t, 2, "%s", untested_str(why, sizeof why, &skip[i].st));
+            }
+            printf("not checked:\n");
+            table_print(&t, stdout, FMT_TEXT);
+            table_free(&t);
+        }
+        if (unknown)
+            printf("not checked: column%s tare does not read: %s\n", nunknown == 1 ? "" : "s",
+                   unknown);
+        if (nabsent)
+            printf("not checked: %zu series with no row at this commit\n", nabsent);
+        if (!nreg && !nimp && ntested)
             printf("no regressions, no improvements\n");
     }
+    if (ntested == 0)
+        cli_error(CMD, "checked nothing at commit %.12s: %s", db.commit[ci],
+                  nskip ? "no series' metric could be tested (see above)"
+                  : unknown ? "no metric tare knows in the history (see above)"
+                  : "no series has a metric at this commit");
+    free(unknown);
     free(reg);
     free(imp);
     free(pend);
+    free(skip);
     hist_db_free(&db);
-    return nreg ? EXIT_FAIL : EXIT_OK;
+    return nreg ? EXIT_FAIL : ntested == 0 ? EXIT_USAGE : EXIT_OK;
 }
 
 /* ---- noise ---- */
@@ -314,13 +479,24 @@ static int do_noise(int argc, char **argv)
     if (fmt == FMT_JSON)
         fputs("{\"series\": [", stdout);
     bool first = true;
+    size_t nrows = 0;
     for (size_t si = 0; si < db.nseries && ch; si++)
         for (int m = 0; m < HM_COUNT; m++) {
             if (!db.has[m])
                 continue;
             size_t n = hist_changes(&db.series[si], m, ch);
-            if (n == 0)
+            if (n == 0) {
+                size_t pts = 0;
+                for (size_t k = 0; k < db.series[si].n; k++)
+                    pts += !isnan(db.series[si].v[m][k]);
+                if (pts)
+                    cli_error(CMD, "not computed: '%s' %s: %s", db.series[si].name,
+                              hist_metric_names[m], pts == 1 ? "one point, and a change needs "
+                              "two" : "no change between consecutive points with a ratio "
+                              "(every earlier value is 0)");
                 continue;
+            }
+            nrows++;
             stats_sort(ch, n);
             double med = stats_median(ch, n), p90 = stats_quantile(ch, n, 0.9);
             if (fmt == FMT_JSON) {
@@ -351,12 +527,21 @@ static int do_noise(int argc, char **argv)
         }
     if (fmt == FMT_JSON)
         fputs("\n]}\n", stdout);
-    else
+    else if (nrows || fmt != FMT_TEXT)
         table_print(&t, stdout, fmt);
     table_free(&t);
     free(ch);
+    size_t nunknown;
+    char *unknown = unknown_columns(argv + optind, argc - optind, &nunknown);
+    if (unknown)
+        cli_error(CMD, "not computed: column%s tare does not read: %s", nunknown == 1 ? "" : "s",
+                  unknown);
+    if (nrows == 0)
+        cli_error(CMD, "no noise figures: %s", unknown && !db.npoints ? "no metric tare knows "
+                  "in the history" : "no series has two values of a metric");
+    free(unknown);
     hist_db_free(&db);
-    return EXIT_OK;
+    return nrows ? EXIT_OK : EXIT_USAGE;
 }
 
 /* ---- merge ---- */

@@ -315,6 +315,14 @@ int cmd_run(int argc, char **argv)
     /* Neither flag: the wall pass, and the count pass too when the suite asks for it. */
     bool do_wall = want_wall || !want_count;
     bool do_count = want_count || (!want_wall && su.count);
+    /* What was asked runs; what the suite asks for beside it is said to be skipped. */
+    if (!do_wall)
+        cli_error(CMD, "note: --count alone: no wall-clock pass%s%s%s (add --wall for it)",
+                  su.reference ? ", so no run of the suite's reference '" : "",
+                  su.reference ? su.reference : "", su.reference ? "'" : "");
+    else if (!do_count && su.count)
+        cli_error(CMD, "note: --wall alone: no count pass, though the suite says count = yes "
+                  "(add --count for it)");
 
     /* The count pass's tools, found before any measuring. */
     char valgrind[4096], alloc_lib[4096];

@@ -146,6 +146,35 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
             fputc(']', f);
             first = false;
         }
+        /* history check's judgement at the series' newest point, for its chip and its y
+         * range: [verdict, change, fence, points, needed, alarms]; verdict is "reg", "imp",
+         * "pend", "same" (within the fence), "echo" (a step reported before) or "untested";
+         * alarms is 0 where check does not alarm on the metric (seconds beside a ratio). */
+        fputs("},\"judge\":{", f);
+        first = true;
+        for (int m = 0; m < HM_COUNT; m++) {
+            if (!db->has[m] || m == HM_REF_MEDIAN_S)
+                continue;
+            struct hist_step j;
+            const char *verdict;
+            hist_check_point(s, m, s->n ? s->n - 1 : 0, &o, &j);
+            if (j.untested != HIST_TESTED)
+                verdict = "untested";
+            else if (j.found)
+                verdict = j.change > 0 ? "reg" : "imp";
+            else if (j.pending)
+                verdict = "pend";
+            else
+                verdict = isnan(j.change) ? "echo" : "same";
+            if (hist_metric_deterministic(m) && isnan(j.fence))
+                j.fence = o.det_threshold;
+            fprintf(f, "%s\"%s\":[\"%s\",", first ? "" : ",", hist_metric_names[m], verdict);
+            js_num(f, j.change);
+            fputc(',', f);
+            js_num(f, j.fence);
+            fprintf(f, ",%zu,%zu,%d]", j.points, j.needed, hist_alarms(s, m));
+            first = false;
+        }
         fputs("}}", f);
     }
     free(st);
@@ -197,6 +226,12 @@ int cmd_trend(int argc, char **argv)
     struct err e = {0};
     if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
         return cli_fail(CMD, &e);
+    bool any = false;
+    for (int m = 0; m < HM_COUNT; m++)
+        any |= db.has[m];
+    if (!any && db.nseries)
+        cli_error(CMD, "note: the history has rows but no metric tare reads, so the page has "
+                  "no values ('tare history check' names the columns it does not read)");
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.tmp.%d", outp, (int)getpid()) < 0) {
         hist_db_free(&db);

@@ -203,21 +203,32 @@ static char *long_name(char *const *argv)
  */
 static int disambiguate(struct target *b, const bool *named, int n, struct err *e)
 {
+    /* Every name that clashes is found before any is renamed: renaming a pair at a time
+     * left the third of three alike with its short name. */
+    bool *clash = calloc(n ? n : 1, sizeof *clash);
+    if (!clash)
+        return err_set(e, ERR_SYSTEM, "out of memory");
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
             if (strcmp(b[i].name, b[j].name) != 0)
                 continue;
-            if (named[i] && named[j])
+            if (named[i] && named[j]) {
+                free(clash);
                 return err_set(e, ERR_INPUT, "two commands are both named '%s'", b[i].name);
-            for (int k = 0; k < n; k++)
-                if (!named[k] && (k == i || k == j)) {
-                    char *l = long_name(b[k].argv);
-                    if (!l)
-                        return err_set(e, ERR_SYSTEM, "out of memory");
-                    free(b[k].name);
-                    b[k].name = l;
-                }
+            }
+            clash[i] = clash[j] = true;
         }
+    for (int k = 0; k < n; k++)
+        if (clash[k] && !named[k]) {
+            char *l = long_name(b[k].argv);
+            if (!l) {
+                free(clash);
+                return err_set(e, ERR_SYSTEM, "out of memory");
+            }
+            free(b[k].name);
+            b[k].name = l;
+        }
+    free(clash);
     for (int i = 0; i < n; i++) {
         int seen = 1;
         for (int j = i + 1; j < n; j++) {

@@ -164,8 +164,12 @@ int hist_parse(const char *name, const char *text, size_t len, struct hist_table
             t->c_commit = find_col(t, "commit");
             t->c_benchmark = find_col(t, "benchmark");
             if (t->c_commit < 0 || t->c_benchmark < 0) {
-                err_set(e, ERR_INPUT, "'%s' line 1: no '%s' column: not a history file", name,
-                        t->c_commit < 0 ? "commit" : "benchmark");
+                /* One column with commas in it: CSV (hyperfine's --export-csv, say). */
+                bool csv = t->ncols == 1 && strchr(t->cols[0], ',');
+                err_set(e, ERR_INPUT, "'%s' line 1: no '%s' column: not a history file%s", name,
+                        t->c_commit < 0 ? "commit" : "benchmark",
+                        csv ? " (this looks like CSV: a history file is TSV, tab-separated, "
+                        "with commit and benchmark columns; see tare-history(1))" : "");
                 goto fail;
             }
             for (int m = 0; m < HM_COUNT; m++)
@@ -958,7 +962,7 @@ static bool wall_step(struct wall_ctx *c, size_t j, size_t L, const struct hist_
                       struct hist_step *st)
 {
     const double *x = c->x;
-    if (j < 13 || j + L > c->n)
+    if (j < HIST_MIN_BEFORE || j + L > c->n)
         return false;   /* too little history to learn the noise from */
     double devs[256];
     size_t nd = 0, nn = o->noise_n > 256 ? 256 : (size_t)o->noise_n;
@@ -1003,6 +1007,15 @@ static bool wall_step(struct wall_ctx *c, size_t j, size_t L, const struct hist_
     return true;
 }
 
+/* Whether the earlier step st still holds at compact index k: x[k] beyond its fence on its
+ * side. Only a step that still holds makes an echo; with --persist 1 every outlier is a
+ * "step", and one that fell back must not hide a real step after it. */
+static bool step_holds(const struct wall_ctx *c, size_t k, const struct hist_step *st)
+{
+    double sgn = st->change > 0 ? 1 : -1;
+    return (c->x[k] / st->before - 1) * sgn > st->fence;
+}
+
 static void det_step(const struct hist_series *s, int m, size_t i, double threshold,
                      struct hist_step *out)
 {
@@ -1012,8 +1025,18 @@ static void det_step(const struct hist_series *s, int m, size_t i, double thresh
             prev = s->v[m][k];
             break;
         }
-    if (isnan(prev) || prev == 0)
+    if (isnan(prev) || (prev == 0 && s->v[m][i] != 0)) {
+        out->untested = isnan(prev) ? HIST_NO_EARLIER : HIST_EARLIER_ZERO;
         return;
+    }
+    if (prev == 0) {   /* 0 and 0: no change */
+        out->untested = HIST_TESTED;
+        out->before = out->after = out->change = 0;
+        out->fence = threshold;
+        out->at = i;
+        return;
+    }
+    out->untested = HIST_TESTED;
     out->before = prev;
     out->after = s->v[m][i];
     out->change = out->after / prev - 1;
@@ -1026,6 +1049,7 @@ static void step_clear(struct hist_step *st)
 {
     memset(st, 0, sizeof *st);
     st->before = st->after = st->change = st->fence = NAN;
+    st->untested = HIST_NO_VALUE;
 }
 
 void hist_check_point(const struct hist_series *s, int m, size_t i,
@@ -1043,22 +1067,38 @@ void hist_check_point(const struct hist_series *s, int m, size_t i,
         return;
     size_t n = c.n;
     size_t P = o->persist > 0 ? (size_t)o->persist : 1;
+    out->untested = n >= HIST_MIN_BEFORE + P ? HIST_TESTED : HIST_TOO_FEW;
+    out->points = n;
+    out->needed = HIST_MIN_BEFORE + P;
     if (n >= P) {
         struct hist_step st = {0}, earlier;
         bool echo = false;
         for (size_t k = 1; k <= (size_t)o->window && k <= n - P && !echo; k++)
-            echo = wall_step(&c, n - P - k, P, o, &earlier);
+            echo = wall_step(&c, n - P - k, P, o, &earlier) && step_holds(&c, n - P - 1, &earlier);
         if (!echo && wall_step(&c, n - P, P, o, &st)) {
             *out = st;
+            out->untested = HIST_TESTED;
             out->found = true;
             out->at = c.at[n - P];
             goto done;
+        }
+        if (!echo && out->untested == HIST_TESTED && st.fence > 0) {
+            /* Tested and within the fence: the change and the fence, for a report that
+             * shows the judged change (the trend page's chips). */
+            out->before = st.before;
+            out->after = st.after;
+            out->change = st.change;
+            out->fence = st.fence;
+            out->at = c.at[n - P];
         }
     }
     /* Not confirmed: is a step starting among the newest points, awaiting persistence? */
     for (size_t L = P - 1; L >= 1 && n >= L; L--) {
         struct hist_step st = {0};
         if (wall_step(&c, n - L, L, o, &st)) {
+            st.untested = out->untested;
+            st.points = out->points;
+            st.needed = out->needed;
             *out = st;
             out->pending = true;
             out->at = c.at[n - L];
@@ -1099,7 +1139,7 @@ size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opt
                 continue;
             bool echo = false;
             for (size_t k = 1; k <= (size_t)o->window && k <= j && !echo; k++)
-                echo = raw[j - k];
+                echo = raw[j - k] && step_holds(&c, j - 1, &st[j - k]);
             if (echo)
                 continue;
             size_t i = c.at[j + P - 1];

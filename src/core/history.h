@@ -97,12 +97,27 @@ long hist_db_find_commit(const struct hist_db *db, const char *sha, struct err *
 /* |relative change| between consecutive values (NANs skipped) of one series' metric. */
 size_t hist_changes(const struct hist_series *s, int m, double *out);
 
+/* Points a wall-clock step needs before it: 3 with too few before them to have a deviation,
+ * then the 10 deviations the fence is learned from (see tare-history(1)). */
+#define HIST_MIN_BEFORE 13
+
+/* Why a point was not tested, so that no report says "no regressions" for it. */
+enum hist_untested {
+    HIST_TESTED,
+    HIST_NO_VALUE,       /* NA (or no row) at this point */
+    HIST_NO_EARLIER,     /* deterministic: no earlier value to compare with */
+    HIST_EARLIER_ZERO,   /* deterministic: the earlier value is 0, a change has no ratio */
+    HIST_TOO_FEW,        /* wall clock: points < needed */
+};
+
 /* The regression test of one series' metric at one step (see tare-history(1)). */
 struct hist_step {
     bool found;          /* a confirmed step */
     bool pending;        /* the newest points are past the fence but not yet persistent */
     size_t at;           /* point index of the step */
     double before, after, change, fence;
+    enum hist_untested untested;
+    size_t points, needed;   /* HIST_TOO_FEW: the values so far, and the least tested */
 };
 struct hist_check_opts {
     double det_threshold;   /* relative, e.g. 0.02 */

@@ -212,6 +212,17 @@ run_in "$R/sub" ab -n 6 -- ./no-such-prog
 expect_rc 2 "command missing in the trees"
 expect_eq "$(worktrees "$R")" 1 "worktree removed after a failed command"
 
+# A file the working tree has and the revision does not (untracked): A fails, and the hint
+# says why, where the command itself only says it cannot open it.
+run_in "$R/sub" ab -n 6 -- cat untracked.txt
+expect_rc 1 "an untracked file: A fails"
+expect_match "$err" "cat: untracked.txt: No such file" "the command's own message"
+expect_match "$err" "^tare ab: hint: 'untracked.txt' is in the working tree but not in 'HEAD' \(untracked, ignored or not committed there\), and A runs in a temporary worktree of 'HEAD'" \
+    "the hint names the untracked file"
+run_in "$R/sub" ab -n 6 -- cat no-such-file.txt
+expect_no_match "$err" "hint" "no hint for a file that is in neither tree"
+expect_eq "$(worktrees "$R")" 1 "worktree removed after the untracked file"
+
 # A directory the base revision does not have.
 mkdir -p "$R/newdir"
 run_in "$R/newdir" ab -n 6 -- true

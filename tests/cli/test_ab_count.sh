@@ -47,7 +47,8 @@ expect_eq "$(tsv_field "$out" 1 instructions)" "$ia" "A's instructions equal tar
 run_tare ab -n 6 --count "$F/busy 20" "$F/busy 40"
 expect_rc 0 "text"
 expect_match "$out" "^counts \(deterministic" "counts table"
-expect_match "$out" "^instructions +[0-9,]+ +[0-9,]+ +\+99\.[0-9]%$" "instructions row with its change"
+expect_match "$out" "^instructions +[0-9,]+ +[0-9,]+ +\+99\.[0-9]% +0\.00% +0\.00%$" "instructions row with its change and each side's spread"
+expect_match "$out" "^counts: B does more work: instructions \+99\.[0-9]% \(each side's runs vary by 0\.00% at most\)$" "busy 40 does more work"
 expect_match "$out" "^peak heap " "peak heap row"
 
 # ---- allocmix: 143 allocations by its definition, on both sides ----
@@ -67,6 +68,63 @@ else
     expect_match "$(jget "$out" note)" "^the wall clock moved but the counts did not" \
         "an A/A run called different: the note says the counts did not move"
 fi
+
+# ---- counts that vary run to run: a change is one only past each side's own spread ----
+# jitter N SPREAD STATE spins N thousand iterations plus 0 or SPREAD thousand, by the parity
+# of a run counter kept in STATE (counted under valgrind only), so any two callgrind passes
+# of one side show its whole spread, as two runs of an interpreter that seeds its hash from
+# the clock do. Two tare count passes give the two values a side of jitter 1000 50 takes.
+fresh() { printf '0\n' > "$TMP/$1"; echo "$TMP/$1"; }
+s=$(fresh s0)
+run_tare count -f tsv -- "$F/jitter" 1000 50 "$s"; v0=$(tsv_field "$out" 1 instructions)
+run_tare count -f tsv -- "$F/jitter" 1000 50 "$s"; v1=$(tsv_field "$out" 1 instructions)
+check "jitter's two values differ ($v0, $v1)" test "$v1" -gt "$v0"
+sa=$(fresh sa); sb=$(fresh sb)
+run_tare ab -n 6 --count --format=json "$F/jitter 1000 50 $sa" "$F/jitter 1020 50 $sb"
+expect_rc 0 "ab --count, a change smaller than the spread"
+check "json parses" valid_json "$out"
+expect_eq "$(jget "$out" runs)" 2 "two passes of each side by default"
+expect_eq "$(cget "$out" a instructions)" "$(awk -v a="$v0" -v b="$v1" 'BEGIN { printf "%.0f", (a + b) / 2 }')" \
+    "A's instructions: the median of its two passes, ($v0 + $v1) / 2"
+sp=$(cget "$out" a instructions_spread)
+check "A's spread $sp is (max - min) / median of its passes" \
+    awk_ok 's - (b - a) / ((a + b) / 2) < 1e-8 && (b - a) / ((a + b) / 2) - s < 1e-8' -v s="$sp" -v a="$v0" -v b="$v1"
+r=$(cget "$out" ratio instructions)
+check "the change ($r) is more than tare's 0.01% but less than A's spread ($sp)" \
+    awk_ok 'r - 1 > 0.0001 && r - 1 < s' -v r="$r" -v s="$sp"
+expect_eq "$(cget "$out" change instructions)" none "instructions: no change"
+expect_eq "$(jget "$out" work)" same "the counts show no change"
+sa=$(fresh sa); sb=$(fresh sb)
+run_tare ab -n 6 --count "$F/jitter 1000 50 $sa" "$F/jitter 1020 50 $sb"
+expect_match "$out" "^counts: no change the counts can show \(this program's counts vary by [0-9.]+% run to run\)$" \
+    "text: no change the counts can show, with the spread"
+expect_no_match "$out" "more work" "never more work"
+# A change larger than the spread: 1100 against 1000 thousand iterations, about +9.5%.
+sa=$(fresh sa); sb=$(fresh sb)
+run_tare ab -n 6 --count --format=json "$F/jitter 1000 50 $sa" "$F/jitter 1100 50 $sb"
+r=$(cget "$out" ratio instructions); sp=$(cget "$out" b instructions_spread)
+check "the change ($r) is more than B's spread ($sp)" awk_ok 'r - 1 > s' -v r="$r" -v s="$sp"
+expect_eq "$(cget "$out" change instructions)" more "instructions: more"
+expect_eq "$(jget "$out" work)" more "B does more work"
+sa=$(fresh sa); sb=$(fresh sb)
+run_tare ab -n 6 --count "$F/jitter 1100 50 $sa" "$F/jitter 1000 50 $sb"
+expect_match "$out" "^counts: B does less work: instructions -[0-9.]+% \(each side's runs vary by [0-9.]+% at most\)$" \
+    "the other way: less work"
+# A/A: one program on both sides (each with its own run counter): no change at all.
+sa=$(fresh sa); sb=$(fresh sb)
+run_tare ab -n 6 --count --format=json "$F/jitter 1000 50 $sa" "$F/jitter 1000 50 $sb"
+expect_eq "$(cget "$out" ratio instructions)" 1 "A/A: the same medians"
+expect_eq "$(jget "$out" work)" same "A/A: no change"
+# Three passes: counters 0, 1, 2 give v0, v1, v0; the median is v0.
+sa=$(fresh sa); sb=$(fresh sb)
+run_tare ab -n 6 --count --count-runs 3 --format=json "$F/jitter 1000 50 $sa" "$F/jitter 1000 50 $sb"
+expect_eq "$(jget "$out" runs)" 3 "--count-runs 3"
+expect_eq "$(cget "$out" a instructions)" "$v0" "the median of three passes is the middle one"
+run_tare ab --count-runs 3 "$F/busy 1" "$F/busy 1"
+expect_rc 2 "--count-runs without --count"
+expect_match "$err" "count-runs only applies with --count" "said why"
+run_tare ab --count --count-runs 1 "$F/busy 1" "$F/busy 1"
+expect_rc 2 "--count-runs 1: a spread needs two"
 
 # ---- seed section 6: say when wall clock does not move while counts do ----
 # A 99% threshold makes the wall-clock verdict same; the instructions moved by 5%.
@@ -90,9 +148,19 @@ expect_eq "$(cget "$out" b status)" failed "B failed"
 expect_match "$(cget "$out" b error)" "under callgrind: exited with status 1" "the reason in the JSON"
 expect_eq "$(cget "$out" ratio instructions)" null "no ratio"
 expect_match "$out" '"pairs": 6, "warmup": 1, "ratio": [0-9.]+,' "the wall-clock ratio is still there"
-expect_match "$err" "tare ab: counting A '[^']*busy 2' failed: under callgrind: exited with status 1" "the reason on stderr"
+expect_match "$err" "tare ab: counting A '[^']*busy 2' failed \(pass 1 of 2\): under callgrind: exited with status 1" "the reason on stderr"
 TARE_VALGRIND=/bin/false run_tare ab -n 6 --count "$F/busy 2" "$F/busy 3"
-expect_match "$out" "^instructions +NA +NA +NA$" "text: NA"
+expect_match "$out" "^instructions +NA +NA +NA +NA +NA$" "text: NA"
+# Valgrind kills a program with SIGILL for an instruction it cannot decode, and says so
+# some twenty lines before its stderr ends: that line is kept above the last ones.
+if [ "$(uname -m)" = x86_64 ]; then
+    run_tare ab -n 6 --count "$F/vgill" "$F/busy 1"
+    expect_rc 1 "a side killed by valgrind's SIGILL"
+    expect_match "$err" "counting A '[^']*vgill' failed \(pass 1 of 2\): under callgrind: killed by signal 4" "the signal"
+    expect_match "$err" "^  \| vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0xFD 0x48" "valgrind's cause line kept"
+    expect_match "$err" "^  \| \.\.\.$" "the lines left out are marked"
+    expect_match "$err" "^  \| ==[0-9]+== I   refs: " "and the last lines still there"
+fi
 # No valgrind at all: said before any run.
 PATH=/nonexistent "$TARE" ab -n 6 --count "$F/busy 2" "$F/busy 3" > "$TMP/out" 2> "$TMP/err"
 rc=$?; out=$(<"$TMP/out"); err=$(<"$TMP/err")

@@ -83,7 +83,15 @@ expect_no_match "$runner" "$(hostname)" "runner has no host name"
 expect_no_match "$runner" "$(id -un)" "runner has no user name"
 expect_eq "$(tsv_field "$(cat "$H")" 1 reference)" "$FIXTURES/sleeper 0.01" "reference column"
 run_tare history check "$H"
-expect_rc 0 "the history reads back"
+expect_rc 2 "the history reads back; one commit is too few to test"
+expect_match "$out" "too few points: 1 of the 16 a step test needs" "and check says so"
+
+# --count alone runs the count pass only, and says that the reference is not run.
+run_tare run --count --format tsv "$S/suite.ini"
+expect_rc 0 "--count alone on a suite with a reference"
+expect_no_match "$(head -1 <<<"$out")" "ref_median_s" "no wall pass, no reference"
+expect_eq "$err" "tare run: note: --count alone: no wall-clock pass, so no run of the suite's reference '$FIXTURES/sleeper 0.01' (add --wall for it)" \
+    "says in one line what it skipped"
 
 if command -v git > /dev/null; then
     (cd "$S" && git init -q . && git add suite.ini && git -c user.email=t@t -c user.name=t commit -qm t) > /dev/null 2>&1
@@ -187,6 +195,13 @@ expect_no_match "$(head -1 <<<"$out")" 'instructions' "--wall alone: no count pa
 run_tare run --count --format json "$C/suite.ini"
 expect_match "$out" '"benchmark": "w\+base", "lane": "base", "instructions": [0-9]+, "allocations": 0, ' "--count alone; json"
 expect_no_match "$out" '"median_s"' "--count alone: no wall pass"
+expect_match "$err" "^tare run: note: --count alone: no wall-clock pass \(add --wall for it\)$" \
+    "--count alone: says the wall pass is skipped"
+run_tare run --wall --count --format tsv "$C/suite.ini"
+expect_no_match "$err" "note" "--wall --count: nothing skipped, nothing said"
+run_tare run --wall --format tsv "$C/suite.ini"
+expect_match "$err" "^tare run: note: --wall alone: no count pass, though the suite says count = yes" \
+    "--wall alone with count = yes: says the count pass is skipped"
 # A second commit doing 10% more work: history check alarms on instructions (2% fixed
 # threshold), from count.tsv beside wall.tsv; trend draws the instructions.
 suite_at 1100
@@ -196,7 +211,9 @@ run_tare history check --format json "$C/h/wall.tsv" "$CH"
 expect_rc 1 "a 10% instruction regression: check exits 1"
 expect_match "$out" '^\{"regressions": \[\{"benchmark": "w\+base", "metric": "instructions", "before": '"$i1"', "after": [0-9]+, "change": 0\.0[89][0-9]*, "commit": "c2"\}' \
     "the regression: w+base instructions, about +10%, at c2"
-expect_no_match "$out" 'w\+more' "the unchanged lane does not alarm"
+expect_no_match "$(sed 's/"not_checked".*//' <<<"$out")" 'w\+more' "the unchanged lane does not alarm"
+expect_match "$out" '"not_checked": \[\{"benchmark": "w\+base", "metric": "median_s", "why": "too few points: 2 of the 16 a step test needs"\}' \
+    "two commits are too few for the wall clock, and check says so"
 run_tare trend "$C/h/wall.tsv" "$CH" -o "$C/trend.html"
 expect_rc 0 "trend over wall.tsv and count.tsv"
 check "the trend page offers instructions" grep -q '"instructions"' "$C/trend.html"

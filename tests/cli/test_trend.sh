@@ -116,6 +116,50 @@ expect_eq "$(field "$res" metric_after)" '"instructions"' "switch to instruction
 expect_eq "$(field "$res" path_changed)" true "instructions drawn"
 expect_eq "$(field "$res" alarm_cards)" '["hash-access"]' "the chart with the newest regression is marked"
 
+# The chips are tare history check's judgement at the newest point, never the raw last
+# change: "levels" moves between two levels every three commits (its last value 30% over
+# the median of the ten before, its consecutive changes mostly 0), which check learns as
+# noise (within its fence: grey); "step" has a 50% step in its last three commits (check's
+# regression: red). "det" counts 1.7 billion instructions give or take 14: its y range is
+# never narrower than the 2% threshold, and its tick labels differ. 30 commits on one day:
+# the x axis names the commits at its ends, not one date twice.
+awk 'BEGIN { OFS = "\t"; print "date", "commit", "benchmark", "median_s", "instructions"
+  for (i = 1; i <= 30; i++) {
+    c = sprintf("%07x%s", i, "abcdefabcdefabcdefabcdefabcdefabcd0")
+    d = sprintf("2026-01-01T00:%02d:00Z", i)
+    print d, c, "levels", (int((i - 1) / 3) % 2 ? 1.3 : 1.0) * (1 + 0.002 * (i % 3)), "NA"
+    print d, c, "step", (1 + 0.005 * ((7 * i) % 5 - 2)) * (i >= 28 ? 1.5 : 1), "NA"
+    print d, c, "det", "NA", 1700000000 + (i % 3) * 7
+  } }' > "$TMP/judged.tsv"
+run_tare history check --format json "$TMP/judged.tsv"
+expect_match "$out" '^\{"regressions": \[\{"benchmark": "step", "metric": "median_s"' "check: step regresses"
+expect_no_match "$out" '"benchmark": "levels"' "check: levels does not"
+run_tare trend "$TMP/judged.tsv" -o "$TMP/judged.html"
+res=$(browse "$TMP/judged.html" "" instructions)
+js() { node -e 'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(eval(process.argv[1]))' "$1" <<<"$res"; }
+expect_eq "$(field "$res" errors)" "[]" "judged page: no errors"
+expect_match "$(js 'o.chips_before.levels[0][0]')" '^\+[0-9.]+% within ±[0-9.]+%$' "levels: the change within the fence"
+expect_eq "$(js 'o.chips_before.levels[0][1]')" chip "levels: a grey chip"
+expect_match "$(js 'o.chips_before.step[0][0]')" '^regression \+4[89]\.[0-9]% past ±[0-9.]+%$' "step: the regression and its fence"
+expect_eq "$(js 'o.chips_before.step[0][1]')" "chip alarm" "step: a red chip"
+expect_eq "$(js 'o.axes_before.step.x.join(" ")')" "0000001 000001e" "one day's commits: the ends' hashes"
+expect_match "$(js 'o.chips.det[0][0]')" 'within ±2\.0%$' "det: within the 2% threshold"
+expect_eq "$(js 'new Set(o.axes.det.y).size')" 4 "det: four distinct tick labels ($(js 'o.axes.det.y.join(" ")'))"
+check "det: the y range spans at least the threshold either side ($(js 'o.axes.det.range.join(" .. ")'))" \
+    test "$(js '(o.axes.det.range[1] - o.axes.det.range[0]) / 1700000000 >= 0.04')" = true
+# A history of columns tare does not read: the page is empty, and trend says why.
+printf 'date\tcommit\tbenchmark\tmean\n2026-01-01T00:00:00Z\tc1\tb\t1.5\n' > "$TMP/mean.tsv"
+run_tare trend "$TMP/mean.tsv" -o "$TMP/mean.html"
+expect_rc 0 "trend of unknown columns"
+expect_match "$err" "^tare trend: note: the history has rows but no metric tare reads" "says why the page is empty"
+# A window of a few commits: each one's short hash on the x axis.
+head -n 16 "$TMP/judged.tsv" > "$TMP/five.tsv"
+run_tare trend "$TMP/five.tsv" -o "$TMP/five.html"
+res=$(browse "$TMP/five.html")
+expect_eq "$(js 'o.axes_before.step.x.join(" ")')" "0000001 0000002 0000003 0000004 0000005" "five commits: five hashes"
+expect_match "$(js 'o.chips_before.step[0][0]')" '^not tested: 5 of 16 points$' "five commits: not tested, said"
+expect_eq "$(js 'o.chips_before.step[0][1]')" chip "not tested: grey"
+
 # Edge cases: no rows, one commit, only NA values: the page still runs without an error.
 printf 'date\tcommit\tbenchmark\tmedian_s\n' > "$TMP/empty.tsv"
 printf 'date\tcommit\tbenchmark\tmedian_s\n2026-01-01T00:00:00Z\tc1\tb\t0.5\n' > "$TMP/one.tsv"

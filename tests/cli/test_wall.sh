@@ -29,6 +29,14 @@ expect_match "$(cut -f4 <<<"$out" | tail -n 1)" '^0\.[0-9]{6,}|^[0-9]+\.[0-9]{5,
 # Default names are the basename; clashes get the arguments, then a number; --name names them.
 run_tare wall -n 1 -f tsv "$F/busy 1" "$F/exit3" "$F/busy 1"
 expect_eq "$(cut -f1 <<<"$out" | tr '\n' ,)" "name,busy 1,exit3,busy 1 #2," "default names"
+# Three alike (an interpreter with three scripts): every one gets its arguments, not two of them.
+run_tare wall -n 1 -f tsv "$F/busy 1" "$F/busy 2" "$F/busy 3"
+expect_eq "$(cut -f1 <<<"$out" | tr '\n' ,)" "name,busy 1,busy 2,busy 3," "three clashing names"
+if command -v lua5.4 > /dev/null; then
+    run_tare wall -n 1 -f tsv "lua5.4 -e x=1" "lua5.4 -e x=2" "lua5.4 -e x=3"
+    expect_eq "$(cut -f1 <<<"$out" | tr '\n' ,)" "name,lua5.4 -e x=1,lua5.4 -e x=2,lua5.4 -e x=3," \
+        "three lua commands"
+fi
 run_tare wall -n 1 --name x --name x "$F/busy 1" "$F/busy 2"
 expect_rc 2 "two commands given one name"
 expect_match "$err" "both named 'x'" "clash message"

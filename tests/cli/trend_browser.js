@@ -96,6 +96,18 @@ async function run() {
   out.dots = await evaluate("document.querySelectorAll('#charts svg.chart circle.pt').length");
   out.metrics = await evaluate("Array.from(document.querySelectorAll('#metric button')).map(b => b.getAttribute('data-value'))");
   out.metric_before = await evaluate("document.querySelector('#charts svg.chart')?.getAttribute('data-metric')");
+  // Each chart's chips ([text, class] by chart name), y tick labels, x labels and y range.
+  const chips = `Object.fromEntries(Array.from(document.querySelectorAll('#charts .card')).map(c =>
+      [c.querySelector('h3 .name').textContent,
+       Array.from(c.querySelectorAll('h3 .chip')).map(x => [x.textContent, x.className, x.title])]))`;
+  const axes = `Object.fromEntries(Array.from(document.querySelectorAll('#charts .card')).map(c => {
+      const s = c.querySelector('svg.chart');
+      return [c.querySelector('h3 .name').textContent, {
+        y: Array.from(s.querySelectorAll('text.ytick')).map(t => t.textContent),
+        x: Array.from(s.querySelectorAll('text.xtick')).map(t => t.textContent),
+        range: [Number(s.getAttribute('data-ymin')), Number(s.getAttribute('data-ymax'))] }]; }))`;
+  out.chips_before = await evaluate(chips);
+  out.axes_before = await evaluate(axes);
   const firstPath = "document.querySelector('#charts svg.chart path.lane')?.getAttribute('d')";
   const pathBefore = await evaluate(firstPath);
   const other = wantMetric || out.metrics.find((m) => m !== out.metric_before);
@@ -138,6 +150,8 @@ async function run() {
   await evaluate("document.querySelector('#window button[data-value=\"150\"]').click()");
   out.alarm_cards = await evaluate("Array.from(document.querySelectorAll('#charts .card.alarm .name')).map(e => e.textContent)");
   out.markers = await evaluate("document.querySelectorAll('#charts svg.chart path.reg, #charts svg.chart path.imp').length");
+  out.chips = await evaluate(chips);
+  out.axes = await evaluate(axes);
   out.html_bytes = fs.statSync(page).size;
   if (shot) {
     await send("Emulation.setDeviceMetricsOverride", { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
