@@ -3,6 +3,7 @@
 #include "core/count.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <limits.h>
@@ -70,6 +71,7 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
     struct proc_opts po = {
         .argv = argv, .env_set = env, .cwd = j->cwd, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
         .no_aslr = true, .show_output = sh->o->show_output,
+        .wait_group = true,   /* every process it starts is counted: wait for each */
     };
     struct proc_result r;
     struct err e = {0};
@@ -345,6 +347,21 @@ static void *worker(void *arg)
     }
 }
 
+/* Empties and removes the temporary directory: whatever a run left there (a profile of a
+ * process that was ended, a report cut short) goes with it. */
+static void remove_tmpdir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                unlinkat(dirfd(d), de->d_name, 0);
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
 int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct err *e)
 {
     char tmpl[4096];
@@ -371,7 +388,7 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
         pthread_join(th[i], NULL);
     free(th);
     pthread_mutex_destroy(&sh.lock);
-    rmdir(tmpl);
+    remove_tmpdir(tmpl);
     if (sh.stop) {
         *e = sh.fatal;
         return -1;

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# test_reliability.sh: nothing is left behind and nothing is lost: processes a measured
+# command leaves in its process group, work that outlives it under `tare count`, temp dirs.
+. "$(dirname "$0")/lib.sh"
+
+ORPHAN=$FIXTURES/orphan
+PIDS=$TMP/pids
+
+# none_left DESC: every process the orphan fixture recorded in $PIDS is gone.
+none_left() {
+    local desc=$1 n=0 alive=""
+    [ -s "$PIDS" ] || { not_ok "$desc: the fixture recorded no process"; return; }
+    while read -r p; do
+        n=$((n + 1))
+        if kill -0 "$p" 2>/dev/null; then alive="$alive $p"; kill -9 "$p" 2>/dev/null; fi
+    done < "$PIDS"
+    if [ -z "$alive" ]; then ok; else not_ok "$desc: left running:$alive (of $n)"; fi
+    rm -f "$PIDS"
+}
+
+# A grandchild that ignores SIGTERM, left in the group by a command that exits 0, is ended
+# after every run, by every command that measures.
+rm -f "$PIDS"
+run_tare wall -n 2 -- "$ORPHAN" stubborn "$PIDS"
+expect_rc 0 "wall of a command that leaves a process behind"
+none_left "tare wall"
+
+run_tare ab -n 6 "$ORPHAN stubborn $PIDS" "$ORPHAN stubborn $PIDS"
+expect_rc 0 "ab of commands that leave a process behind"
+none_left "tare ab"
+
+run_tare stat -n 2 --event task-clock -- "$ORPHAN" stubborn "$PIDS"
+expect_rc 0 "stat of a command that leaves a process behind"
+none_left "tare stat"
+
+mkdir -p "$TMP/suite"
+touch "$TMP/suite/one.txt"
+cat > "$TMP/suite/suite.ini" <<INI
+[suite]
+command = $ORPHAN stubborn $PIDS
+benchmarks = *.txt
+runs = 2
+INI
+run_tare run "$TMP/suite/suite.ini"
+expect_rc 0 "run of a suite whose command leaves a process behind"
+none_left "tare run"
+
+# tare count waits for work that outlives the command: the parent exits at once, the child
+# spins 100 million iterations; its count is the same command's when the parent waits.
+mkdir -p "$TMP/tmpdir"
+TMPDIR=$TMP/tmpdir run_tare count -f tsv -- "$ORPHAN" work "$PIDS" 100
+expect_rc 0 "count of a command whose child outlives it"
+orphaned=$(tsv_field "$out" 1 instructions)
+TMPDIR=$TMP/tmpdir run_tare count -f tsv -- "$ORPHAN" wait "$PIDS" 100
+expect_rc 0 "count of the same command waiting for its child"
+waited=$(tsv_field "$out" 1 instructions)
+# The two differ only by the parent's waitpid: within 0.01% (the child's loop is 99.9%).
+if [ -n "$orphaned" ] && [ -n "$waited" ] &&
+   awk -v a="$orphaned" -v b="$waited" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < b * 1e-4) }'; then
+    ok
+else
+    not_ok "count of a child that outlives its parent: $orphaned instructions, $waited when waited for"
+fi
+expect_eq "$(ls -A "$TMP/tmpdir")" "" "count leaves nothing in \$TMPDIR"
+none_left "tare count"
+
+# ... but not forever: a process that never ends is reported at the timeout, never counted
+# as if it were not there, and ended.
+TMPDIR=$TMP/tmpdir run_tare count --timeout 2 -- "$ORPHAN" stubborn "$PIDS"
+expect_rc 1 "count of a command that leaves a process running"
+expect_match "$err" "it exited, but 1 process it started was still running and was ended" \
+    "count names the process it lost"
+expect_match "$out" "timeout" "count's status is timeout"
+expect_eq "$(ls -A "$TMP/tmpdir")" "" "count leaves nothing in \$TMPDIR after a timeout"
+none_left "tare count --timeout"
+
+done_testing
