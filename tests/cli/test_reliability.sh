@@ -74,4 +74,38 @@ expect_match "$out" "timeout" "count's status is timeout"
 expect_eq "$(ls -A "$TMP/tmpdir")" "" "count leaves nothing in \$TMPDIR after a timeout"
 none_left "tare count --timeout"
 
+# A profile is read whole or not at all: a real cachegrind profile cut at the end of any
+# line (the issue: 20 of 20 such cuts read with smaller totals, exit 0) is refused, exit 2.
+if command -v valgrind > /dev/null; then
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$TMP/cg.out" \
+        "$FIXTURES/busy" 1 > /dev/null 2>&1
+    run_tare cg top -f tsv "$TMP/cg.out"
+    expect_rc 0 "the whole cachegrind profile is read"
+    summary=$(sed -n 's/^summary: //p' "$TMP/cg.out")
+    n=$(wc -l < "$TMP/cg.out")
+    refused=0 tried=0 accepted=""
+    for i in $(seq 1 $(( (n - 1) / 20 + 1 )) $((n - 1))); do
+        head -n "$i" "$TMP/cg.out" > "$TMP/cut.out"
+        tried=$((tried + 1))
+        if "$TARE" cg top "$TMP/cut.out" > /dev/null 2> "$TMP/cut.err"; then
+            accepted="$accepted $i"
+        elif [ $? -eq 2 ] && grep -Eq "cannot read|truncated|no 'events:'" "$TMP/cut.err"; then
+            refused=$((refused + 1))
+        fi
+    done
+    expect_eq "$refused of $tried" "$tried of $tried" "cuts of a cachegrind profile refused (accepted at lines:$accepted)"
+    # ... and its summary: is its total (what tare reads is what cachegrind counted)
+    total=$("$TARE" cg top -f json "$TMP/cg.out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])' 2>/dev/null)
+    expect_eq "$total" "$summary" "the total read is the summary: line"
+else
+    not_ok "valgrind is not installed (scripts/install-deps)"
+fi
+
+# Costs past 2^64 are refused, never wrapped: two 2^63 costs and 'totals: 0' read as 0 before.
+printf 'events: Ir\nfn=a\n1 9223372036854775808\nfn=b\n1 9223372036854775808\ntotals: 0\n' > "$TMP/big.out"
+run_tare cg top "$TMP/big.out"
+expect_rc 2 "a profile whose costs add up past 2^64"
+expect_match "$err" "line 6: the cost lines of the part that began on line 1 add up past 2\^64" \
+    "the error says the costs overflow"
+
 done_testing
