@@ -108,4 +108,59 @@ expect_rc 2 "a profile whose costs add up past 2^64"
 expect_match "$err" "line 6: the cost lines of the part that began on line 1 add up past 2\^64" \
     "the error says the costs overflow"
 
+# Suite files are read as written. The program sees its lane's variables exactly (quotes too,
+# as --lane gives them), the indented continuation of env = adds to it, and a lane without
+# env = is a lane.
+S=$TMP/suites
+mkdir -p "$S"
+PY=/usr/bin/python3
+cat > "$S/show.py" <<'PY'
+import os, sys
+with open(sys.argv[1], "a") as f:
+    f.write(os.environ.get("LUA_INIT", "-") + "|" + os.environ.get("TARE_B", "-") + "\n")
+PY
+cat > "$S/lanes.ini" <<INI
+[suite]
+command = $PY {bench} $S/seen
+benchmarks = show.py
+runs = 1
+warmup = 0
+[lane quoted]
+env = LUA_INIT=collectgarbage("generational")
+      TARE_B=2
+[lane plain]
+INI
+rm -f "$S/seen"
+run_tare run -f tsv "$S/lanes.ini"
+expect_rc 0 "a suite with quotes, a continuation and a lane without env"
+expect_eq "$(cut -f1 <<<"$out" | tail -n +2 | tr '\n' ' ')" "show+quoted show+plain " "both lanes are series"
+expect_eq "$(head -1 "$S/seen" 2>/dev/null)" 'collectgarbage("generational")|2' \
+    "the lane's variables reach the program as written, the continuation's too"
+expect_eq "$(sed -n 2p "$S/seen" 2>/dev/null)" '-|-' "a lane without env adds nothing"
+rm -f "$S/seen"
+run_tare wall -n 1 -w 0 --lane 'quoted:LUA_INIT=collectgarbage("generational"),TARE_B=2' \
+    -- "$PY" "$S/show.py" "$S/seen"
+expect_eq "$(cat "$S/seen" 2>/dev/null)" 'collectgarbage("generational")|2' "--lane gives the same"
+
+# No line length limit (libinih: 'not INI' from 200 characters), and ';' inside a line is
+# no comment (libinih ran 'prog a' for 'prog a ;b c'): here it is shell syntax, refused.
+pad=$(printf '%0300d' 0)
+printf '[suite]\ncommand = %s {bench} %s/seen %s\nbenchmarks = show.py\nruns = 1\n' "$PY" "$S" "$pad" > "$S/long.ini"
+run_tare run "$S/long.ini"
+expect_rc 0 "a suite with a 330-character line"
+printf '[suite]\ncommand = %s {bench} a ;b c\nbenchmarks = show.py\nruns = 1\n' "$PY" > "$S/semi.ini"
+run_tare run "$S/semi.ini"
+expect_rc 2 "a ';' inside a command"
+expect_match "$err" "shell syntax ';'" "the ';' is named"
+# Duplicates are refused with the file and line, exit 2.
+printf '[suite]\ncommand = x\nbenchmarks = show.py\n[lane a]\nenv = A=1\nenv = A=2\n' > "$S/dup.ini"
+run_tare run "$S/dup.ini"
+expect_rc 2 "a key given twice"
+expect_match "$err" "^tare run: '$S/dup.ini' line 6: 'env' given twice in \\[lane a\\] \\(first on line 5\\)$" \
+    "the duplicate key's file and lines"
+printf '[suite]\ncommand = x\nbenchmarks = show.py\n[lane a]\n[suite]\nruns = 2\n' > "$S/dup.ini"
+run_tare run "$S/dup.ini"
+expect_rc 2 "a section given twice"
+expect_match "$err" "'$S/dup.ini' line 5: \\[suite\\] again \\(it began on line 1\\)" "the duplicate section's lines"
+
 done_testing
