@@ -173,7 +173,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     int argc = 0;
     while (j->argv[argc])
         argc++;
-    char **argv = calloc(argc + 7, sizeof *argv);
+    char **argv = calloc(argc + 8, sizeof *argv);
     if (!argv) {
         err_set(fatal, ERR_SYSTEM, "out of memory");
         return false;
@@ -184,6 +184,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     argv[a++] = "--cache-sim=no";
     argv[a++] = "--branch-sim=no";
     argv[a++] = "--trace-children=yes";
+    argv[a++] = "--vgdb=no";   /* no FIFOs in $TMPDIR, which an interrupt (SIGKILL) would leave */
     argv[a++] = outopt;
     for (int i = 0; i < argc; i++)
         argv[a++] = j->argv[i];

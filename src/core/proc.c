@@ -26,12 +26,11 @@ extern char **environ;
 /* Process groups of running children, so an interrupt can kill them (several with -j). */
 #define MAX_ACTIVE 256
 static volatile sig_atomic_t active_pgid[MAX_ACTIVE];
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted;   /* the signal that interrupted tare, or 0 */
 
 void proc_interrupt(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig > 0 ? sig : SIGINT;
     for (int i = 0; i < MAX_ACTIVE; i++) {
         pid_t p = active_pgid[i];
         if (p > 0)
@@ -42,6 +41,11 @@ void proc_interrupt(int sig)
 bool proc_interrupted(void)
 {
     return interrupted != 0;
+}
+
+int proc_interrupt_signal(void)
+{
+    return interrupted;
 }
 
 static int register_active(pid_t pgid)

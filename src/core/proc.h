@@ -69,6 +69,8 @@ const char *proc_describe(const struct proc_result *r, double timeout_s, char *b
 /* Async-signal-safe: note the interrupt and kill every running child's process group. */
 void proc_interrupt(int sig);
 bool proc_interrupted(void);
+/* The signal proc_interrupt() was given (SIGINT, SIGTERM, ...), or 0. */
+int proc_interrupt_signal(void);
 
 /* The monotonic clock in seconds. */
 double proc_now(void);

@@ -163,4 +163,55 @@ run_tare run "$S/dup.ini"
 expect_rc 2 "a section given twice"
 expect_match "$err" "'$S/dup.ini' line 5: \\[suite\\] again \\(it began on line 1\\)" "the duplicate section's lines"
 
+# Signals: SIGINT exits 130 and SIGTERM 143 (it was 130 too), the measured processes and the
+# temporary files gone. The signal comes while the fixture sleeps, after a second.
+# interrupt SIG WANT DESC ARGS...: tare ARGS in the background, SIG after a second.
+interrupt() {
+    local sig=$1 want=$2 desc=$3; shift 3
+    "$TARE" "$@" > "$TMP/out" 2> "$TMP/err" &
+    local p=$!
+    sleep 1
+    kill -"$sig" "$p"
+    wait "$p"
+    rc=$?
+    err=$(cat "$TMP/err")
+    expect_rc "$want" "$desc"
+}
+rm -f "$PIDS"
+interrupt INT 130 "wall, SIGINT" wall -n 2 -- "$FIXTURES/sleeper" 30 fork "$TMP/never"
+interrupt TERM 143 "wall, SIGTERM" wall -n 2 -- "$FIXTURES/sleeper" 30 fork "$TMP/never"
+expect_match "$err" "interrupted" "wall says it was interrupted"
+TMPDIR=$TMP/tmpdir interrupt TERM 143 "count, SIGTERM" count -- "$FIXTURES/sleeper" 30
+expect_eq "$(ls -A "$TMP/tmpdir")" "" "an interrupted count leaves nothing in \$TMPDIR"
+# (busy 300: a native warm-up of a fraction of a second, then a long callgrind run to cut)
+TMPDIR=$TMP/tmpdir interrupt INT 130 "count under callgrind, SIGINT" count -- "$FIXTURES/busy" 300
+expect_eq "$(ls -A "$TMP/tmpdir")" "" "count interrupted under callgrind leaves nothing in \$TMPDIR"
+sleep 0.2
+check "the measured processes are gone" bash -c "! pgrep -f '$FIXTURES/[s]leeper 30' > /dev/null"
+
+# tare run --history writes wall.tsv and count.tsv as one: both or neither. A count.tsv that
+# cannot take the rows (its header lacks their columns) once left wall.tsv with rows
+# count.tsv did not have.
+H=$TMP/hist
+mkdir -p "$H" "$TMP/tx"
+touch "$TMP/tx/1.txt"
+printf '[suite]\ncommand = %s/busy {name}\nbenchmarks = *.txt\nruns = 1\n' "$FIXTURES" > "$TMP/tx/suite.ini"
+run_tare run --wall --count --history "$H" --commit c1 "$TMP/tx/suite.ini"
+expect_rc 0 "run into a new history"
+expect_eq "$(wc -l < "$H/wall.tsv")/$(wc -l < "$H/count.tsv")" "2/2" "both files have the header and one row"
+cp "$H/wall.tsv" "$TMP/wall.before"
+printf 'date\tcommit\tbenchmark\tinstructions\n' > "$H/count.tsv"
+run_tare run --wall --count --history "$H" --commit c2 "$TMP/tx/suite.ini"
+expect_rc 2 "a count.tsv that cannot take the rows"
+expect_match "$err" "column 'allocations' is not in '[^']*count.tsv'" "the error names count.tsv"
+check "wall.tsv is as it was: no row of c2 without its count" cmp -s "$H/wall.tsv" "$TMP/wall.before"
+expect_eq "$(ls -A "$H" | tr '\n' ' ')" "count.tsv wall.tsv " "no temporary left in the history directory"
+# ... and an interrupt before the rows are written writes none of them
+rm -f "$H/count.tsv"
+cp "$H/wall.tsv" "$TMP/wall.before"
+printf '[suite]\ncommand = %s/sleeper 30\nbenchmarks = *.txt\nruns = 1\n' "$FIXTURES" > "$TMP/tx/slow.ini"
+interrupt TERM 143 "run --history, SIGTERM" run --history "$H" --commit c3 "$TMP/tx/slow.ini"
+check "an interrupted run writes no row" cmp -s "$H/wall.tsv" "$TMP/wall.before"
+expect_eq "$(ls -A "$H" | tr '\n' ' ')" "wall.tsv " "nothing else in the history directory"
+
 done_testing
