@@ -649,8 +649,10 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
      * vector registers, and moved them in and out on every line */
     const char *s = *sp;
     uint64_t l0 = last[0], l1 = last[1], l2 = last[2];
-    uint64_t add = 0, lines = 0;
-    bool over = false;          /* add went past 2^64 (a carry or'ed in: no branch per line) */
+    uint64_t lines = 0;
+    /* the run's sum in 128 bits (an add with carry per line, no test): past 2^64 is refused */
+    unsigned __int128 add = 0;
+    bool over = false;
     /* pl's fields in locals too: through the pointer, they were read and written on every
      * line (new_op() calls realloc(), which might change them for all the compiler knows) */
     bool run = pl->run, self = false;
@@ -690,7 +692,7 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
                 l0 = x0;
                 uint64_t m;
                 over |= __builtin_mul_overflow(n, rep_cost, &m);
-                over |= __builtin_add_overflow(add, m, &add);
+                add += m;
                 lines += n;
                 s = u;
                 if (s == end)
@@ -784,7 +786,7 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
                 pl->run_at = at;
                 pl->run_op = res->nops - 1;
             }
-            over |= __builtin_add_overflow(add, v, &add);
+            add += v;
             l0 = p0;
             l1 = p1;
             l2 = p2;
@@ -796,7 +798,8 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
             break;
     }
     if (run) {
-        over |= __builtin_add_overflow(res->cost[pl->run_at], add, &res->cost[pl->run_at]);
+        over |= (add >> 64) != 0 ||
+                __builtin_add_overflow(res->cost[pl->run_at], (uint64_t)add, &res->cost[pl->run_at]);
         if (over && res->over_op == SIZE_MAX)
             res->over_op = pl->run_op;
     }
