@@ -28,7 +28,7 @@ int cli_exit_for(const struct err *e)
     case ERR_UNSUPPORTED:
         return EXIT_FAIL;
     case ERR_INTERRUPTED:
-        return EXIT_INTERRUPTED;
+        return cli_interrupted_status();
     default:
         return EXIT_USAGE;
     }
@@ -180,19 +180,69 @@ bool cli_use_color(FILE *f)
     return isatty(fileno(f));
 }
 
+int cli_interrupted_status(void)
+{
+    int sig = proc_interrupt_signal();
+    return 128 + (sig > 0 ? sig : SIGINT);
+}
+
+/* Temporaries to remove on a signal: slots the handler reads, set and cleared atomically. */
+#define CLI_MAX_TMP 8
+static const char *volatile tmp_paths[CLI_MAX_TMP];
+
+bool cli_tmp_add(const char *path)
+{
+    for (int i = 0; i < CLI_MAX_TMP; i++) {
+        const char *none = NULL;
+        if (__atomic_compare_exchange_n((const char **)&tmp_paths[i], &none, path, false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+            return true;
+    }
+    return false;
+}
+
+void cli_tmp_forget(const char *path)
+{
+    for (int i = 0; i < CLI_MAX_TMP; i++)
+        if (tmp_paths[i] == path)
+            __atomic_store_n((const char **)&tmp_paths[i], NULL, __ATOMIC_SEQ_CST);
+}
+
 static void on_signal(int sig)
 {
     /* Async-signal-safe: marks the flag and kills the measured process groups. */
     proc_interrupt(sig);
 }
 
-void cli_install_signal_handlers(void)
+static void on_signal_exit(int sig)
+{
+    /* Async-signal-safe too: the last registered first (a directory after its files). */
+    proc_interrupt(sig);
+    for (int i = CLI_MAX_TMP - 1; i >= 0; i--) {
+        const char *p = tmp_paths[i];
+        if (p && unlink(p) < 0)
+            rmdir(p);
+    }
+    _exit(128 + sig);
+}
+
+static void install(void (*fn)(int))
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = fn;
+    sigfillset(&sa.sa_mask);   /* one handler at a time: a second signal waits for the first */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+}
+
+void cli_install_signal_handlers(void)
+{
+    install(on_signal);
+}
+
+void cli_install_exit_on_signal(void)
+{
+    install(on_signal_exit);
 }

@@ -12,7 +12,7 @@ enum {
     EXIT_OK = 0,
     EXIT_FAIL = 1,     /* a measurement failed, or a regression was found */
     EXIT_USAGE = 2,    /* bad usage or bad input */
-    EXIT_INTERRUPTED = 130,
+    EXIT_INTERRUPTED = 130,   /* 128 + the signal: 130 after SIGINT, 143 after SIGTERM */
 };
 
 struct cli_command {
@@ -57,7 +57,21 @@ void cli_print_stderr_tail(const char *tail);
 /* Colour only on a terminal and never with NO_COLOR set. */
 bool cli_use_color(FILE *f);
 
-/* The interrupt flag the signal handler sets; long loops check it. */
+/*
+ * Signals (SIGINT, SIGTERM, SIGHUP), in one of two ways:
+ * - measuring commands: the handler kills the measured process groups and sets the flag
+ *   (proc_interrupted()) that their loops check; they clean up, say "interrupted" and exit
+ *   with cli_interrupted_status();
+ * - commands that only read and write files: the handler removes the files registered with
+ *   cli_tmp_add() (temporaries not yet renamed into place) and exits at once, 128 + signal.
+ */
 void cli_install_signal_handlers(void);
+void cli_install_exit_on_signal(void);
+/* 128 + the signal that interrupted tare: 130 for SIGINT, 143 for SIGTERM. */
+int cli_interrupted_status(void);
+/* A temporary file (or an empty directory) to remove if a signal ends tare; the path is
+ * borrowed until cli_tmp_forget(). At most 8 at once (false if full). */
+bool cli_tmp_add(const char *path);
+void cli_tmp_forget(const char *path);
 
 #endif

@@ -264,7 +264,7 @@ int cmd_alloc(int argc, char **argv)
     }
     if (r.status == PROC_INTERRUPTED || proc_interrupted()) {
         cli_error("alloc", "interrupted");
-        status = EXIT_INTERRUPTED;
+        status = cli_interrupted_status();
         goto done;
     }
     char why[128];

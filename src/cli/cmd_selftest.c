@@ -287,10 +287,16 @@ int cmd_selftest(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("self-test", cmd_selftest_usage, "unexpected argument '%s'", argv[optind]);
+    /* An interrupt ends the runs it starts; the checks then clean up their files. */
+    cli_install_signal_handlers();
     check_names();
     check_recursion();
     check_realloc();
     check_count();
+    if (proc_interrupted()) {
+        cli_error("self-test", "interrupted");
+        return cli_interrupted_status();
+    }
     printf("self-test: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? EXIT_FAIL : EXIT_OK;
 }

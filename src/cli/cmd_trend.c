@@ -238,9 +238,12 @@ int cmd_trend(int argc, char **argv)
         cli_error(CMD, "out of memory");
         return EXIT_USAGE;
     }
+    cli_install_exit_on_signal();   /* Ctrl-C or SIGTERM: the page half written is removed */
+    cli_tmp_add(tmp);
     FILE *f = fopen(tmp, "w");
     if (!f) {
         cli_error(CMD, "cannot create '%s': %s", tmp, strerror(errno));
+        cli_tmp_forget(tmp);
         free(tmp);
         hist_db_free(&db);
         return EXIT_USAGE;
@@ -261,6 +264,7 @@ int cmd_trend(int argc, char **argv)
     fputs("</script>\n</body>\n</html>\n", f);
     if (rc < 0 || ferror(f) || fclose(f) != 0) {
         cli_error(CMD, "cannot write '%s': %s", tmp, rc < 0 ? "out of memory" : strerror(errno));
+        cli_tmp_forget(tmp);
         unlink(tmp);
         free(tmp);
         hist_db_free(&db);
@@ -268,11 +272,13 @@ int cmd_trend(int argc, char **argv)
     }
     if (rename(tmp, outp) < 0) {
         cli_error(CMD, "cannot rename '%s' to '%s': %s", tmp, outp, strerror(errno));
+        cli_tmp_forget(tmp);
         unlink(tmp);
         free(tmp);
         hist_db_free(&db);
         return EXIT_USAGE;
     }
+    cli_tmp_forget(tmp);
     free(tmp);
     hist_db_free(&db);
     return EXIT_OK;

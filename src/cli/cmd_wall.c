@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
 #include <math.h>
 #include <stdlib.h>
@@ -319,10 +320,14 @@ static void print_text(const struct wall *w, double ref_median)
     }
 }
 
-/* hyperfine's --export-json schema, so its plotting scripts read tare's results. */
+/* hyperfine's --export-json schema, so its plotting scripts read tare's results. Written to
+ * a temporary beside it and renamed: the file is whole or not there. */
 static int export_json(const struct wall *w, const char *path, struct err *e)
 {
-    FILE *f = fopen(path, "w");
+    char tmp[PATH_MAX + 32];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
+        return err_set(e, ERR_INPUT, "cannot write '%s': name too long", path);
+    FILE *f = fopen(tmp, "w");
     if (!f)
         return err_errno(e, ERR_INPUT, errno, "cannot write '%s'", path);
     fputs("{\"results\": [", f);
@@ -356,8 +361,21 @@ static int export_json(const struct wall *w, const char *path, struct err *e)
         fputs("]}", f);
     }
     fputs("\n]}\n", f);
-    if (fclose(f) != 0)
-        return err_errno(e, ERR_INPUT, errno, "cannot write '%s'", path);
+    bool bad = ferror(f) != 0;
+    if (fclose(f) != 0 || bad) {
+        int err = errno;
+        unlink(tmp);
+        return err_errno(e, ERR_INPUT, err, "cannot write '%s'", path);
+    }
+    if (proc_interrupted()) {
+        unlink(tmp);
+        return err_set(e, ERR_INTERRUPTED, "interrupted: '%s' not written", path);
+    }
+    if (rename(tmp, path) < 0) {
+        int err = errno;
+        unlink(tmp);
+        return err_errno(e, ERR_INPUT, err, "cannot rename '%s' to '%s'", tmp, path);
+    }
     return 0;
 }
 

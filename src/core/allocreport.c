@@ -327,9 +327,12 @@ int allocreport_sum(const struct alloc_report *r, long ppid, struct alloc_totals
         if (ppid >= 0 && p->ppid != ppid)
             continue;
         t->nprocs++;
-        t->allocations += p->allocations;
-        t->frees += p->frees;
-        t->bytes += p->bytes;
+        if (__builtin_add_overflow(t->allocations, p->allocations, &t->allocations) ||
+            __builtin_add_overflow(t->frees, p->frees, &t->frees) ||
+            __builtin_add_overflow(t->bytes, p->bytes, &t->bytes)) {
+            allocreport_totals_free(t);
+            return err_set(e, ERR_INPUT, "the processes' counts add up past 2^64");
+        }
         if (p->peak_bytes > t->peak_bytes || t->nprocs == 1) {
             t->peak_bytes = p->peak_bytes;
             t->peak_slack = p->peak_slack;
@@ -357,11 +360,15 @@ int allocreport_sum(const struct alloc_report *r, long ppid, struct alloc_totals
                 continue;
             }
             struct alloc_scope *d = &t->scopes[j];
-            d->entries += s->entries;
-            d->allocs_incl += s->allocs_incl;
-            d->allocs_excl += s->allocs_excl;
-            d->bytes_incl += s->bytes_incl;
-            d->bytes_excl += s->bytes_excl;
+            if (__builtin_add_overflow(d->entries, s->entries, &d->entries) ||
+                __builtin_add_overflow(d->allocs_incl, s->allocs_incl, &d->allocs_incl) ||
+                __builtin_add_overflow(d->allocs_excl, s->allocs_excl, &d->allocs_excl) ||
+                __builtin_add_overflow(d->bytes_incl, s->bytes_incl, &d->bytes_incl) ||
+                __builtin_add_overflow(d->bytes_excl, s->bytes_excl, &d->bytes_excl)) {
+                allocreport_totals_free(t);
+                return err_set(e, ERR_INPUT, "scope '%s': the processes' counts add up past 2^64",
+                               s->label);
+            }
         }
     }
     /* Most exclusive allocations first; ties by label, so the order is reproducible. */

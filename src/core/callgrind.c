@@ -74,6 +74,8 @@ struct reader {
     int map[CG_MAX_EVENTS];         /* column -> profile event */
     bool have_events, in_body, part_open, totals_seen, summary_seen, callgrind;
     uint64_t psum[CG_MAX_EVENTS];   /* by column, this part's self cost lines */
+    bool psum_over;                 /* they add up past 2^64: refused at the part's end (where
+                                       every way of cutting the file into ranges agrees) */
     uint64_t summary[CG_MAX_EVENTS];
     int nsummary;
     unsigned long part_line;
@@ -298,16 +300,24 @@ static int close_part(struct reader *r)
     if (!r->part_open)
         return 0;
     r->part_open = false;
+    if (r->psum_over)
+        return fail(r, "the cost lines of the part that began on line %lu add up past 2^64",
+                    r->part_line);
     for (int k = 0; k < r->ncol; k++)   /* the program's totals: what the cost lines say */
-        r->p->total[r->map[k]] += r->psum[k];
+        if (__builtin_add_overflow(r->p->total[r->map[k]], r->psum[k], &r->p->total[r->map[k]]))
+            return fail(r, "the %s costs add up past 2^64 over the parts and files read",
+                        cg_event_name(r->p, r->map[k]));
     if (r->next != NEXT_SELF)
         return fail(r, "truncated: '%s' line not followed by its cost line",
                     r->next == NEXT_CALL ? "calls=" : "jump=");
     if (r->totals_seen)
         return 0;
-    if (r->callgrind && r->in_body)
-        return fail(r, "truncated: the part that began on line %lu has no 'totals:' line",
-                    r->part_line);
+    /* A part's total is its last line (callgrind's totals:, cachegrind's summary:): without
+     * it, a file cut at a line's end would read as whole. A callgrind part of name lines
+     * alone has no cost to total; cachegrind writes its summary: always. */
+    if ((r->callgrind && r->in_body) || (!r->callgrind && !r->summary_seen))
+        return fail(r, "truncated: the part that began on line %lu has no '%s' line",
+                    r->part_line, r->callgrind ? "totals:" : "summary:");
     if (r->summary_seen) {
         /* cachegrind: its summary: line is the total of the cost lines */
         for (int k = 0; k < r->ncol; k++) {
@@ -338,7 +348,7 @@ static void open_part(struct reader *r)
 {
     r->part_open = true;
     r->in_body = false;
-    r->totals_seen = r->summary_seen = false;
+    r->totals_seen = r->summary_seen = r->psum_over = false;
     r->nsummary = 0;
     r->part_line = r->lineno;
     memset(r->psum, 0, sizeof r->psum);
@@ -422,6 +432,9 @@ static int header_totals(struct reader *r, const char *s, const char *end, bool 
         r->summary_seen = true;
         return 0;
     }
+    if (r->psum_over)
+        return fail(r, "the cost lines of the part that began on line %lu add up past 2^64",
+                    r->part_line);
     for (int k = 0; k < r->ncol; k++) {
         uint64_t want = k < n ? v[k] : 0;
         if (want != r->psum[k])
@@ -625,8 +638,8 @@ static int self_op(struct reader *r, const uint64_t *cost, int n, uint64_t subli
     struct cg_profile *p = r->p;
     uint64_t *self = p->self + (size_t)r->func * p->nev;
     for (int k = 0; k < n; k++) {
-        self[r->map[k]] += cost[k];
-        r->psum[k] += cost[k];
+        r->psum_over |= __builtin_add_overflow(r->psum[k], cost[k], &r->psum[k]);
+        self[r->map[k]] += cost[k];   /* at most the part's total, which is checked */
     }
     if (r->lines_mode && p->funcs[r->func].want_lines && r->line_pos >= 0 && n > 0) {
         uint32_t x = cg_line_get(p, r->func, r->file, subline > UINT32_MAX ? UINT32_MAX : (uint32_t)subline);
@@ -702,6 +715,7 @@ static int replay(struct reader *r, const struct lex_result *x)
         int rc = 0;
         switch (op->kind) {
         case OP_SELF:
+            r->psum_over |= i == x->over_op;    /* the lexer's sum of the run went past 2^64 */
             rc = self_op(r, x->cost + op->arg, op->ncost, op->u.subline);
             break;
         case OP_CALLCOST:

@@ -649,7 +649,10 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
      * vector registers, and moved them in and out on every line */
     const char *s = *sp;
     uint64_t l0 = last[0], l1 = last[1], l2 = last[2];
-    uint64_t add = 0, lines = 0;
+    uint64_t lines = 0;
+    /* the run's sum in 128 bits (an add with carry per line, no test): past 2^64 is refused */
+    unsigned __int128 add = 0;
+    bool over = false;
     /* pl's fields in locals too: through the pointer, they were read and written on every
      * line (new_op() calls realloc(), which might change them for all the compiler knows) */
     bool run = pl->run, self = false;
@@ -687,7 +690,9 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
                     u += step;
                 }
                 l0 = x0;
-                add += n * rep_cost;
+                uint64_t m;
+                over |= __builtin_mul_overflow(n, rep_cost, &m);
+                add += m;
                 lines += n;
                 s = u;
                 if (s == end)
@@ -792,8 +797,12 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
         if (s == end)
             break;
     }
-    if (run)
-        res->cost[pl->run_at] += add;
+    if (run) {
+        over |= (add >> 64) != 0 ||
+                __builtin_add_overflow(res->cost[pl->run_at], (uint64_t)add, &res->cost[pl->run_at]);
+        if (over && res->over_op == SIZE_MAX)
+            res->over_op = pl->run_op;
+    }
     pl->run = run;
     pl->self = self;
     pl->body = lines > names;
@@ -979,12 +988,15 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
                     run_n = 0;
                 }
                 uint64_t *sum = res->cost + run_at;
+                bool over = false;
                 if (one_event) {
                     if (n)
-                        sum[0] += cost[0];
+                        over = __builtin_add_overflow(sum[0], cost[0], &sum[0]);
                 } else
                     for (int k = 0; k < n; k++)
-                        sum[k] += cost[k];
+                        over |= __builtin_add_overflow(sum[k], cost[k], &sum[k]);
+                if (over && res->over_op == SIZE_MAX)
+                    res->over_op = run_op;
                 if (n > run_n)
                     run_n = n;
                 if (lines_mode)
@@ -1146,6 +1158,7 @@ void lex_range(const char *s, const char *end, const struct lex_state *in, struc
     res->nops = res->ncost = 0;
     res->stop = NULL;
     res->unsure = res->failed = res->nomem = false;
+    res->over_op = SIZE_MAX;
     res->msg[0] = '\0';
     bool one = in->ncol == 1;
     switch (in->npos) {

@@ -76,6 +76,7 @@ struct lex_result {
     bool unsure;                /* a relative subposition against an unknown one: lex again */
     bool failed;                /* msg says what is wrong with line `lines + 1` */
     bool nomem;
+    size_t over_op;             /* the first OP_SELF whose lines' sum went past 2^64, or SIZE_MAX */
     char msg[256];
     struct lex_state state;     /* after the lines lexed */
 };

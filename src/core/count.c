@@ -3,6 +3,7 @@
 #include "core/count.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <limits.h>
@@ -70,6 +71,7 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
     struct proc_opts po = {
         .argv = argv, .env_set = env, .cwd = j->cwd, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
         .no_aslr = true, .show_output = sh->o->show_output,
+        .wait_group = true,   /* every process it starts is counted: wait for each */
     };
     struct proc_result r;
     struct err e = {0};
@@ -171,7 +173,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     int argc = 0;
     while (j->argv[argc])
         argc++;
-    char **argv = calloc(argc + 7, sizeof *argv);
+    char **argv = calloc(argc + 8, sizeof *argv);
     if (!argv) {
         err_set(fatal, ERR_SYSTEM, "out of memory");
         return false;
@@ -182,6 +184,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     argv[a++] = "--cache-sim=no";
     argv[a++] = "--branch-sim=no";
     argv[a++] = "--trace-children=yes";
+    argv[a++] = "--vgdb=no";   /* no FIFOs in $TMPDIR, which an interrupt (SIGKILL) would leave */
     argv[a++] = outopt;
     for (int i = 0; i < argc; i++)
         argv[a++] = j->argv[i];
@@ -345,6 +348,21 @@ static void *worker(void *arg)
     }
 }
 
+/* Empties and removes the temporary directory: whatever a run left there (a profile of a
+ * process that was ended, a report cut short) goes with it. */
+static void remove_tmpdir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                unlinkat(dirfd(d), de->d_name, 0);
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
 int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct err *e)
 {
     char tmpl[4096];
@@ -371,7 +389,7 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
         pthread_join(th[i], NULL);
     free(th);
     pthread_mutex_destroy(&sh.lock);
-    rmdir(tmpl);
+    remove_tmpdir(tmpl);
     if (sh.stop) {
         *e = sh.fatal;
         return -1;

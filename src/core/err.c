@@ -40,8 +40,8 @@ int err_prefix(struct err *e, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
-    if (n >= 0 && (size_t)n + 2 < sizeof e->msg) {
-        size_t room = sizeof e->msg - n - 2;
+    if (n >= 0 && (size_t)n + 3 < sizeof e->msg) {
+        size_t room = sizeof e->msg - n - 3;   /* ": ", then the old message and its '\0' */
         size_t len = strnlen(old, room);
         memcpy(e->msg + n, ": ", 2);
         memcpy(e->msg + n + 2, old, len);

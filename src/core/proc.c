@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "core/proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,12 +26,11 @@ extern char **environ;
 /* Process groups of running children, so an interrupt can kill them (several with -j). */
 #define MAX_ACTIVE 256
 static volatile sig_atomic_t active_pgid[MAX_ACTIVE];
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted;   /* the signal that interrupted tare, or 0 */
 
 void proc_interrupt(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig > 0 ? sig : SIGINT;
     for (int i = 0; i < MAX_ACTIVE; i++) {
         pid_t p = active_pgid[i];
         if (p > 0)
@@ -40,6 +41,11 @@ void proc_interrupt(int sig)
 bool proc_interrupted(void)
 {
     return interrupted != 0;
+}
+
+int proc_interrupt_signal(void)
+{
+    return interrupted;
 }
 
 static int register_active(pid_t pgid)
@@ -155,6 +161,89 @@ static int open_pidfd(pid_t pid)
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+/* Reaps the group's members that became ours (tare is their subreaper); true once the group
+ * has no process left, zombies included. */
+static bool group_gone(pid_t pgid)
+{
+    int st;
+    while (waitpid(-pgid, &st, WNOHANG) > 0)
+        ;
+    return kill(-pgid, 0) < 0 && errno == ESRCH;
+}
+
+/* Waits until the group is gone or the monotonic clock passes until (never, if until < 0);
+ * an interrupt ends a wait that may be long (stop_on_interrupt). */
+static bool group_wait(pid_t pgid, double until, bool stop_on_interrupt)
+{
+    useconds_t us = 100;
+    while (!group_gone(pgid)) {
+        if ((stop_on_interrupt && interrupted) || (until >= 0 && proc_now() >= until))
+            return false;
+        usleep(us);
+        if (us < 20000)
+            us *= 2;
+    }
+    return true;
+}
+
+/* How many processes are in the group (from /proc), for the report; -1 if unknown. */
+static int group_count(pid_t pgid)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char path[300], buf[512];
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t got = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (got <= 0)
+            continue;
+        buf[got] = '\0';
+        /* pid (comm) state ppid pgrp ...: comm may hold anything, so parse after its last ')'. */
+        const char *p = strrchr(buf, ')');
+        long ppid, pgrp;
+        char state;
+        if (p && sscanf(p + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/*
+ * After the command's first process has been reaped: waits for the rest of its group when
+ * asked (up to the deadline), then ends whatever is still there, SIGTERM and, after a
+ * grace, SIGKILL. Returns how many processes it had to end; sets *late when the deadline
+ * passed while waiting.
+ */
+static int group_finish(pid_t pgid, bool wait, double deadline, bool *late)
+{
+    *late = false;
+    if (group_gone(pgid))
+        return 0;
+    if (wait && !interrupted) {
+        if (group_wait(pgid, deadline > 0 ? deadline : -1, true))
+            return 0;
+        *late = !interrupted;
+    }
+    int n = group_count(pgid);
+    kill(-pgid, SIGTERM);
+    if (!group_wait(pgid, proc_now() + PROC_GRACE_S, false)) {
+        kill(-pgid, SIGKILL);
+        /* SIGKILL cannot be refused; the bound is for a process stuck in the kernel. */
+        group_wait(pgid, proc_now() + 5, false);
+    }
+    return n > 0 ? n : 1;
 }
 
 /* What the forked child reports when it cannot get as far as exec. */
@@ -287,9 +376,25 @@ static int spawn_gated(const struct proc_opts *o, char **env, int errfd, pid_t *
     return 0;
 }
 
+/* tare cannot watch the child any more: kill its group and reap it, so nothing is left. */
+static void abandon(pid_t pid, int slot)
+{
+    int st;
+    bool late;
+    kill(-pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    group_finish(pid, false, 0, &late);
+    unregister_active(slot);
+}
+
 int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
+    /* Processes of the group orphaned by their parent come to tare, not to init, so it can
+     * reap them and know when the group is gone (not inherited by the children). */
+    static int subreaper;
+    if (!__atomic_exchange_n(&subreaper, 1, __ATOMIC_SEQ_CST))
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
     int errpipe[2] = {-1, -1};
     char **env = NULL;
     posix_spawn_file_actions_t fa;
@@ -406,7 +511,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
                 break;
             if (w < 0 && errno != EINTR) {
                 err_errno(e, ERR_SYSTEM, errno, "wait4 failed");
-                unregister_active(slot);
+                abandon(pid, slot);
                 goto out_spawn;
             }
             continue;
@@ -435,7 +540,9 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
         int n = poll(fds, nfds, wait_ms);
         if (n < 0 && errno != EINTR) {
             err_errno(e, ERR_SYSTEM, errno, "poll failed");
-            unregister_active(slot);
+            if (pidfd >= 0)
+                close(pidfd);
+            abandon(pid, slot);
             goto out_spawn;
         }
         if (pipe_open && !drain(errpipe[0], &tail))
@@ -445,14 +552,18 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
             break;
     }
     double t1 = proc_now();
-    unregister_active(slot);
     if (pidfd >= 0)
         close(pidfd);
+    /* The rest of its group: waited for as work it started, or ended now (still registered,
+     * so an interrupt kills it too). */
+    bool late;
+    r->left_running = group_finish(pid, o->wait_group, deadline, &late);
+    unregister_active(slot);
     if (errpipe[0] >= 0)
-        drain(errpipe[0], &tail);  /* what is left; a grandchild may hold the pipe: no wait */
+        drain(errpipe[0], &tail);  /* what is left; a process outside the group may hold the pipe */
 
     fill_result(r, status, &ru, t1 - t0);
-    if (timed_out)
+    if (timed_out || late)
         r->status = PROC_TIMEOUT;
     else if (interrupted && r->status == PROC_SIGNALED && r->signal == SIGKILL)
         r->status = PROC_INTERRUPTED;
@@ -485,7 +596,13 @@ const char *proc_describe(const struct proc_result *r, double timeout_s, char *b
         snprintf(buf, n, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
         break;
     case PROC_TIMEOUT:
-        snprintf(buf, n, "timed out after %g s", timeout_s);
+        if (r->signal == 0 && r->left_running > 0)   /* it exited; what it started did not */
+            snprintf(buf, n, "timed out after %g s: it exited, but %d process%s it started %s "
+                     "still running and %s ended", timeout_s, r->left_running,
+                     r->left_running == 1 ? "" : "es", r->left_running == 1 ? "was" : "were",
+                     r->left_running == 1 ? "was" : "were");
+        else
+            snprintf(buf, n, "timed out after %g s", timeout_s);
         break;
     case PROC_INTERRUPTED:
         snprintf(buf, n, "interrupted");

@@ -17,6 +17,9 @@ struct proc_opts {
     bool show_output;         /* pass stdout and stderr through instead of discarding them */
     bool no_aslr;             /* personality(ADDR_NO_RANDOMIZE), so counts reproduce */
     const char *stdout_path;  /* write stdout to this file instead (NULL: see show_output) */
+    /* After the command exits, wait (up to timeout_s) for the rest of its process group, as
+     * work it started; false: end what is left at once. Either way nothing is left behind. */
+    bool wait_group;
     /* Optional: called in the parent with the child's pid once the child is set up (own
      * process group, stdio, CPU, personality) and before it is released to exec, e.g. to
      * attach counters with enable_on_exec. Returning -1 (with e set) kills the child and
@@ -44,12 +47,19 @@ struct proc_result {
     double user_s, sys_s;
     long max_rss_kb;   /* this child's (and its waited-for descendants') peak RSS, from wait4 */
     char stderr_tail[PROC_STDERR_TAIL];   /* the last bytes the child wrote to stderr */
+    /* Processes of its group still running when tare stopped waiting (at once, or at the
+     * timeout with wait_group), which tare then ended: SIGTERM, SIGKILL after a grace. */
+    int left_running;
 };
 
+/* How long the processes left in a group get between SIGTERM and SIGKILL. */
+#define PROC_GRACE_S 0.2
+
 /*
- * Runs the command to completion. Returns 0 when it ran, whatever its status (see
- * result->status), or -1 when it could not be started at all (not found, not executable,
- * fork failed), with e set.
+ * Runs the command to completion in a process group of its own, then ends whatever is left
+ * in that group (or first waits for it: wait_group), so no run is measured beside the last
+ * one's leftovers. Returns 0 when it ran, whatever its status (see result->status), or -1
+ * when it could not be started at all (not found, not executable, fork failed), with e set.
  */
 int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e);
 
@@ -59,6 +69,8 @@ const char *proc_describe(const struct proc_result *r, double timeout_s, char *b
 /* Async-signal-safe: note the interrupt and kill every running child's process group. */
 void proc_interrupt(int sig);
 bool proc_interrupted(void);
+/* The signal proc_interrupt() was given (SIGINT, SIGTERM, ...), or 0. */
+int proc_interrupt_signal(void);
 
 /* The monotonic clock in seconds. */
 double proc_now(void);

@@ -1,11 +1,10 @@
-/* suite.c: benchmark suite files: INI parsed by libinih, validated here, benchmarks globbed. */
+/* suite.c: benchmark suite files: INI read by ini.c, checked here, benchmarks globbed. */
 #define _GNU_SOURCE
 #include "core/suite.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <glob.h>
-#include <ini.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdbool.h>
@@ -13,15 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ini.h"
 #include "core/words.h"
-
-struct ctx {
-    struct suite *s;
-    struct err *e;
-    const char *name;
-    bool failed;
-    int line;           /* counted by the handler for messages (inih reports it on return) */
-};
 
 static bool valid_lane_name(const char *s)
 {
@@ -29,14 +21,6 @@ static bool valid_lane_name(const char *s)
         if (!(isalnum((unsigned char)*s) || strchr("_.-", *s)))
             return false;
     return true;
-}
-
-static int fail(struct ctx *c, const char *fmt, const char *a, const char *b)
-{
-    /* The line is not known here; suite_parse prefixes it from inih's return value. */
-    err_set(c->e, ERR_INPUT, fmt, a, b);
-    c->failed = true;
-    return 0;
 }
 
 static int parse_long(const char *v, long min, long max, long *out)
@@ -50,137 +34,138 @@ static int parse_long(const char *v, long min, long max, long *out)
     return 0;
 }
 
-static struct suite_lane *find_lane(struct suite *s, const char *name, bool add)
+/* At most this much of a value in a message. */
+#define SHOW 200
+
+static int suite_key(const char *name, struct suite *s, const struct ini_key *k, struct err *e)
 {
+    const char *v = k->value;
+#define BAD(...) err_set(e, ERR_INPUT, "'%s' line %lu: " __VA_ARGS__)
+    if (strcmp(k->key, "command") == 0 || strcmp(k->key, "reference") == 0) {
+        char **slot = k->key[0] == 'c' ? &s->command : &s->reference;
+        if (!*v)
+            return BAD("'%s' is empty", name, k->line, k->key);
+        if (!(*slot = strdup(v)))
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        return 0;
+    }
+    if (strcmp(k->key, "benchmarks") == 0) {
+        if (!*v)
+            return BAD("'%s' is empty", name, k->line, k->key);
+        int n = 0;
+        if (words_split(v, &s->patterns, &n, NULL, e) < 0)
+            return err_prefix(e, "'%s' line %lu: benchmarks", name, k->line);
+        return 0;
+    }
+    if (strcmp(k->key, "runs") == 0) {
+        if (parse_long(v, 1, 1000000, &s->runs) < 0)
+            return BAD("runs = '%.*s': want a whole number from 1", name, k->line, SHOW, v);
+        return 0;
+    }
+    if (strcmp(k->key, "warmup") == 0) {
+        if (parse_long(v, 0, 1000000, &s->warmup) < 0)
+            return BAD("warmup = '%.*s': want a whole number from 0", name, k->line, SHOW, v);
+        return 0;
+    }
+    if (strcmp(k->key, "timeout") == 0) {
+        char *end;
+        double t = strtod(v, &end);
+        if (end == v || *end || !(t > 0) || t > 1e7)
+            return BAD("timeout = '%.*s': want a positive number of seconds", name, k->line, SHOW, v);
+        s->timeout = t;
+        return 0;
+    }
+    if (strcmp(k->key, "count") == 0) {
+        if (strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 || strcmp(v, "on") == 0)
+            s->count = true;
+        else if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0 || strcmp(v, "off") == 0)
+            s->count = false;
+        else
+            return BAD("count = '%.*s': want yes or no", name, k->line, SHOW, v);
+        return 0;
+    }
+    return BAD("unknown key '%.*s' in [suite]", name, k->line, SHOW, k->key);
+#undef BAD
+}
+
+/* env = VAR=VALUE...: words split at spaces and tabs, and nothing else: each is taken as
+ * written, quotes and backslashes included, as --lane takes it (a shell's quoting here once
+ * turned collectgarbage("generational") into collectgarbage(generational), silently). */
+static int lane_env(const char *name, struct suite_lane *l, const struct ini_key *k, struct err *e)
+{
+    size_t n = 0;
+    for (const char *p = k->value; *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p)
+            n++;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+    }
+    char **w = calloc(n + 1, sizeof *w);
+    if (!w)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    size_t i = 0;
+    for (const char *p = k->value; *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        const char *b = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        if (p == b)
+            continue;
+        const char *eq = memchr(b, '=', p - b);
+        if (!eq || !words_is_env_name(b, eq - b)) {
+            err_set(e, ERR_INPUT, "'%s' line %lu: bad variable '%.*s' in [lane %s]: want VAR=VALUE",
+                    name, k->line, (int)(p - b < SHOW ? p - b : SHOW), b, l->name);
+            words_free(w);
+            return -1;
+        }
+        if (!(w[i++] = strndup(b, p - b))) {
+            words_free(w);
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        }
+    }
+    l->env = w;
+    return 0;
+}
+
+static int suite_lane(const char *name, struct suite *s, const struct ini_section *sec, struct err *e)
+{
+    const char *ln = sec->name + 4;
+    while (*ln == ' ' || *ln == '\t')
+        ln++;
+    if (!valid_lane_name(ln))
+        return err_set(e, ERR_INPUT, "'%s' line %lu: bad lane name '%.*s': use letters, digits, '_', "
+                       "'.', '-'", name, sec->line, SHOW, ln);
     for (int i = 0; i < s->nlanes; i++)
-        if (strcmp(s->lanes[i].name, name) == 0)
-            return &s->lanes[i];
-    if (!add)
-        return NULL;
+        if (strcmp(s->lanes[i].name, ln) == 0)
+            return err_set(e, ERR_INPUT, "'%s' line %lu: lane '%s' again: give each lane once",
+                           name, sec->line, ln);
+    /* A lane without env = is a lane all the same: the inherited environment. */
     struct suite_lane *l = realloc(s->lanes, (s->nlanes + 1) * sizeof *l);
     if (!l)
-        return NULL;
+        return err_set(e, ERR_SYSTEM, "out of memory");
     s->lanes = l;
     l = &s->lanes[s->nlanes];
-    l->name = strdup(name);
     l->env = calloc(1, sizeof *l->env);
-    if (!l->name || !l->env) {
+    if (!(l->name = strdup(ln)) || !l->env) {
         free(l->name);
         free(l->env);
-        return NULL;
+        return err_set(e, ERR_SYSTEM, "out of memory");
     }
     s->nlanes++;
-    return l;
-}
-
-static int handler(void *user, const char *section, const char *key, const char *value)
-{
-    struct ctx *c = user;
-    struct suite *s = c->s;
-    if (c->failed)
-        return 0;
-    if (!key)     /* a new section (only with INI_CALL_HANDLER_ON_NEW_SECTION) */
-        return 1;
-    if (strcmp(section, "suite") == 0) {
-        char **slot = NULL;
-        if (strcmp(key, "command") == 0)
-            slot = &s->command;
-        else if (strcmp(key, "reference") == 0)
-            slot = &s->reference;
-        if (slot) {
-            if (*slot)
-                return fail(c, "'%s' given twice%s", key, "");
-            if (!*value)
-                return fail(c, "'%s' is empty%s", key, "");
-            if (!(*slot = strdup(value)))
-                return fail(c, "out of memory%s%s", "", "");
-            return 1;
-        }
-        if (strcmp(key, "benchmarks") == 0) {
-            if (!*value)
-                return fail(c, "'%s' is empty%s", key, "");
-            char **w = NULL;
-            int n = 0;
-            if (words_split(value, &w, &n, NULL, c->e) < 0) {
-                c->failed = true;
-                err_prefix(c->e, "benchmarks");
-                return 0;
-            }
-            if (s->patterns)
-                words_free(s->patterns);
-            s->patterns = w;
-            return 1;
-        }
-        if (strcmp(key, "runs") == 0) {
-            if (parse_long(value, 1, 1000000, &s->runs) < 0)
-                return fail(c, "runs = '%s': want a whole number from 1%s", value, "");
-            return 1;
-        }
-        if (strcmp(key, "warmup") == 0) {
-            if (parse_long(value, 0, 1000000, &s->warmup) < 0)
-                return fail(c, "warmup = '%s': want a whole number from 0%s", value, "");
-            return 1;
-        }
-        if (strcmp(key, "timeout") == 0) {
-            char *end;
-            double t = strtod(value, &end);
-            if (end == value || *end || !(t > 0) || t > 1e7)
-                return fail(c, "timeout = '%s': want a positive number of seconds%s", value, "");
-            s->timeout = t;
-            return 1;
-        }
-        if (strcmp(key, "count") == 0) {
-            if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 || strcmp(value, "on") == 0)
-                s->count = true;
-            else if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0 || strcmp(value, "off") == 0)
-                s->count = false;
-            else
-                return fail(c, "count = '%s': want yes or no%s", value, "");
-            return 1;
-        }
-        return fail(c, "unknown key '%s' in [suite]%s", key, "");
-    }
-    if (strncmp(section, "lane", 4) == 0 && (section[4] == ' ' || section[4] == '\0')) {
-        const char *name = section + 4;
-        while (*name == ' ')
-            name++;
-        if (!valid_lane_name(name))
-            return fail(c, "bad lane name '%s': use letters, digits, '_', '.', '-'%s", name, "");
-        if (strcmp(key, "env") != 0)
-            return fail(c, "unknown key '%s' in [lane %s]", key, name);
-        struct suite_lane *l = find_lane(s, name, true);
-        if (!l)
-            return fail(c, "out of memory%s%s", "", "");
-        char **w = NULL;
-        int n = 0;
-        if (!*value) {
-            w = calloc(1, sizeof *w);     /* env = (nothing): the inherited environment */
-            if (!w)
-                return fail(c, "out of memory%s%s", "", "");
-        } else if (words_split(value, &w, &n, NULL, c->e) < 0) {
-            c->failed = true;
-            return 0;
-        }
-        for (int i = 0; i < n; i++) {
-            const char *eq = strchr(w[i], '=');
-            if (!eq || !words_is_env_name(w[i], eq - w[i])) {
-                err_set(c->e, ERR_INPUT, "bad variable '%s' in [lane %s]: want VAR=VALUE", w[i], name);
-                words_free(w);
-                c->failed = true;
-                return 0;
-            }
-        }
+    for (size_t i = 0; i < sec->nkeys; i++) {
+        const struct ini_key *k = &sec->keys[i];
+        if (strcmp(k->key, "env") != 0)
+            return err_set(e, ERR_INPUT, "'%s' line %lu: unknown key '%.*s' in [lane %s]", name,
+                           k->line, SHOW, k->key, l->name);
         words_free(l->env);
-        l->env = w;
-        return 1;
+        l->env = NULL;
+        if (lane_env(name, l, k, e) < 0)
+            return -1;
     }
-    return fail(c, "unknown section [%s]%s", section, "");
-}
-
-static int accept_all(void *user, const char *section, const char *key, const char *value)
-{
-    (void)user, (void)section, (void)key, (void)value;
-    return 1;
+    return 0;
 }
 
 int suite_parse(const char *name, const char *text, const char *dir, struct suite *s,
@@ -191,28 +176,32 @@ int suite_parse(const char *name, const char *text, const char *dir, struct suit
     s->warmup = 1;
     if (!(s->dir = strdup(dir)))
         return err_set(e, ERR_SYSTEM, "out of memory");
-    struct ctx c = {.s = s, .e = e, .name = name};
-    int rc = ini_parse_string(text, handler, &c);
-    if (rc != 0) {
-        /* inih reports the first bad line, a syntax error or a value we refused: a second pass
-         * that refuses nothing tells which. */
-        int syntax = rc > 0 ? ini_parse_string(text, accept_all, NULL) : 0;
-        if (rc > 0 && c.failed && syntax != rc)
-            err_prefix(e, "'%s' line %d", name, rc);
-        else if (rc > 0)
-            err_set(e, ERR_INPUT, "'%s' line %d: not INI (want [section] or key = value)", name, rc);
-        else
-            err_set(e, ERR_SYSTEM, "'%s': out of memory", name);
+    struct ini ini;
+    if (ini_parse(name, text, strlen(text), &ini, e) < 0) {
         suite_free(s);
         return -1;
     }
-    if (!s->command || !s->patterns || !s->patterns[0]) {
-        err_set(e, ERR_INPUT, "'%s': [suite] needs %s", name,
-                !s->command ? "command = ..." : "benchmarks = PATTERN...");
-        suite_free(s);
-        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < ini.nsec && rc == 0; i++) {
+        const struct ini_section *sec = &ini.sec[i];
+        if (strcmp(sec->name, "suite") == 0) {
+            for (size_t k = 0; k < sec->nkeys && rc == 0; k++)
+                rc = suite_key(name, s, &sec->keys[k], e);
+        } else if (strncmp(sec->name, "lane", 4) == 0 &&
+                   (sec->name[4] == ' ' || sec->name[4] == '\t' || sec->name[4] == '\0')) {
+            rc = suite_lane(name, s, sec, e);
+        } else {
+            rc = err_set(e, ERR_INPUT, "'%s' line %lu: unknown section [%.*s]", name, sec->line,
+                         SHOW, sec->name);
+        }
     }
-    return 0;
+    ini_free(&ini);
+    if (rc == 0 && (!s->command || !s->patterns || !s->patterns[0]))
+        rc = err_set(e, ERR_INPUT, "'%s': [suite] needs %s", name,
+                     !s->command ? "command = ..." : "benchmarks = PATTERN...");
+    if (rc < 0)
+        suite_free(s);
+    return rc;
 }
 
 static char *bench_name(const char *path)

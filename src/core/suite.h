@@ -1,4 +1,4 @@
-/* suite.h: a benchmark suite file (INI, read with libinih): command, benchmarks, reference,
+/* suite.h: a benchmark suite file (INI, read by ini.c): command, benchmarks, reference,
  * runs and lanes; the benchmarks found by glob and split into shards. */
 #ifndef TARE_SUITE_H
 #define TARE_SUITE_H

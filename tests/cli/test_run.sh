@@ -127,7 +127,7 @@ bad "runs 0" "line 4: runs = '0'"
 printf '[suite]\ncommand = x | y\nbenchmarks = benchmarks/*.txt\n' > "$S/bad.ini"
 bad "shell syntax" "shell syntax '\|'"
 printf '[suite]\ncommand = x\nbenchmarks = benchmarks/*.txt\n[lane a b]\nenv = X=1\n' > "$S/bad.ini"
-bad "bad lane name" "line 5: bad lane name 'a b'"
+bad "bad lane name" "line 4: bad lane name 'a b'"   # the [lane a b] line itself
 printf '[suite]\ncommand = x\nbenchmarks = benchmarks/*.txt\n[lane a]\nenv = 1X=1\n' > "$S/bad.ini"
 bad "bad lane variable" "bad variable '1X=1' in \[lane a\]"
 printf '[suite\ncommand = x\n' > "$S/bad.ini"

@@ -1,5 +1,5 @@
 /* fuzz_allocreport.c: the reader of libtare-alloc reports must never crash, leak or accept
- * a scope line without its report; what it accepts must sum without error. */
+ * a scope line without its report; what it accepts sums, or is refused for a sum past 2^64. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,9 @@
 /* fuzz_callgrind.c: the callgrind reader must never crash, leak or loop on any input, and a
  * profile it accepts must be consistent: the functions' self costs add up to the totals, no
  * inclusive cost is above them, the outer calls into a function add up to its exact inclusive
- * cost (cg_profile_check), and the allocation sites add up to the allocation count. Read in one range and again cut into small
+ * cost (cg_profile_check), and the allocation sites add up to the allocation count, in sums
+ * that may not pass 2^64 (the reader refuses costs that do: a sum here that wraps is a total
+ * it let through wrapped). Read in one range and again cut into small
  * ranges lexed in threads, it must give the same model or the same error. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,9 +26,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int ev = 0; ev < p->nev; ev++) {
             uint64_t sum = 0, lines = 0;
             for (uint32_t f = 0; f < p->nfunc; f++)
-                sum += cg_self(p, f)[ev];
+                if (__builtin_add_overflow(sum, cg_self(p, f)[ev], &sum))
+                    abort();
             for (uint32_t l = 0; l < p->nline; l++)
-                lines += p->line_cost[(size_t)l * p->nev + ev];
+                if (__builtin_add_overflow(lines, p->line_cost[(size_t)l * p->nev + ev], &lines))
+                    abort();
             if (sum != cg_total(p, ev))
                 abort();
             if (lines > sum)
@@ -38,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (n >= 0) {
             uint64_t sum = 0;
             for (long i = 0; i < n; i++)
-                sum += sites[i].allocations;
+                if (__builtin_add_overflow(sum, sites[i].allocations, &sum))
+                    abort();
             if (sum != cg_allocations(p))
                 abort();
             free(sites);

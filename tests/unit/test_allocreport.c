@@ -123,6 +123,36 @@ static void test_own_malloc(void)
     allocreport_free(&r);
 }
 
+/* Sums past 2^64 are an error, never a count wrapped to a small one. */
+static void test_overflow(void)
+{
+    struct alloc_report r;
+    struct err e = {0};
+    struct alloc_totals t;
+#define BIG(pid, bytes) "tare-alloc 1 pid=" pid " ppid=1 end=exit status=ok allocations=1 frees=1 " \
+    "bytes=" bytes " peak_bytes=1 peak_slack=0 threads=1 scopes=0 exe=x\n"
+    CHECK_INT(parse(BIG("2", "9223372036854775808") BIG("3", "9223372036854775808"), &r, &e), 0);
+    CHECK_INT(allocreport_sum(&r, -1, &t, &e), -1);
+    CHECK_INT(e.kind, ERR_INPUT);
+    CHECK(strstr(e.msg, "add up past 2^64") != NULL);
+    allocreport_free(&r);
+    /* one less is 2^64 - 1: the largest sum there is */
+    CHECK_INT(parse(BIG("2", "9223372036854775808") BIG("3", "9223372036854775807"), &r, &e), 0);
+    CHECK_INT(allocreport_sum(&r, -1, &t, &e), 0);
+    CHECK(t.bytes == UINT64_MAX);
+    allocreport_totals_free(&t);
+    allocreport_free(&r);
+#undef BIG
+#define SCOPE(pid, n) "tare-alloc 1 pid=" pid " ppid=1 end=exit status=ok allocations=1 frees=1 " \
+    "bytes=1 peak_bytes=1 peak_slack=0 threads=1 scopes=1 exe=x\ntare-alloc-scope 1 pid=" pid \
+    " label=s entries=1 allocs_incl=" n " allocs_excl=1 bytes_incl=1 bytes_excl=1\n"
+    CHECK_INT(parse(SCOPE("2", "18446744073709551615") SCOPE("3", "1"), &r, &e), 0);
+    CHECK_INT(allocreport_sum(&r, -1, &t, &e), -1);
+    CHECK(strstr(e.msg, "scope 's': the processes' counts add up past 2^64") != NULL);
+    allocreport_free(&r);
+#undef SCOPE
+}
+
 static void test_exe(void)
 {
     char path[4096], interp[4096];
@@ -143,6 +173,7 @@ int main(void)
     test_parse();
     test_bad();
     test_own_malloc();
+    test_overflow();
     test_exe();
     return unit_done("test_allocreport");
 }

@@ -153,7 +153,7 @@ int main(void)
              "fl=(1) file1.c\nfn=(1) main\n16 20\ncfn=(2) func1\ncalls=1 50\n16 400\n"
              "cfi=(2) file2.c\ncfn=(3) func2\ncalls=3 20\n16 400\n"
              "fn=(2)\n51 100\ncfi=(2)\ncfn=(3)\ncalls=2 20\n51 300\n"
-             "fl=(2)\nfn=(3)\n20 700\n", NULL, &e);
+             "fl=(2)\nfn=(3)\n20 700\ntotals: 820\n", NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(cg_total(p, 0), 820);
@@ -188,7 +188,7 @@ int main(void)
     /* Recursion levels (fib'2) merged; inclusive from outside the recursion only */
     p = load("events: Ir\nfl=f.c\nfn=(1) main\n1 10\ncfn=(2) fib\ncalls=1 4\n* 100\n"
              "fn=(2)\n4 20\ncfn=(3) fib'2\ncalls=2 4\n* 80\n"
-             "fn=(3)\n4 80\ncfn=(3)\ncalls=4 4\n* 50\n", NULL, &e);
+             "fn=(3)\n4 80\ncfn=(3)\ncalls=4 4\n* 50\ntotals: 110\n", NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(self_of(p, "fib", 0), 100);
@@ -255,10 +255,10 @@ int main(void)
     {
         const char *unmarked = "events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) A\ncalls=1 1\n1 30\n"
                                "fn=(2)\n1 20\ncfn=(3) B\ncalls=1 1\n1 10\nfn=(3)\n1 10\n"
-                               "cfn=(4) fib\ncalls=1 1\n1 0\nfn=(4)\ncfn=(4)\ncalls=3 1\n1 0\n";
+                               "cfn=(4) fib\ncalls=1 1\n1 0\nfn=(4)\ncfn=(4)\ncalls=3 1\n1 0\ntotals: 40\n";
         const char *cycle = "events: Ir\nfl=m.c\nfn=(1) main\n1 1\ncfn=(2) A\ncalls=1 1\n1 11\n"
                             "fn=(2)\n1 5\ncfn=(3) B\ncalls=1 1\n1 6\n"
-                            "fn=(3)\n1 4\ncfn=(2)\ncalls=1 1\n1 2\n";
+                            "fn=(3)\n1 4\ncfn=(2)\ncalls=1 1\n1 2\ntotals: 10\n";
         struct cg_profile *q = cg_profile_new();
         CHECK(cg_read_mem(q, "m.out", mutual, strlen(mutual), NULL, &e) == 0 &&
               cg_read_mem(q, "u.out", unmarked, strlen(unmarked), NULL, &e) == 0 &&
@@ -288,7 +288,7 @@ int main(void)
              "fn=(3)\n1 6\ncfn=(4) C\ncalls=2 1\n1 10\n"
              "fn=(4)\n1 5\ncfn=(5) A'2\ncalls=1 1\n1 5\n"
              "fn=(5)\n1 2\ncfn=(6) B'2\ncalls=1 1\n1 3\n"
-             "fn=(6)\n1 3\n", NULL, &e);
+             "fn=(6)\n1 3\ntotals: 21\n", NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(cg_total(p, 0), 21);
@@ -301,7 +301,7 @@ int main(void)
     }
     /* A profile at odds with itself (a call costing more than the program): the total, as a
      * bound, never above it */
-    p = load("events: Ir\nfl=m.c\nfn=(1) main\n1 1\ncfn=(2) f\ncalls=1 1\n1 500\nfn=(2)\n1 9\n",
+    p = load("events: Ir\nfl=m.c\nfn=(1) main\n1 1\ncfn=(2) f\ncalls=1 1\n1 500\nfn=(2)\n1 9\ntotals: 10\n",
              NULL, &e);
     CHECK(p);
     if (p) {
@@ -319,7 +319,7 @@ int main(void)
              "ob=(2)\nfl=(2) ???\nfn=(2)\n0 3\ncob=(1)\ncfn=(3) work\ncalls=3 1\n0 33\n"
              "fn=(4)\n0 1\ncob=(1)\ncfn=(3)\ncalls=1 1\n0 3\ncob=(1)\ncfn=(6) other\ncalls=1 1\n0 3\n"
              "ob=(1)\nfl=(1)\nfn=(5)\n0 1\ncfn=(3)\ncalls=1 1\n0 4\n"
-             "fn=(3)\n1 40\nfn=(6)\n1 3\n", "", &e);
+             "fn=(3)\n1 40\nfn=(6)\n1 3\ntotals: 58\n", "", &e);
     CHECK(p);
     if (p) {
         uint32_t stub = cg_find(p, "???", "0x0000000000001030"), work = cg_find(p, NULL, "work");
@@ -353,7 +353,7 @@ int main(void)
              "cob=(2)\ncfn=(4) strdup'main\ncalls=1 0\n* 20\n"
              "ob=(2)\nfn=(2)\n0 10\ncfn=(5) malloc'realloc'main\ncalls=1 0\n* 10\n"
              "fn=(4)\n0 10\ncfn=(6) malloc@@GLIBC_2.2.5'strdup'main\ncalls=1 0\n* 10\n"
-             "fn=(3)\n0 30\nfn=(5)\n0 10\nfn=(6)\n0 10\n", NULL, &e);
+             "fn=(3)\n0 30\nfn=(5)\n0 10\nfn=(6)\n0 10\ntotals: 71\n", NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(cg_allocations(p), 6);   /* 2 realloc + 3 malloc + 1 via strdup */
@@ -366,7 +366,7 @@ int main(void)
     p = load("events: Ir\nob=(1) /bin/p\nfn=(1) xcalloc\n1 1\ncob=(2) ???\ncfn=(2) 0x0000000000632ed0\ncalls=5 0\n* 50\n"
              "fn=(3) other\n1 1\ncob=(2)\ncfn=(2)\ncalls=2 0\n* 20\ncob=(3) /lib/libc.so.6\ncfn=(4) malloc\ncalls=4 0\n* 40\n"
              "ob=(2)\nfn=(2)\n0 7\ncob=(3)\ncfn=(5) calloc\ncalls=7 0\n* 63\n"
-             "ob=(3)\nfn=(4)\n0 40\nfn=(5)\n0 63\n", NULL, &e);
+             "ob=(3)\nfn=(4)\n0 40\nfn=(5)\n0 63\ntotals: 112\n", NULL, &e);
     CHECK(p);
     if (p) {
         struct cg_site *sites;
@@ -409,7 +409,7 @@ int main(void)
 
     /* fi=/fe=: inlined lines stay with the function; the call line does not move the base */
     p = load("events: Ir\nfl=(1) a.c\nfn=(1) f\n10 5\nfi=(2) h.h\n3 7\nfe=(1)\n12 1\n"
-             "cfn=(2) g\ncalls=1 50\n+3 100\n+1 2\nfn=(2)\n50 100\n", "f", &e);
+             "cfn=(2) g\ncalls=1 50\n+3 100\n+1 2\nfn=(2)\n50 100\ntotals: 115\n", "f", &e);
     CHECK(p);
     if (p) {
         CHECK_INT(self_of(p, "f", 0), 15);
@@ -456,7 +456,8 @@ int main(void)
                                   (unsigned long long)v, (unsigned long long)v, digits);
             want += v + (uint64_t)digits;
         }
-        snprintf(text + n, sizeof text - n, "fn=g\n9 0 1\n+1 7 2\n* 10 3\n");
+        snprintf(text + n, sizeof text - n, "fn=g\n9 0 1\n+1 7 2\n* 10 3\ntotals: %llu\n",
+                 (unsigned long long)(want + 1 + 2 + 3));
         p = load(text, NULL, &e);
         CHECK(p);
         if (p) {
@@ -477,7 +478,7 @@ int main(void)
              "cfn=g\ncalls=1 0x99 0 \n* 0 7\n+9 0 24000\n+1 0 12345\n+1 0 12346\n-41 0 1\n"
              "fn=h\n1 1 5\n+1 +1 5\n+1 +1 5\n+1 +1 5\n0 -4 5\n"
              "fn=k\n1 9 6\n+1 -1 6\n+1 -1 6\n0 -7 6\n"
-             "fn=m\n5 0x1f 3\n+1 0x1f 3\n+2 * 3\n+1 * 3\n* -31 3\n", NULL, &e);
+             "fn=m\n5 0x1f 3\n+1 0x1f 3\n+2 * 3\n+1 * 3\n* -31 3\ntotals: 76164\n", NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(self_of(p, "f", 0), 240 * 4 + 2400 + 24 * 2 + 24000 * 2 + 12345 + 12346 + 1);
@@ -503,13 +504,13 @@ int main(void)
         "fn=g\n1 0 1\n", "line 7: subposition overflows");
     /* three subpositions: a relative third one makes no repeat either */
     SELF_IS("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 +1 5\n+1 2 +1 5\n+1 * * 5\n"
-            "+1 * * 5\n0 -2 -5 5\n", "f", 30);
+            "+1 * * 5\n0 -2 -5 5\ntotals: 30\n", "f", 30);
     BAD("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 +1 5\n+1 2 +1 5\n+1 * * 5\n"
         "+1 * * 5\n0 -2 -6 5\n", "line 9: relative subposition -6 goes below zero");
     BAD("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 -1 5\n+1 2 -1 5\n0 -2 -2 5\n",
         "line 7: relative subposition -2 goes below zero");
     /* one subposition: the bytes after it are the cost alone */
-    SELF_IS("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n+1 170\n+1 17\n-8 1\n", "f", 17 * 4 + 170 + 1);
+    SELF_IS("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n+1 170\n+1 17\n-8 1\ntotals: 239\n", "f", 17 * 4 + 170 + 1);
     BAD("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n-7 1\n", "line 6: relative subposition -7 goes below zero");
     /* the values those subpositions take, seen where the next one would go below zero */
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 7 4\n* -8 1\n", "line 6: relative subposition -8 goes below zero");
@@ -543,7 +544,7 @@ int main(void)
     /* a run of self cost lines the general parser began (a trailing space), continued by the
      * loop with the name lines of a call: its cost stays with the function before the fn= */
     p = load("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3 \ncfn=(2) g\ncalls=1 0x40 9 \n"
-             "* * 30\nfn=(2)\n0x40 9 7\n+1 * 1\nfn=(1)\n+1 * 0\n", NULL, &e);
+             "* * 30\nfn=(2)\n0x40 9 7\n+1 * 1\nfn=(1)\n+1 * 0\ntotals: 11\n", NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(self_of(p, "f", 0), 3);
@@ -555,7 +556,7 @@ int main(void)
     {
         static const char text[] = "events: Ir\nfn=(1) ab\0xyz\n1 1\nfn=(2) ab\n1 2\n"
                                    "fn=(3) abcdefghij\0kl\n1 4\nfn=(4) abcdefghij\n1 8\n"
-                                   "fn=(5) abcdefg\0ijklmnopq\n1 16\nfn=(6) abcdefg\n1 32\n";
+                                   "fn=(5) abcdefg\0ijklmnopq\n1 16\nfn=(6) abcdefg\n1 32\ntotals: 63\n";
         struct cg_profile *q = cg_profile_new();
         struct err e2 = {0};
         CHECK(cg_read_mem(q, "t.out", text, sizeof text - 1, NULL, &e2) == 0 &&
@@ -574,7 +575,7 @@ int main(void)
     /* ids of every length: the largest allowed, one more, nine and twenty digits, and ids
      * ending before their ')' */
     p = load("events: Ir\nfn=(16777215) f\n1 1\nfn=(0000007) g\n1 2\nfn=(16777215)\n1 4\n"
-             "fn=(12) h\n1 8\nfn=(15) i\n1 16\nfn=(12)\n1 32\n", NULL, &e);
+             "fn=(12) h\n1 8\nfn=(15) i\n1 16\nfn=(12)\n1 32\ntotals: 63\n", NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(self_of(p, "f", 0), 5);
@@ -597,7 +598,7 @@ int main(void)
     {
         const char *text = "positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+2 * 4\n"
                            "jcnd=1/3 +4 +2 \n* * 7\n+1 * 5\njump=2 -4 * \n* * \n+1 +1 6\n"
-                           "jump=1 +2 * \n* * \n-1 * 1\n";
+                           "jump=1 +2 * \n* * \n-1 * 1\ntotals: 19\n";
         struct cg_read_opts whole = {.threads = 1};
         struct err e1, e2;
         struct cg_profile *a = load_in(text, &whole, &e1);
@@ -618,7 +619,7 @@ int main(void)
     p = load("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=2 0x40 9 \n"
              "+1 * 50\n+1 * 4\ncfn=(2)\ncalls=3 0x40 9 \n* * 70\n-1 * 6\ncob=(1) o\ncfn=(2)\n"
              "calls=1 +2 * \n+0 * 10\ncfn=(3) h\ncalls=1 0x50 * \n* *\nfn=(2)\n0x40 9 130\n"
-             "fn=(3)\n0x50 9 0\n", NULL, &e);
+             "fn=(3)\n0x50 9 0\ntotals: 143\n", NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(self_of(p, "f", 0), 3 + 4 + 6);
@@ -663,7 +664,7 @@ int main(void)
     }
 
     /* Same name in two objects: two functions */
-    p = load("events: Ir\nob=/bin/a\nfn=work\n1 3\nob=/lib/b.so\nfn=work\n1 4\n", NULL, &e);
+    p = load("events: Ir\nob=/bin/a\nfn=work\n1 3\nob=/lib/b.so\nfn=work\n1 4\ntotals: 7\n", NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(p->nfunc, 2);
@@ -681,6 +682,39 @@ int main(void)
         cg_profile_free(p);
     }
     BAD("events: Ir\nfn=main\n3 4\nsummary: 5\n", "line 4: the cost lines add up to 4 Ir, but 'summary:' says 5");
+    /* ... and required: cut at the end of any line before it, a cachegrind profile is refused
+     * (it read as whole, with a smaller total), cut before its first cost line too */
+    {
+        const char *cg = "desc: I1 cache: 32768 B\ncmd: ./a\nevents: Ir I1mr\nfl=a.c\nfn=main\n3 4 1\n"
+                         "5 6\nfl=b.c\nfn=f\n1 7 2\nsummary: 17 3\n";
+        int refused = 0, lines = 0;
+        for (const char *nl = strchr(cg, '\n'); nl; nl = strchr(nl + 1, '\n')) {
+            size_t len = (size_t)(nl + 1 - cg);
+            if (len == strlen(cg))
+                break;
+            lines++;
+            struct cg_profile *q = cg_profile_new();
+            struct err e2 = {0};
+            refused += cg_read_mem(q, "t.out", cg, len, NULL, &e2) < 0 && e2.kind == ERR_INPUT;
+            cg_profile_free(q);
+        }
+        CHECK_INT(refused, lines);
+        BAD("events: Ir\nfn=main\n3 4\n", "line 3: truncated: the part that began on line 1 has no 'summary:' line");
+        BAD("events: Ir\nfl=a.c\nfn=main\n", "truncated: the part that began on line 1 has no 'summary:' line");
+    }
+    /* Costs that add up past 2^64 are refused, never wrapped: in a part, and over files */
+    BAD("events: Ir\nfn=a\n1 9223372036854775808\nfn=b\n1 9223372036854775808\ntotals: 0\n",
+        "line 6: the cost lines of the part that began on line 1 add up past 2^64");
+    BAD("events: Ir\nfn=a\n1 18446744073709551615\n1 1\nsummary: 0\n", "line 5: the cost lines of the part that began on line 1 add up past 2^64");
+    {
+        const char *half = "events: Ir\nfn=a\n1 9223372036854775808\ntotals: 9223372036854775808\n";
+        struct cg_profile *q = cg_profile_new();
+        struct err e2 = {0};
+        CHECK_INT(cg_read_mem(q, "a.out", half, strlen(half), NULL, &e2), 0);
+        CHECK_INT(cg_read_mem(q, "b.out", half, strlen(half), NULL, &e2), -1);
+        CHECK_STR(e2.msg, "'b.out' line 4: the Ir costs add up past 2^64 over the parts and files read");
+        cg_profile_free(q);
+    }
 
     /* Ranges: a profile of many functions, read whole and cut at 'fn=' lines into ranges
      * lexed at once. Functions begin with relative subpositions (the lexer of a later range
@@ -755,7 +789,8 @@ int main(void)
 
     /* Several files into one profile are summed */
     p = cg_profile_new();
-    const char *f1 = "events: Ir\nob=/x\nfn=main\n1 3\n", *f2 = "events: Ir Dr\nob=/x\nfn=main\n1 4 2\n";
+    const char *f1 = "events: Ir\nob=/x\nfn=main\n1 3\ntotals: 3\n",
+               *f2 = "events: Ir Dr\nob=/x\nfn=main\n1 4 2\ntotals: 4 2\n";
     CHECK(cg_read_mem(p, "a", f1, strlen(f1), NULL, &e) == 0);
     CHECK(cg_read_mem(p, "b", f2, strlen(f2), NULL, &e) == 0);
     CHECK(cg_profile_finish(p, &e) == 0);
@@ -962,7 +997,7 @@ int main(void)
         CHECK_INT(small->str_hash_cap, 1024);
         CHECK_INT(small->edge_hash_cap, 1024);
         const char *text = "events: Ir\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 5\ncfn=(2) f'main\n"
-                           "calls=2 1\n1 30\nfn=(2)\n2 30\ncfn=(1)\ncalls=1 1\n2 4\nfn=(3) g\n3 1\n";
+                           "calls=2 1\n1 30\nfn=(2)\n2 30\ncfn=(1)\ncalls=1 1\n2 4\nfn=(3) g\n3 1\ntotals: 36\n";
         struct err e1, e2;
         CHECK(cg_read_mem(big, "t.out", text, strlen(text), NULL, &e1) == 0 &&
               cg_profile_finish(big, &e1) == 0);
@@ -984,17 +1019,20 @@ int main(void)
      * array widened for an event a later file adds): the model read without it. */
     {
         size_t cap = 1u << 20, len = 0;
+        uint64_t self_sum = 0;
         char *text = malloc(cap);
         len += snprintf(text + len, cap - len, "events: Ir\nob=(1) /bin/p\nfl=(1) p.c\n");
         for (int i = 0; i < 3000; i++) {
             len += snprintf(text + len, cap - len,
                             "fn=(%d) a_function_name_long_enough_to_fill_the_pool_%d(int, char const*)\n"
                             "%d %d\n", i + 1, i, i + 1, i % 7 + 1);
+            self_sum += i % 7 + 1;
             if (i > 0)
                 len += snprintf(text + len, cap - len, "cfn=(%d)\ncalls=%d 1\n1 %d\n", i, i % 3 + 1,
                                 i % 5);
         }
-        const char *more = "events: Ir Dr\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 5 2\n";
+        len += snprintf(text + len, cap - len, "totals: %llu\n", (unsigned long long)self_sum);
+        const char *more = "events: Ir Dr\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 5 2\ntotals: 5 2\n";
         struct cg_profile *huge = cg_profile_new();
         struct err e1 = {0}, e2 = {0};
         cg_profile_expect(huge, CG_HUGE_BYTES);

@@ -1,4 +1,5 @@
 /* test_proc.c: the process runner on fixture programs with known behaviour. */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -91,12 +92,43 @@ int main(void)
     usleep(1500 * 1000);
     struct stat st;
     CHECK(stat(marker, &st) != 0);
-    /* ... while without a timeout the same program's child does create it. */
-    o = (struct proc_opts){.pin_cpu = -1};
+    /* ... while waiting for the group (wait_group), the same program's child finishes and
+     * has created it by the time the run returns. */
+    o = (struct proc_opts){.pin_cpu = -1, .wait_group = true};
     CHECK_INT(run((char *[]){fix("sleeper"), "0.1", "fork", marker, NULL}, &o, &r, &e), 0);
     CHECK_INT(r.status, PROC_OK);
-    usleep(400 * 1000);
+    CHECK_INT(r.left_running, 0);
     CHECK(stat(marker, &st) == 0);
+    unlink(marker);
+
+    /* A process left in the group after a normal exit is ended, even one that ignores
+     * SIGTERM, before the run returns: it is gone, not merely signalled. */
+    char pids[4200];
+    snprintf(pids, sizeof pids, "%s/pids", tmp);
+    o = (struct proc_opts){.pin_cpu = -1};
+    CHECK_INT(run((char *[]){fix("orphan"), "stubborn", pids, NULL}, &o, &r, &e), 0);
+    CHECK_INT(r.status, PROC_OK);
+    CHECK_INT(r.left_running, 1);
+    long left = atol(slurp(pids));
+    CHECK(left > 0 && kill((pid_t)left, 0) < 0 && errno == ESRCH);
+    unlink(pids);
+    /* ... and with wait_group, one that keeps working is waited for, not ended. */
+    o = (struct proc_opts){.pin_cpu = -1, .wait_group = true};
+    CHECK_INT(run((char *[]){fix("orphan"), "work", pids, "20", NULL}, &o, &r, &e), 0);
+    CHECK_INT(r.status, PROC_OK);
+    CHECK_INT(r.left_running, 0);
+    left = atol(slurp(pids));
+    CHECK(left > 0 && kill((pid_t)left, 0) < 0 && errno == ESRCH);
+    unlink(pids);
+    /* ... up to the timeout: then it is ended, and the run is a timeout that says why. */
+    o = (struct proc_opts){.pin_cpu = -1, .wait_group = true, .timeout_s = 0.5};
+    CHECK_INT(run((char *[]){fix("orphan"), "stubborn", pids, NULL}, &o, &r, &e), 0);
+    CHECK_INT(r.status, PROC_TIMEOUT);
+    CHECK_INT(r.left_running, 1);
+    CHECK(strstr(proc_describe(&r, 0.5, d, sizeof d), "1 process it started was still running") != NULL);
+    left = atol(slurp(pids));
+    CHECK(left > 0 && kill((pid_t)left, 0) < 0 && errno == ESRCH);
+    unlink(pids);
 
     /* A command that does not exist cannot be started, and says so. */
     o = (struct proc_opts){.pin_cpu = -1};
