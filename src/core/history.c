@@ -519,10 +519,14 @@ void hist_db_free(struct hist_db *db)
     memset(db, 0, sizeof *db);
 }
 
-/* Open-addressed string sets: slots hold index + 1, 0 is empty. */
-static int strset_grow(size_t **tab, size_t *cap, char **keys, size_t n)
+/* Open-addressed string sets: slots hold index + 1, 0 is empty. Built for n keys at a
+ * size that keeps them at most half full (at least twice the old size, to grow), so the
+ * probe loops always find an empty slot. */
+static int strset_build(size_t **tab, size_t *cap, char **keys, size_t n)
 {
     size_t ncap = *cap ? *cap * 2 : 1024;
+    while (ncap < 2 * (n + 1))
+        ncap *= 2;
     size_t *t = calloc(ncap, sizeof *t);
     if (!t)
         return -1;
@@ -584,7 +588,7 @@ static long add_commit(struct hist_db *db, const char *sha, const char *date)
     if ((db->ncommits + 1) * 2 > db->chash_cap) {
         /* grow first, while the keys array is consistent */
         size_t *t = NULL, cap = db->chash_cap;
-        if (strset_grow(&t, &cap, db->commit, db->ncommits) < 0)
+        if (strset_build(&t, &cap, db->commit, db->ncommits) < 0)
             return -1;
         free(db->chash);
         db->chash = t;
@@ -815,9 +819,9 @@ void hist_db_finish(struct hist_db *db)
     free(db->chash);
     db->chash = NULL;
     db->chash_cap = 0;
-    strset_grow(&db->chash, &db->chash_cap, db->commit, db->ncommits);
-    while (db->chash_cap && db->ncommits * 2 > db->chash_cap)
-        strset_grow(&db->chash, &db->chash_cap, db->commit, db->ncommits);
+    db->commit_cap = n + 1;
+    if (strset_build(&db->chash, &db->chash_cap, db->commit, db->ncommits) < 0)
+        db->chash_cap = 0;   /* no memory: commits are then found by the prefix scan */
     free(db->phash_key);
     free(db->phash_val);
     db->phash_key = NULL;

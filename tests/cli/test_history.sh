@@ -149,6 +149,42 @@ expect_eq "$(tail -n +2 "$TMP/merged.tsv" | cut -f2 | uniq | wc -l)" \
 run_tare history merge "$TMP/shard1.tsv"
 expect_rc 2 "merge without -o"
 
+# ---- at scale: 10,000 commits x 50 series (500,000 rows), ten times the seed's history ----
+# A table of 1,024 commit slots once hung every reader past 1,024 commits. Series bench-07's
+# instructions step up by 50,000 at commit c09000; awk writes the rows and works out the answers.
+BIG=$TMP/big.tsv
+awk 'BEGIN { srand(3); print "date\tcommit\tbenchmark\tratio\tinstructions"
+    for (k = 0; k < 10000; k++)
+        for (b = 0; b < 50; b++)
+            printf "2026-01-%02dT%02d:%02d:00Z\tc%05d\tbench-%02d\t%.4f\t%d\n", 1 + int(k / 1440),
+                int(k / 60) % 24, k % 60, k, b, 1 + 0.02 * (rand() - 0.5),
+                1000000 + b * 1000 + (b == 7 && k >= 9000 ? 50000 : 0) }' > "$BIG"
+run_tare history check "$BIG"
+expect_rc 0 "check of 10,000 commits x 50 series"
+expect_eq "$(head -1 <<<"$out")" "checked 50 series at commit c09999 (2026-01-07T22:39:00Z)" \
+    "check at scale: the newest commit, every series"
+run_tare history check --commit c09000 --format json "$BIG"
+expect_rc 1 "check --commit at scale finds the planted step"
+want=$(awk 'BEGIN { printf "%.6g", 1057000 / 1007000 - 1 }')
+expect_match "$out" "\"benchmark\": \"bench-07\", \"metric\": \"instructions\", \"before\": 1007000, \"after\": 1057000, \"change\": ${want}[0-9]*, \"commit\": \"c09000\"" \
+    "check --commit at scale: bench-07 instructions at c09000"
+run_tare history noise --format tsv "$BIG"
+expect_rc 0 "noise at scale"
+expect_eq "$(awk -F'\t' 'NR > 1 { n[$2]++; if ($3 != 9999) bad++ } END { print n["ratio"], n["instructions"], bad + 0 }' <<<"$out")" \
+    "50 50 0" "noise at scale: 50 series x 2 metrics, 9,999 changes each"
+awk -F'\t' 'NR == 1 || $3 ~ /[02468]$/' "$BIG" > "$TMP/big-even.tsv"
+awk -F'\t' 'NR == 1 || $3 ~ /[13579]$/' "$BIG" > "$TMP/big-odd.tsv"
+run_tare history merge "$TMP/big-odd.tsv" "$TMP/big-even.tsv" -o "$TMP/big-merged.tsv"
+expect_rc 0 "merge at scale"
+expect_eq "$(md5sum < "$TMP/big-merged.tsv")" \
+    "$( { head -1 "$BIG"; tail -n +2 "$BIG" | sort -t "$(printf '\t')" -k2,2 -k3,3; } | md5sum)" \
+    "merge at scale: every row, in commit order, within a commit by series"
+run_tare trend "$BIG" -o "$TMP/big.html"
+expect_rc 0 "trend at scale"
+expect_eq "$(grep -o '\["c[0-9]\{5\}","2026-' "$TMP/big.html" | sort -u | wc -l)" 10000 "trend at scale: 10,000 commits on the page"
+expect_eq "$(grep -o '{"name":"bench-[0-9]*"' "$TMP/big.html" | sort -u | wc -l)" 50 "trend at scale: 50 series on the page"
+rm -f "$BIG" "$TMP"/big-*.tsv "$TMP/big.html"
+
 # ---- the real mutsu history, when it is beside the repository ----
 if [ -r "$MUTSU" ]; then
     run_tare history check --format json "$MUTSU"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/history.h"
@@ -438,6 +439,85 @@ static void test_check(void)
     free_series(&s);
 }
 
+
+/* A year and more of history at scale: 10,000 commits x 50 series (500,000 rows), written
+ * newest first so the reader must order them, with a 5% instructions step planted at commit
+ * 9000 of series 7 and a 30% ratio step at commit 8000 of series 3. A table of 1,024 commit
+ * slots once hung every reader past 1,024 commits. */
+static void test_scale(void)
+{
+    enum { NC = 10000, NS = 50 };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    fputs("date\tcommit\tbenchmark\tratio\tinstructions\n", m);
+    uint64_t r = 12345;
+    for (int k = NC - 1; k >= 0; k--) {
+        time_t when = 1767225600 + (time_t)k * 3600;   /* 2026-01-01, one commit an hour */
+        struct tm tm;
+        gmtime_r(&when, &tm);
+        char date[32];
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        for (int b = 0; b < NS; b++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            double ratio = (b == 3 && k >= 8000 ? 1.3 : 1.0) * (1 + 0.02 * ((r % 1001) / 500.0 - 1));
+            long long ins = 1000000 + b * 1000 + k % 7;
+            if (b == 7 && k >= 9000)
+                ins = ins * 105 / 100;
+            fprintf(m, "%s\tc%05d\tbench-%02d\t%.4f\t%lld\n", date, k, b, ratio, ins);
+        }
+    }
+    fclose(m);
+    struct hist_table t;
+    struct err e = {0};
+    CHECK_INT(hist_parse("scale.tsv", text, len, &t, &e), 0);
+    free(text);
+    CHECK_INT(t.nrows, NC * NS);
+    struct hist_db db;
+    hist_db_init(&db);
+    CHECK_INT(hist_db_add(&db, &t, &e), 0);
+    hist_db_finish(&db);
+    CHECK_INT(db.ncommits, NC);
+    CHECK_INT(db.nseries, NS);
+    int ordered = 1, found = 1, full = 1;
+    for (size_t i = 0; i < db.ncommits; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "c%05zu", i);
+        ordered &= strcmp(db.commit[i], want) == 0;
+        found &= hist_db_find_commit(&db, want, &e) == (long)i;
+    }
+    for (size_t si = 0; si < db.nseries; si++) {
+        full &= db.series[si].n == NC;
+        for (size_t i = 0; i < db.series[si].n; i++)
+            full &= db.series[si].commit[i] == i;
+    }
+    CHECK(ordered);
+    CHECK(found);
+    CHECK(full);
+    struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
+    struct hist_step st;
+    long s7 = -1, s3 = -1;
+    for (size_t si = 0; si < db.nseries; si++) {
+        if (strcmp(db.series[si].name, "bench-07") == 0)
+            s7 = (long)si;
+        if (strcmp(db.series[si].name, "bench-03") == 0)
+            s3 = (long)si;
+    }
+    CHECK(s7 >= 0 && s3 >= 0);
+    if (s7 >= 0 && s3 >= 0) {
+        hist_check_point(&db.series[s7], HM_INSTRUCTIONS, 9000, &o, &st);
+        CHECK(st.found && st.at == 9000);
+        CHECK_NEAR(st.change, 0.05, 0.001);
+        struct hist_step *scan = calloc(NC, sizeof *scan);
+        CHECK_INT(hist_scan(&db.series[s7], HM_INSTRUCTIONS, &o, scan), 1);
+        CHECK_INT(hist_scan(&db.series[s3], HM_RATIO, &o, scan), 1);
+        CHECK(scan[8002].found && scan[8002].at == 8000);
+        free(scan);
+    }
+    hist_db_free(&db);
+    hist_table_free(&t);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/tare-history-XXXXXX");
@@ -449,6 +529,7 @@ int main(void)
     test_concurrent();
     test_db();
     test_check();
+    test_scale();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
