@@ -197,6 +197,8 @@ int cmd_trend(int argc, char **argv)
     struct err e = {0};
     if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
         return cli_fail(CMD, &e);
+    for (size_t i = 0; i < db.nwarn; i++)
+        cli_error(CMD, "warning: %s", db.warn[i]);
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.tmp.%d", outp, (int)getpid()) < 0) {
         hist_db_free(&db);
