@@ -302,6 +302,76 @@ static void test_concurrent(void)
     hist_table_free(&t);
 }
 
+/* Whether pid waits on a flock (a "->" line of /proc/locks). */
+static int waits_on_lock(pid_t pid)
+{
+    FILE *f = fopen("/proc/locks", "r");
+    char line[256], want[32];
+    int found = 0;
+    snprintf(want, sizeof want, " %d ", (int)pid);
+    while (f && fgets(line, sizeof line, f))
+        found |= strstr(line, "->") && strstr(line, want);
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/* The protocol's hard case: an appender waits on the lock while the holder renames a new file
+ * into place (as merge does); once it has the lock it must append to the new file, not to
+ * the old one that no name reaches any more. */
+static void test_lock_replaced(void)
+{
+    char path[300], tmp[320];
+    snprintf(path, sizeof path, "%s/replaced.tsv", dir);
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    struct err e = {0};
+    const char *first = "commit\tbenchmark\nold\tb\n";
+    CHECK_INT(hist_append(path, first, strlen(first), &e), 1);
+    int fd = hist_lock_open(path, O_RDONLY, true, &e);
+    CHECK(fd >= 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd);   /* the lock belongs to the open file, which fork shares */
+        const char *row = "commit\tbenchmark\nwaited\tb\n";
+        _exit(hist_append(path, row, strlen(row), &e) == 1 ? 0 : 1);
+    }
+    while (!waits_on_lock(pid))
+        usleep(1000);
+    FILE *f = fopen(tmp, "w");
+    fputs("commit\tbenchmark\nnew\tb\n", f);
+    fclose(f);
+    CHECK_INT(rename(tmp, path), 0);
+    close(fd);
+    int st;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    size_t len;
+    char *text = slurp(path, &len);
+    CHECK_STR(text, "commit\tbenchmark\nnew\tb\nwaited\tb\n");
+    free(text);
+    /* A reader waits for a writer and reads what it wrote, whole. */
+    fd = hist_lock_open(path, O_RDWR | O_APPEND, true, &e);
+    pid = fork();
+    if (pid == 0) {
+        close(fd);
+        struct hist_table t;
+        int ok = hist_read(path, &t, &e) == 0 && t.nrows == 3 && !t.torn_line;
+        hist_table_free(&t);
+        _exit(ok ? 0 : 1);
+    }
+    while (!waits_on_lock(pid))
+        usleep(1000);
+    CHECK(write(fd, "late\tb\n", 7) == 7);
+    close(fd);
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    /* A missing file is an input error, and nothing is created by a reader. */
+    snprintf(tmp, sizeof tmp, "%s/absent.tsv", dir);
+    CHECK_INT(hist_lock_open(tmp, O_RDONLY, false, &e), -1);
+    CHECK_INT(e.kind, ERR_INPUT);
+    CHECK(access(tmp, F_OK) != 0);
+}
+
 static void test_db(void)
 {
     struct hist_table w, c;
@@ -591,6 +661,7 @@ int main(void)
     test_mutsu();
     test_append();
     test_concurrent();
+    test_lock_replaced();
     test_db();
     test_check();
     test_scale();
