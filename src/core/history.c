@@ -331,13 +331,14 @@ int hist_parse(const char *name, const char *text, size_t len, struct hist_table
     return parse_owned(name, buf, len, t, e);
 }
 
-/* The whole file from its start (pread: a descriptor may be read twice), with room for a
- * terminating NUL. */
+/* The whole file from its start (pread: merge may read one descriptor twice; a pipe is
+ * read as it comes), with room for a terminating NUL. */
 static int read_all(int fd, char **out, size_t *len)
 {
     struct stat st;
     size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 2 : 1 << 16, n = 0;
     char *buf = malloc(cap);
+    bool seekable = true;
     if (!buf)
         return -1;
     for (;;) {
@@ -349,7 +350,12 @@ static int read_all(int fd, char **out, size_t *len)
             }
             buf = b;
         }
-        ssize_t r = pread(fd, buf + n, cap - 1 - n, (off_t)n);
+        ssize_t r = seekable ? pread(fd, buf + n, cap - 1 - n, (off_t)n)
+                             : read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == ESPIPE && seekable && n == 0) {
+            seekable = false;   /* a pipe (<(...)): read it as it comes, once */
+            continue;
+        }
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -381,6 +387,9 @@ static int lock_fd(int fd, bool exclusive, const char *path, struct err *e)
         return 0;
     if (errno == EINTR)
         return err_set(e, ERR_INTERRUPTED, "interrupted waiting for the lock on '%s'", path);
+    /* A file system without locks can still be read; it cannot be written safely. */
+    if (!exclusive && (errno == ENOLCK || errno == EOPNOTSUPP))
+        return 0;
     return err_errno(e, ERR_SYSTEM, errno, "cannot lock '%s'", path);
 }
 

@@ -134,6 +134,9 @@ check "noise median matches awk ($got vs $want)" awk -v a="$got" -v b="$want" 'B
 expect_eq "$(awk -F'\t' '$1 == "bench-fib" && $2 == "median_s" { print $3 }' <<<"$out")" \
     "$(($(awk -F'\t' '$3 == "bench-fib"' "$EXCERPT" | wc -l) - 1))" "noise change count"
 
+run_tare history noise --format tsv <(cat "$EXCERPT")
+expect_eq "$out" "$("$TARE" history noise --format tsv "$EXCERPT")" "a history read from a pipe (locking does not need a file)"
+
 # ---- merge ----
 { head -1 "$EXCERPT"; awk -F'\t' 'NR > 1 && $3 == "bench-fib"' "$EXCERPT"; } > "$TMP/shard1.tsv"
 { head -1 "$EXCERPT"; awk -F'\t' 'NR > 1 && $3 != "bench-fib"' "$EXCERPT"; } > "$TMP/shard2.tsv"
