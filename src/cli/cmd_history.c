@@ -75,6 +75,20 @@ static void signals_held(sigset_t *set)
     sigaddset(set, SIGHUP);
 }
 
+/* Names (or with NULL forgets) the file the handler removes, with signals held so that it
+ * never sees half a name. */
+static void set_sig_tmp(const char *path)
+{
+    sigset_t hold, old;
+    signals_held(&hold);
+    sigprocmask(SIG_BLOCK, &hold, &old);
+    if (path)
+        snprintf(sig_tmp, sizeof sig_tmp, "%s", path);
+    else
+        sig_tmp[0] = '\0';
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 static void catch_signals(void)
 {
     struct sigaction sa;
@@ -546,7 +560,7 @@ static int do_merge(int argc, char **argv)
         cli_error(CMD, "'%s': name too long", outp);
         goto out;
     }
-    memcpy(sig_tmp, tmp, strlen(tmp) + 1);   /* before it exists: the handler removes it */
+    set_sig_tmp(tmp);   /* before it exists: the handler removes it */
     int tfd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     f = tfd < 0 ? NULL : fdopen(tfd, "w");
     if (!f) {
@@ -624,7 +638,7 @@ out:
         fclose(f);
         unlink(tmp);
     }
-    sig_tmp[0] = '\0';
+    set_sig_tmp(NULL);
     free(tmp);
     free(rows);
     free(cols);
