@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,12 +54,88 @@ static int bad_option(void)
     return EXIT_USAGE;
 }
 
+/* ---- signals: append and merge exit 128 + the signal (130 for SIGINT, 143 for SIGTERM),
+ * leaving no temporary file; the kernel releases their locks ---- */
+
+static char sig_tmp[4096];   /* merge's temporary file while it may exist, else "" */
+
+static void on_signal(int sig)
+{
+    /* Async-signal-safe: unlink and _exit only. */
+    if (sig_tmp[0])
+        unlink(sig_tmp);
+    _exit(128 + sig);
+}
+
+static void signals_held(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+/* Names (or with NULL forgets) the file the handler removes, with signals held so that it
+ * never sees half a name. */
+static void set_sig_tmp(const char *path)
+{
+    sigset_t hold, old;
+    signals_held(&hold);
+    sigprocmask(SIG_BLOCK, &hold, &old);
+    if (path)
+        snprintf(sig_tmp, sizeof sig_tmp, "%s", path);
+    else
+        sig_tmp[0] = '\0';
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    signals_held(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* The rename made durable: the directory synced (best effort: some file systems refuse). */
+static void sync_dir(const char *path)
+{
+    char *dir = strdup(path);
+    if (!dir)
+        return;
+    char *slash = strrchr(dir, '/');
+    const char *d = ".";
+    if (slash == dir) {
+        d = "/";
+    } else if (slash) {
+        *slash = '\0';
+        d = dir;
+    }
+    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (fsync(fd) < 0) { /* best effort */ }
+        close(fd);
+    }
+    free(dir);
+}
+
+/* What the reader skipped (a torn last row), before any result. */
+static void print_warnings(const struct hist_db *db)
+{
+    for (size_t i = 0; i < db->nwarn; i++)
+        cli_error(CMD, "warning: %s", db->warn[i]);
+}
+
 /* ---- append ---- */
 
 static int do_append(int argc, char **argv)
 {
     if (argc != 2)
         return cli_usage_error(CMD, cmd_history_usage, "append takes one FILE (rows come on stdin)");
+    catch_signals();
     char *buf = NULL;
     size_t cap = 0, n = 0;
     for (;;) {
@@ -312,6 +389,7 @@ static int do_check(int argc, char **argv)
     struct err e = {0};
     if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
         return cli_fail(CMD, &e);
+    print_warnings(&db);
     if (db.ncommits == 0) {
         cli_error(CMD, "no rows in the history: nothing to check");
         hist_db_free(&db);
@@ -466,6 +544,7 @@ static int do_noise(int argc, char **argv)
     struct err e = {0};
     if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
         return cli_fail(CMD, &e);
+    print_warnings(&db);
     static const char *const hdr[] = {"benchmark", "metric", "changes", "median_change",
                                       "p90_change"};
     struct table t;
@@ -585,6 +664,7 @@ static int do_merge(int argc, char **argv)
         return cli_usage_error(CMD, cmd_history_usage, "merge: no -o OUT");
     if (optind >= argc)
         return cli_usage_error(CMD, cmd_history_usage, "merge: no history FILE");
+    catch_signals();
     int nf = argc - optind;
     struct hist_table *t = calloc(nf, sizeof *t);
     if (!t) {
@@ -593,6 +673,7 @@ static int do_merge(int argc, char **argv)
     }
     struct err e = {0};
     int rc = EXIT_USAGE;
+    struct hist_lockset ls = {0};
     char **cols = NULL;
     int ncols = 0;
     struct mrow *rows = NULL;
@@ -601,12 +682,22 @@ static int do_merge(int argc, char **argv)
     struct hist_db db;
     hist_db_init(&db);
     size_t total = 0;
+    /* Every input locked shared and OUT exclusive until OUT is replaced: rows appended to an
+     * input meanwhile wait for the lock, then go into the new OUT (tare-history(1)). */
+    if (hist_lockset_open(&ls, argv + optind, nf, outp, &e) < 0) {
+        rc = cli_fail(CMD, &e);
+        goto out;
+    }
     for (int i = 0; i < nf; i++) {
-        if (hist_read(argv[optind + i], &t[i], &e) < 0) {
+        if (hist_read_fd(ls.fd[i], argv[optind + i], &t[i], &e) < 0) {
             rc = cli_fail(CMD, &e);
             goto out;
         }
         total += t[i].nrows;
+        /* A torn row is left out of OUT: never rewritten as a whole one. */
+        if (t[i].torn_line)
+            cli_error(CMD, "warning: '%s' line %zu: no newline at its end: a row cut off "
+                      "mid-write, skipped", argv[optind + i], t[i].torn_line);
         if (hist_db_add(&db, &t[i], &e) < 0) {
             rc = cli_fail(CMD, &e);
             goto out;
@@ -650,9 +741,19 @@ static int do_merge(int argc, char **argv)
         tmp = NULL;
         goto out;
     }
-    f = fopen(tmp, "w");
+    if (strlen(tmp) >= sizeof sig_tmp) {
+        cli_error(CMD, "'%s': name too long", outp);
+        goto out;
+    }
+    set_sig_tmp(tmp);   /* before it exists: the handler removes it */
+    int tfd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    f = tfd < 0 ? NULL : fdopen(tfd, "w");
     if (!f) {
         cli_error(CMD, "cannot create '%s': %s", tmp, strerror(errno));
+        if (tfd >= 0) {
+            close(tfd);
+            unlink(tmp);
+        }
         goto out;
     }
     for (int j = 0; j < ncols; j++)
@@ -699,17 +800,30 @@ static int do_merge(int argc, char **argv)
         goto out;
     }
     f = NULL;
+    /* Signals held from the rename until the handler no longer names the temporary file: OUT
+     * is then the old file or the new one, never a partial one, and nothing is left behind. */
+    sigset_t hold, old;
+    signals_held(&hold);
+    sigprocmask(SIG_BLOCK, &hold, &old);
     if (rename(tmp, outp) < 0) {
-        cli_error(CMD, "cannot rename '%s' to '%s': %s", tmp, outp, strerror(errno));
+        int saved = errno;
         unlink(tmp);
+        sig_tmp[0] = '\0';
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        cli_error(CMD, "cannot rename '%s' to '%s': %s", tmp, outp, strerror(saved));
         goto out;
     }
+    sig_tmp[0] = '\0';
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    sync_dir(outp);
     rc = EXIT_OK;
 out:
+    hist_lockset_free(&ls);   /* after the rename: waiting writers then find the new OUT */
     if (f) {
         fclose(f);
         unlink(tmp);
     }
+    set_sig_tmp(NULL);
     free(tmp);
     free(rows);
     free(cols);

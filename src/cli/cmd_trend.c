@@ -226,6 +226,8 @@ int cmd_trend(int argc, char **argv)
     struct err e = {0};
     if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
         return cli_fail(CMD, &e);
+    for (size_t i = 0; i < db.nwarn; i++)
+        cli_error(CMD, "warning: %s", db.warn[i]);
     bool any = false;
     for (int m = 0; m < HM_COUNT; m++)
         any |= db.has[m];

@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,14 +109,97 @@ static bool parse_number_cell(const char *s, double *out)
     return true;
 }
 
-int hist_parse(const char *name, const char *text, size_t len, struct hist_table *t, struct err *e)
+/* A count: decimal digits only (no sign, no exponent, no fraction) within 0 .. 2^64 - 1. */
+static bool is_count(const char *s)
+{
+    if (!*s)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    errno = 0;
+    (void)strtoull(s, NULL, 10);
+    return errno != ERANGE;
+}
+
+/* n digits at s, as a number within [lo, hi]; advances s. */
+static bool digits(const char **s, int n, int lo, int hi)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++, (*s)++) {
+        if (**s < '0' || **s > '9')
+            return false;
+        v = v * 10 + (**s - '0');
+    }
+    return v >= lo && v <= hi;
+}
+
+/* An ISO 8601 date as tare writes it (2026-07-12T06:07:21Z), or a shorter form of one:
+ * YYYY[-MM[-DD[Thh:mm[:ss[.f...]][Z|+hh:mm|-hh:mm]]]]. Dates order commits as text, so
+ * anything else ("yesterday") would order them wrongly without a word. */
+static bool is_date(const char *s)
+{
+    if (!digits(&s, 4, 0, 9999))
+        return false;
+    if (!*s)
+        return true;
+    if (*s++ != '-' || !digits(&s, 2, 1, 12))
+        return false;
+    if (!*s)
+        return true;
+    if (*s++ != '-' || !digits(&s, 2, 1, 31))
+        return false;
+    if (!*s)
+        return true;
+    if (*s++ != 'T' || !digits(&s, 2, 0, 23) || *s++ != ':' || !digits(&s, 2, 0, 59))
+        return false;
+    if (*s == ':') {
+        s++;
+        if (!digits(&s, 2, 0, 60))
+            return false;
+        if (*s == '.' || *s == ',') {
+            s++;
+            if (*s < '0' || *s > '9')
+                return false;
+            while (*s >= '0' && *s <= '9')
+                s++;
+        }
+    }
+    if (*s == 'Z')
+        return s[1] == '\0';
+    if (*s == '+' || *s == '-') {
+        s++;
+        return digits(&s, 2, 0, 23) && *s++ == ':' && digits(&s, 2, 0, 59) && !*s;
+    }
+    return !*s;
+}
+
+static bool is_na(const char *s)
+{
+    return !*s || strcmp(s, "NA") == 0;
+}
+
+/* Checks one metric cell and parses it into *v; NULL when good, else what is wrong. */
+static const char *check_metric(int m, const char *cell, double *v)
+{
+    if (!parse_number_cell(cell, v))
+        return "not a number";
+    if (isnan(*v))
+        return NULL;
+    if (hist_metric_deterministic(m))
+        return is_count(cell) ? NULL : "not a count (a whole number from 0 to 2^64-1)";
+    return *v < 0 ? "negative (times and ratios are 0 or more)" : NULL;
+}
+
+/* Parses buf (len bytes and room for one more), which t takes over. */
+static int parse_owned(const char *name, char *buf, size_t len, struct hist_table *t,
+                       struct err *e)
 {
     memset(t, 0, sizeof *t);
+    t->buf = buf;
     t->name = strdup(name);
-    t->buf = malloc(len + 1);
-    if (!t->name || !t->buf)
+    if (!t->name)
         goto oom;
-    memcpy(t->buf, text, len);
     t->buf[len] = '\0';
     if (memchr(t->buf, '\0', len)) {
         err_set(e, ERR_INPUT, "'%s': a NUL byte: not a text file", name);
@@ -136,6 +221,16 @@ int hist_parse(const char *name, const char *text, size_t len, struct hist_table
         if (l && p[l - 1] == '\r')
             p[l - 1] = '\0';
         lineno++;
+        /* A line is whole only with its newline: without one, the writer was cut off and the
+         * line may end mid-cell (1234 of 123456). */
+        if (!nl && *p) {
+            if (lineno == 1) {
+                err_set(e, ERR_INPUT, "'%s' line 1: the header has no newline: a cut file", name);
+                goto fail;
+            }
+            t->torn_line = lineno;
+            break;
+        }
         if (lineno == 1) {
             if (!*p) {
                 err_set(e, ERR_INPUT, "'%s' line 1: no header (an empty file or first line)", name);
@@ -177,6 +272,7 @@ int hist_parse(const char *name, const char *text, size_t len, struct hist_table
             t->c_runner = find_col(t, "runner");
             t->c_reference = find_col(t, "reference");
             t->c_toolchain = find_col(t, "toolchain");
+            t->c_runs = find_col(t, "runs");
         } else if (*p) {
             char **row = t->cells + t->nrows * t->ncols;
             int n = split_tabs(p, row, t->ncols);
@@ -197,11 +293,22 @@ int hist_parse(const char *name, const char *text, size_t len, struct hist_table
             for (int m = 0; m < HM_COUNT; m++) {
                 int c = t->c_metric[m];
                 val[m] = NAN;
-                if (c >= 0 && !parse_number_cell(row[c], &val[m])) {
-                    err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': not a number: '%.40s'",
-                            name, lineno, t->cols[c], row[c]);
+                const char *why = c >= 0 ? check_metric(m, row[c], &val[m]) : NULL;
+                if (why) {
+                    err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': %s: '%.40s'",
+                            name, lineno, t->cols[c], why, row[c]);
                     goto fail;
                 }
+            }
+            if (t->c_runs >= 0 && !is_na(row[t->c_runs]) && !is_count(row[t->c_runs])) {
+                err_set(e, ERR_INPUT, "'%s' line %zu: column 'runs': not a count (a whole "
+                        "number, 0 or more): '%.40s'", name, lineno, row[t->c_runs]);
+                goto fail;
+            }
+            if (t->c_date >= 0 && !is_na(row[t->c_date]) && !is_date(row[t->c_date])) {
+                err_set(e, ERR_INPUT, "'%s' line %zu: column 'date': not an ISO 8601 date "
+                        "(2026-07-12T06:07:21Z): '%.40s'", name, lineno, row[t->c_date]);
+                goto fail;
             }
             t->line[t->nrows++] = lineno;
         }
@@ -217,14 +324,29 @@ fail:
     return -1;
 }
 
+int hist_parse(const char *name, const char *text, size_t len, struct hist_table *t, struct err *e)
+{
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        memset(t, 0, sizeof *t);
+        return err_set(e, ERR_SYSTEM, "'%s': out of memory", name);
+    }
+    memcpy(buf, text, len);
+    return parse_owned(name, buf, len, t, e);
+}
+
+/* The whole file from its start (pread: merge may read one descriptor twice; a pipe is
+ * read as it comes), with room for a terminating NUL. */
 static int read_all(int fd, char **out, size_t *len)
 {
-    size_t cap = 1 << 16, n = 0;
+    struct stat st;
+    size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 2 : 1 << 16, n = 0;
     char *buf = malloc(cap);
+    bool seekable = true;
     if (!buf)
         return -1;
     for (;;) {
-        if (n == cap) {
+        if (n + 1 >= cap) {
             char *b = realloc(buf, cap *= 2);
             if (!b) {
                 free(buf);
@@ -232,7 +354,12 @@ static int read_all(int fd, char **out, size_t *len)
             }
             buf = b;
         }
-        ssize_t r = read(fd, buf + n, cap - n);
+        ssize_t r = seekable ? pread(fd, buf + n, cap - 1 - n, (off_t)n)
+                             : read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == ESPIPE && seekable && n == 0) {
+            seekable = false;   /* a pipe (<(...)): read it as it comes, once */
+            continue;
+        }
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -250,22 +377,204 @@ static int read_all(int fd, char **out, size_t *len)
     return 0;
 }
 
-int hist_read(const char *path, struct hist_table *t, struct err *e)
+/* ---- the lock protocol (tare-history(1), LOCKING) ---- */
+
+static bool same_file(const struct stat *a, const struct stat *b)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return err_errno(e, ERR_INPUT, errno, "cannot open '%s'", path);
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* flock, waiting; a signal that interrupts the wait is an interruption, not an error. */
+static int lock_fd(int fd, bool exclusive, const char *path, struct err *e)
+{
+    if (flock(fd, exclusive ? LOCK_EX : LOCK_SH) == 0)
+        return 0;
+    if (errno == EINTR)
+        return err_set(e, ERR_INTERRUPTED, "interrupted waiting for the lock on '%s'", path);
+    /* A file system without locks can still be read; it cannot be written safely. */
+    if (!exclusive && (errno == ENOLCK || errno == EOPNOTSUPP))
+        return 0;
+    return err_errno(e, ERR_SYSTEM, errno, "cannot lock '%s'", path);
+}
+
+/* 1 when path still names the file fd is open on, 0 when it was replaced or removed. */
+static int still_named(int fd, const char *path, struct err *e)
+{
+    struct stat a, b;
+    if (fstat(fd, &a) < 0)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", path);
+    if (stat(path, &b) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", path);
+    }
+    return same_file(&a, &b);
+}
+
+int hist_lock_open(const char *path, int oflags, bool exclusive, struct err *e)
+{
+    for (;;) {
+        int fd = open(path, oflags | O_CLOEXEC, 0644);
+        if (fd < 0)
+            return err_errno(e, errno == ENOENT || errno == EACCES || errno == EISDIR
+                             ? ERR_INPUT : ERR_SYSTEM, errno, "cannot open '%s'", path);
+        int ok = lock_fd(fd, exclusive, path, e);
+        if (ok == 0)
+            ok = still_named(fd, path, e);
+        if (ok == 1)
+            return fd;
+        close(fd);
+        if (ok < 0)
+            return -1;
+        /* Replaced (a merge renamed a new file into place) or removed while we waited. */
+    }
+}
+
+int hist_read_fd(int fd, const char *name, struct hist_table *t, struct err *e)
+{
     char *buf;
     size_t len;
-    if (read_all(fd, &buf, &len) < 0) {
-        int saved = errno;
-        close(fd);
-        return err_errno(e, ERR_SYSTEM, saved, "cannot read '%s'", path);
-    }
-    close(fd);
-    int rc = hist_parse(path, buf, len, t, e);
-    free(buf);
+    memset(t, 0, sizeof *t);
+    if (read_all(fd, &buf, &len) < 0)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", name);
+    return parse_owned(name, buf, len, t, e);
+}
+
+int hist_read(const char *path, struct hist_table *t, struct err *e)
+{
+    memset(t, 0, sizeof *t);
+    int fd = hist_lock_open(path, O_RDONLY, false, e);
+    if (fd < 0)
+        return -1;
+    int rc = hist_read_fd(fd, path, t, e);
+    close(fd);   /* releases the lock */
     return rc;
+}
+
+static int cmp_lockent(const void *a, const void *b)
+{
+    const struct stat *x = a, *y = b;
+    if (x->st_dev != y->st_dev)
+        return x->st_dev < y->st_dev ? -1 : 1;
+    return x->st_ino < y->st_ino ? -1 : x->st_ino > y->st_ino;
+}
+
+void hist_lockset_close(struct hist_lockset *ls)
+{
+    for (int i = 0; i < ls->n; i++)
+        if (ls->fd && ls->fd[i] >= 0) {
+            int fd = ls->fd[i];
+            for (int j = i; j < ls->n; j++)   /* a file named twice shares one descriptor */
+                if (ls->fd[j] == fd)
+                    ls->fd[j] = -1;
+            close(fd);
+        }
+    if (ls->fd)
+        for (int i = 0; i < ls->n; i++)
+            ls->fd[i] = -1;
+}
+
+void hist_lockset_free(struct hist_lockset *ls)
+{
+    hist_lockset_close(ls);
+    free(ls->fd);
+    ls->fd = NULL;
+    ls->n = 0;
+}
+
+/* One attempt: 1 when every path is locked and still names its file, 0 to try again. */
+static int lockset_try(struct hist_lockset *ls, char **paths, int n, const char *out,
+                       struct stat *st, struct err *e)
+{
+    int nf = out ? n + 1 : n;
+    for (int i = 0; i < nf; i++) {
+        const char *p = i < n ? paths[i] : out;
+        int fd = open(p, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 && i == n && errno == ENOENT)
+            continue;   /* no OUT yet: nothing in it to keep; the rename makes it */
+        if (fd < 0)
+            return err_errno(e, errno == ENOENT || errno == EACCES || errno == EISDIR
+                             ? ERR_INPUT : ERR_SYSTEM, errno, "cannot open '%s'", p);
+        ls->fd[i] = fd;
+        if (fstat(fd, &st[i]) < 0)
+            return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", p);
+        /* A file named twice: one descriptor, or its two locks would wait on each other. */
+        for (int j = 0; j < i; j++)
+            if (ls->fd[j] >= 0 && same_file(&st[i], &st[j])) {
+                close(fd);
+                ls->fd[i] = ls->fd[j];
+                break;
+            }
+    }
+    /* Every tare process that holds more than one lock takes them in (device, inode) order,
+     * so two merges that read each other's output cannot wait on each other. */
+    int *order = malloc((nf + 1) * sizeof *order), no = 0;
+    if (!order)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    for (int i = 0; i < nf; i++) {
+        bool first = ls->fd[i] >= 0;
+        for (int j = 0; j < i && first; j++)
+            first = ls->fd[j] != ls->fd[i];
+        if (first)
+            order[no++] = i;
+    }
+    for (int a = 1; a < no; a++)   /* a handful of files: insertion sort */
+        for (int b = a; b > 0 && cmp_lockent(&st[order[b - 1]], &st[order[b]]) > 0; b--) {
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    for (int k = 0; k < no; k++) {
+        int i = order[k];
+        bool ex = out && ls->fd[n] >= 0 && ls->fd[i] == ls->fd[n];
+        if (lock_fd(ls->fd[i], ex, i < n ? paths[i] : out, e) < 0) {
+            free(order);
+            return -1;
+        }
+    }
+    free(order);
+    for (int i = 0; i < nf; i++) {
+        const char *p = i < n ? paths[i] : out;
+        int ok;
+        if (ls->fd[i] >= 0) {
+            ok = still_named(ls->fd[i], p, e);
+        } else {
+            struct stat x;   /* OUT made by someone else meanwhile: lock that one */
+            ok = stat(p, &x) < 0 && errno == ENOENT;
+        }
+        if (ok <= 0)
+            return ok;
+    }
+    return 1;
+}
+
+int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *out,
+                      struct err *e)
+{
+    ls->n = out ? n + 1 : n;
+    ls->fd = malloc((n + 1) * sizeof *ls->fd);
+    struct stat *st = calloc(n + 1, sizeof *st);
+    if (!ls->fd || !st) {
+        free(st);
+        hist_lockset_free(ls);
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    }
+    for (;;) {
+        for (int i = 0; i <= n; i++)
+            ls->fd[i] = -1;
+        int ok = lockset_try(ls, paths, n, out, st, e);
+        if (ok == 1)
+            break;
+        hist_lockset_close(ls);
+        if (ok < 0) {
+            hist_lockset_free(ls);
+            free(st);
+            return -1;
+        }
+        /* Something was replaced while we waited: open and lock again. */
+    }
+    free(st);
+    return 0;
 }
 
 double hist_value(const struct hist_table *t, size_t row, int m)
@@ -347,10 +656,17 @@ long hist_append(const char *path, const char *text, size_t len, struct err *e)
     struct hist_table in;
     if (hist_parse("<stdin>", text, len, &in, e) < 0)
         return -1;
-    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (in.torn_line) {
+        /* The producer may have been killed mid-row: appending the rest would be a lie. */
+        err_set(e, ERR_INPUT, "'<stdin>' line %zu: no newline at its end: a cut row "
+                "(nothing written)", in.torn_line);
+        hist_table_free(&in);
+        return -1;
+    }
+    int fd = hist_lock_open(path, O_RDWR | O_CREAT | O_APPEND, true, e);
     if (fd < 0) {
         hist_table_free(&in);
-        return err_errno(e, ERR_INPUT, errno, "cannot open '%s'", path);
+        return -1;
     }
     long rc = -1;
     struct sbuf b = {0};
@@ -360,10 +676,6 @@ long hist_append(const char *path, const char *text, size_t len, struct err *e)
     sigset_t all, old;
     sigfillset(&all);
     bool blocked = false;
-    if (flock(fd, LOCK_EX) < 0) {
-        err_errno(e, ERR_SYSTEM, errno, "cannot lock '%s'", path);
-        goto out;
-    }
     struct stat st;
     if (fstat(fd, &st) < 0) {
         err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", path);
@@ -384,12 +696,9 @@ long hist_append(const char *path, const char *text, size_t len, struct err *e)
             while (cut > 0 && pread(fd, &c, 1, cut - 1) == 1 && c != '\n')
                 cut--;
             if (cut == 0) {
-                /* Only a header without its newline: complete it rather than lose it. */
-                if (write_all(fd, "\n", 1) < 0) {
-                    err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", path);
-                    goto out;
-                }
-                size++;
+                /* Only a header without its newline: it may be cut mid-name. */
+                err_set(e, ERR_INPUT, "'%s' line 1: the header has no newline: a cut file", path);
+                goto out;
             } else {
                 if (ftruncate(fd, cut) < 0) {
                     err_errno(e, ERR_SYSTEM, errno, "cannot repair '%s'", path);
@@ -500,8 +809,27 @@ void hist_db_init(struct hist_db *db)
     memset(db, 0, sizeof *db);
 }
 
+int hist_db_warn(struct hist_db *db, const char *fmt, ...)
+{
+    char **w = realloc(db->warn, (db->nwarn + 1) * sizeof *w);
+    if (!w)
+        return -1;
+    db->warn = w;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&w[db->nwarn], fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    db->nwarn++;
+    return 0;
+}
+
 void hist_db_free(struct hist_db *db)
 {
+    for (size_t i = 0; i < db->nwarn; i++)
+        free(db->warn[i]);
+    free(db->warn);
     for (size_t i = 0; i < db->ncommits; i++) {
         free(db->commit[i]);
         free(db->date[i]);
@@ -523,10 +851,14 @@ void hist_db_free(struct hist_db *db)
     memset(db, 0, sizeof *db);
 }
 
-/* Open-addressed string sets: slots hold index + 1, 0 is empty. */
-static int strset_grow(size_t **tab, size_t *cap, char **keys, size_t n)
+/* Open-addressed string sets: slots hold index + 1, 0 is empty. Built for n keys at a
+ * size that keeps them at most half full (at least twice the old size, to grow), so the
+ * probe loops always find an empty slot. */
+static int strset_build(size_t **tab, size_t *cap, char **keys, size_t n)
 {
     size_t ncap = *cap ? *cap * 2 : 1024;
+    while (ncap < 2 * (n + 1))
+        ncap *= 2;
     size_t *t = calloc(ncap, sizeof *t);
     if (!t)
         return -1;
@@ -588,7 +920,7 @@ static long add_commit(struct hist_db *db, const char *sha, const char *date)
     if ((db->ncommits + 1) * 2 > db->chash_cap) {
         /* grow first, while the keys array is consistent */
         size_t *t = NULL, cap = db->chash_cap;
-        if (strset_grow(&t, &cap, db->commit, db->ncommits) < 0)
+        if (strset_build(&t, &cap, db->commit, db->ncommits) < 0)
             return -1;
         free(db->chash);
         db->chash = t;
@@ -819,9 +1151,9 @@ void hist_db_finish(struct hist_db *db)
     free(db->chash);
     db->chash = NULL;
     db->chash_cap = 0;
-    strset_grow(&db->chash, &db->chash_cap, db->commit, db->ncommits);
-    while (db->chash_cap && db->ncommits * 2 > db->chash_cap)
-        strset_grow(&db->chash, &db->chash_cap, db->commit, db->ncommits);
+    db->commit_cap = n + 1;
+    if (strset_build(&db->chash, &db->chash_cap, db->commit, db->ncommits) < 0)
+        db->chash_cap = 0;   /* no memory: commits are then found by the prefix scan */
     free(db->phash_key);
     free(db->phash_val);
     db->phash_key = NULL;
@@ -1174,6 +1506,12 @@ int hist_db_load(struct hist_db *db, char **paths, int n, struct err *e)
         if (hist_read(paths[i], &t, e) < 0) {
             hist_db_free(db);
             return -1;
+        }
+        if (t.torn_line && hist_db_warn(db, "'%s' line %zu: no newline at its end: a row cut "
+                                        "off mid-write, skipped", paths[i], t.torn_line) < 0) {
+            hist_table_free(&t);
+            hist_db_free(db);
+            return err_set(e, ERR_SYSTEM, "out of memory");
         }
         int rc = hist_db_add(db, &t, e);
         hist_table_free(&t);

@@ -38,13 +38,48 @@ struct hist_table {
     double *val;         /* nrows * HM_COUNT metric values, parsed once; NAN for NA/absent */
     int c_date, c_commit, c_benchmark;   /* column indexes; date may be -1 */
     int c_metric[HM_COUNT];              /* -1 where the file has no such column */
-    int c_runner, c_reference, c_toolchain;
+    int c_runner, c_reference, c_toolchain, c_runs;
+    size_t torn_line;    /* a last line without its newline (a writer cut off): skipped; 0 if none */
 };
 
 /* Parses text (not NUL-terminated; len bytes) as a history file called name. Errors say
- * "'name' line N: ..." */
+ * "'name' line N: ...". Every cell a history must not hold is an error: a metric that is not
+ * a number, a negative time or ratio, a count that is not a whole number within 0 .. 2^64-1,
+ * runs that are not a count, a date that is not ISO 8601. A last line without its newline is
+ * a row cut off mid-write: it is skipped and its number left in torn_line (the header cut
+ * off is an error). */
 int hist_parse(const char *name, const char *text, size_t len, struct hist_table *t, struct err *e);
+/* Reads path under a shared lock (see hist_lock_open). */
 int hist_read(const char *path, struct hist_table *t, struct err *e);
+/* Reads and parses the file open on fd, from its start; name is for messages. */
+int hist_read_fd(int fd, const char *name, struct hist_table *t, struct err *e);
+
+/*
+ * The lock protocol of history files (tare-history(1), LOCKING), which every writer follows:
+ * flock(2) on the history file itself, exclusive to write, shared to read. A writer that
+ * replaces the file (merge renames a new one over it) does so while it holds the lock on the
+ * old one; so whoever waited on the old file finds, once it holds the lock, that the path
+ * names another file, and opens and locks that one instead. A process that holds more than
+ * one lock at a time takes them in (device, inode) order.
+ *
+ * Opens path with oflags (O_CLOEXEC added; mode 0644 if created) and locks it, exclusive or
+ * shared, waiting; returns the descriptor (close it to unlock), or -1 with e set
+ * (ERR_INTERRUPTED when a signal handler interrupted the wait).
+ */
+int hist_lock_open(const char *path, int oflags, bool exclusive, struct err *e);
+
+/* Many files locked at once, for merge: the inputs shared, OUT (when it exists) exclusive. */
+struct hist_lockset {
+    int n;     /* inputs, plus one for OUT */
+    int *fd;   /* per path; a file named twice shares one; -1 for an OUT not there yet */
+};
+/* Opens and locks paths[0..n) and out (may be NULL), in the protocol's order, until each
+ * path names the file locked. Read each with hist_read_fd(ls->fd[i]). */
+int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *out,
+                      struct err *e);
+/* Closes every descriptor (and so unlocks); hist_lockset_free also frees the set. */
+void hist_lockset_close(struct hist_lockset *ls);
+void hist_lockset_free(struct hist_lockset *ls);
 void hist_table_free(struct hist_table *t);
 static inline const char *hist_cell(const struct hist_table *t, size_t row, int col)
 {
@@ -54,7 +89,7 @@ static inline const char *hist_cell(const struct hist_table *t, size_t row, int 
 double hist_value(const struct hist_table *t, size_t row, int m);
 
 /*
- * Appends rows to path under an exclusive lock, as one write, then fsync. text is a header
+ * Appends rows to path under the exclusive lock (hist_lock_open), as one write, then fsync. text is a header
  * line then rows (TSV). The file is created with that header if new or empty; otherwise the
  * rows' columns are matched to the file's by (canonical) name, a column the file lacks is an
  * error, and one the rows lack is written as NA. A torn last line left by a writer that was
@@ -84,6 +119,8 @@ struct hist_db {
     size_t *phash_val;
     size_t npoints;
     bool sorted;
+    char **warn;              /* what the reader skipped, one message each, for the CLI to print */
+    size_t nwarn;
 };
 
 void hist_db_init(struct hist_db *db);
@@ -91,6 +128,8 @@ int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e);
 /* Orders commits and every series' points; call after the last add. */
 void hist_db_finish(struct hist_db *db);
 void hist_db_free(struct hist_db *db);
+/* Adds a warning to db->warn; -1 on no memory. */
+int hist_db_warn(struct hist_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Commit index for a full hash or a unique prefix (at least 4 characters), or -1 with e set. */
 long hist_db_find_commit(const struct hist_db *db, const char *sha, struct err *e);
 
@@ -141,7 +180,8 @@ size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opt
  * several such days), and the ratio cancels it. */
 bool hist_alarms(const struct hist_series *s, int m);
 
-/* Reads every file into a fresh db and finishes it. */
+/* Reads every file into a fresh db and finishes it. A torn last row is skipped with a
+ * warning in db->warn naming the file and line. */
 int hist_db_load(struct hist_db *db, char **paths, int n, struct err *e);
 
 #endif
