@@ -16,8 +16,10 @@ expect_eq "$(tsv_field "$out" 1 ref_median_s)" NA "no reference"
 expect_eq "$(tsv_field "$out" 2 status)" ok "status ok"
 expect_no_match "$err" "run [0-9]+/|warm-up [0-9]+/" "no progress off a terminal"
 expect_no_match "$err" "failed" "no failure reported"
-m1=$(tsv_field "$out" 1 median_s); m2=$(tsv_field "$out" 2 median_s)
-check "8x the work takes longer ($m1 vs $m2)" awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(b > 2 * a) }'
+# Compared in CPU time (user), which a loaded machine stretches far less than the wall clock:
+# the medians' wall times of 5 runs crossed under a load of 8 on two CPUs.
+m1=$(tsv_field "$out" 1 user_s); m2=$(tsv_field "$out" 2 user_s)
+check "8x the work takes more CPU ($m1 vs $m2)" awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(b > 2 * a) }'
 for r in 1 2; do
     check "min <= median <= max, row $r" awk -v lo="$(tsv_field "$out" $r min_s)" \
         -v m="$(tsv_field "$out" $r median_s)" -v hi="$(tsv_field "$out" $r max_s)" \
