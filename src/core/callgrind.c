@@ -76,6 +76,8 @@ struct reader {
     uint64_t psum[CG_MAX_EVENTS];   /* by column, this part's self cost lines */
     bool psum_over;                 /* they add up past 2^64: refused at the part's end (where
                                        every way of cutting the file into ranges agrees) */
+    bool call_over;                 /* a call edge's count or cost summed past 2^64 (over any
+                                       parts and files): refused at the part's end too */
     uint64_t summary[CG_MAX_EVENTS];
     int nsummary;
     unsigned long part_line;
@@ -303,6 +305,9 @@ static int close_part(struct reader *r)
     if (r->psum_over)
         return fail(r, "the cost lines of the part that began on line %lu add up past 2^64",
                     r->part_line);
+    if (r->call_over)
+        return fail(r, "the calls of the part that began on line %lu add up past 2^64 (their "
+                    "counts or their costs, with those of the parts read before)", r->part_line);
     for (int k = 0; k < r->ncol; k++)   /* the program's totals: what the cost lines say */
         if (__builtin_add_overflow(r->p->total[r->map[k]], r->psum[k], &r->p->total[r->map[k]]))
             return fail(r, "the %s costs add up past 2^64 over the parts and files read",
@@ -348,7 +353,7 @@ static void open_part(struct reader *r)
 {
     r->part_open = true;
     r->in_body = false;
-    r->totals_seen = r->summary_seen = r->psum_over = false;
+    r->totals_seen = r->summary_seen = r->psum_over = r->call_over = false;
     r->nsummary = 0;
     r->part_line = r->lineno;
     memset(r->psum, 0, sizeof r->psum);
@@ -435,6 +440,9 @@ static int header_totals(struct reader *r, const char *s, const char *end, bool 
     if (r->psum_over)
         return fail(r, "the cost lines of the part that began on line %lu add up past 2^64",
                     r->part_line);
+    if (r->call_over)
+        return fail(r, "the calls of the part that began on line %lu add up past 2^64 (their "
+                    "counts or their costs, with those of the parts read before)", r->part_line);
     for (int k = 0; k < r->ncol; k++) {
         uint64_t want = k < n ? v[k] : 0;
         if (want != r->psum[k])
@@ -596,7 +604,7 @@ static void call_cost_op(struct reader *r, const uint64_t *cost, int n)
 {
     struct cg_profile *p = r->p;
     struct cg_edge *ed = &p->edges[r->call_edge];
-    ed->calls += r->call_count;
+    bool over = __builtin_add_overflow(ed->calls, r->call_count, &ed->calls);
     if (r->track && ed->stamp != (uint32_t)p->nfiles) {     /* its first call in this file */
         ed->stamp = (uint32_t)p->nfiles;
         if (r->ntouched == r->touched_cap) {
@@ -615,8 +623,9 @@ static void call_cost_op(struct reader *r, const uint64_t *cost, int n)
     size_t at = (size_t)r->call_edge * p->nev;
     uint64_t *c = p->edge_cost + at;
     for (int k = 0; k < n; k++)
-        c[r->map[k]] += cost[k];
-    /* (most calls are neither: recursion costs these stores only where it happened) */
+        over |= __builtin_add_overflow(c[r->map[k]], cost[k], &c[r->map[k]]);
+    /* (most calls are neither: recursion costs these stores only where it happened; their
+     * sums are parts of the sums above, so they cannot pass 2^64 unless those did) */
     if (r->call_rec) {
         ed->calls_rec += r->call_count;
         for (int k = 0; k < n; k++)
@@ -627,6 +636,7 @@ static void call_cost_op(struct reader *r, const uint64_t *cost, int n)
         for (int k = 0; k < n; k++)
             p->edge_nest[at + r->map[k]] += cost[k];
     }
+    r->call_over |= over;
     r->cob = NONE;
     r->next = NEXT_SELF;
 }

@@ -716,16 +716,18 @@ static int fold_stubs(struct cg_profile *p, const uint32_t *target)
             break;
         }
         struct cg_edge *o = &p->edges[x], *ed = &p->edges[y];
-        ed->calls += o->calls;
-        ed->calls_rec += o->calls_rec;
-        ed->calls_nest += o->calls_nest;
+        /* two edges' sums can pass 2^64 only in a profile at odds with itself: saturated,
+         * such a cost is above the total, and the inclusive cost is then cut to it, marked */
+        ed->calls = sat_add(ed->calls, o->calls);
+        ed->calls_rec = sat_add(ed->calls_rec, o->calls_rec);
+        ed->calls_nest = sat_add(ed->calls_nest, o->calls_nest);
         ed->unmarked |= o->unmarked;
         ed->stamp = o->stamp > ed->stamp ? o->stamp : ed->stamp;
         for (int k = 0; k < nev; k++) {
             size_t i = (size_t)x * nev + k, j = (size_t)y * nev + k;
-            p->edge_cost[j] += p->edge_cost[i];
-            p->edge_rec[j] += p->edge_rec[i];
-            p->edge_nest[j] += p->edge_nest[i];
+            p->edge_cost[j] = sat_add(p->edge_cost[j], p->edge_cost[i]);
+            p->edge_rec[j] = sat_add(p->edge_rec[j], p->edge_rec[i]);
+            p->edge_nest[j] = sat_add(p->edge_nest[j], p->edge_nest[i]);
         }
     }
     if (rc < 0)
@@ -925,7 +927,7 @@ int cg_profile_finish(struct cg_profile *p, struct err *e)
         if (a == b)
             continue;
         if (p->funcs[b].alloc_entry && !p->funcs[a].alloc_entry)
-            p->allocations += ed->calls;
+            p->allocations = sat_add(p->allocations, ed->calls);
         uint64_t *in = p->incl + (size_t)b * nev;
         if (any_cycle)
             for (int k = 0; k < nev; k++)

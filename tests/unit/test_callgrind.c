@@ -706,6 +706,15 @@ int main(void)
     BAD("events: Ir\nfn=a\n1 9223372036854775808\nfn=b\n1 9223372036854775808\ntotals: 0\n",
         "line 6: the cost lines of the part that began on line 1 add up past 2^64");
     BAD("events: Ir\nfn=a\n1 18446744073709551615\n1 1\nsummary: 0\n", "line 5: the cost lines of the part that began on line 1 add up past 2^64");
+    /* ... and so are calls whose costs or counts do: one edge's sums */
+    BAD("events: Ir\nfn=a\n1 1\ncfn=b\ncalls=1 1\n1 9223372036854775808\n"
+        "cfn=b\ncalls=1 1\n1 9223372036854775808\nfn=b\ntotals: 1\n",
+        "line 11: the calls of the part that began on line 1 add up past 2^64 (their counts or "
+        "their costs, with those of the parts read before)");
+    BAD("events: Ir\nfn=a\n1 1\ncfn=b\ncalls=18446744073709551615 1\n1 0\n"
+        "cfn=b\ncalls=1 1\n1 0\nfn=b\ntotals: 1\n",
+        "line 11: the calls of the part that began on line 1 add up past 2^64 (their counts or "
+        "their costs, with those of the parts read before)");
     {
         const char *half = "events: Ir\nfn=a\n1 9223372036854775808\ntotals: 9223372036854775808\n";
         struct cg_profile *q = cg_profile_new();
