@@ -17,6 +17,7 @@ struct proc_opts {
     bool show_output;         /* pass stdout and stderr through instead of discarding them */
     bool no_aslr;             /* personality(ADDR_NO_RANDOMIZE), so counts reproduce */
     const char *stdout_path;  /* write stdout to this file instead (NULL: see show_output) */
+    const char *stdin_path;   /* read stdin from this file (NULL: /dev/null) */
     /* Optional: called in the parent with the child's pid once the child is set up (own
      * process group, stdio, CPU, personality) and before it is released to exec, e.g. to
      * attach counters with enable_on_exec. Returning -1 (with e set) kills the child and
