@@ -136,7 +136,7 @@ static int measure(struct ab *ab, struct err *e)
             .env = sides[i]->t->env, .cwd = sides[i]->cwd,
         };
     for (int i = 0; i < 2; i++)
-        harness_apply(&ab->h, &ab->series[i]);
+        harness_apply(&ab->h, &ab->series[i], 0);
     ab->seq = (struct session_looks){
         .first = ab->pairs, .max = ab->until ? ab->max_pairs : ab->pairs,
         .max_time_s = ab->until ? ab->max_time : 0, .alpha = 0.05, .look = look, .ctx = ab,
@@ -690,7 +690,7 @@ int cmd_ab(int argc, char **argv)
             status = EXIT_OK;
             goto done;
         default:
-            if ((v = harness_option(&ab.h, c, optarg)) != 0) {
+            if ((v = harness_option(&ab.h, c, dd, argv)) != 0) {
                 if (v < 0)
                     goto done;
                 break;

@@ -311,6 +311,7 @@ int cmd_stat(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
+        HARNESS_PARAM_LONGOPTS,
         {0},
     };
     struct stat_run st = {.runs = 7, .warmup = 1, .pin = -1};
@@ -366,12 +367,12 @@ int cmd_stat(int argc, char **argv)
             cli_print_usage(stdout, cmd_stat_usage);
             printf("\nCount what whole commands do with the kernel's counters (perf_event_open):\n"
                    "cycles, instructions, misses where the machine has them, and the software\n"
-                   "events everywhere. Medians of N runs after a warm-up.\n\n%s%s", stat_options,
-                   harness_options_help);
+                   "events everywhere. Medians of N runs after a warm-up.\n\n%s%s%s", stat_options,
+                   harness_options_help, harness_param_help);
             status = EXIT_OK;
             goto done;
         default:
-            if ((v = harness_option(&st.h, c, optarg)) != 0) {
+            if ((v = harness_option(&st.h, c, dd, argv)) != 0) {
                 if (v < 0)
                     goto done;
                 break;
@@ -397,7 +398,7 @@ int cmd_stat(int argc, char **argv)
     }
     if ((status = harness_finish(&st.h, spec.shell)) != 0)
         goto free_all;
-    if ((status = targets_from_args("stat", cmd_stat_usage, argc, argv, dd, &spec, &targets, &nt)) != 0)
+    if ((status = harness_targets(&st.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
         goto free_all;
     status = EXIT_USAGE;
     /* Every counter asked for, or none: a row of zeros for a counter the machine lacks
@@ -419,7 +420,7 @@ int cmd_stat(int argc, char **argv)
         st.s[k] = (struct session_series){.name = targets[k].name, .argv = targets[k].argv,
                                           .env = targets[k].env, .user = &targets[k]};
     for (int k = 0; k < nt; k++)
-        harness_apply(&st.h, &st.s[k]);
+        harness_apply(&st.h, &st.s[k], k % st.h.ncombo);
     st.progress = isatty(STDERR_FILENO) && !st.h.show_output;
     cli_install_signal_handlers();
     if (measure(&st, &e) < 0) {

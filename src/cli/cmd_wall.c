@@ -339,6 +339,18 @@ static int export_json(const struct wall *w, const char *path, struct err *e)
         fputs(first ? "\n  {" : ",\n  {", f);
         first = false;
         fputs("\"command\": ", f); json_str(f, tgt(s)->command);
+        if (k >= 0 && w->h.nparam > 0) {
+            /* hyperfine's "parameters": each one's value in this series */
+            const struct harness_combo *co = &w->h.combo[k % w->h.ncombo];
+            fputs(", \"parameters\": {", f);
+            for (int i = 0; i < w->h.nparam; i++) {
+                fputs(i ? ", " : "", f);
+                json_str(f, w->h.param[i].var);
+                fputs(": ", f);
+                json_str(f, w->h.param[i].values[co->pick[i]]);
+            }
+            fputs("}", f);
+        }
         fputs(", \"mean\": ", f); json_num(f, m.mean);
         fputs(", \"stddev\": ", f); json_num(f, m.stddev);
         fputs(", \"median\": ", f); json_num(f, m.median);
@@ -382,6 +394,7 @@ int cmd_wall(int argc, char **argv)
         {"export-json", required_argument, NULL, 'E'},
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
+        HARNESS_PARAM_LONGOPTS,
         {0},
     };
     struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
@@ -436,12 +449,12 @@ int cmd_wall(int argc, char **argv)
         case 'h':
             cli_print_usage(stdout, cmd_wall_usage);
             printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
-                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s",
-                   wall_options, harness_options_help);
+                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s",
+                   wall_options, harness_options_help, harness_param_help);
             status = EXIT_OK;
             goto done;
         default:
-            if ((v = harness_option(&w.h, c, optarg)) != 0) {
+            if ((v = harness_option(&w.h, c, dd, argv)) != 0) {
                 if (v < 0)
                     goto done;
                 break;
@@ -455,7 +468,7 @@ int cmd_wall(int argc, char **argv)
     int nt = 0;
     if ((status = harness_finish(&w.h, spec.shell)) != 0)
         goto done;
-    if ((status = targets_from_args("wall", cmd_wall_usage, argc, argv, dd, &spec, &targets, &nt)) != 0)
+    if ((status = harness_targets(&w.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
         goto done;
     status = EXIT_USAGE;
     if (reference && target_from_string(reference, NULL, spec.shell, &ref_target, &e) < 0) {
@@ -479,7 +492,7 @@ int cmd_wall(int argc, char **argv)
                                          .env = ref_target.env, .user = &ref_target};
     }
     for (int k = 0; k < nt + (reference ? 1 : 0); k++)
-        harness_apply(&w.h, &w.s[k]);
+        harness_apply(&w.h, &w.s[k], k < nt ? k % w.h.ncombo : 0);
     if (counters) {
         if (counters_open_beside("wall", &ctr, w.pin, &e) < 0) {
             status = cli_fail("wall", &e);
