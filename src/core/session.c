@@ -176,7 +176,7 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
     struct session_series *x = &p->series[ev->index];
     struct proc_opts o = {
         .argv = x->argv, .env_set = x->env, .cwd = x->cwd, .timeout_s = p->timeout_s,
-        .pin_cpu = p->pin_cpu, .show_output = p->show_output, .stdin_path = p->stdin_path,
+        .pin_cpu = p->pin_cpu, .show_output = p->show_output, .stdin_path = x->stdin_path ? x->stdin_path : p->stdin_path,
         .stdout_path = p->stdout_path,
     };
     if (p->ctr) {

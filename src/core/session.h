@@ -68,6 +68,7 @@ struct session_series {
     struct session_cmds prepare; /* before every run, warm-ups included */
     struct session_cmds conclude;/* after every run that started, whatever its status */
     struct session_cmds cleanup; /* once after its group's last run, even after a failure */
+    const char *stdin_path;      /* this series' runs' stdin, or NULL: the plan's */
 
     /* Filled by session_init and session_run: measured runs 0 .. n-1 of a series still OK,
      * or of the runs before it failed. */

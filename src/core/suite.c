@@ -87,6 +87,25 @@ static int handler(void *user, const char *section, const char *key, const char 
             slot = &s->command;
         else if (strcmp(key, "reference") == 0)
             slot = &s->reference;
+        else if (strcmp(key, "input") == 0)
+            slot = &s->input;
+        static const char *const hook_keys[4] = {"setup", "prepare", "conclude", "cleanup"};
+        for (int k = 0; k < 4; k++)
+            if (strcmp(key, hook_keys[k]) == 0) {
+                size_t n = 0;
+                while (s->hooks[k] && s->hooks[k][n])
+                    n++;
+                if (!*value)
+                    return fail(c, "'%s' is empty%s", key, "");
+                char **v = realloc(s->hooks[k], (n + 2) * sizeof *v);
+                if (!v)
+                    return fail(c, "out of memory%s%s", "", "");
+                s->hooks[k] = v;
+                v[n + 1] = NULL;
+                if (!(v[n] = strdup(value)))
+                    return fail(c, "out of memory%s%s", "", "");
+                return 1;
+            }
         if (slot) {
             if (*slot)
                 return fail(c, "'%s' given twice%s", key, "");
@@ -313,6 +332,9 @@ void suite_free(struct suite *s)
     free(s->dir);
     free(s->command);
     free(s->reference);
+    free(s->input);
+    for (int k = 0; k < 4; k++)
+        words_free(s->hooks[k]);
     words_free(s->patterns);
     for (int i = 0; i < s->nlanes; i++) {
         free(s->lanes[i].name);
