@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/counters_out.h"
+#include "cli/harness.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
@@ -48,7 +49,9 @@ static const char ab_options[] =
     "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
     "      --pin CPU           run the commands on this CPU only\n"
     "  -f, --format FORMAT     text (default) or json\n"
-    "  -h, --help              show this help\n";
+    "  -h, --help              show this help\n"
+    "Around the timed runs (hooks are split into words like the commands, or run with\n"
+    "--shell; --count's pass runs none of them):\n";
 
 struct side {
     struct target *t;
@@ -73,6 +76,7 @@ struct ab {
     struct stats_ab res;
     struct gitwt *git;      /* git mode, else NULL */
     struct ctr_set *ctr;    /* --counters, or NULL */
+    struct harness h;       /* hooks, stdin, stdout of the timed runs */
     struct session_series series[2];   /* A, B */
     struct session_plan plan;
     struct session_looks seq;
@@ -134,6 +138,8 @@ static int measure(struct ab *ab, struct err *e)
             .name = sides[i]->t->name, .label = sides[i]->label, .argv = sides[i]->t->argv,
             .env = sides[i]->t->env, .cwd = sides[i]->cwd,
         };
+    for (int i = 0; i < 2; i++)
+        harness_apply(&ab->h, &ab->series[i], 0);
     ab->seq = (struct session_looks){
         .first = ab->pairs, .max = ab->until ? ab->max_pairs : ab->pairs,
         .max_time_s = ab->until ? ab->max_time : 0, .alpha = 0.05, .look = look, .ctx = ab,
@@ -143,6 +149,7 @@ static int measure(struct ab *ab, struct err *e)
         .timeout_s = ab->timeout, .pin_cpu = ab->pin, .stop_on_failure = true, .ctr = ab->ctr,
         .looks = &ab->seq, .progress = ab->progress ? on_run_progress : NULL, .progress_ctx = ab,
     };
+    harness_plan(&ab->h, &ab->plan);
     if (session_init(&ab->sess, &ab->plan, e) < 0)
         return -1;
     for (int i = 0; i < 2; i++) {
@@ -154,7 +161,11 @@ static int measure(struct ab *ab, struct err *e)
     ab->t_start = ab->sess.t_measure;
     for (int i = 0; rc < 0 && e->kind == ERR_MEASURE && i < 2; i++) {
         const struct session_series *x = &ab->series[i];
-        if (x->state != SESSION_OK)
+        char why[512];
+        if (x->state != SESSION_OK && x->fail.hook)
+            err_set(e, ERR_MEASURE, "%s '%s': %s", x->label, x->name,
+                    session_failure_why(&x->fail, why, sizeof why));
+        else if (x->state != SESSION_OK)
             err_set(e, ERR_MEASURE, "%s '%s' failed: %s in %s", x->label, x->name, x->fail.what,
                     x->fail.warmup ? "the warm-up" : "a measured run");
     }
@@ -819,6 +830,7 @@ int cmd_ab(int argc, char **argv)
         {"pin", required_argument, NULL, 'P'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
+        HARNESS_LONGOPTS,
         {0},
     };
     struct ab ab = {.pairs = 20, .warmup = 1, .max_pairs = 200, .threshold = 0.01, .pin = -1,
@@ -838,6 +850,8 @@ int cmd_ab(int argc, char **argv)
     struct gitwt git = {0};
 
     spec.names = names;
+    if (!harness_init(&ab.h, "ab", cmd_ab_usage, argc))
+        goto done;
     optind = 1;
     int c;
     while ((c = getopt_long(dd, argv, "n:w:t:f:h", longopts, NULL)) != -1) {
@@ -909,10 +923,16 @@ int cmd_ab(int argc, char **argv)
             cli_print_usage(stdout, cmd_ab_usage);
             printf("\nPaired, interleaved A/B of two commands, or of a git revision against the\n"
                    "working tree: the ratio B/A with a confidence interval, and a verdict of\n"
-                   "faster, slower or same (no detectable change).\n\n%s", ab_options);
+                   "faster, slower or same (no detectable change).\n\n%s%s", ab_options,
+                   harness_options_help);
             status = EXIT_OK;
             goto done;
         default:
+            if ((v = harness_option(&ab.h, c, dd, argv)) != 0) {
+                if (v < 0)
+                    goto done;
+                break;
+            }
             cli_print_usage(stderr, cmd_ab_usage);
             fprintf(stderr, "Try 'tare ab --help' for the options.\n");
             goto done;
@@ -1000,6 +1020,9 @@ int cmd_ab(int argc, char **argv)
         }
         ab.git = &git;
     }
+    if ((status = harness_finish(&ab.h, spec.shell)) != 0)
+        goto done;
+    status = EXIT_USAGE;
     ab.a.label = "A";
     ab.b.label = "B";
     if (ab.count) {
@@ -1019,7 +1042,7 @@ int cmd_ab(int argc, char **argv)
         }
         ab.ctr = &ctr;
     }
-    ab.progress = isatty(STDERR_FILENO);
+    ab.progress = isatty(STDERR_FILENO) && !ab.h.show_output;
     /* Before the worktree exists, so an interrupt from here on still reaches the cleanup. */
     cli_install_signal_handlers();
     int rc = 0;
@@ -1076,5 +1099,6 @@ done:
     if (ab.ctr)
         ctr_set_free(ab.ctr);
     gitwt_free(&git);
+    harness_free(&ab.h);
     return status;
 }

@@ -58,12 +58,60 @@ struct rseries {
     char why[256];
     const char *tail;        /* the stderr tail of the failed run, or "" */
     char toolchain[64];      /* the measured program's compiler, or "" (NA) */
+    char ***hooks[4];        /* the suite's setup, prepare, conclude, cleanup for it, or NULL */
+    int nhooks[4];
+    char *input;             /* its runs' stdin (the suite's input), or NULL */
 };
 
 static void rseries_free(struct rseries *s)
 {
     free(s->name);
     words_free(s->argv);
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < s->nhooks[k]; i++)
+            words_free(s->hooks[k][i]);
+        free(s->hooks[k]);
+    }
+    free(s->input);
+}
+
+/* The suite's hooks and input for benchmark b, filled in as its command is. */
+static int plan_extras(const struct suite *su, const struct suite_bench *b, struct rseries *x,
+                       struct err *e)
+{
+    static const char *const keys[4] = {"setup", "prepare", "conclude", "cleanup"};
+    for (int k = 0; k < 4; k++) {
+        int n = 0;
+        while (su->hooks[k] && su->hooks[k][n])
+            n++;
+        if (n && !(x->hooks[k] = calloc(n, sizeof *x->hooks[k])))
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        for (; x->nhooks[k] < n; x->nhooks[k]++)
+            if (suite_argv(su->hooks[k][x->nhooks[k]], b, &x->hooks[k][x->nhooks[k]], e) < 0)
+                return err_prefix(e, "%s", keys[k]);
+    }
+    if (su->input) {
+        char **w = NULL;
+        int n = 0;
+        if (suite_argv(su->input, b, &w, e) < 0)
+            return err_prefix(e, "input");
+        for (char **p = w; *p; p++)
+            n++;
+        /* Relative to the suite's directory, where the commands run. */
+        if (n != 1)
+            err_set(e, ERR_INPUT, "input = '%s': want one file", su->input);
+        else if (asprintf(&x->input, "%s%s%s", w[0][0] == '/' ? "" : su->dir,
+                          w[0][0] == '/' ? "" : "/", w[0]) < 0)
+            x->input = NULL, err_set(e, ERR_SYSTEM, "out of memory");
+        words_free(w);
+        if (!x->input)
+            return -1;
+        /* Here, once, rather than as a failed start of every run. */
+        if (access(x->input, R_OK) < 0)
+            return err_errno(e, ERR_INPUT, errno, "input = '%s': cannot read '%s'", su->input,
+                             x->input);
+    }
+    return 0;
 }
 
 /*
@@ -87,7 +135,8 @@ static int plan_series(const struct suite *su, int nl, struct rseries *s, struct
                 cli_error(CMD, "out of memory");
                 return EXIT_USAGE;
             }
-            if (suite_argv(su->command, &su->bench[b], &x->argv, e) < 0)
+            if (suite_argv(su->command, &su->bench[b], &x->argv, e) < 0 ||
+                plan_extras(su, &su->bench[b], x, e) < 0)
                 return cli_fail(CMD, e);
         }
         if (su->reference) {
@@ -97,7 +146,8 @@ static int plan_series(const struct suite *su, int nl, struct rseries *s, struct
                 cli_error(CMD, "out of memory");
                 return EXIT_USAGE;
             }
-            if (suite_argv(su->reference, &su->bench[b], &r->argv, e) < 0)
+            if (suite_argv(su->reference, &su->bench[b], &r->argv, e) < 0 ||
+                plan_extras(su, &su->bench[b], r, e) < 0)
                 return cli_fail(CMD, e);
         }
     }
@@ -138,7 +188,12 @@ static int measure_wall(struct wall_pass *w, int nl, struct rseries *s, struct r
         int b = i / per, l = i % per;
         struct rseries *r = l < nl ? &s[b * nl + l] : &ref[b];
         w->x[i] = (struct session_series){.name = r->name, .argv = r->argv, .env = r->env,
-                                          .cwd = su->dir, .group = b, .user = r};
+                                          .cwd = su->dir, .group = b, .user = r,
+                                          .stdin_path = r->input};
+        struct session_cmds *c[4] = {&w->x[i].setup, &w->x[i].prepare, &w->x[i].conclude,
+                                     &w->x[i].cleanup};
+        for (int k = 0; k < 4; k++)
+            *c[k] = (struct session_cmds){(char *const *const *)r->hooks[k], r->nhooks[k]};
     }
     w->plan = (struct session_plan){
         .series = w->x, .nseries = nx, .warmup = su->warmup, .runs = su->runs,
@@ -153,7 +208,10 @@ static int measure_wall(struct wall_pass *w, int nl, struct rseries *s, struct r
         r->times = w->x[i].wall_s;
         r->n = w->x[i].n;
         r->failed = w->x[i].state != SESSION_OK;
-        if (r->failed) {
+        if (r->failed && f->hook) {
+            session_failure_why(f, r->why, sizeof r->why);
+            r->tail = f->tail;
+        } else if (r->failed) {
             snprintf(r->why, sizeof r->why, "%s in %s run", f->what,
                      f->warmup ? "the warm-up" : "a measured");
             r->tail = f->tail;

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/counters_out.h"
+#include "cli/harness.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
@@ -37,17 +38,18 @@ static const char stat_options[] =
     "      --name NAME         name the commands in order (default: first word's basename)\n"
     "      --shell             run each command string with /bin/sh -c\n"
     "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
-    "      --show-output       pass the commands' stdout and stderr through\n"
     "  -i, --ignore-failure    count runs that exit non-zero instead of reporting NA\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
-    "  -h, --help              show this help\n";
+    "  -h, --help              show this help\n"
+    "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
 /* The series are the engine's (core/session.h); each one's user pointer is its target. */
 struct stat_run {
     long runs, warmup;
     double timeout;
     int pin;
-    bool show_output, ignore_failure, progress;
+    bool ignore_failure, progress;
+    struct harness h;           /* hooks, stdin, stdout */
     struct ctr_set set;
     struct session_series *s;
     int ns;
@@ -74,9 +76,10 @@ static int measure(struct stat_run *st, struct err *e)
     st->plan = (struct session_plan){
         .series = st->s, .nseries = st->ns, .warmup = st->warmup, .runs = st->runs,
         .order = SESSION_ROUNDS, .timeout_s = st->timeout, .pin_cpu = st->pin,
-        .show_output = st->show_output, .ignore_failure = st->ignore_failure, .ctr = &st->set,
+        .ignore_failure = st->ignore_failure, .ctr = &st->set,
         .progress = st->progress ? progress : NULL,
     };
+    harness_plan(&st->h, &st->plan);
     int rc = session_init(&st->sess, &st->plan, e);
     if (rc == 0)
         rc = session_run(&st->sess, e);
@@ -89,8 +92,8 @@ static void report_failure(const struct session_series *s)
 {
     if (s->state == SESSION_OK)
         return;
-    char why[256];
-    cli_error("stat", "'%s' failed: %s%s", tgt(s)->name, session_failure_why(&s->fail, why, sizeof why),
+    char why[512];
+    cli_error("stat", "'%s'%s %s%s", tgt(s)->name, s->fail.hook ? ":" : " failed:", session_failure_why(&s->fail, why, sizeof why),
               s->fail.tail[0] ? "; its stderr ended with:" : "");
     if (s->fail.tail[0])
         cli_print_stderr_tail(s->fail.tail);
@@ -304,10 +307,11 @@ int cmd_stat(int argc, char **argv)
         {"name", required_argument, NULL, 'N'},
         {"shell", no_argument, NULL, 'S'},
         {"timeout", required_argument, NULL, 't'},
-        {"show-output", no_argument, NULL, 'o'},
         {"ignore-failure", no_argument, NULL, 'i'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
+        HARNESS_LONGOPTS,
+        HARNESS_PARAM_LONGOPTS,
         {0},
     };
     struct stat_run st = {.runs = 7, .warmup = 1, .pin = -1};
@@ -322,7 +326,7 @@ int cmd_stat(int argc, char **argv)
     struct target *targets = NULL;
     int nt = 0;
 
-    if (!target_spec_init(&spec, argc))
+    if (!target_spec_init(&spec, argc) || !harness_init(&st.h, "stat", cmd_stat_usage, argc))
         goto done;
     optind = 1;
     int c;
@@ -354,7 +358,6 @@ int cmd_stat(int argc, char **argv)
             if (!cli_parse_seconds("stat", cmd_stat_usage, "--timeout", optarg, &st.timeout))
                 goto done;
             break;
-        case 'o': st.show_output = true; break;
         case 'i': st.ignore_failure = true; break;
         case 'f':
             if (!cli_parse_format("stat", cmd_stat_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON, &fmt))
@@ -364,10 +367,16 @@ int cmd_stat(int argc, char **argv)
             cli_print_usage(stdout, cmd_stat_usage);
             printf("\nCount what whole commands do with the kernel's counters (perf_event_open):\n"
                    "cycles, instructions, misses where the machine has them, and the software\n"
-                   "events everywhere. Medians of N runs after a warm-up.\n\n%s", stat_options);
+                   "events everywhere. Medians of N runs after a warm-up.\n\n%s%s%s", stat_options,
+                   harness_options_help, harness_param_help);
             status = EXIT_OK;
             goto done;
         default:
+            if ((v = harness_option(&st.h, c, dd, argv)) != 0) {
+                if (v < 0)
+                    goto done;
+                break;
+            }
             cli_print_usage(stderr, cmd_stat_usage);
             fprintf(stderr, "Try 'tare stat --help' for the options.\n");
             goto done;
@@ -387,7 +396,9 @@ int cmd_stat(int argc, char **argv)
         status = cli_fail("stat", &e);
         goto done;
     }
-    if ((status = targets_from_args("stat", cmd_stat_usage, argc, argv, dd, &spec, &targets, &nt)) != 0)
+    if ((status = harness_finish(&st.h, spec.shell)) != 0)
+        goto free_all;
+    if ((status = harness_targets(&st.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
         goto free_all;
     status = EXIT_USAGE;
     /* Every counter asked for, or none: a row of zeros for a counter the machine lacks
@@ -408,7 +419,9 @@ int cmd_stat(int argc, char **argv)
     for (int k = 0; k < nt; k++)
         st.s[k] = (struct session_series){.name = targets[k].name, .argv = targets[k].argv,
                                           .env = targets[k].env, .user = &targets[k]};
-    st.progress = isatty(STDERR_FILENO) && !st.show_output;
+    for (int k = 0; k < nt; k++)
+        harness_apply(&st.h, &st.s[k], k % st.h.ncombo);
+    st.progress = isatty(STDERR_FILENO) && !st.h.show_output;
     cli_install_signal_handlers();
     if (measure(&st, &e) < 0) {
         status = cli_fail("stat", &e);
@@ -434,6 +447,7 @@ free_all:
     free(targets);
     ctr_set_free(&st.set);
 done:
+    harness_free(&st.h);
     target_spec_free(&spec);
     return status;
 }

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/counters_out.h"
+#include "cli/harness.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
@@ -36,20 +37,21 @@ static const char wall_options[] =
     "      --shell             run each command string with /bin/sh -c\n"
     "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
     "      --pin CPU           run the commands on this CPU only\n"
-    "      --show-output       pass the commands' stdout and stderr through\n"
     "      --counters          also count cycles, instructions, faults (see tare stat) and\n"
     "                          show their medians; 'unavailable' where the machine has none\n"
     "  -i, --ignore-failure    measure runs that exit non-zero instead of reporting NA\n"
     "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
     "      --export-json FILE  also write hyperfine's JSON export schema to FILE\n"
-    "  -h, --help              show this help\n";
+    "  -h, --help              show this help\n"
+    "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
 /* The series are the engine's (core/session.h); each one's user pointer is its target. */
 struct wall {
     long runs, warmup;
     double timeout;
     int pin;
-    bool show_output, ignore_failure, progress;
+    bool ignore_failure, progress;
+    struct harness h;           /* hooks, stdin, stdout */
     struct session_series *s;   /* the commands' series, then the reference's */
     int ns;
     struct session_series *ref; /* NULL without --reference */
@@ -77,9 +79,10 @@ static int measure(struct wall *w, struct err *e)
     w->plan = (struct session_plan){
         .series = w->s, .nseries = w->ns + (w->ref ? 1 : 0), .warmup = w->warmup, .runs = w->runs,
         .order = SESSION_ROUNDS, .timeout_s = w->timeout, .pin_cpu = w->pin,
-        .show_output = w->show_output, .ignore_failure = w->ignore_failure, .ctr = w->ctr,
+        .ignore_failure = w->ignore_failure, .ctr = w->ctr,
         .progress = w->progress ? progress : NULL,
     };
+    harness_plan(&w->h, &w->plan);
     int rc = session_init(&w->sess, &w->plan, e);
     if (rc == 0)
         rc = session_run(&w->sess, e);
@@ -139,8 +142,9 @@ static void report_failure(const struct session_series *s, bool is_ref)
 {
     if (!s || s->state == SESSION_OK)
         return;
-    char why[256];
-    cli_error("wall", "%s'%s' failed: %s%s", is_ref ? "reference " : "", tgt(s)->name,
+    char why[512];
+    cli_error("wall", "%s'%s'%s %s%s", is_ref ? "reference " : "", tgt(s)->name,
+              s->fail.hook ? ":" : " failed:",
               session_failure_why(&s->fail, why, sizeof why),
               s->fail.tail[0] ? "; its stderr ended with:" : "");
     if (s->fail.tail[0])
@@ -340,6 +344,18 @@ static int export_json(const struct wall *w, const char *path, struct err *e)
         fputs(first ? "\n  {" : ",\n  {", f);
         first = false;
         fputs("\"command\": ", f); json_str(f, tgt(s)->command);
+        if (k >= 0 && w->h.nparam > 0) {
+            /* hyperfine's "parameters": each one's value in this series */
+            const struct harness_combo *co = &w->h.combo[k % w->h.ncombo];
+            fputs(", \"parameters\": {", f);
+            for (int i = 0; i < w->h.nparam; i++) {
+                fputs(i ? ", " : "", f);
+                json_str(f, w->h.param[i].var);
+                fputs(": ", f);
+                json_str(f, w->h.param[i].values[co->pick[i]]);
+            }
+            fputs("}", f);
+        }
         fputs(", \"mean\": ", f); json_num(f, m.mean);
         fputs(", \"stddev\": ", f); json_num(f, m.stddev);
         fputs(", \"median\": ", f); json_num(f, m.median);
@@ -390,12 +406,13 @@ int cmd_wall(int argc, char **argv)
         {"shell", no_argument, NULL, 'S'},
         {"timeout", required_argument, NULL, 't'},
         {"pin", required_argument, NULL, 'P'},
-        {"show-output", no_argument, NULL, 'o'},
         {"counters", no_argument, NULL, 'C'},
         {"ignore-failure", no_argument, NULL, 'i'},
         {"format", required_argument, NULL, 'f'},
         {"export-json", required_argument, NULL, 'E'},
         {"help", no_argument, NULL, 'h'},
+        HARNESS_LONGOPTS,
+        HARNESS_PARAM_LONGOPTS,
         {0},
     };
     struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
@@ -409,7 +426,7 @@ int cmd_wall(int argc, char **argv)
     int dd = find_dashdash(argc, argv);
     long v;
 
-    if (!target_spec_init(&spec, argc))
+    if (!target_spec_init(&spec, argc) || !harness_init(&w.h, "wall", cmd_wall_usage, argc))
         goto done;
     optind = 1;
     int c;
@@ -439,7 +456,6 @@ int cmd_wall(int argc, char **argv)
                 goto done;
             w.pin = (int)v;
             break;
-        case 'o': w.show_output = true; break;
         case 'C': counters = true; break;
         case 'i': w.ignore_failure = true; break;
         case 'f':
@@ -451,11 +467,16 @@ int cmd_wall(int argc, char **argv)
         case 'h':
             cli_print_usage(stdout, cmd_wall_usage);
             printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
-                   "resource use of N runs, beside a reference's when one is given.\n\n%s",
-                   wall_options);
+                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s",
+                   wall_options, harness_options_help, harness_param_help);
             status = EXIT_OK;
             goto done;
         default:
+            if ((v = harness_option(&w.h, c, dd, argv)) != 0) {
+                if (v < 0)
+                    goto done;
+                break;
+            }
             cli_print_usage(stderr, cmd_wall_usage);
             fprintf(stderr, "Try 'tare wall --help' for the options.\n");
             goto done;
@@ -463,7 +484,9 @@ int cmd_wall(int argc, char **argv)
     }
     struct target *targets = NULL, ref_target;
     int nt = 0;
-    if ((status = targets_from_args("wall", cmd_wall_usage, argc, argv, dd, &spec, &targets, &nt)) != 0)
+    if ((status = harness_finish(&w.h, spec.shell)) != 0)
+        goto done;
+    if ((status = harness_targets(&w.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
         goto done;
     status = EXIT_USAGE;
     if (reference && target_from_string(reference, NULL, spec.shell, &ref_target, &e) < 0) {
@@ -486,6 +509,8 @@ int cmd_wall(int argc, char **argv)
         *w.ref = (struct session_series){.name = ref_target.name, .argv = ref_target.argv,
                                          .env = ref_target.env, .user = &ref_target};
     }
+    for (int k = 0; k < nt + (reference ? 1 : 0); k++)
+        harness_apply(&w.h, &w.s[k], k < nt ? k % w.h.ncombo : 0);
     if (counters) {
         if (counters_open_beside("wall", &ctr, w.pin, &e) < 0) {
             status = cli_fail("wall", &e);
@@ -493,7 +518,7 @@ int cmd_wall(int argc, char **argv)
         }
         w.ctr = &ctr;
     }
-    w.progress = isatty(STDERR_FILENO) && !w.show_output;
+    w.progress = isatty(STDERR_FILENO) && !w.h.show_output;
     cli_install_signal_handlers();
 
     if (measure(&w, &e) < 0) {
@@ -530,6 +555,7 @@ free_all:
     targets_free(targets, nt);
     free(targets);
 done:
+    harness_free(&w.h);
     target_spec_free(&spec);
     return status;
 }

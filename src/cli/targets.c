@@ -129,6 +129,11 @@ static int make_argv(const char *cmd, bool shell, char ***argv, struct err *e)
     return 0;
 }
 
+int target_split(const char *cmd, bool shell, char ***argv, struct err *e)
+{
+    return make_argv(cmd, shell, argv, e);
+}
+
 int target_from_string(const char *cmd, const char *name, bool shell, struct target *t,
                        struct err *e)
 {

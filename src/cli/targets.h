@@ -45,6 +45,9 @@ void lane_free(struct lane *l);
  */
 int targets_build(const struct target_spec *spec, char **argv, int argc, bool dashdash,
                   struct target **out, int *nout, struct err *e);
+/* One command string's argv, split into words (or given to sh -c with shell); refuses shell
+ * syntax without shell. Hook commands are split this way too. */
+int target_split(const char *cmd, bool shell, char ***argv, struct err *e);
 /* One target from one command string, no lane (the reference). */
 int target_from_string(const char *cmd, const char *name, bool shell, struct target *t,
                        struct err *e);

@@ -96,7 +96,17 @@ static int append(struct ini_key *k, const char *b, const char *t)
     return 0;
 }
 
-int ini_parse(const char *name, const char *text, size_t len, struct ini *out, struct err *e)
+/* Is the key of n bytes at k one of list's (NULL-terminated, or NULL)? */
+static bool listed(const char *const *list, const char *k, size_t n)
+{
+    for (; list && *list; list++)
+        if (strlen(*list) == n && memcmp(*list, k, n) == 0)
+            return true;
+    return false;
+}
+
+int ini_parse(const char *name, const char *text, size_t len, const char *const *repeatable,
+              struct ini *out, struct err *e)
 {
     memset(out, 0, sizeof *out);
     const char *p = text, *end = text + len;
@@ -177,7 +187,7 @@ int ini_parse(const char *name, const char *text, size_t len, struct ini *out, s
             bad(e, name, line, "'%.*s' before any [section]", (int)(kt - b < SHOW ? kt - b : SHOW), b);
             goto fail;
         }
-        for (size_t k = 0; k < cur->nkeys; k++)
+        for (size_t k = 0; k < cur->nkeys && !listed(repeatable, b, kt - b); k++)
             if (strlen(cur->keys[k].key) == (size_t)(kt - b) && memcmp(cur->keys[k].key, b, kt - b) == 0) {
                 bad(e, name, line, "'%.*s' given twice in [%.*s] (first on line %lu)", SHOW,
                     cur->keys[k].key, SHOW, cur->name, cur->keys[k].line);

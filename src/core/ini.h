@@ -32,9 +32,11 @@ struct ini {
  *   KEY = VALUE                                        a key of the section before it
  *   indented text right after a key or its continuation  more of that key's value
  * Anything else is refused, and so are a section or a key given twice (their first line is
- * named), a key before any section and a NUL byte. Errors are "'name' line N: ..." (ERR_INPUT).
+ * named; the keys in repeatable, a NULL-terminated list or NULL, may come many times, kept in
+ * order), a key before any section and a NUL byte. Errors are "'name' line N: ..." (ERR_INPUT).
  */
-int ini_parse(const char *name, const char *text, size_t len, struct ini *out, struct err *e);
+int ini_parse(const char *name, const char *text, size_t len, const char *const *repeatable,
+              struct ini *out, struct err *e);
 void ini_free(struct ini *ini);
 
 #endif

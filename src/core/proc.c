@@ -259,7 +259,7 @@ static void gated_child(const struct proc_opts *o, char **env, int errfd, int ga
         signal(defaults[i], SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
-    int fd = open("/dev/null", O_RDONLY);
+    int fd = open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY);
     if (fd < 0 || dup2(fd, 0) < 0)
         goto fail;
     if (fd != 0)
@@ -411,7 +411,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
 
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 0, o->stdin_path ? o->stdin_path : "/dev/null",
+                                     O_RDONLY, 0);
     if (o->stdout_path)
         posix_spawn_file_actions_addopen(&fa, 1, o->stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     else if (!o->show_output)

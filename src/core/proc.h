@@ -20,6 +20,7 @@ struct proc_opts {
     /* After the command exits, wait (up to timeout_s) for the rest of its process group, as
      * work it started; false: end what is left at once. Either way nothing is left behind. */
     bool wait_group;
+    const char *stdin_path;   /* read stdin from this file (NULL: /dev/null) */
     /* Optional: called in the parent with the child's pid once the child is set up (own
      * process group, stdio, CPU, personality) and before it is released to exec, e.g. to
      * attach counters with enable_on_exec. Returning -1 (with e set) kills the child and

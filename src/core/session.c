@@ -1,6 +1,7 @@
 /* session.c: the measuring engine: warm-up and measured rounds of a plan's series, in order. */
 #define _GNU_SOURCE
 #include "core/session.h"
+#include "core/words.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +15,14 @@ const char *session_state_name(enum session_state st)
 
 const char *session_failure_why(const struct session_failure *f, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s in %s run %ld", f->what, f->warmup ? "warm-up" : "measured", f->run);
+    const char *phase = f->warmup ? "warm-up" : "measured";
+    if (!f->hook)
+        snprintf(buf, n, "%s in %s run %ld", f->what, phase, f->run);
+    else if (f->run == 0)
+        snprintf(buf, n, "%s failed: '%s' %s", f->hook, f->hook_cmd, f->what);
+    else
+        snprintf(buf, n, "%s failed: '%s' %s %s %s run %ld", f->hook, f->hook_cmd, f->what,
+                 strcmp(f->hook, "prepare") == 0 ? "before" : "after", phase, f->run);
     return buf;
 }
 
@@ -89,6 +97,78 @@ void session_free(struct session *s)
     }
 }
 
+/*
+ * Runs one list of hook commands of series x, never timed. 0 when all succeeded, 1 when one
+ * failed (x is then failed, with the record), -1 when tare cannot go on (interrupted).
+ */
+static int run_hooks(const struct session_plan *p, struct session_series *x, const char *which,
+                     const struct session_cmds *c, bool warmup, long run, struct err *e)
+{
+    if (c->n == 0)
+        return 0;
+    size_t nenv = 0;
+    while (x->env && x->env[nenv])
+        nenv++;
+    char iter[48], *series = NULL;
+    snprintf(iter, sizeof iter, "TARE_ITERATION=%ld", warmup ? -run : run);
+    char **env = calloc(nenv + 3, sizeof *env);
+    if (!env || asprintf(&series, "TARE_SERIES=%s", x->name) < 0) {
+        free(env);
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    }
+    for (size_t i = 0; i < nenv; i++)
+        env[i] = x->env[i];
+    env[nenv] = iter;
+    env[nenv + 1] = series;
+    int rc = 0;
+    for (int i = 0; i < c->n && rc == 0; i++) {
+        struct proc_opts o = {
+            .argv = c->argv[i], .env_set = env, .cwd = x->cwd, .timeout_s = p->timeout_s,
+            .pin_cpu = -1, .show_output = p->show_output,
+        };
+        struct proc_result r;
+        struct err why = {0};
+        int started = proc_run(&o, &r, &why);
+        if (proc_interrupted() || (started == 0 && r.status == PROC_INTERRUPTED)) {
+            rc = err_set(e, ERR_INTERRUPTED, "interrupted");
+            break;
+        }
+        if (started == 0 && r.status == PROC_OK)
+            continue;
+        if (x->state == SESSION_OK) {   /* the first failure is the one to tell */
+            x->state = started == 0 && r.status == PROC_TIMEOUT ? SESSION_TIMEOUT : SESSION_FAILED;
+            x->fail = (struct session_failure){.warmup = warmup, .run = run, .hook = which};
+            if (started < 0) {
+                x->fail.status = PROC_EXITED;
+                snprintf(x->fail.what, sizeof x->fail.what, "could not start: %.100s", why.msg);
+            } else {
+                x->fail.status = r.status;
+                proc_describe(&r, p->timeout_s, x->fail.what, sizeof x->fail.what);
+                memcpy(x->fail.tail, r.stderr_tail, sizeof x->fail.tail);
+            }
+            char *cmd = words_join(c->argv[i]);
+            snprintf(x->fail.hook_cmd, sizeof x->fail.hook_cmd, "%s", cmd ? cmd : c->argv[i][0]);
+            free(cmd);
+        }
+        rc = 1;
+    }
+    free(series);
+    free(env);
+    return rc;
+}
+
+/* After a hook failed: 0, or with stop_on_failure the error that ends the session. */
+static int hook_failed(const struct session_plan *p, const struct session_series *x, struct err *e)
+{
+    if (!p->stop_on_failure)
+        return 0;
+    char why[512];
+    session_failure_why(&x->fail, why, sizeof why);
+    if (x->label)
+        return err_set(e, ERR_MEASURE, "%s '%s': %s", x->label, x->name, why);
+    return err_set(e, ERR_MEASURE, "'%s': %s", x->name, why);
+}
+
 /* One run of one series; -1 only when tare itself cannot go on. */
 static int run_one(struct session *s, const struct session_event *ev, struct err *e)
 {
@@ -96,7 +176,8 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
     struct session_series *x = &p->series[ev->index];
     struct proc_opts o = {
         .argv = x->argv, .env_set = x->env, .cwd = x->cwd, .timeout_s = p->timeout_s,
-        .pin_cpu = p->pin_cpu, .show_output = p->show_output,
+        .pin_cpu = p->pin_cpu, .show_output = p->show_output, .stdin_path = x->stdin_path ? x->stdin_path : p->stdin_path,
+        .stdout_path = p->stdout_path,
     };
     if (p->ctr) {
         o.before_exec = ctr_attach;
@@ -104,6 +185,9 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
     }
     if (p->hooks.before_run && p->hooks.before_run(p->hooks.ctx, ev, e) < 0)
         return -1;
+    int hk = run_hooks(p, x, "prepare", &x->prepare, ev->warmup, ev->run, e);
+    if (hk != 0)
+        return hk < 0 ? -1 : hook_failed(p, x, e);
     struct proc_result r;
     if (proc_run(&o, &r, e) < 0)
         return prefix(e, x);
@@ -119,11 +203,17 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
                   (r.status == PROC_EXITED && !p->ignore_failure);
     if (failed) {
         x->state = r.status == PROC_TIMEOUT ? SESSION_TIMEOUT : SESSION_FAILED;
-        x->fail.status = r.status;
-        x->fail.warmup = ev->warmup;
-        x->fail.run = ev->run;
+        x->fail = (struct session_failure){.status = r.status, .warmup = ev->warmup, .run = ev->run};
         proc_describe(&r, p->timeout_s, x->fail.what, sizeof x->fail.what);
         memcpy(x->fail.tail, r.stderr_tail, sizeof x->fail.tail);
+    }
+    /* The conclusion comes after every run that started; a failed run's record stays first. */
+    hk = run_hooks(p, x, "conclude", &x->conclude, ev->warmup, ev->run, e);
+    if (hk < 0)
+        return -1;
+    if (hk > 0 && !failed)
+        return hook_failed(p, x, e);
+    if (failed) {
         if (!p->stop_on_failure)
             return 0;
         char why[256];
@@ -228,6 +318,15 @@ static int run_group(struct session *s, int g0, int g1, int group, int ngroups, 
 static int end_series(struct session *s, int g0, int g1, int rc, struct err *e)
 {
     const struct session_hooks *h = &s->plan->hooks;
+    for (int k = g0; k < g1; k++) {
+        /* Cleanup after a failure too; a series that failed keeps its first record. */
+        struct err scratch = {0};
+        struct session_series *x = &s->plan->series[k];
+        bool was_ok = x->state == SESSION_OK;
+        int hk = run_hooks(s->plan, x, "cleanup", &x->cleanup, false, 0, rc < 0 ? &scratch : e);
+        if (hk < 0 || (hk > 0 && was_ok && hook_failed(s->plan, x, rc < 0 ? &scratch : e) < 0))
+            rc = -1;
+    }
     for (int k = g0; h->series_end && k < g1; k++) {
         struct err scratch = {0};
         if (h->series_end(h->ctx, k, &s->plan->series[k], rc < 0 ? &scratch : e) < 0)
@@ -252,6 +351,11 @@ int session_run(struct session *s, struct err *e)
         for (int k = g0; h->series_begin && k < g1; k++)
             if (h->series_begin(h->ctx, k, &p->series[k], e) < 0)
                 return end_series(s, g0, k, -1, e);
+        for (int k = g0; k < g1; k++) {
+            int hk = run_hooks(p, &p->series[k], "setup", &p->series[k].setup, false, 0, e);
+            if (hk < 0 || (hk > 0 && hook_failed(p, &p->series[k], e) < 0))
+                return end_series(s, g0, g1, -1, e);
+        }
         if (end_series(s, g0, g1, run_group(s, g0, g1, group, ngroups, e), e) < 0)
             return -1;
         g0 = g1;

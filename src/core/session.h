@@ -31,13 +31,27 @@ enum session_order {
 
 enum session_state { SESSION_OK, SESSION_FAILED, SESSION_TIMEOUT };
 
-/* Why a series stopped being measured: the first run that failed. */
+/* Why a series stopped being measured: the first run (or hook command) that failed. */
 struct session_failure {
     enum proc_status status;     /* PROC_EXITED, PROC_SIGNALED or PROC_TIMEOUT */
     bool warmup;                 /* in a warm-up run, else in a measured one */
-    long run;                    /* which run of that phase, from 1 */
+    long run;                    /* which run of that phase, from 1; 0 for setup and cleanup */
     char what[128];              /* proc_describe's words: "exited with status 3" */
     char tail[PROC_STDERR_TAIL]; /* the last bytes it wrote to stderr */
+    const char *hook;            /* "setup", "prepare", "conclude", "cleanup", or NULL: the run */
+    char hook_cmd[128];          /* that hook's command, as a person would type it */
+};
+
+/*
+ * Commands run around a series and never timed (hyperfine's --setup, --prepare, --conclude,
+ * --cleanup): n argvs, each NULL-terminated, run in order; {0}: none. Each gets the series'
+ * environment and cwd plus TARE_SERIES (its name) and TARE_ITERATION (the run it surrounds:
+ * 1, 2, ... for measured runs, -1, -2, ... for warm-ups, 0 for setup and cleanup). A hook that
+ * fails (or cannot be started) makes its series failed, with fail.hook set; the others go on.
+ */
+struct session_cmds {
+    char *const *const *argv;
+    int n;
 };
 
 /* One series: a command in one environment (a lane), and what its runs measured. */
@@ -50,6 +64,11 @@ struct session_series {
     const char *cwd;             /* or NULL: the current directory */
     int group;                   /* see session_plan; series of one group are adjacent */
     void *user;                  /* the caller's own (its target), untouched */
+    struct session_cmds setup;   /* once before the series' first run (its group's) */
+    struct session_cmds prepare; /* before every run, warm-ups included */
+    struct session_cmds conclude;/* after every run that started, whatever its status */
+    struct session_cmds cleanup; /* once after its group's last run, even after a failure */
+    const char *stdin_path;      /* this series' runs' stdin, or NULL: the plan's */
 
     /* Filled by session_init and session_run: measured runs 0 .. n-1 of a series still OK,
      * or of the runs before it failed. */
@@ -135,6 +154,8 @@ struct session_plan {
     double timeout_s;            /* kill a run (and its process group) after this long; 0: never */
     int pin_cpu;                 /* -1: no pinning */
     bool show_output;            /* pass the commands' stdout and stderr through */
+    const char *stdin_path;      /* every measured run's stdin; NULL: /dev/null */
+    const char *stdout_path;     /* every measured run's stdout; NULL: see show_output */
     bool ignore_failure;         /* a non-zero exit is measured, not a failure */
     bool stop_on_failure;        /* a failed run ends the session (ERR_MEASURE), for pairs */
     struct ctr_set *ctr;         /* count these in every run, or NULL */
@@ -178,7 +199,8 @@ void session_free(struct session *s);
 /* "ok", "failed", "timeout". */
 const char *session_state_name(enum session_state st);
 
-/* "exited with status 3 in measured run 2", "timed out after 1 s in warm-up run 1". */
+/* "exited with status 3 in measured run 2", "timed out after 1 s in warm-up run 1",
+ * "prepare failed: 'false' exited with status 1 before measured run 2". */
 const char *session_failure_why(const struct session_failure *f, char *buf, size_t n);
 
 /* How many looks a sequential plan makes: at first, 2 first, 4 first, ... and at max. */

@@ -37,6 +37,9 @@ static int parse_long(const char *v, long min, long max, long *out)
 /* At most this much of a value in a message. */
 #define SHOW 200
 
+/* The hook keys of [suite], in struct suite's hooks[] order; each may be given many times. */
+static const char *const suite_hook_keys[5] = {"setup", "prepare", "conclude", "cleanup", NULL};
+
 static int suite_key(const char *name, struct suite *s, const struct ini_key *k, struct err *e)
 {
     const char *v = k->value;
@@ -49,6 +52,29 @@ static int suite_key(const char *name, struct suite *s, const struct ini_key *k,
             return err_set(e, ERR_SYSTEM, "out of memory");
         return 0;
     }
+    if (strcmp(k->key, "input") == 0) {
+        if (!*v)
+            return BAD("'%s' is empty", name, k->line, k->key);
+        if (!(s->input = strdup(v)))
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        return 0;
+    }
+    for (int h = 0; h < 4; h++)     /* hooks: repeatable, run in the order given */
+        if (strcmp(k->key, suite_hook_keys[h]) == 0) {
+            if (!*v)
+                return BAD("'%s' is empty", name, k->line, k->key);
+            size_t n = 0;
+            while (s->hooks[h] && s->hooks[h][n])
+                n++;
+            char **w = realloc(s->hooks[h], (n + 2) * sizeof *w);
+            if (!w)
+                return err_set(e, ERR_SYSTEM, "out of memory");
+            s->hooks[h] = w;
+            w[n + 1] = NULL;
+            if (!(w[n] = strdup(v)))
+                return err_set(e, ERR_SYSTEM, "out of memory");
+            return 0;
+        }
     if (strcmp(k->key, "benchmarks") == 0) {
         if (!*v)
             return BAD("'%s' is empty", name, k->line, k->key);
@@ -177,7 +203,7 @@ int suite_parse(const char *name, const char *text, const char *dir, struct suit
     if (!(s->dir = strdup(dir)))
         return err_set(e, ERR_SYSTEM, "out of memory");
     struct ini ini;
-    if (ini_parse(name, text, strlen(text), &ini, e) < 0) {
+    if (ini_parse(name, text, strlen(text), suite_hook_keys, &ini, e) < 0) {
         suite_free(s);
         return -1;
     }
@@ -302,6 +328,9 @@ void suite_free(struct suite *s)
     free(s->dir);
     free(s->command);
     free(s->reference);
+    free(s->input);
+    for (int k = 0; k < 4; k++)
+        words_free(s->hooks[k]);
     words_free(s->patterns);
     for (int i = 0; i < s->nlanes; i++) {
         free(s->lanes[i].name);

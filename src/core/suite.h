@@ -25,6 +25,10 @@ struct suite {
     long runs, warmup;
     double timeout;            /* 0: none */
     bool count;                /* count = yes: the deterministic pass by default too */
+    /* setup, prepare, conclude, cleanup = CMD (repeatable, in order): templates like command,
+     * run around the wall pass's runs (tare wall's hooks); NULL-terminated, or NULL. */
+    char **hooks[4];
+    char *input;               /* input = FILE: every timed run's stdin, a template, or NULL */
     struct suite_lane *lanes;
     int nlanes;
     struct suite_bench *bench;

@@ -13,7 +13,7 @@ static void check_ini(const uint8_t *data, size_t size)
 {
     struct ini ini;
     struct err e;
-    if (ini_parse("fuzz", (const char *)data, size, &ini, &e) < 0)
+    if (ini_parse("fuzz", (const char *)data, size, NULL, &ini, &e) < 0)
         return;
     for (size_t i = 0; i < ini.nsec; i++) {
         const struct ini_section *s = &ini.sec[i];

@@ -7,7 +7,7 @@
 
 static int parse(const char *text, struct ini *ini, struct err *e)
 {
-    return ini_parse("s.ini", text, strlen(text), ini, e);
+    return ini_parse("s.ini", text, strlen(text), NULL, ini, e);
 }
 
 static void expect_bad(const char *text, const char *want, int line)
@@ -106,8 +106,23 @@ int main(void)
     BAD("  indented = first\n", "line 1: 'indented' before any [section]");
     {
         static const char nul[] = "[s]\nk = a\0b\n";
-        CHECK_INT(ini_parse("s.ini", nul, sizeof nul - 1, &ini, &e), -1);
+        CHECK_INT(ini_parse("s.ini", nul, sizeof nul - 1, NULL, &ini, &e), -1);
         CHECK_STR(e.msg, "'s.ini' line 2: a NUL byte: not a text file");
+    }
+    /* Keys named repeatable may come many times (the suite's hooks), kept in order; others not */
+    {
+        static const char *const rep[] = {"prepare", NULL};
+        const char *t = "[suite]\nprepare = a\nprepare = b\nruns = 1\n";
+        CHECK_INT(ini_parse("s.ini", t, strlen(t), rep, &ini, &e), 0);
+        CHECK_INT(ini.sec[0].nkeys, 3);
+        CHECK_STR(ini.sec[0].keys[0].value, "a");
+        CHECK_STR(ini.sec[0].keys[1].value, "b");
+        ini_free(&ini);
+        t = "[suite]\nprepare = a\nruns = 1\nruns = 2\n";
+        CHECK_INT(ini_parse("s.ini", t, strlen(t), rep, &ini, &e), -1);
+        CHECK(strstr(e.msg, "'runs' given twice") != NULL);
+        t = "[suite]\nprepare = a\nprepare = b\n";
+        CHECK_INT(ini_parse("s.ini", t, strlen(t), NULL, &ini, &e), -1);
     }
     return unit_done("test_ini");
 }

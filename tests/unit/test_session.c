@@ -344,6 +344,53 @@ int main(void)
         session_free(&s);
     }
 
+    /* Hook commands around the runs, with TARE_SERIES and TARE_ITERATION; one that fails
+     * fails its series only (with the hook's record), and the series is still cleaned up. */
+    {
+        char *const *setup[] = {logger("s:$TARE_SERIES:$TARE_ITERATION", NULL)};
+        char *const *cleanup[] = {logger("k:$TARE_SERIES:$TARE_ITERATION", NULL)};
+        char *const *prep_a[] = {logger("p:$TARE_SERIES:$TARE_ITERATION", NULL),
+                                 logger("q", NULL)};
+        char *const *conc_a[] = {logger("c:$TARE_ITERATION", NULL)};
+        char *const *prep_b[] = {logger("pb", "echo no disk >&2; exit 5")};
+        struct session_series x[2] = {
+            {.name = "a", .argv = logger("a", NULL), .prepare = {prep_a, 2},
+             .conclude = {conc_a, 1}},
+            {.name = "b", .argv = logger("b", NULL), .prepare = {prep_b, 1}},
+        };
+        for (int k = 0; k < 2; k++) {
+            x[k].setup = (struct session_cmds){setup, 1};
+            x[k].cleanup = (struct session_cmds){cleanup, 1};
+        }
+        struct session_plan p = {.series = x, .nseries = 2, .warmup = 1, .runs = 2, .pin_cpu = -1};
+        CHECK_INT(run_plan(&p, &s, &e), 0);
+        CHECK_STR(log_words(), "s:a:0 s:b:0 p:a:-1 q a c:-1 pb p:a:1 q a c:1 p:a:2 q a c:2 "
+                               "k:a:0 k:b:0");
+        CHECK_INT(x[0].state, SESSION_OK);
+        CHECK_INT(x[0].n, 2);
+        CHECK_INT(x[1].state, SESSION_FAILED);
+        CHECK_INT(x[1].n, 0);
+        CHECK_STR(x[1].fail.hook, "prepare");
+        CHECK(x[1].fail.warmup && x[1].fail.run == 1);
+        CHECK(strstr(x[1].fail.tail, "no disk") != NULL);
+        char why[512];
+        CHECK(strstr(session_failure_why(&x[1].fail, why, sizeof why),
+                     "exited with status 5 before warm-up run 1") != NULL);
+        CHECK(strncmp(why, "prepare failed: '/bin/sh -c ", 28) == 0);
+        session_free(&s);
+
+        /* Paired, a failing hook stops the session with the side's name. */
+        x[0].label = "A";
+        x[1].label = "B";
+        p.stop_on_failure = true;
+        e = (struct err){0};
+        CHECK_INT(run_plan(&p, &s, &e), -1);
+        CHECK_INT(e.kind, ERR_MEASURE);
+        CHECK(strncmp(e.msg, "B 'b': prepare failed: ", 23) == 0);
+        CHECK_STR(log_words(), "s:a:0 s:b:0 p:a:-1 q a c:-1 pb k:a:0 k:b:0");
+        session_free(&s);
+    }
+
     /* Per-run hooks: around every run that starts; one that fails stops the session. */
     {
         struct hook_log h = {0};
