@@ -177,12 +177,16 @@ static int measure(struct ab *ab, struct err *e)
 /* "+20.1%", "-3.0%": a ratio as a change. */
 static const char *pct(char *buf, double ratio)
 {
-    if (isnan(ratio))
-        return strcpy(buf, "NA");
-    if (isinf(ratio))
-        return strcpy(buf, ratio > 0 ? "+inf%" : "-inf%");
+    if (isnan(ratio)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "NA");
+        return buf;
+    }
+    if (isinf(ratio)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", ratio > 0 ? "+inf%" : "-inf%");
+        return buf;
+    }
     double p = (ratio - 1) * 100;
-    sprintf(buf, "%+.*f%%", fabs(p) < 10 ? 2 : 1, p);
+    snprintf(buf, FMT_BUF_MIN, "%+.*f%%", fabs(p) < 10 ? 2 : 1, p);
     return buf;
 }
 
@@ -586,11 +590,15 @@ static void report_failure(const struct side *s)
 
 static const char *ratio_str(char *buf, double r)
 {
-    if (isnan(r))
-        return strcpy(buf, "NA");
-    if (isinf(r))
-        return strcpy(buf, "inf");
-    sprintf(buf, "%.4f", r);
+    if (isnan(r)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "NA");
+        return buf;
+    }
+    if (isinf(r)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "inf");
+        return buf;
+    }
+    snprintf(buf, FMT_BUF_MIN, "%.4f", r);
     return buf;
 }
 

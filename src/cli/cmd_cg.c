@@ -80,8 +80,8 @@ static int pick_event(const struct cg_profile *p, const char *name, const char *
         for (int i = 0; i < p->nev; i++) {
             if (strlen(list) + strlen(cg_event_name(p, i)) + 3 > sizeof list)
                 break;
-            if (i) strcat(list, ", ");
-            strcat(list, cg_event_name(p, i));
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", cg_event_name(p, i));
         }
         cli_error("cg", "no event '%s' in '%s' (it has: %s)", name, file, list);
     }

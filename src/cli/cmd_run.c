@@ -225,7 +225,7 @@ static void runner_desc(char *out, size_t n)
     }
     struct utsname u;
     if (uname(&u) < 0)
-        strcpy(u.machine, "unknown");
+        snprintf(u.machine, sizeof u.machine, "%s", "unknown");
     snprintf(out, n, "%ldc %s%s%s", sysconf(_SC_NPROCESSORS_ONLN), u.machine, model[0] ? " " : "", model);
     for (char *p = out; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r')

@@ -89,8 +89,10 @@ void counters_drop_kernel_side(const char *cmd, struct ctr_set *s)
 
 const char *counters_fmt(char *buf, const struct ctr_counter *c, double v)
 {
-    if (isnan(v))
-        return strcpy(buf, "NA");
+    if (isnan(v)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "NA");
+        return buf;
+    }
     if (c->ev->unit && strcmp(c->ev->unit, "ns") == 0)
         return fmt_seconds(buf, v * 1e-9);
     return fmt_count(buf, v);

@@ -21,6 +21,8 @@ void table_set(struct table *t, int col, const char *fmt, ...) __attribute__((fo
 void table_print(const struct table *t, FILE *f, enum out_format fmt);
 void table_free(struct table *t);
 
+#define FMT_BUF_MIN 32   /* the least a buffer given to the fmt_ and _cell functions holds */
+
 /* Formats into buf (at least 32 bytes) and returns it; "NA" for NAN. */
 const char *fmt_seconds(char *buf, double s);          /* 1.23 s, 45.6 ms, 789 µs */
 const char *fmt_kib(char *buf, double kib);            /* 512 KiB, 12.3 MiB, 1.50 GiB */

@@ -170,12 +170,14 @@ static char *join_env_command(char *const *env, const char *command)
     char *s = malloc(len);
     if (!s)
         return NULL;
-    s[0] = '\0';
+    size_t o = 0;
     for (char *const *v = env; v && *v; v++) {
-        strcat(s, *v);
-        strcat(s, " ");
+        size_t k = strlen(*v);
+        memcpy(s + o, *v, k);
+        s[o + k] = ' ';
+        o += k + 1;
     }
-    strcat(s, command);
+    memcpy(s + o, command, strlen(command) + 1);
     return s;
 }
 
