@@ -394,7 +394,12 @@ static int cg_calls(struct cg_cli *c, bool callers)
     uint32_t *at = calloc((size_t)p->nfunc + 2, sizeof *at), *by = malloc(((size_t)p->nedge + 1) * sizeof *by);
     if (!fs || !rows || !at || !by) {
         cli_error("cg", "out of memory");
-        exit(EXIT_USAGE);
+        free(fs);
+        free(rows);
+        free(at);
+        free(by);
+        cg_profile_free(p);
+        return EXIT_USAGE;
     }
     for (uint32_t x = 0; x < p->nedge; x++)
         at[(callers ? p->edges[x].callee : p->edges[x].caller) + 2]++;
@@ -524,16 +529,16 @@ static int cg_calls(struct cg_cli *c, bool callers)
 /* ---- allocation sites ---- */
 
 /* Allocation counts per call site (see cg_alloc_sites). */
-static struct cg_site *alloc_sites(const struct cg_profile *p, uint32_t *nsites)
+static bool alloc_sites(const struct cg_profile *p, struct cg_site **out, uint32_t *nsites)
 {
-    struct cg_site *s = NULL;
-    long n = cg_alloc_sites(p, &s);
+    *out = NULL;
+    long n = cg_alloc_sites(p, out);
     if (n < 0) {
         cli_error("cg", "out of memory");
-        exit(EXIT_USAGE);
+        return false;
     }
     *nsites = (uint32_t)n;
-    return s;
+    return true;
 }
 
 static const struct cg_profile *site_p;
@@ -555,7 +560,11 @@ static int cg_allocs(struct cg_cli *c)
     if (rc)
         return rc;
     uint32_t n;
-    struct cg_site *s = alloc_sites(p, &n);
+    struct cg_site *s;
+    if (!alloc_sites(p, &s, &n)) {
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
     site_p = p;
     qsort(s, n, sizeof *s, by_site);
     uint32_t shown = c->n > 0 && (uint32_t)c->n < n ? (uint32_t)c->n : n;
@@ -672,8 +681,13 @@ static int cg_diff(struct cg_cli *c)
     uint32_t na = 0, nb = 0;
     struct cg_site *sa = NULL, *sb = NULL;
     if (c->allocs) {
-        sa = alloc_sites(pa, &na);
-        sb = alloc_sites(pb, &nb);
+        if (!alloc_sites(pa, &sa, &na) || !alloc_sites(pb, &sb, &nb)) {
+            free(sa);
+            free(sb);
+            cg_profile_free(pa);
+            cg_profile_free(pb);
+            return EXIT_USAGE;
+        }
     } else {
         na = pa->nfunc;
         nb = pb->nfunc;
@@ -685,7 +699,13 @@ static int cg_diff(struct cg_cli *c)
     rs.hash = malloc(rs.cap * sizeof *rs.hash);
     if (!rs.rows || !rs.hash) {
         cli_error("cg", "out of memory");
-        exit(EXIT_USAGE);
+        free(rs.rows);
+        free(rs.hash);
+        free(sa);
+        free(sb);
+        cg_profile_free(pa);
+        cg_profile_free(pb);
+        return EXIT_USAGE;
     }
     for (uint32_t i = 0; i < rs.cap; i++)
         rs.hash[i] = -1;
