@@ -87,7 +87,9 @@ static inline bool cg_is_space(char c)
 {
     return c == ' ' || c == '\t';
 }
+/* The first byte of [s, end) that is not a space or tab. */
 const char *cg_skip_space(const char *s, const char *end);
+/* Reads a number at s into *out; returns the byte after it. */
 const char *cg_num(const char *s, const char *end, uint64_t *out, bool *ok);
 
 /* Lexes [s, end), which holds whole lines ('\n' at end[-1]), from state *in. */

@@ -123,6 +123,7 @@ struct hist_db {
     size_t nwarn;
 };
 
+/* An empty db; then hist_db_add each table (-1 and e set on no memory), hist_db_finish. */
 void hist_db_init(struct hist_db *db);
 int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e);
 /* Orders commits and every series' points; call after the last add. */

@@ -172,6 +172,7 @@ struct cg_read_opts {
     bool general_only;
 };
 
+/* An empty profile (NULL on no memory), and freeing one. */
 struct cg_profile *cg_profile_new(void);
 void cg_profile_free(struct cg_profile *p);
 
@@ -225,6 +226,7 @@ struct cg_site {
     uint32_t func;
     uint64_t allocations;
 };
+/* See above: the call sites of allocations. */
 long cg_alloc_sites(const struct cg_profile *p, struct cg_site **out);
 /* True if a and b hold the same model (functions, calls, lines, costs, in the same order);
  * else false and why. For tests: a file read in any number of ranges must give one answer. */
@@ -232,6 +234,7 @@ bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, cha
 /* True if a function of this name (versioned or __libc_ form allowed) is an allocator entry point. */
 bool cg_is_alloc_entry(const char *name);
 
+/* The string of pool id; function f's self and inclusive costs (nev events each). */
 static inline const char *cg_str(const struct cg_profile *p, uint32_t id)
 {
     return p->pool + p->str_off[id];
@@ -249,6 +252,7 @@ static inline uint64_t cg_edge_all(const struct cg_profile *p, uint32_t ed, int 
 {
     return p->edge_cost[(size_t)ed * p->nev + ev];
 }
+/* Whether edge ed is an outer, recursive or cycle edge (enum cg_edge_kind). */
 static inline enum cg_edge_kind cg_edge_kind(const struct cg_profile *p, uint32_t ed)
 {
     return (enum cg_edge_kind)p->edge_kind[ed];
