@@ -567,7 +567,8 @@ static bool report_counts(const struct ab *ab)
             continue;
         failed = true;
         cli_error("ab", "counting %s '%s' failed (pass %ld of %ld): %s%s", sides[k]->label,
-                  sides[k]->t->name, i, n, bad->why, bad->tail[0] ? "; its stderr ended with:" : "");
+                  sides[k]->t->name, i, n, bad->why,
+                  bad->tail[0] ? "; its stderr ended with:" : "");
         if (bad->tail[0])
             cli_print_stderr_tail(bad->tail);
     }
@@ -873,7 +874,8 @@ int cmd_ab(int argc, char **argv)
         }
         case 'U': ab.until = true; break;
         case 'M':
-            if (!cli_parse_count("ab", cmd_ab_usage, "--max-pairs", optarg, 1, 100000, &ab.max_pairs))
+            if (!cli_parse_count("ab", cmd_ab_usage, "--max-pairs", optarg, 1, 100000,
+                                 &ab.max_pairs))
                 goto done;
             max_pairs_set = true;
             break;
@@ -933,7 +935,8 @@ int cmd_ab(int argc, char **argv)
         goto done;
     }
     if ((max_pairs_set || ab.max_time > 0) && !ab.until) {
-        cli_usage_error("ab", cmd_ab_usage, "--max-pairs and --max-time only apply with --until-decided");
+        cli_usage_error("ab", cmd_ab_usage,
+                        "--max-pairs and --max-time only apply with --until-decided");
         goto done;
     }
     if (count_runs_set && !ab.count) {
@@ -976,7 +979,8 @@ int cmd_ab(int argc, char **argv)
             goto done;
         }
         if (spec.shell) {
-            cli_usage_error("ab", cmd_ab_usage, "--shell takes command strings, not a command after '--'");
+            cli_usage_error("ab", cmd_ab_usage,
+                            "--shell takes command strings, not a command after '--'");
             goto done;
         }
         /* The same command on both sides, in the two trees, named after them. */
@@ -1073,7 +1077,8 @@ int cmd_ab(int argc, char **argv)
         print_json(&ab);
     else
         print_text(&ab);
-    status = count_failed || (ab.fail_if_slower && ab.res.verdict == STATS_SLOWER) ? EXIT_FAIL : EXIT_OK;
+    status =
+        count_failed || (ab.fail_if_slower && ab.res.verdict == STATS_SLOWER) ? EXIT_FAIL : EXIT_OK;
 done:
     targets_free(targets, nt);
     free(targets);

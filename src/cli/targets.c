@@ -37,8 +37,8 @@ int lane_parse(const char *spec, struct lane *out, struct err *e)
         return err_set(e, ERR_INPUT, "bad lane '%s': want NAME:VAR=VALUE[,VAR=VALUE...]", spec);
     for (const char *p = spec; p < colon; p++)
         if (!(isalnum((unsigned char)*p) || strchr("_.-", *p)))
-            return err_set(e, ERR_INPUT, "bad lane name in '%s': use letters, digits, '_', '.', '-'",
-                           spec);
+            return err_set(e, ERR_INPUT,
+                           "bad lane name in '%s': use letters, digits, '_', '.', '-'", spec);
     out->name = strndup(spec, colon - spec);
     size_t cap = 4, n = 0;
     out->env = calloc(cap, sizeof *out->env);
@@ -279,7 +279,8 @@ int targets_build(const struct target_spec *spec, char **argv, int argc, bool da
                 goto fail;
             }
         } else {
-            if (target_from_string(argv[c], named[c] ? spec->names[c] : NULL, spec->shell, b, e) < 0)
+            if (target_from_string(argv[c], named[c] ? spec->names[c] : NULL, spec->shell, b,
+                                   e) < 0)
                 goto fail;
             nbase++;
         }
@@ -342,7 +343,8 @@ int targets_from_args(const char *cmd, const char *usage, int argc, char **argv,
     if (ncmds <= 0)
         return cli_usage_error(cmd, usage, "no command to measure");
     if (spec->shell && dashdash)
-        return cli_usage_error(cmd, usage, "--shell takes command strings, not a command after '--'");
+        return cli_usage_error(cmd, usage,
+                               "--shell takes command strings, not a command after '--'");
     struct err e = {0};
     if (targets_build(spec, cmds, ncmds, dashdash, out, nout, &e) < 0)
         return cli_fail(cmd, &e);

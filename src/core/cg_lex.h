@@ -60,7 +60,7 @@ struct lex_state {
     bool have_events, totals_seen;
     bool lines_mode;            /* one OP_SELF per line, with its line subposition */
     bool general_only;          /* not the loop for plain lines (cg_read_opts) */
-    bool known[3];              /* last[i] is known (a range after the start: not until an absolute one) */
+    bool known[3]; /* last[i] is known (a range after the start: not until an absolute one) */
     uint64_t last[3];
     enum lex_next next;
     bool in_body;               /* a cost or calls= line was lexed */

@@ -43,7 +43,8 @@ int session_init(struct session *s, const struct session_plan *plan, struct err 
         for (int j = 0; j < k - 1; j++)
             if (plan->series[j].group == plan->series[k].group &&
                 plan->series[k - 1].group != plan->series[k].group)
-                return err_set(e, ERR_INPUT, "series of group %d are not adjacent", plan->series[k].group);
+                return err_set(e, ERR_INPUT, "series of group %d are not adjacent",
+                               plan->series[k].group);
     const struct session_looks *lk = plan->looks;
     if (lk && (lk->first < 1 || lk->max < lk->first || !lk->look ||
                plan->series[0].group != plan->series[plan->nseries - 1].group))
