@@ -1,4 +1,5 @@
 # tare: plain Makefile. `make`, `make check`, `make demo`, `make bench`, `make install`.
+# `make help` lists the targets: the text after "## " on each target's line.
 # Quiet unless V=1. Sources are found by wildcard, so adding a module is adding a file.
 
 PREFIX  ?= /usr/local
@@ -49,8 +50,8 @@ SO_CFLAGS    := -std=gnu11 $(WARN) $(filter-out -fsanitize%,$(CFLAGS)) -fPIC -fn
                 -fvisibility=hidden -fno-semantic-interposition -ftls-model=initial-exec \
                 -Isrc -Iinclude
 
-.PHONY: all check check-clang check-plain check-asan demo bench install deps clean fuzz
-all: $(TARE) $(ALLOC_SO)
+.PHONY: all check check-clang check-plain check-asan checkstyle demo bench install deps clean fuzz help
+all: $(TARE) $(ALLOC_SO)  ## build tare and libtare-alloc.so (the default)
 
 $(ALLOC_SO): $(PRELOAD_SRC) include/tare/scope.h
 	@mkdir -p $(dir $@)
@@ -83,7 +84,7 @@ $(BUILD)/tests/replay/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIBCORE)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(LIBCORE) $(LDFLAGS) $(LDLIBS)
 
 FUZZ_TIME ?= 60
-fuzz:
+fuzz:  ## run each libFuzzer target FUZZ_TIME seconds (clang), corpus in tests/fuzz/corpus-out
 	$(Q)for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  mkdir -p build/fuzz tests/fuzz/corpus-out/$$n; \
 	  clang -std=gnu11 -g -O1 -Isrc -Iinclude -fsanitize=fuzzer,address,undefined \
@@ -119,24 +120,24 @@ FIXTURE_LDFLAGS_alloc_scopes := -DTARE_ALLOC_STATS -Iinclude
 FIXTURE_LDFLAGS_alloc_nopie := -fno-pie -no-pie
 $(BUILD)/fixtures/alloc_scopes: include/tare/scope.h
 
-deps:
+deps:  ## check the Debian packages the tests need are installed (scripts/install-deps)
 	$(Q)scripts/install-deps check
 
 # The whole suite, then the same suite built with AddressSanitizer + UBSan.
-check: deps
+check: deps checkstyle  ## house rules, the suite plainly, warning-free under clang, under ASan+UBSan
 	$(Q)rm -f build/results-plain.txt build/asan/results-asan.txt; \
 	$(MAKE) --no-print-directory check-clang check-plain check-asan; \
 	status=$$?; tests/summary build/results-plain.txt build/asan/results-asan.txt; \
 	s2=$$?; [ $$status -eq 0 ] && [ $$s2 -eq 0 ]
 
-check-plain: $(TARE) $(ALLOC_SO) $(UNIT_BIN) $(FIX_BIN) $(REPLAY_BIN)
+check-plain: $(TARE) $(ALLOC_SO) $(UNIT_BIN) $(FIX_BIN) $(REPLAY_BIN)  ## the suite, plain build
 	$(Q)TARE=$(TARE) BUILD=$(BUILD) FIXTURES=$(BUILD)/fixtures tests/run $(BUILD)/results-plain.txt
 
 # The build must stay warning-free under a second compiler.
-check-clang:
+check-clang:  ## build with clang -Werror under build/clang
 	$(Q)$(MAKE) --no-print-directory BUILD=build/clang CC=clang EXTRA_CFLAGS=-Werror all
 
-check-asan: $(FIX_BIN) $(ALLOC_SO)
+check-asan: $(FIX_BIN) $(ALLOC_SO)  ## the suite built with ASan+UBSan under build/asan
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SO_BUILD=$(SO_BUILD) \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  LDFLAGS="-fsanitize=address,undefined" all build/asan/.unit build/asan/.replay
@@ -149,15 +150,15 @@ $(BUILD)/.unit: $(UNIT_BIN)
 $(BUILD)/.replay: $(REPLAY_BIN)
 	@touch $@
 
-demo: deps all $(EX_BIN)
+demo: deps all $(EX_BIN)  ## run scripts/demo on the examples
 	$(Q)scripts/demo $(TARE) $(BUILD)
 
-bench: $(TARE) $(FIX_BIN) $(EX_BIN)
+bench: $(TARE) $(FIX_BIN) $(EX_BIN)  ## the benchmarks in bench/ (bench/run)
 	$(Q)scripts/install-deps bench
 	$(Q)TARE=$(TARE) BUILD=$(BUILD) bench/run
 
 MAN1 := $(wildcard doc/*.1)
-install: $(TARE) $(ALLOC_SO)
+install: $(TARE) $(ALLOC_SO)  ## install tare, libtare-alloc, scope.h, man pages under PREFIX
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(TARE) $(DESTDIR)$(PREFIX)/bin/tare
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
@@ -167,7 +168,14 @@ install: $(TARE) $(ALLOC_SO)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tare-alloc.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tare-alloc.pc
 
-clean:
+clean:  ## remove build/
 	rm -rf build
+
+# The house rules (README "House rules"): FILE:LINE: RULE: what is wrong, for each break.
+checkstyle:  ## check the house rules on src/ and include/ (scripts/check-style)
+	$(Q)scripts/check-style
+
+help:  ## list these targets
+	@sed -n 's/^\([a-z-]*\):.*## \(.*\)/  \1\t\2/p' $(firstword $(MAKEFILE_LIST)) | expand -t 16
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -117,8 +117,8 @@ bool cli_parse_format(const char *cmd, const char *usage, const char *arg, int a
     char list[128] = "";
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (allowed & names[i].f) {
-            if (list[0]) strcat(list, ", ");
-            strcat(list, names[i].name);
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", names[i].name);
         }
     cli_usage_error(cmd, usage, "unknown format '%s': want one of %s", arg, list);
     return false;

@@ -188,12 +188,16 @@ static int measure(struct ab *ab, struct err *e)
 /* "+20.1%", "-3.0%": a ratio as a change. */
 static const char *pct(char *buf, double ratio)
 {
-    if (isnan(ratio))
-        return strcpy(buf, "NA");
-    if (isinf(ratio))
-        return strcpy(buf, ratio > 0 ? "+inf%" : "-inf%");
+    if (isnan(ratio)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "NA");
+        return buf;
+    }
+    if (isinf(ratio)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", ratio > 0 ? "+inf%" : "-inf%");
+        return buf;
+    }
     double p = (ratio - 1) * 100;
-    sprintf(buf, "%+.*f%%", fabs(p) < 10 ? 2 : 1, p);
+    snprintf(buf, FMT_BUF_MIN, "%+.*f%%", fabs(p) < 10 ? 2 : 1, p);
     return buf;
 }
 
@@ -574,7 +578,8 @@ static bool report_counts(const struct ab *ab)
             continue;
         failed = true;
         cli_error("ab", "counting %s '%s' failed (pass %ld of %ld): %s%s", sides[k]->label,
-                  sides[k]->t->name, i, n, bad->why, bad->tail[0] ? "; its stderr ended with:" : "");
+                  sides[k]->t->name, i, n, bad->why,
+                  bad->tail[0] ? "; its stderr ended with:" : "");
         if (bad->tail[0])
             cli_print_stderr_tail(bad->tail);
     }
@@ -597,11 +602,15 @@ static void report_failure(const struct side *s)
 
 static const char *ratio_str(char *buf, double r)
 {
-    if (isnan(r))
-        return strcpy(buf, "NA");
-    if (isinf(r))
-        return strcpy(buf, "inf");
-    sprintf(buf, "%.4f", r);
+    if (isnan(r)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "NA");
+        return buf;
+    }
+    if (isinf(r)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "inf");
+        return buf;
+    }
+    snprintf(buf, FMT_BUF_MIN, "%.4f", r);
     return buf;
 }
 
@@ -879,7 +888,8 @@ int cmd_ab(int argc, char **argv)
         }
         case 'U': ab.until = true; break;
         case 'M':
-            if (!cli_parse_count("ab", cmd_ab_usage, "--max-pairs", optarg, 1, 100000, &ab.max_pairs))
+            if (!cli_parse_count("ab", cmd_ab_usage, "--max-pairs", optarg, 1, 100000,
+                                 &ab.max_pairs))
                 goto done;
             max_pairs_set = true;
             break;
@@ -945,7 +955,8 @@ int cmd_ab(int argc, char **argv)
         goto done;
     }
     if ((max_pairs_set || ab.max_time > 0) && !ab.until) {
-        cli_usage_error("ab", cmd_ab_usage, "--max-pairs and --max-time only apply with --until-decided");
+        cli_usage_error("ab", cmd_ab_usage,
+                        "--max-pairs and --max-time only apply with --until-decided");
         goto done;
     }
     if (count_runs_set && !ab.count) {
@@ -988,7 +999,8 @@ int cmd_ab(int argc, char **argv)
             goto done;
         }
         if (spec.shell) {
-            cli_usage_error("ab", cmd_ab_usage, "--shell takes command strings, not a command after '--'");
+            cli_usage_error("ab", cmd_ab_usage,
+                            "--shell takes command strings, not a command after '--'");
             goto done;
         }
         /* The same command on both sides, in the two trees, named after them. */
@@ -1088,7 +1100,8 @@ int cmd_ab(int argc, char **argv)
         print_json(&ab);
     else
         print_text(&ab);
-    status = count_failed || (ab.fail_if_slower && ab.res.verdict == STATS_SLOWER) ? EXIT_FAIL : EXIT_OK;
+    status =
+        count_failed || (ab.fail_if_slower && ab.res.verdict == STATS_SLOWER) ? EXIT_FAIL : EXIT_OK;
 done:
     targets_free(targets, nt);
     free(targets);

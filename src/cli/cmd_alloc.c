@@ -53,8 +53,10 @@ int cli_find_alloc_lib(char *out, size_t n, struct err *e)
             realpath(p, out))
             return 0;
     }
-    return err_set(e, ERR_UNSUPPORTED, "cannot find libtare-alloc.so beside '%s' or in '%s/../lib/tare'; "
-                   "set TARE_ALLOC_LIB", self, dir);
+    return err_set(e, ERR_UNSUPPORTED,
+                   "cannot find libtare-alloc.so beside '%s' or in '%s/../lib/tare'; "
+                   "set TARE_ALLOC_LIB",
+                   self, dir);
 }
 
 /* A static binary never loads the library: say so before running it. */
@@ -62,15 +64,19 @@ static int check_dynamic(const char *cmd, struct err *e)
 {
     char path[PATH_MAX], interp[PATH_MAX];
     enum exe_link kind;
-    if (exe_find(cmd, path, sizeof path, e) < 0 || exe_link_kind(path, &kind, interp, sizeof interp, e) < 0)
+    if (exe_find(cmd, path, sizeof path, e) < 0 ||
+        exe_link_kind(path, &kind, interp, sizeof interp, e) < 0)
         return -1;
     if (kind == EXE_STATIC) {
         if (interp[0])
-            return err_set(e, ERR_UNSUPPORTED, "'%s' runs '%s', which is statically linked (no PT_INTERP): "
+            return err_set(e, ERR_UNSUPPORTED,
+                           "'%s' runs '%s', which is statically linked (no PT_INTERP): "
                            "LD_PRELOAD cannot see its allocations; count them with valgrind "
-                           "(memcheck's heap summary) instead", cmd, interp);
-        return err_set(e, ERR_UNSUPPORTED, "'%s' is statically linked (no PT_INTERP): LD_PRELOAD cannot "
-                       "see its allocations; count them with valgrind (memcheck's heap summary) instead",
+                           "(memcheck's heap summary) instead",
+                           cmd, interp);
+        return err_set(e, ERR_UNSUPPORTED,
+                       "'%s' is statically linked (no PT_INTERP): LD_PRELOAD cannot see its "
+                       "allocations; count them with valgrind (memcheck's heap summary) instead",
                        cmd);
     }
     return 0;
@@ -120,7 +126,8 @@ static void print_procs(const struct alloc_report *r)
         }
         order[j] = x;
     }
-    static const char *const h[] = {"pid", "ppid", "end", "allocations", "bytes", "peak", "program"};
+    static const char *const h[] = {"pid", "ppid", "end", "allocations", "bytes", "peak",
+                                    "program"};
     struct table tb;
     table_init(&tb, 7, h, 0x44);
     char a[96];
@@ -151,7 +158,8 @@ static void print_text(const struct alloc_totals *t, bool follow)
     printf("frees        %s\n", fmt_count(a, (double)t->frees));
     printf("bytes        %s\n", fmt_bytes(a, t->bytes));
     if (t->peak_slack)
-        printf("peak live    %s ± %s%s\n", fmt_bytes(a, t->peak_bytes), fmt_kib(b, (double)t->peak_slack / 1024),
+        printf("peak live    %s ± %s%s\n", fmt_bytes(a, t->peak_bytes),
+               fmt_kib(b, (double)t->peak_slack / 1024),
                follow && t->nprocs > 1 ? " (largest single process)" : "");
     else
         printf("peak live    %s%s\n", fmt_bytes(a, t->peak_bytes),
@@ -249,7 +257,8 @@ int cmd_alloc(int argc, char **argv)
     const char *old = getenv("LD_PRELOAD");
     char *preload = NULL, *outvar = NULL;
     int status = EXIT_USAGE;
-    if (asprintf(&preload, "LD_PRELOAD=%s%s%s", lib, old && old[0] ? ":" : "", old ? old : "") < 0 ||
+    if (asprintf(&preload, "LD_PRELOAD=%s%s%s", lib, old && old[0] ? ":" : "",
+                 old ? old : "") < 0 ||
         asprintf(&outvar, "TARE_ALLOC_OUT=%s", out) < 0) {
         cli_error("alloc", "out of memory");
         goto done;
@@ -270,9 +279,11 @@ int cmd_alloc(int argc, char **argv)
     char why[128];
     if (r.status == PROC_SIGNALED || r.status == PROC_TIMEOUT) {
         cli_error("alloc", "'%s' %s: its allocations were not reported%s", cmd[0],
-                  proc_describe(&r, 0, why, sizeof why), r.stderr_tail[0] ? "; its stderr ended with:" : "");
+                  proc_describe(&r, 0, why, sizeof why),
+                  r.stderr_tail[0] ? "; its stderr ended with:" : "");
         if (r.stderr_tail[0])
-            fprintf(stderr, "%s%s", r.stderr_tail, r.stderr_tail[strlen(r.stderr_tail) - 1] == '\n' ? "" : "\n");
+            fprintf(stderr, "%s%s", r.stderr_tail,
+                    r.stderr_tail[strlen(r.stderr_tail) - 1] == '\n' ? "" : "\n");
         status = EXIT_FAIL;
         goto done;
     }

@@ -80,8 +80,8 @@ static int pick_event(const struct cg_profile *p, const char *name, const char *
         for (int i = 0; i < p->nev; i++) {
             if (strlen(list) + strlen(cg_event_name(p, i)) + 3 > sizeof list)
                 break;
-            if (i) strcat(list, ", ");
-            strcat(list, cg_event_name(p, i));
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", cg_event_name(p, i));
         }
         cli_error("cg", "no event '%s' in '%s' (it has: %s)", name, file, list);
     }
@@ -157,7 +157,8 @@ static int by_cost(const void *a, const void *b)
     if (cx[sort_ev] != cy[sort_ev])
         return cx[sort_ev] > cy[sort_ev] ? -1 : 1;
     int c = strcmp(cg_str(sort_p, sort_p->funcs[x].name), cg_str(sort_p, sort_p->funcs[y].name));
-    return c ? c : strcmp(cg_str(sort_p, sort_p->funcs[x].obj), cg_str(sort_p, sort_p->funcs[y].obj));
+    return c ? c
+             : strcmp(cg_str(sort_p, sort_p->funcs[x].obj), cg_str(sort_p, sort_p->funcs[y].obj));
 }
 
 /* The n first of idx[0..m) in the order of cmp, in idx[0..n), the others dropped: one pass
@@ -213,7 +214,8 @@ static int cg_top(struct cg_cli *c)
         static const char *const h[] = {"self", "%", "inclusive", "%", "function", "object"};
         table_init(&t, 6, h, 0x30);
     } else {
-        static const char *const h[] = {"function", "object", "self", "inclusive", "inclusive_bound"};
+        static const char *const h[] = {"function", "object", "self", "inclusive",
+                                        "inclusive_bound"};
         table_init(&t, 5, h, 0x3);
     }
     char a[40], b[40];
@@ -241,7 +243,8 @@ static int cg_top(struct cg_cli *c)
         }
     }
     if (c->fmt == FMT_TEXT) {
-        print_header(p, ev, c->inclusive ? "functions by inclusive cost" : "functions by self cost");
+        print_header(p, ev,
+                     c->inclusive ? "functions by inclusive cost" : "functions by self cost");
         table_print(&t, stdout, FMT_TEXT);
         if (any_bound)
             printf("<= an upper bound: see BOUNDS in tare-cg(1)\n");
@@ -333,7 +336,8 @@ static int by_match(const void *a, const void *b)
 }
 
 /* The functions NAME names (exactly, or containing it), exact ones first; 0: none. */
-static uint32_t match_funcs(const struct cg_profile *p, int ev, const char *name, bool exact, uint32_t *fs)
+static uint32_t match_funcs(const struct cg_profile *p, int ev, const char *name, bool exact,
+                            uint32_t *fs)
 {
     uint32_t nf = 0;
     for (uint32_t f = 0; f < p->nfunc; f++) {
@@ -377,7 +381,8 @@ static void print_apart(const struct cg_profile *p, const struct crow *rows, uin
 static int cg_calls(struct cg_cli *c, bool callers)
 {
     if (c->nargs < 2)
-        return cli_usage_error("cg", cmd_cg_usage, "%s: want NAME and at least one profile", c->sub);
+        return cli_usage_error("cg", cmd_cg_usage, "%s: want NAME and at least one profile",
+                               c->sub);
     const char *name = c->args[0];
     struct cg_profile *p;
     int rc = load(c, &p, c->args + 1, c->nargs - 1, NULL);
@@ -391,10 +396,16 @@ static int cg_calls(struct cg_cli *c, bool callers)
     uint32_t *fs = malloc((p->nfunc + 1) * sizeof *fs);
     struct crow *rows = malloc((2 * (size_t)p->nedge + 1) * sizeof *rows);
     /* each function's edges (as callee, or as caller), found once: by[at[f] .. at[f + 1]) */
-    uint32_t *at = calloc((size_t)p->nfunc + 2, sizeof *at), *by = malloc(((size_t)p->nedge + 1) * sizeof *by);
+    uint32_t *at = calloc((size_t)p->nfunc + 2, sizeof *at),
+             *by = malloc(((size_t)p->nedge + 1) * sizeof *by);
     if (!fs || !rows || !at || !by) {
         cli_error("cg", "out of memory");
-        exit(EXIT_USAGE);
+        free(fs);
+        free(rows);
+        free(at);
+        free(by);
+        cg_profile_free(p);
+        return EXIT_USAGE;
     }
     for (uint32_t x = 0; x < p->nedge; x++)
         at[(callers ? p->edges[x].callee : p->edges[x].caller) + 2]++;
@@ -483,7 +494,8 @@ static int cg_calls(struct cg_cli *c, bool callers)
             table_print(&t, stdout, FMT_TEXT);
             table_free(&t);
             if (callers) {
-                print_apart(p, rows, nr, ROW_RECURSIVE, "recursive calls (inside the calls above)", c->n);
+                print_apart(p, rows, nr, ROW_RECURSIVE, "recursive calls (inside the calls above)",
+                            c->n);
                 print_apart(p, rows, nr, ROW_CYCLE, "calls within a cycle of functions (inside the "
                             "calls above; the profile has no recursion marks to tell more)", c->n);
             } else {
@@ -524,16 +536,16 @@ static int cg_calls(struct cg_cli *c, bool callers)
 /* ---- allocation sites ---- */
 
 /* Allocation counts per call site (see cg_alloc_sites). */
-static struct cg_site *alloc_sites(const struct cg_profile *p, uint32_t *nsites)
+static bool alloc_sites(const struct cg_profile *p, struct cg_site **out, uint32_t *nsites)
 {
-    struct cg_site *s = NULL;
-    long n = cg_alloc_sites(p, &s);
+    *out = NULL;
+    long n = cg_alloc_sites(p, out);
     if (n < 0) {
         cli_error("cg", "out of memory");
-        exit(EXIT_USAGE);
+        return false;
     }
     *nsites = (uint32_t)n;
-    return s;
+    return true;
 }
 
 static const struct cg_profile *site_p;
@@ -543,7 +555,8 @@ static int by_site(const void *a, const void *b)
     const struct cg_site *x = a, *y = b;
     if (x->allocations != y->allocations)
         return x->allocations > y->allocations ? -1 : 1;
-    return strcmp(cg_str(site_p, site_p->funcs[x->func].name), cg_str(site_p, site_p->funcs[y->func].name));
+    return strcmp(cg_str(site_p, site_p->funcs[x->func].name),
+                  cg_str(site_p, site_p->funcs[y->func].name));
 }
 
 static int cg_allocs(struct cg_cli *c)
@@ -555,7 +568,11 @@ static int cg_allocs(struct cg_cli *c)
     if (rc)
         return rc;
     uint32_t n;
-    struct cg_site *s = alloc_sites(p, &n);
+    struct cg_site *s;
+    if (!alloc_sites(p, &s, &n)) {
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
     site_p = p;
     qsort(s, n, sizeof *s, by_site);
     uint32_t shown = c->n > 0 && (uint32_t)c->n < n ? (uint32_t)c->n : n;
@@ -672,8 +689,13 @@ static int cg_diff(struct cg_cli *c)
     uint32_t na = 0, nb = 0;
     struct cg_site *sa = NULL, *sb = NULL;
     if (c->allocs) {
-        sa = alloc_sites(pa, &na);
-        sb = alloc_sites(pb, &nb);
+        if (!alloc_sites(pa, &sa, &na) || !alloc_sites(pb, &sb, &nb)) {
+            free(sa);
+            free(sb);
+            cg_profile_free(pa);
+            cg_profile_free(pb);
+            return EXIT_USAGE;
+        }
     } else {
         na = pa->nfunc;
         nb = pb->nfunc;
@@ -685,7 +707,13 @@ static int cg_diff(struct cg_cli *c)
     rs.hash = malloc(rs.cap * sizeof *rs.hash);
     if (!rs.rows || !rs.hash) {
         cli_error("cg", "out of memory");
-        exit(EXIT_USAGE);
+        free(rs.rows);
+        free(rs.hash);
+        free(sa);
+        free(sb);
+        cg_profile_free(pa);
+        cg_profile_free(pb);
+        return EXIT_USAGE;
     }
     for (uint32_t i = 0; i < rs.cap; i++)
         rs.hash[i] = -1;
@@ -750,8 +778,10 @@ static int cg_diff(struct cg_cli *c)
                      c->fmt == FMT_TEXT ? "%" : "");
         table_row(&t);
         if (c->fmt == FMT_TEXT) {
-            table_set(&t, 0, "%s%s", r->bound_a ? "<=" : "", r->has_a ? fmt_count(x, (double)r->a) : "-");
-            table_set(&t, 1, "%s%s", r->bound_b ? "<=" : "", r->has_b ? fmt_count(y, (double)r->b) : "-");
+            table_set(&t, 0, "%s%s", r->bound_a ? "<=" : "",
+                      r->has_a ? fmt_count(x, (double)r->a) : "-");
+            table_set(&t, 1, "%s%s", r->bound_b ? "<=" : "",
+                      r->has_b ? fmt_count(y, (double)r->b) : "-");
             table_set(&t, 2, "%s%s", d > 0 ? "+" : "", fmt_count(z, (double)d));
             table_set(&t, 3, "%s", change);
             table_set(&t, 4, "%s", r->name);
@@ -774,11 +804,13 @@ static int cg_diff(struct cg_cli *c)
     else
         snprintf(tp, sizeof tp, "%+.2f", 100.0 * (double)td / (double)ta);
     if (c->fmt == FMT_TEXT) {
-        printf("total %s: before %s, after %s, change %s%s (%s%s)\n", unit, fmt_count(x, (double)ta),
-               fmt_count(y, (double)tb), td > 0 ? "+" : "", fmt_count(z, (double)td), tp,
-               ta ? "%" : "");
-        printf("%s by the size of their change, biggest first\n",
-               c->allocs ? "call sites" : c->inclusive ? "functions (inclusive cost)" : "functions (self cost)");
+        printf("total %s: before %s, after %s, change %s%s (%s%s)\n", unit,
+               fmt_count(x, (double)ta), fmt_count(y, (double)tb), td > 0 ? "+" : "",
+               fmt_count(z, (double)td), tp, ta ? "%" : "");
+        printf("%s by the size of their change, biggest first\n", c->allocs ? "call sites"
+                                                                  : c->inclusive
+                                                                      ? "functions (inclusive cost)"
+                                                                      : "functions (self cost)");
         table_print(&t, stdout, FMT_TEXT);
         if (any_bound)
             printf("<= an upper bound: see BOUNDS in tare-cg(1)\n");
@@ -787,7 +819,8 @@ static int cg_diff(struct cg_cli *c)
     else {
         printf("{\"event\": ");
         json_str(stdout, unit);
-        printf(", \"before\": %" PRIu64 ", \"after\": %" PRIu64 ", \"delta\": %" PRId64 ", \"pct\": %s, \"%s\": ",
+        printf(", \"before\": %" PRIu64 ", \"after\": %" PRIu64 ", \"delta\": %" PRId64
+               ", \"pct\": %s, \"%s\": ",
                ta, tb, td, ta ? tp : "null", c->allocs ? "sites" : "functions");
         /* pct is a number except new/gone/NA */
         json_rows(&t, 0x5c);
@@ -808,9 +841,11 @@ static const struct cg_profile *line_p;
 
 static int by_line(const void *a, const void *b)
 {
-    const struct cg_line *x = &line_p->lines[*(const uint32_t *)a], *y = &line_p->lines[*(const uint32_t *)b];
+    const struct cg_line *x = &line_p->lines[*(const uint32_t *)a],
+                         *y = &line_p->lines[*(const uint32_t *)b];
     if (x->func != y->func) {
-        int c = strcmp(cg_str(line_p, line_p->funcs[x->func].name), cg_str(line_p, line_p->funcs[y->func].name));
+        int c = strcmp(cg_str(line_p, line_p->funcs[x->func].name),
+                       cg_str(line_p, line_p->funcs[y->func].name));
         if (c)
             return c;
         return x->func < y->func ? -1 : 1;
@@ -978,7 +1013,8 @@ int cmd_cg(int argc, char **argv)
         return cli_usage_error("cg", cmd_cg_usage, "no subcommand given");
     }
     c.sub = argv[1];
-    static const char *const subs[] = {"top", "callers", "callees", "diff", "allocs", "lines", "info"};
+    static const char *const subs[] = {"top", "callers", "callees", "diff", "allocs", "lines",
+                                       "info"};
     bool known = false;
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
         known |= strcmp(c.sub, subs[i]) == 0;
@@ -1015,7 +1051,8 @@ int cmd_cg(int argc, char **argv)
             fputs(cg_options, stdout);
             return EXIT_OK;
         case ':':
-            return cli_usage_error("cg", cmd_cg_usage, "option '%s' needs a value", argv[optind - 1]);
+            return cli_usage_error("cg", cmd_cg_usage, "option '%s' needs a value",
+                                   argv[optind - 1]);
         default:
             return cli_usage_error("cg", cmd_cg_usage, "unknown option '%s'", argv[optind - 1]);
         }

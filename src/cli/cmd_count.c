@@ -156,7 +156,8 @@ int cmd_count(int argc, char **argv)
         case 'C': co.check_warm = true; break;
         case 'o': co.show_output = true; break;
         case 'f':
-            if (!cli_parse_format("count", cmd_count_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON, &fmt))
+            if (!cli_parse_format("count", cmd_count_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
+                                  &fmt))
                 goto done;
             break;
         case 'h':
@@ -173,7 +174,8 @@ int cmd_count(int argc, char **argv)
             goto done;
         }
     }
-    if ((status = targets_from_args("count", cmd_count_usage, argc, argv, dd, &spec, &targets, &nt)) != 0)
+    if ((status = targets_from_args("count", cmd_count_usage, argc, argv, dd, &spec, &targets,
+                                    &nt)) != 0)
         goto done;
     status = EXIT_USAGE;
     char valgrind[4096];
@@ -188,7 +190,8 @@ int cmd_count(int argc, char **argv)
     if (cli_find_alloc_lib(alloc_lib, sizeof alloc_lib, &lib_err) == 0)
         co.alloc_lib = alloc_lib;
     if (co.keep_dir && mkdir(co.keep_dir, 0777) < 0 && errno != EEXIST) {
-        cli_error("count", "cannot make the profile directory '%s': %s", co.keep_dir, strerror(errno));
+        cli_error("count", "cannot make the profile directory '%s': %s", co.keep_dir,
+                  strerror(errno));
         goto done;
     }
     jobs = calloc(nt, sizeof *jobs);

@@ -89,8 +89,10 @@ int cmd_goal(int argc, char **argv)
             break;
         case 'h':
             cli_print_usage(stdout, cmd_goal_usage);
-            printf("\nThe multiple a goal needs, how many compounding slices of a given size reach\n"
-                   "it, and how much of it slices already measured reach.\n\n%s", goal_options);
+            printf(
+                "\nThe multiple a goal needs, how many compounding slices of a given size reach\n"
+                "it, and how much of it slices already measured reach.\n\n%s",
+                goal_options);
             return EXIT_OK;
         default:
             cli_print_usage(stderr, cmd_goal_usage);

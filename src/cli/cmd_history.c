@@ -134,7 +134,8 @@ static void print_warnings(const struct hist_db *db)
 static int do_append(int argc, char **argv)
 {
     if (argc != 2)
-        return cli_usage_error(CMD, cmd_history_usage, "append takes one FILE (rows come on stdin)");
+        return cli_usage_error(CMD, cmd_history_usage,
+                               "append takes one FILE (rows come on stdin)");
     catch_signals();
     char *buf = NULL;
     size_t cap = 0, n = 0;
@@ -633,7 +634,8 @@ static int cmp_mrow(const void *a, const void *b)
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
     /* Within a commit by series, so a row given twice sits next to itself. */
-    int c = strcmp(hist_cell(x->t, x->r, x->t->c_benchmark), hist_cell(y->t, y->r, y->t->c_benchmark));
+    int c =
+        strcmp(hist_cell(x->t, x->r, x->t->c_benchmark), hist_cell(y->t, y->r, y->t->c_benchmark));
     if (c)
         return c;
     return x->seq < y->seq ? -1 : x->seq > y->seq;

@@ -128,7 +128,8 @@ static int plan_series(const struct suite *su, int nl, struct rseries *s, struct
             const struct suite_lane *lane = su->nlanes ? &su->lanes[l] : NULL;
             x->lane = lane && lane->name[0] ? lane->name : NULL;
             x->tail = "";
-            if (asprintf(&x->name, "%s%s%s", su->bench[b].name, x->lane ? "+" : "", x->lane ? x->lane : "") < 0)
+            if (asprintf(&x->name, "%s%s%s", su->bench[b].name, x->lane ? "+" : "",
+                         x->lane ? x->lane : "") < 0)
                 x->name = NULL;
             x->env = lane ? lane->env : NULL;
             if (!x->name) {
@@ -246,7 +247,8 @@ static char *capture(char *const argv[], const char *dir)
     char buf[256];
     size_t n = 0;
     ssize_t r;
-    while (n < sizeof buf - 1 && ((r = read(p[0], buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+    while (n < sizeof buf - 1 &&
+           ((r = read(p[0], buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
         if (r > 0)
             n += r;
     close(p[0]);
@@ -283,8 +285,9 @@ static void runner_desc(char *out, size_t n)
     }
     struct utsname u;
     if (uname(&u) < 0)
-        strcpy(u.machine, "unknown");
-    snprintf(out, n, "%ldc %s%s%s", sysconf(_SC_NPROCESSORS_ONLN), u.machine, model[0] ? " " : "", model);
+        snprintf(u.machine, sizeof u.machine, "%s", "unknown");
+    snprintf(out, n, "%ldc %s%s%s", sysconf(_SC_NPROCESSORS_ONLN), u.machine, model[0] ? " " : "",
+             model);
     for (char *p = out; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r')
             *p = ' ';
@@ -347,8 +350,9 @@ static int hfiles_lock(struct hfile *h, int n, struct err *e)
             struct hfile *x = &h[order[k]];
             while (flock(x->fd, LOCK_EX) < 0)
                 if (errno != EINTR || proc_interrupted())
-                    return errno == EINTR ? err_set(e, ERR_INTERRUPTED, "interrupted")
-                                          : err_errno(e, ERR_SYSTEM, errno, "cannot lock '%s'", x->path);
+                    return errno == EINTR
+                               ? err_set(e, ERR_INTERRUPTED, "interrupted")
+                               : err_errno(e, ERR_SYSTEM, errno, "cannot lock '%s'", x->path);
             struct stat st;
             if (stat(x->path, &st) < 0 || st.st_dev != x->dev || st.st_ino != x->ino)
                 moved = true;
@@ -407,7 +411,8 @@ static int hfile_build(struct hfile *h, struct err *e)
         snprintf(msg, sizeof msg, "%s", e->msg);
         const char *at_tmp = strstr(msg, h->tmp);
         if (at_tmp)
-            err_set(e, e->kind, "%.*s%s%s", (int)(at_tmp - msg), msg, h->path, at_tmp + strlen(h->tmp));
+            err_set(e, e->kind, "%.*s%s%s", (int)(at_tmp - msg), msg, h->path,
+                    at_tmp + strlen(h->tmp));
         rc = -1;
     }
     return rc;
@@ -569,7 +574,8 @@ int cmd_run(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return cli_usage_error(CMD, cmd_run_usage, optind >= argc ? "no SUITE file" : "one SUITE file only");
+        return cli_usage_error(CMD, cmd_run_usage,
+                               optind >= argc ? "no SUITE file" : "one SUITE file only");
     struct suite su;
     struct err e = {0};
     if (suite_load(argv[optind], &su, &e) < 0)
@@ -660,7 +666,8 @@ int cmd_run(int argc, char **argv)
             cj[i].env = s[i].env;
             cj[i].cwd = su.dir;
             struct err te = {0};
-            if (toolchain_of_command(s[i].argv[0], su.dir, s[i].toolchain, sizeof s[i].toolchain, &te) < 0)
+            if (toolchain_of_command(s[i].argv[0], su.dir, s[i].toolchain, sizeof s[i].toolchain,
+                                     &te) < 0)
                 s[i].toolchain[0] = '\0';
         }
         struct count_progress cp = {.on = progress, .t0 = proc_now()};
@@ -712,7 +719,9 @@ int cmd_run(int argc, char **argv)
         table_free(&t);
         goto out;
     }
-    fputs("date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference\n", h);
+    fputs(
+        "date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference\n",
+        h);
     fputs("date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\n", ch);
     bool any_failed = false;
     if (fmt == FMT_JSON) {
@@ -789,7 +798,8 @@ int cmd_run(int argc, char **argv)
                     json_num(stdout, ratio);
                 }
                 if (do_count) {
-                    static const char *const key[] = {"instructions", "allocations", "bytes", "peak_bytes"};
+                    static const char *const key[] = {"instructions", "allocations", "bytes",
+                                                      "peak_bytes"};
                     for (int k = 0; k < 4; k++) {
                         printf(", \"%s\": ", key[k]);
                         count_json(stdout, cnt[k]);
@@ -822,7 +832,8 @@ int cmd_run(int argc, char **argv)
                 }
                 if (do_count) {
                     for (int k = 0; k < 4; k++)
-                        table_set(&t, c_count + k, "%s", count_cell(nb[0], cnt[k], fmt == FMT_TEXT));
+                        table_set(&t, c_count + k, "%s",
+                                  count_cell(nb[0], cnt[k], fmt == FMT_TEXT));
                     if (fmt != FMT_TEXT)
                         table_set(&t, c_count + 4, "%s", tc ? tc : "NA");
                 }
@@ -860,9 +871,10 @@ int cmd_run(int argc, char **argv)
         fputs("]}\n", stdout);
     } else {
         if (fmt == FMT_TEXT && do_count)
-            printf("counts: instructions and allocations from one callgrind run, bytes and peak heap\n"
-                   "from the counting allocator; toolchain: %s\n",
-                   ns && s[0].toolchain[0] ? s[0].toolchain : "NA");
+            printf(
+                "counts: instructions and allocations from one callgrind run, bytes and peak heap\n"
+                "from the counting allocator; toolchain: %s\n",
+                ns && s[0].toolchain[0] ? s[0].toolchain : "NA");
         table_print(&t, stdout, fmt);
     }
     table_free(&t);

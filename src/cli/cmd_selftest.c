@@ -183,8 +183,10 @@ static void check_recursion(void)
     long f = func_index(p, "fib");
     bool ok = ir >= 0 && f >= 0 && count_named(p, "fib") == 1 && func_index(p, "fib'2") < 0 &&
               cg_self(p, f)[ir] == 160 && cg_incl(p, f)[ir] == 160 && cg_total(p, ir) == 170;
-    snprintf(d, sizeof d, "fib'2 merged into fib (%d function%s named fib), fib self %llu (want 160), "
-             "inclusive %llu (160, not 280)", count_named(p, "fib"), count_named(p, "fib") == 1 ? "" : "s",
+    snprintf(d, sizeof d,
+             "fib'2 merged into fib (%d function%s named fib), fib self %llu (want 160), "
+             "inclusive %llu (160, not 280)",
+             count_named(p, "fib"), count_named(p, "fib") == 1 ? "" : "s",
              f >= 0 && ir >= 0 ? (unsigned long long)cg_self(p, f)[ir] : 0ULL,
              f >= 0 && ir >= 0 ? (unsigned long long)cg_incl(p, f)[ir] : 0ULL);
     report(ok, "reader: recursion suffixes", d);
@@ -256,11 +258,13 @@ static void check_count(void)
     char d[512];
     snprintf(d, sizeof d, "%llu allocations (want %d)", (unsigned long long)job.allocations,
              ALLOCMIX_ALLOCATIONS);
-    report(job.allocations == ALLOCMIX_ALLOCATIONS, "tare count: allocations of a known program", d);
+    report(job.allocations == ALLOCMIX_ALLOCATIONS, "tare count: allocations of a known program",
+           d);
     if (!have_lib) {
         skip("tare count: bytes of a known program", lib_err.msg);
     } else {
-        snprintf(d, sizeof d, "%llu bytes (want %d)", (unsigned long long)job.bytes, ALLOCMIX_BYTES);
+        snprintf(d, sizeof d, "%llu bytes (want %d)", (unsigned long long)job.bytes,
+                 ALLOCMIX_BYTES);
         report(job.bytes == ALLOCMIX_BYTES, "tare count: bytes of a known program", d);
     }
 out:
@@ -286,7 +290,8 @@ int cmd_selftest(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (optind < argc)
-        return cli_usage_error("self-test", cmd_selftest_usage, "unexpected argument '%s'", argv[optind]);
+        return cli_usage_error("self-test", cmd_selftest_usage, "unexpected argument '%s'",
+                               argv[optind]);
     /* An interrupt ends the runs it starts; the checks then clean up their files. */
     cli_install_signal_handlers();
     check_names();

@@ -65,8 +65,8 @@ static const struct target *tgt(const struct session_series *s)
 static void progress(void *ctx, const struct session *ss, const struct session_event *ev)
 {
     (void)ctx;
-    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", ev->series->name, ev->warmup ? "warm-up" : "run",
-            ev->run, ev->runs, proc_now() - ss->t_start);
+    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", ev->series->name,
+            ev->warmup ? "warm-up" : "run", ev->run, ev->runs, proc_now() - ss->t_start);
     fflush(stderr);
 }
 
@@ -93,7 +93,8 @@ static void report_failure(const struct session_series *s)
     if (s->state == SESSION_OK)
         return;
     char why[512];
-    cli_error("stat", "'%s'%s %s%s", tgt(s)->name, s->fail.hook ? ":" : " failed:", session_failure_why(&s->fail, why, sizeof why),
+    cli_error("stat", "'%s'%s %s%s", tgt(s)->name, s->fail.hook ? ":" : " failed:",
+              session_failure_why(&s->fail, why, sizeof why),
               s->fail.tail[0] ? "; its stderr ended with:" : "");
     if (s->fail.tail[0])
         cli_print_stderr_tail(s->fail.tail);
@@ -257,7 +258,8 @@ static void print_text(const struct stat_run *st)
         for (int i = 0; i < st->set.n; i++) {
             const struct ctr_counter *c = &st->set.c[i];
             int j;
-            if (strcmp(c->ev->name, "instructions") == 0 && (j = find_pair(&st->set, i, "cycles")) >= 0) {
+            if (strcmp(c->ev->name, "instructions") == 0 &&
+                (j = find_pair(&st->set, i, "cycles")) >= 0) {
                 double ins = summarize(st, s, i).median, cyc = summarize(st, s, j).median;
                 if (!isnan(ins) && cyc > 0)
                     printf("%s: %.2f instructions per cycle%s%s\n", tgt(s)->name, ins / cyc,
@@ -282,8 +284,9 @@ static void list_events(const struct ctr_set *set)
     const struct ctr_event *t = ctr_events(&n);
     printf("%-18s %-9s %s\n", "event", "kind", "what");
     for (int i = 0; i < n; i++)
-        printf("%-18s %-9s %s%s\n", t[i].name, t[i].source == CTR_HARDWARE ? "hardware" : "software",
-               t[i].what, t[i].unit ? " (ns)" : "");
+        printf("%-18s %-9s %s%s\n", t[i].name,
+               t[i].source == CTR_HARDWARE ? "hardware" : "software", t[i].what,
+               t[i].unit ? " (ns)" : "");
     printf("\ncore PMUs under %s: ", set->pmus.root);
     if (set->pmus.n == 0)
         printf("none (no hardware counters)\n");
@@ -291,7 +294,8 @@ static void list_events(const struct ctr_set *set)
         printf("%s (type %u)%s", set->pmus.pmu[i].name, set->pmus.pmu[i].type,
                i + 1 < set->pmus.n ? ", " : "\n");
     if (set->paranoid != CTR_PARANOID_UNKNOWN)
-        printf("perf_event_paranoid: %d (%s)\n", set->paranoid, ctr_paranoid_meaning(set->paranoid));
+        printf("perf_event_paranoid: %d (%s)\n", set->paranoid,
+               ctr_paranoid_meaning(set->paranoid));
 }
 
 int cmd_stat(int argc, char **argv)
@@ -337,7 +341,8 @@ int cmd_stat(int argc, char **argv)
                 goto done;
             break;
         case 'w':
-            if (!cli_parse_count("stat", cmd_stat_usage, "--warmup", optarg, 0, 1000000, &st.warmup))
+            if (!cli_parse_count("stat", cmd_stat_usage, "--warmup", optarg, 0, 1000000,
+                                 &st.warmup))
                 goto done;
             break;
         case 'e': cfg.events = optarg; break;
@@ -360,7 +365,8 @@ int cmd_stat(int argc, char **argv)
             break;
         case 'i': st.ignore_failure = true; break;
         case 'f':
-            if (!cli_parse_format("stat", cmd_stat_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON, &fmt))
+            if (!cli_parse_format("stat", cmd_stat_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
+                                  &fmt))
                 goto done;
             break;
         case 'h':

@@ -68,8 +68,8 @@ static const struct target *tgt(const struct session_series *s)
 static void progress(void *ctx, const struct session *ss, const struct session_event *ev)
 {
     (void)ctx;
-    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", ev->series->name, ev->warmup ? "warm-up" : "run",
-            ev->run, ev->runs, proc_now() - ss->t_start);
+    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", ev->series->name,
+            ev->warmup ? "warm-up" : "run", ev->run, ev->runs, proc_now() - ss->t_start);
     fflush(stderr);
 }
 
@@ -124,9 +124,10 @@ static void note_cold(const struct wall *w, const struct session_series *s)
     char a[32], b[32];
     if (!isnan(s->warm_first)) {
         if (s->warm_first > m.median + 3 * m.mad && s->warm_first > 1.10 * m.median)
-            fprintf(stderr, "tare wall: note: the warm-up run of '%s' took %s against a median of %s: "
-                    "it was cold, and was not counted\n", tgt(s)->name, fmt_seconds(a, s->warm_first),
-                    fmt_seconds(b, m.median));
+            fprintf(stderr,
+                    "tare wall: note: the warm-up run of '%s' took %s against a median of %s: "
+                    "it was cold, and was not counted\n",
+                    tgt(s)->name, fmt_seconds(a, s->warm_first), fmt_seconds(b, m.median));
     } else if (s->n >= 3) {
         double rest = stats_median(s->wall_s + 1, s->n - 1);
         double mad = stats_mad(s->wall_s + 1, s->n - 1);
@@ -184,7 +185,8 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
         table_set(&t, 11, "%s", fmt_num(b, m.median / ref_median));
         table_set(&t, 12, "%s", session_state_name(s->state));
         for (int i = 0; i < nc; i++)
-            table_set(&t, 13 + i, "%s", fmt_num(b, s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN));
+            table_set(&t, 13 + i, "%s",
+                      fmt_num(b, s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN));
     }
     table_print(&t, stdout, fmt);
     table_free(&t);
@@ -304,7 +306,8 @@ static void print_text(const struct wall *w, double ref_median)
         else
             table_set(&t, c++, "%s", session_state_name(s->state));
     }
-    printf("%ld run%s each after %ld warm-up run%s (not counted); ± is the median absolute deviation%s\n",
+    printf("%ld run%s each after %ld warm-up run%s (not counted); ± is the median absolute "
+           "deviation%s\n",
            w->runs, w->runs == 1 ? "" : "s", w->warmup, w->warmup == 1 ? "" : "s",
            ref ? "; ratio is median over the reference's median" : "");
     table_print(&t, stdout, FMT_TEXT);

@@ -21,7 +21,7 @@ const char *count_cell(char *buf, uint64_t v, bool human)
         return "NA";
     if (human)
         return fmt_count(buf, (double)v);
-    sprintf(buf, "%llu", (unsigned long long)v);
+    snprintf(buf, FMT_BUF_MIN, "%llu", (unsigned long long)v);
     return buf;
 }
 

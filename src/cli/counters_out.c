@@ -53,7 +53,9 @@ void counters_explain(const char *cmd, const struct ctr_set *s, bool as_note)
     else
         cli_error(cmd, "%sperf_event_paranoid is %d: %s%s", pre, s->paranoid,
                   ctr_paranoid_meaning(s->paranoid),
-                  s->privileged ? " (tare has CAP_PERFMON or CAP_SYS_ADMIN, so it does not limit tare)" : "");
+                  s->privileged
+                      ? " (tare has CAP_PERFMON or CAP_SYS_ADMIN, so it does not limit tare)"
+                      : "");
     char sw[128];
     working_software(s, sw, sizeof sw);
     if (any_hw)
@@ -78,7 +80,8 @@ void counters_drop_kernel_side(const char *cmd, struct ctr_set *s)
 {
     for (int i = 0; i < s->n;) {
         const struct ctr_counter *c = &s->c[i];
-        if (c->ev->kernel_side && !s->kernel && (c->open_errno == EACCES || c->open_errno == EPERM)) {
+        if (c->ev->kernel_side && !s->kernel &&
+            (c->open_errno == EACCES || c->open_errno == EPERM)) {
             cli_error(cmd, "note: '%s' left out: %s", c->label, c->why);
             ctr_set_remove(s, i);
         } else {
@@ -89,8 +92,10 @@ void counters_drop_kernel_side(const char *cmd, struct ctr_set *s)
 
 const char *counters_fmt(char *buf, const struct ctr_counter *c, double v)
 {
-    if (isnan(v))
-        return strcpy(buf, "NA");
+    if (isnan(v)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "NA");
+        return buf;
+    }
     if (c->ev->unit && strcmp(c->ev->unit, "ns") == 0)
         return fmt_seconds(buf, v * 1e-9);
     return fmt_count(buf, v);
@@ -121,7 +126,8 @@ void counters_print_medians(FILE *f, const struct ctr_set *s, int nseries, const
             }
             bool sc = ctr_any_scaled(samples[k], nruns[k], i);
             any_scaled |= sc;
-            table_set(&t, k + 1, "%s%s", counters_fmt(b, &s->c[i], ctr_median(samples[k], nruns[k], i)),
+            table_set(&t, k + 1, "%s%s",
+                      counters_fmt(b, &s->c[i], ctr_median(samples[k], nruns[k], i)),
                       sc ? "*" : "");
         }
     }

@@ -35,7 +35,9 @@ enum {
 extern const char harness_options_help[];
 extern const char harness_param_help[];
 
-enum harness_hook { HARNESS_SETUP, HARNESS_PREPARE, HARNESS_CONCLUDE, HARNESS_CLEANUP, HARNESS_NHOOKS };
+enum harness_hook {
+    HARNESS_SETUP, HARNESS_PREPARE, HARNESS_CONCLUDE, HARNESS_CLEANUP, HARNESS_NHOOKS
+};
 
 /* One parameter: {VAR} in the commands and hooks takes each of its values in turn. */
 struct harness_param {

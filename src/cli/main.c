@@ -15,17 +15,27 @@
  * order, hooks) and prints what the engine reports; it keeps no run loop of its own.
  */
 const struct cli_command cli_commands[] = {
-    {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage, cmd_wall},
-    {"ab", "paired, interleaved A/B of two commands or a git revision: faster, slower or same", cmd_ab_usage, cmd_ab},
-    {"count", "deterministic instructions, allocations, bytes and peak heap", cmd_count_usage, cmd_count},
-    {"cg", "read callgrind profiles: top, callers, diff, allocation sites, lines", cmd_cg_usage, cmd_cg},
-    {"alloc", "count a command's allocations, bytes and peak heap (LD_PRELOAD), with scopes", cmd_alloc_usage, cmd_alloc},
-    {"stat", "count cycles, instructions, faults of whole commands (perf_event_open)", cmd_stat_usage, cmd_stat},
-    {"run", "run a benchmark suite (INI): wall-clock pass, lanes, reference, history rows", cmd_run_usage, cmd_run},
-    {"history", "per-commit history files: append safely, check for regressions, noise, merge", cmd_history_usage, cmd_history},
+    {"wall", "time whole commands: warm-up, median, spread, reference ratio", cmd_wall_usage,
+     cmd_wall},
+    {"ab", "paired, interleaved A/B of two commands or a git revision: faster, slower or same",
+     cmd_ab_usage, cmd_ab},
+    {"count", "deterministic instructions, allocations, bytes and peak heap", cmd_count_usage,
+     cmd_count},
+    {"cg", "read callgrind profiles: top, callers, diff, allocation sites, lines", cmd_cg_usage,
+     cmd_cg},
+    {"alloc", "count a command's allocations, bytes and peak heap (LD_PRELOAD), with scopes",
+     cmd_alloc_usage, cmd_alloc},
+    {"stat", "count cycles, instructions, faults of whole commands (perf_event_open)",
+     cmd_stat_usage, cmd_stat},
+    {"run", "run a benchmark suite (INI): wall-clock pass, lanes, reference, history rows",
+     cmd_run_usage, cmd_run},
+    {"history", "per-commit history files: append safely, check for regressions, noise, merge",
+     cmd_history_usage, cmd_history},
     {"trend", "a self-contained HTML trend page of history files", cmd_trend_usage, cmd_trend},
-    {"goal", "the multiple a goal needs and how many compounding slices reach it", cmd_goal_usage, cmd_goal},
-    {"self-test", "check the callgrind reader and tare count against known answers", cmd_selftest_usage, cmd_selftest},
+    {"goal", "the multiple a goal needs and how many compounding slices reach it", cmd_goal_usage,
+     cmd_goal},
+    {"self-test", "check the callgrind reader and tare count against known answers",
+     cmd_selftest_usage, cmd_selftest},
 };
 const int cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 
@@ -40,7 +50,8 @@ static void print_help(FILE *f)
     for (int i = 0; i < cli_command_count; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f, "\nRun 'tare COMMAND --help' for a command's options, or 'man tare-COMMAND'.\n"
-               "Exit status: 0 ok, 1 a measurement failed or a regression was found, 2 bad usage or input.\n");
+               "Exit status: 0 ok, 1 a measurement failed or a regression was found, 2 bad usage "
+               "or input.\n");
 }
 
 static const struct cli_command *find_command(const char *name)

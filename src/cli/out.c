@@ -12,7 +12,7 @@ static void *xrealloc(void *p, size_t n)
     void *q = realloc(p, n);
     if (!q) {
         fputs("tare: out of memory\n", stderr);
-        exit(EXIT_USAGE);
+        exit(EXIT_USAGE); /* style: allow exit -- a table has no error path yet; 24 callers */
     }
     return q;
 }
@@ -179,14 +179,16 @@ void table_free(struct table *t)
 static const char *sig3(char *buf, double v, const char *unit)
 {
     int decimals = v >= 100 ? 0 : v >= 10 ? 1 : 2;
-    sprintf(buf, "%.*f %s", decimals, v, unit);
+    snprintf(buf, FMT_BUF_MIN, "%.*f %s", decimals, v, unit);
     return buf;
 }
 
 const char *fmt_seconds(char *buf, double s)
 {
-    if (isnan(s))
-        return strcpy(buf, "NA");
+    if (isnan(s)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "NA");
+        return buf;
+    }
     double a = fabs(s);
     if (a >= 1 || a == 0)
         return sig3(buf, s, "s");
@@ -199,8 +201,10 @@ const char *fmt_seconds(char *buf, double s)
 
 const char *fmt_kib(char *buf, double kib)
 {
-    if (isnan(kib))
-        return strcpy(buf, "NA");
+    if (isnan(kib)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "NA");
+        return buf;
+    }
     if (kib < 1024)
         return sig3(buf, kib, "KiB");
     if (kib < 1024 * 1024)
@@ -210,8 +214,10 @@ const char *fmt_kib(char *buf, double kib)
 
 const char *fmt_count(char *buf, double n)
 {
-    if (isnan(n))
-        return strcpy(buf, "NA");
+    if (isnan(n)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "NA");
+        return buf;
+    }
     char digits[32];
     snprintf(digits, sizeof digits, "%.0f", fabs(n));
     size_t len = strlen(digits), o = 0;
@@ -228,9 +234,11 @@ const char *fmt_count(char *buf, double n)
 
 const char *fmt_num(char *buf, double v)
 {
-    if (isnan(v))
-        return strcpy(buf, "NA");
-    sprintf(buf, "%.9g", v);
+    if (isnan(v)) {
+        snprintf(buf, FMT_BUF_MIN, "%s", "NA");
+        return buf;
+    }
+    snprintf(buf, FMT_BUF_MIN, "%.9g", v);
     return buf;
 }
 

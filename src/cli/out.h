@@ -16,10 +16,13 @@ struct table {
 void table_init(struct table *t, int ncols, const char *const *headers, unsigned left_mask);
 /* Starts a row; then table_set fills its cells (unset cells print as empty). */
 void table_row(struct table *t);
-void table_set(struct table *t, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void table_set(struct table *t, int col, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Text (aligned), TSV, CSV or markdown; JSON is each command's own. */
 void table_print(const struct table *t, FILE *f, enum out_format fmt);
 void table_free(struct table *t);
+
+#define FMT_BUF_MIN 32   /* the least a buffer given to the fmt_ and _cell functions holds */
 
 /* Formats into buf (at least 32 bytes) and returns it; "NA" for NAN. */
 const char *fmt_seconds(char *buf, double s);          /* 1.23 s, 45.6 ms, 789 µs */

@@ -37,8 +37,8 @@ int lane_parse(const char *spec, struct lane *out, struct err *e)
         return err_set(e, ERR_INPUT, "bad lane '%s': want NAME:VAR=VALUE[,VAR=VALUE...]", spec);
     for (const char *p = spec; p < colon; p++)
         if (!(isalnum((unsigned char)*p) || strchr("_.-", *p)))
-            return err_set(e, ERR_INPUT, "bad lane name in '%s': use letters, digits, '_', '.', '-'",
-                           spec);
+            return err_set(e, ERR_INPUT,
+                           "bad lane name in '%s': use letters, digits, '_', '.', '-'", spec);
     out->name = strndup(spec, colon - spec);
     size_t cap = 4, n = 0;
     out->env = calloc(cap, sizeof *out->env);
@@ -175,12 +175,14 @@ static char *join_env_command(char *const *env, const char *command)
     char *s = malloc(len);
     if (!s)
         return NULL;
-    s[0] = '\0';
+    size_t o = 0;
     for (char *const *v = env; v && *v; v++) {
-        strcat(s, *v);
-        strcat(s, " ");
+        size_t k = strlen(*v);
+        memcpy(s + o, *v, k);
+        s[o + k] = ' ';
+        o += k + 1;
     }
-    strcat(s, command);
+    memcpy(s + o, command, strlen(command) + 1);
     return s;
 }
 
@@ -282,7 +284,8 @@ int targets_build(const struct target_spec *spec, char **argv, int argc, bool da
                 goto fail;
             }
         } else {
-            if (target_from_string(argv[c], named[c] ? spec->names[c] : NULL, spec->shell, b, e) < 0)
+            if (target_from_string(argv[c], named[c] ? spec->names[c] : NULL, spec->shell, b,
+                                   e) < 0)
                 goto fail;
             nbase++;
         }
@@ -345,7 +348,8 @@ int targets_from_args(const char *cmd, const char *usage, int argc, char **argv,
     if (ncmds <= 0)
         return cli_usage_error(cmd, usage, "no command to measure");
     if (spec->shell && dashdash)
-        return cli_usage_error(cmd, usage, "--shell takes command strings, not a command after '--'");
+        return cli_usage_error(cmd, usage,
+                               "--shell takes command strings, not a command after '--'");
     struct err e = {0};
     if (targets_build(spec, cmds, ncmds, dashdash, out, nout, &e) < 0)
         return cli_fail(cmd, &e);

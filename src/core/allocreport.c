@@ -156,7 +156,8 @@ static int parse_proc(const struct field *f, int nf, struct alloc_proc *p, size_
     static const char *const statuses[] = {"ok", "own-malloc", NULL};
     uint64_t pid, ppid;
     memset(p, 0, sizeof *p);
-    if (get_u64(f, nf, "pid", &pid, lineno, e) < 0 || get_u64(f, nf, "ppid", &ppid, lineno, e) < 0 ||
+    if (get_u64(f, nf, "pid", &pid, lineno, e) < 0 ||
+        get_u64(f, nf, "ppid", &ppid, lineno, e) < 0 ||
         get_word(f, nf, "end", p->end, sizeof p->end, ends, lineno, e) < 0 ||
         get_word(f, nf, "status", p->status, sizeof p->status, statuses, lineno, e) < 0 ||
         get_u64(f, nf, "allocations", &p->allocations, lineno, e) < 0 ||

@@ -63,6 +63,7 @@ struct alloc_totals {
     const struct alloc_proc *own_malloc;   /* the first report with status own-malloc */
 };
 
+/* Fills t as said above; the caller frees it with allocreport_totals_free. */
 int allocreport_sum(const struct alloc_report *r, long ppid, struct alloc_totals *t,
                     struct err *e);
 void allocreport_totals_free(struct alloc_totals *t);

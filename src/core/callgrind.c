@@ -256,7 +256,8 @@ static int defined_fn(struct reader *r, uint32_t id, enum spec_key key, struct f
 }
 
 /* fn/cfn/jfn: the table entry for a function context. */
-static int resolve_fn(struct reader *r, const struct lex_op *op, struct fn_ctx **out, struct fn_ctx *tmp)
+static int resolve_fn(struct reader *r, const struct lex_op *op, struct fn_ctx **out,
+                      struct fn_ctx *tmp)
 {
     const char *key = spec_key_name[op->key];
     uint32_t id = (uint32_t)op->arg;
@@ -499,7 +500,8 @@ static int header_line(struct reader *r, const char *key, size_t klen, const cha
         bool ok;
         cg_num(s, end, &v, &ok);
         if (!ok || v > 1)
-            return fail(r, "unsupported format version '%.*s'", (int)(end - s < 20 ? end - s : 20), s);
+            return fail(r, "unsupported format version '%.*s'", (int)(end - s < 20 ? end - s : 20),
+                        s);
         return 0;
     }
     if (KEY("creator")) {
@@ -652,7 +654,8 @@ static int self_op(struct reader *r, const uint64_t *cost, int n, uint64_t subli
         self[r->map[k]] += cost[k];   /* at most the part's total, which is checked */
     }
     if (r->lines_mode && p->funcs[r->func].want_lines && r->line_pos >= 0 && n > 0) {
-        uint32_t x = cg_line_get(p, r->func, r->file, subline > UINT32_MAX ? UINT32_MAX : (uint32_t)subline);
+        uint32_t x =
+            cg_line_get(p, r->func, r->file, subline > UINT32_MAX ? UINT32_MAX : (uint32_t)subline);
         if (x == NONE)
             return nomem(r);
         uint64_t *lc = p->line_cost + (size_t)x * p->nev;
@@ -788,7 +791,8 @@ static int one_line(struct reader *r, const char *s, const char *end)
             return fail(r, "'calls=' before 'events:'");
         if (klen == 4 && (memcmp(k, "jump", 4) == 0 || memcmp(k, "jcnd", 4) == 0))
             return fail(r, "jump line before 'events:'");
-        return fail(r, "internal error: name line '%.*s=' left to the second pass", (int)(klen < 40 ? klen : 40), k);
+        return fail(r, "internal error: name line '%.*s=' left to the second pass",
+                    (int)(klen < 40 ? klen : 40), k);
     }
     if (s < end && *s == ':' && klen) {
         if (r->next != NEXT_SELF)
@@ -869,7 +873,8 @@ static int take(struct reader *r, struct lex_result *x, const char *end, const c
 
 /* Did the lexer of a later range assume what the reader now knows? (line_pos matters only in
  * lines mode, which is read in one range.) */
-static bool assumed_right(const struct reader *r, const struct lex_state *in, const struct lex_result *x)
+static bool assumed_right(const struct reader *r, const struct lex_state *in,
+                          const struct lex_result *x)
 {
     return !x->unsure && r->next == NEXT_SELF && in->npos == r->npos && in->ncol == r->ncol &&
            in->have_events == r->have_events &&
@@ -1042,7 +1047,8 @@ static struct pool *pool_start(int n, struct round *ring)
  * round can be lexed before this one is replayed. The last rounds halve: the last one is
  * replayed after the lexers are done, by this thread alone, and a round of full length kept
  * one CPU idle 0.3-0.6 ms at the end. Returns the round's end. */
-static const char *plan_round(const struct reader *r, struct round *rd, const char *s, const char *end)
+static const char *plan_round(const struct reader *r, struct round *rd, const char *s,
+                              const char *end)
 {
     /* the ranges of the last rounds: an eighth of a range at least */
     const size_t unit = r->chunk / 8 ? r->chunk / 8 : 1;
@@ -1377,7 +1383,8 @@ static int read_blocks(struct reader *r, struct round rd[AHEAD], int fd, const c
     return rc;
 }
 
-int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_opts *o, struct err *e)
+int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_opts *o,
+                 struct err *e)
 {
     struct round *rd = calloc(AHEAD, sizeof *rd);     /* the rounds being lexed and replayed */
     if (!rd)
@@ -1417,7 +1424,8 @@ int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_op
         while (waitpid(gz, &status, 0) < 0 && errno == EINTR)
             ;
         if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-            rc = err_set(e, ERR_INPUT, "'%s': gzip could not decompress it (corrupt or truncated)", path);
+            rc = err_set(e, ERR_INPUT, "'%s': gzip could not decompress it (corrupt or truncated)",
+                         path);
     }
     return rc;
 }

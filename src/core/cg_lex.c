@@ -112,7 +112,8 @@ static int careful_positions(const char **sp, const char *end, const struct lex_
 
 /* A cost line [s, end) (no '\n', no '\r'), the careful way. Returns as careful_positions. */
 static int careful_cost_line(const char *s, const char *end, const struct lex_state *st,
-                             uint64_t *pos, bool *kn, uint64_t *cost, int *n, struct lex_result *res)
+                             uint64_t *pos, bool *kn, uint64_t *cost, int *n,
+                             struct lex_result *res)
 {
     int rc = careful_positions(&s, end, st, pos, kn, res);
     if (rc <= 0)
@@ -209,7 +210,8 @@ INLINE const char *dec(const char *s, unsigned max, uint64_t *out)
 
 /* Splits the value of a name line: "(id) name", "(id)" or "name" (a name may begin with '('
  * when no digit follows). 0: malformed (res->msg). */
-static int split_spec(const char *s, const char *end, int key, struct lex_op *op, struct lex_result *res)
+static int split_spec(const char *s, const char *end, int key, struct lex_op *op,
+                      struct lex_result *res)
 {
     s = cg_skip_space(s, end);
     while (end > s && cg_is_space(end[-1]))
@@ -752,7 +754,8 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
                  * fl=, fi= and fe= lines here as well: no faster in the whole read.) */
                 int key;
                 size_t klen = known_key(t, &key);
-                if (!klen || key > K_CFI || !(t = plain_spec(t, end, klen, key, pl->line + lines, res)))
+                if (!klen || key > K_CFI ||
+                    !(t = plain_spec(t, end, klen, key, pl->line + lines, res)))
                     break;
                 lines++;
                 names++;
@@ -798,8 +801,8 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
             break;
     }
     if (run) {
-        over |= (add >> 64) != 0 ||
-                __builtin_add_overflow(res->cost[pl->run_at], (uint64_t)add, &res->cost[pl->run_at]);
+        over |= (add >> 64) != 0 || __builtin_add_overflow(res->cost[pl->run_at], (uint64_t)add,
+                                                           &res->cost[pl->run_at]);
         if (over && res->over_op == SIZE_MAX)
             res->over_op = pl->run_op;
     }

@@ -60,7 +60,7 @@ struct lex_state {
     bool have_events, totals_seen;
     bool lines_mode;            /* one OP_SELF per line, with its line subposition */
     bool general_only;          /* not the loop for plain lines (cg_read_opts) */
-    bool known[3];              /* last[i] is known (a range after the start: not until an absolute one) */
+    bool known[3]; /* last[i] is known (a range after the start: not until an absolute one) */
     uint64_t last[3];
     enum lex_next next;
     bool in_body;               /* a cost or calls= line was lexed */
@@ -87,7 +87,9 @@ static inline bool cg_is_space(char c)
 {
     return c == ' ' || c == '\t';
 }
+/* The first byte of [s, end) that is not a space or tab. */
 const char *cg_skip_space(const char *s, const char *end);
+/* Reads a number at s into *out; returns the byte after it. */
 const char *cg_num(const char *s, const char *end, uint64_t *out, bool *ok);
 
 /* Lexes [s, end), which holds whole lines ('\n' at end[-1]), from state *in. */

@@ -25,7 +25,8 @@ int count_find_valgrind(char *path, size_t size, struct err *e)
             snprintf(path, size, "%s", forced);
             return 0;
         }
-        return err_set(e, ERR_UNSUPPORTED, "TARE_VALGRIND is '%s', which is not an executable", forced);
+        return err_set(e, ERR_UNSUPPORTED, "TARE_VALGRIND is '%s', which is not an executable",
+                       forced);
     }
     const char *env = getenv("PATH");
     char *dirs = strdup(env && *env ? env : "/usr/bin:/bin");
@@ -90,7 +91,8 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
         return true;
     char d[128];
     j->status = r.status == PROC_TIMEOUT ? COUNT_TIMEOUT : COUNT_FAILED;
-    snprintf(j->why, sizeof j->why, "%s %s", what, proc_describe(&r, sh->o->timeout_s, d, sizeof d));
+    snprintf(j->why, sizeof j->why, "%s %s", what,
+             proc_describe(&r, sh->o->timeout_s, d, sizeof d));
     memcpy(j->tail, r.stderr_tail, sizeof j->tail);
     return false;
 }
@@ -263,13 +265,15 @@ static void alloc_pass(struct shared *sh, int k, struct err *fatal)
     struct alloc_totals t = {0};
     struct err e = {0};
     if (access(out, F_OK) != 0) {
-        snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: it wrote no allocation report "
+        snprintf(j->note, sizeof j->note,
+                 "bytes and peak heap are NA: it wrote no allocation report "
                  "(statically linked, or it clears LD_PRELOAD)");
     } else if (allocreport_read_file(out, &rep, &e) < 0 ||
                allocreport_sum(&rep, -1, &t, &e) < 0) {
         snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: %.400s", e.msg);
     } else if (t.nprocs == 0) {
-        snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: it wrote no allocation report "
+        snprintf(j->note, sizeof j->note,
+                 "bytes and peak heap are NA: it wrote no allocation report "
                  "of its own (it replaced LD_PRELOAD?)");
     } else if (t.own_malloc) {
         snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: it defines its own malloc, "

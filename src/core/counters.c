@@ -21,11 +21,14 @@
 static const struct ctr_event ctr_table[] = {
     {"cycles", CTR_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false, NULL, "CPU cycles"},
     {"instructions", CTR_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, false, NULL, "instructions retired"},
-    {"branches", CTR_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false, NULL, "branch instructions"},
-    {"branch-misses", CTR_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, false, NULL, "mispredicted branches"},
+    {"branches", CTR_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false, NULL,
+     "branch instructions"},
+    {"branch-misses", CTR_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, false, NULL,
+     "mispredicted branches"},
     {"cache-references", CTR_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, false, NULL,
      "last-level cache accesses"},
-    {"cache-misses", CTR_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, false, NULL, "last-level cache misses"},
+    {"cache-misses", CTR_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, false, NULL,
+     "last-level cache misses"},
     {"task-clock", CTR_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false, "ns", "CPU time of the tasks"},
     {"page-faults", CTR_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false, NULL, "page faults"},
     {"minor-faults", CTR_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, false, NULL,
@@ -327,7 +330,8 @@ out:
     return ret;
 }
 
-static void fill_attr(const struct ctr_set *s, const struct ctr_counter *c, struct perf_event_attr *a)
+static void fill_attr(const struct ctr_set *s, const struct ctr_counter *c,
+                      struct perf_event_attr *a)
 {
     memset(a, 0, sizeof *a);
     a->size = sizeof *a;
@@ -568,9 +572,18 @@ static double median_(const double *v, int n) { return stats_median(v, n); }
 static double min_(const double *v, int n) { return stats_min(v, n); }
 static double max_(const double *v, int n) { return stats_max(v, n); }
 
-double ctr_median(const struct ctr_sample *s, int nruns, int i) { return over_runs(s, nruns, i, median_); }
-double ctr_min(const struct ctr_sample *s, int nruns, int i) { return over_runs(s, nruns, i, min_); }
-double ctr_max(const struct ctr_sample *s, int nruns, int i) { return over_runs(s, nruns, i, max_); }
+double ctr_median(const struct ctr_sample *s, int nruns, int i)
+{
+    return over_runs(s, nruns, i, median_);
+}
+double ctr_min(const struct ctr_sample *s, int nruns, int i)
+{
+    return over_runs(s, nruns, i, min_);
+}
+double ctr_max(const struct ctr_sample *s, int nruns, int i)
+{
+    return over_runs(s, nruns, i, max_);
+}
 
 bool ctr_any_scaled(const struct ctr_sample *s, int nruns, int i)
 {

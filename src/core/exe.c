@@ -40,7 +40,8 @@ int exe_find(const char *name, char *out, size_t n, struct err *e)
 static int elf_kind(int fd, const char *path, enum exe_link *kind, struct err *e)
 {
     Elf64_Ehdr h;
-    if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h.e_ident, ELFMAG, SELFMAG) != 0) {
+    if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+        memcmp(h.e_ident, ELFMAG, SELFMAG) != 0) {
         *kind = EXE_OTHER;
         return 0;
     }

@@ -39,7 +39,7 @@ struct hist_table {
     int c_date, c_commit, c_benchmark;   /* column indexes; date may be -1 */
     int c_metric[HM_COUNT];              /* -1 where the file has no such column */
     int c_runner, c_reference, c_toolchain, c_runs;
-    size_t torn_line;    /* a last line without its newline (a writer cut off): skipped; 0 if none */
+    size_t torn_line; /* a last line without its newline (a writer cut off): skipped; 0 if none */
 };
 
 /* Parses text (not NUL-terminated; len bytes) as a history file called name. Errors say
@@ -89,9 +89,9 @@ static inline const char *hist_cell(const struct hist_table *t, size_t row, int 
 double hist_value(const struct hist_table *t, size_t row, int m);
 
 /*
- * Appends rows to path under the exclusive lock (hist_lock_open), as one write, then fsync. text is a header
- * line then rows (TSV). The file is created with that header if new or empty; otherwise the
- * rows' columns are matched to the file's by (canonical) name, a column the file lacks is an
+ * Appends rows to path under the exclusive lock (hist_lock_open), as one write, then fsync. text is
+ * a header line then rows (TSV). The file is created with that header if new or empty; otherwise
+ * the rows' columns are matched to the file's by (canonical) name, a column the file lacks is an
  * error, and one the rows lack is written as NA. A torn last line left by a writer that was
  * killed is cut off first. Signals are held off while writing, so Ctrl-C cannot split a row.
  * Returns the number of rows appended, or -1.
@@ -123,6 +123,7 @@ struct hist_db {
     size_t nwarn;
 };
 
+/* An empty db; then hist_db_add each table (-1 and e set on no memory), hist_db_finish. */
 void hist_db_init(struct hist_db *db);
 int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e);
 /* Orders commits and every series' points; call after the last add. */

@@ -161,8 +161,9 @@ int ini_parse(const char *name, const char *text, size_t len, const char *const 
             for (size_t i = 0; i < out->nsec; i++)
                 if (strlen(out->sec[i].name) == (size_t)(nt - nb) &&
                     memcmp(out->sec[i].name, nb, nt - nb) == 0) {
-                    bad(e, name, line, "[%.*s] again (it began on line %lu): give each section once",
-                        SHOW, out->sec[i].name, out->sec[i].line);
+                    bad(e, name, line,
+                        "[%.*s] again (it began on line %lu): give each section once", SHOW,
+                        out->sec[i].name, out->sec[i].line);
                     goto fail;
                 }
             if (add_section(out, nb, nt, line) < 0)
@@ -184,11 +185,13 @@ int ini_parse(const char *name, const char *text, size_t len, const char *const 
             goto fail;
         }
         if (!cur) {
-            bad(e, name, line, "'%.*s' before any [section]", (int)(kt - b < SHOW ? kt - b : SHOW), b);
+            bad(e, name, line, "'%.*s' before any [section]", (int)(kt - b < SHOW ? kt - b : SHOW),
+                b);
             goto fail;
         }
         for (size_t k = 0; k < cur->nkeys && !listed(repeatable, b, kt - b); k++)
-            if (strlen(cur->keys[k].key) == (size_t)(kt - b) && memcmp(cur->keys[k].key, b, kt - b) == 0) {
+            if (strlen(cur->keys[k].key) == (size_t)(kt - b) &&
+                memcmp(cur->keys[k].key, b, kt - b) == 0) {
                 bad(e, name, line, "'%.*s' given twice in [%.*s] (first on line %lu)", SHOW,
                     cur->keys[k].key, SHOW, cur->name, cur->keys[k].line);
                 goto fail;

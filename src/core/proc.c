@@ -414,7 +414,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     posix_spawn_file_actions_addopen(&fa, 0, o->stdin_path ? o->stdin_path : "/dev/null",
                                      O_RDONLY, 0);
     if (o->stdout_path)
-        posix_spawn_file_actions_addopen(&fa, 1, o->stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_addopen(&fa, 1, o->stdout_path, O_WRONLY | O_CREAT | O_TRUNC,
+                                         0644);
     else if (!o->show_output)
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     if (!o->show_output)
@@ -442,8 +443,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     cpu_set_t saved_cpus;
     bool pinned = false;
     if (o->pin_cpu >= CPU_SETSIZE) {
-        err_set(e, ERR_INPUT, "cannot pin to CPU %d: beyond the %d CPUs this build knows", o->pin_cpu,
-                CPU_SETSIZE);
+        err_set(e, ERR_INPUT, "cannot pin to CPU %d: beyond the %d CPUs this build knows",
+                o->pin_cpu, CPU_SETSIZE);
         goto out_spawn;
     }
     if (o->pin_cpu >= 0 && !o->before_exec) {

@@ -10,7 +10,7 @@
 
 struct proc_opts {
     char *const *argv;        /* argv[0] is looked up in PATH; never run through a shell here */
-    char *const *env_set;     /* "VAR=VALUE" overrides on top of the inherited environment, or NULL */
+    char *const *env_set; /* "VAR=VALUE" overrides on top of the inherited environment, or NULL */
     const char *cwd;          /* working directory, or NULL */
     double timeout_s;         /* kill the whole process group after this long; 0: never */
     int pin_cpu;              /* run the child on this CPU only; -1: no pinning */

@@ -131,7 +131,8 @@ static void *new_table(struct cg_profile *p, uint32_t cap, size_t size)
 }
 
 /* Grows a cost array of `cap` vectors of nev to `ncap` vectors, zeroing the new ones. */
-static bool grow_costs(struct cg_profile *p, uint64_t **a, uint32_t oldcap, uint32_t newcap, int nev)
+static bool grow_costs(struct cg_profile *p, uint64_t **a, uint32_t oldcap, uint32_t newcap,
+                       int nev)
 {
     if (nev == 0)
         return true;
@@ -468,7 +469,8 @@ static bool func_rehash(struct cg_profile *p, uint32_t cap)
     return true;
 }
 
-uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const struct cg_read_opts *o)
+uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name,
+                     const struct cg_read_opts *o)
 {
     if ((p->nfunc + 1) * 2 > p->func_hash_cap &&
         !func_rehash(p, p->func_hash_cap ? p->func_hash_cap * 2 : 1024))
@@ -793,7 +795,8 @@ static int cycles(const struct cg_profile *p, uint32_t *comp, uint32_t *size)
     uint32_t *index = malloc(((size_t)n + 1) * sizeof *index);
     uint32_t *low = malloc(((size_t)n + 1) * sizeof *low);
     uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    uint32_t *walk = malloc(((size_t)n + 1) * sizeof *walk), *pos = malloc(((size_t)n + 1) * sizeof *pos);
+    uint32_t *walk = malloc(((size_t)n + 1) * sizeof *walk),
+             *pos = malloc(((size_t)n + 1) * sizeof *pos);
     bool *on = calloc((size_t)n + 1, sizeof *on);
     int rc = -1;
     if (!off || !index || !low || !stack || !walk || !pos || !on)
@@ -878,7 +881,8 @@ int cg_profile_finish(struct cg_profile *p, struct err *e)
     int nev = p->nev;
     uint32_t n = p->nfunc;
     uint32_t *target = malloc(((size_t)n + 1) * sizeof *target);
-    uint32_t *comp = malloc(((size_t)n + 1) * sizeof *comp), *size = malloc(((size_t)n + 1) * sizeof *size);
+    uint32_t *comp = malloc(((size_t)n + 1) * sizeof *comp),
+             *size = malloc(((size_t)n + 1) * sizeof *size);
     uint64_t *entry = NULL, *all_in = NULL;
     long stubs = target ? find_stubs(p, target) : -1;
     if (stubs < 0 || (stubs > 0 && fold_stubs(p, target) < 0) || !comp || !size)
@@ -1088,7 +1092,8 @@ long cg_alloc_sites(const struct cg_profile *p, struct cg_site **out)
     }
     for (uint32_t x = 0; x < p->nedge; x++) {
         const struct cg_edge *ed = &p->edges[x];
-        if (ed->caller == ed->callee || !p->funcs[ed->callee].alloc_entry || p->funcs[ed->caller].alloc_entry)
+        if (ed->caller == ed->callee || !p->funcs[ed->callee].alloc_entry ||
+            p->funcs[ed->caller].alloc_entry)
             continue;
         uint32_t c = ed->caller;
         bool stub = target[c] == ed->callee && in[c] == outc[c] && !p->funcs[c].alloc_entry &&
@@ -1135,7 +1140,8 @@ bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, cha
                b->nfunc, b->nedge, b->nline);
     if (a->nparts != b->nparts || a->threads != b->threads || a->allocations != b->allocations)
         DIFFER("parts, threads or allocations differ");
-    if ((a->command == NULL) != (b->command == NULL) || (a->command && strcmp(a->command, b->command)))
+    if ((a->command == NULL) != (b->command == NULL) ||
+        (a->command && strcmp(a->command, b->command)))
         DIFFER("the command differs");
     size_t nev = a->nev;
     for (uint32_t f = 0; f < a->nfunc; f++) {

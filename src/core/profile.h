@@ -172,13 +172,15 @@ struct cg_read_opts {
     bool general_only;
 };
 
+/* An empty profile (NULL on no memory), and freeing one. */
 struct cg_profile *cg_profile_new(void);
 void cg_profile_free(struct cg_profile *p);
 
 /* Reads one callgrind or cachegrind file into p, adding to what is there. Streaming: memory
  * grows with the number of functions and edges, not with the file. Errors: ERR_SYSTEM (cannot
  * open/read), ERR_INPUT ("'PATH' line N: what" — malformed, truncated, totals not matching). */
-int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_opts *o, struct err *e);
+int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_opts *o,
+                 struct err *e);
 /* Same, from memory; name is used in messages. */
 int cg_read_mem(struct cg_profile *p, const char *name, const char *data, size_t len,
                 const struct cg_read_opts *o, struct err *e);
@@ -225,13 +227,16 @@ struct cg_site {
     uint32_t func;
     uint64_t allocations;
 };
+/* See above: the call sites of allocations. */
 long cg_alloc_sites(const struct cg_profile *p, struct cg_site **out);
 /* True if a and b hold the same model (functions, calls, lines, costs, in the same order);
  * else false and why. For tests: a file read in any number of ranges must give one answer. */
 bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, char *why, size_t n);
-/* True if a function of this name (versioned or __libc_ form allowed) is an allocator entry point. */
+/* True if a function of this name (versioned or __libc_ form allowed) is an allocator entry point.
+ */
 bool cg_is_alloc_entry(const char *name);
 
+/* The string of pool id; function f's self and inclusive costs (nev events each). */
 static inline const char *cg_str(const struct cg_profile *p, uint32_t id)
 {
     return p->pool + p->str_off[id];
@@ -249,6 +254,7 @@ static inline uint64_t cg_edge_all(const struct cg_profile *p, uint32_t ed, int 
 {
     return p->edge_cost[(size_t)ed * p->nev + ev];
 }
+/* Whether edge ed is an outer, recursive or cycle edge (enum cg_edge_kind). */
 static inline enum cg_edge_kind cg_edge_kind(const struct cg_profile *p, uint32_t ed)
 {
     return (enum cg_edge_kind)p->edge_kind[ed];
@@ -286,7 +292,8 @@ uint32_t cg_hash(const char *s, size_t len);
 bool cg_hash_text(const char *s, size_t len, uint32_t *h);
 uint32_t cg_intern_hashed(struct cg_profile *p, const char *s, size_t len, uint32_t h);
 /* Finds (creating) the function (obj, name); name is already stripped. UINT32_MAX: no memory. */
-uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name, const struct cg_read_opts *o);
+uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name,
+                     const struct cg_read_opts *o);
 /* Finds (creating) the edge caller->callee; UINT32_MAX: no memory. */
 uint32_t cg_edge_get(struct cg_profile *p, uint32_t caller, uint32_t callee);
 /* Finds (creating) the line record; UINT32_MAX: no memory. */
@@ -301,7 +308,8 @@ uint32_t cg_line_get(struct cg_profile *p, uint32_t func, uint32_t file, uint32_
  * made from then on are in huge pages (arena.h). */
 #define CG_HUGE_BYTES ((uint64_t)8 << 20)
 void cg_profile_expect(struct cg_profile *p, uint64_t bytes);
-/* Adds an event by name, growing every cost vector; returns its index, or -1 (too many/no memory). */
+/* Adds an event by name, growing every cost vector; returns its index, or -1 (too many/no memory).
+ */
 int cg_event_add(struct cg_profile *p, uint32_t name);
 /* The length of a callgrind function name without its recursion suffix ('2) and
  * --separate-callers chain ('caller'caller...); *rec set when a recursion suffix was there. */

@@ -51,7 +51,8 @@ int session_init(struct session *s, const struct session_plan *plan, struct err 
         for (int j = 0; j < k - 1; j++)
             if (plan->series[j].group == plan->series[k].group &&
                 plan->series[k - 1].group != plan->series[k].group)
-                return err_set(e, ERR_INPUT, "series of group %d are not adjacent", plan->series[k].group);
+                return err_set(e, ERR_INPUT, "series of group %d are not adjacent",
+                               plan->series[k].group);
     const struct session_looks *lk = plan->looks;
     if (lk && (lk->first < 1 || lk->max < lk->first || !lk->look ||
                plan->series[0].group != plan->series[plan->nseries - 1].group))
@@ -176,7 +177,8 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
     struct session_series *x = &p->series[ev->index];
     struct proc_opts o = {
         .argv = x->argv, .env_set = x->env, .cwd = x->cwd, .timeout_s = p->timeout_s,
-        .pin_cpu = p->pin_cpu, .show_output = p->show_output, .stdin_path = x->stdin_path ? x->stdin_path : p->stdin_path,
+        .pin_cpu = p->pin_cpu, .show_output = p->show_output,
+        .stdin_path = x->stdin_path ? x->stdin_path : p->stdin_path,
         .stdout_path = p->stdout_path,
     };
     if (p->ctr) {
@@ -203,7 +205,9 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
                   (r.status == PROC_EXITED && !p->ignore_failure);
     if (failed) {
         x->state = r.status == PROC_TIMEOUT ? SESSION_TIMEOUT : SESSION_FAILED;
-        x->fail = (struct session_failure){.status = r.status, .warmup = ev->warmup, .run = ev->run};
+        x->fail = (struct session_failure){
+            .status = r.status, .warmup = ev->warmup, .run = ev->run,
+        };
         proc_describe(&r, p->timeout_s, x->fail.what, sizeof x->fail.what);
         memcpy(x->fail.tail, r.stderr_tail, sizeof x->fail.tail);
     }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Sorts x ascending; the median of x (sorted or not), NAN for none. */
 void stats_sort(double *x, size_t n);
 double stats_median(const double *x, size_t n);
 /* Quantile q in [0,1], linear interpolation between order statistics (R's type 7). */

@@ -97,7 +97,8 @@ static int suite_key(const char *name, struct suite *s, const struct ini_key *k,
         char *end;
         double t = strtod(v, &end);
         if (end == v || *end || !(t > 0) || t > 1e7)
-            return BAD("timeout = '%.*s': want a positive number of seconds", name, k->line, SHOW, v);
+            return BAD("timeout = '%.*s': want a positive number of seconds", name, k->line, SHOW,
+                       v);
         s->timeout = t;
         return 0;
     }
@@ -156,14 +157,17 @@ static int lane_env(const char *name, struct suite_lane *l, const struct ini_key
     return 0;
 }
 
-static int suite_lane(const char *name, struct suite *s, const struct ini_section *sec, struct err *e)
+static int suite_lane(const char *name, struct suite *s, const struct ini_section *sec,
+                      struct err *e)
 {
     const char *ln = sec->name + 4;
     while (*ln == ' ' || *ln == '\t')
         ln++;
     if (!valid_lane_name(ln))
-        return err_set(e, ERR_INPUT, "'%s' line %lu: bad lane name '%.*s': use letters, digits, '_', "
-                       "'.', '-'", name, sec->line, SHOW, ln);
+        return err_set(e, ERR_INPUT,
+                       "'%s' line %lu: bad lane name '%.*s': use letters, digits, '_', "
+                       "'.', '-'",
+                       name, sec->line, SHOW, ln);
     for (int i = 0; i < s->nlanes; i++)
         if (strcmp(s->lanes[i].name, ln) == 0)
             return err_set(e, ERR_INPUT, "'%s' line %lu: lane '%s' again: give each lane once",
@@ -260,7 +264,8 @@ int suite_load(const char *path, struct suite *s, struct err *e)
         return err_set(e, ERR_INPUT, "'%s': a NUL byte: not a text file", path);
     }
     char *pcopy = strdup(path);
-    int rc = pcopy ? suite_parse(path, text, dirname(pcopy), s, e) : err_set(e, ERR_SYSTEM, "out of memory");
+    int rc = pcopy ? suite_parse(path, text, dirname(pcopy), s, e)
+                   : err_set(e, ERR_SYSTEM, "out of memory");
     free(pcopy);
     free(text);
     if (rc < 0)
@@ -277,7 +282,8 @@ int suite_load(const char *path, struct suite *s, struct err *e)
         int grc = glob(**p == '/' ? *p : pat, 0, NULL, &g);
         free(pat);
         if (grc == GLOB_NOMATCH) {
-            err_set(e, ERR_INPUT, "'%s': benchmarks = '%s' matches no file in '%s'", path, *p, s->dir);
+            err_set(e, ERR_INPUT, "'%s': benchmarks = '%s' matches no file in '%s'", path, *p,
+                    s->dir);
             suite_free(s);
             return -1;
         }

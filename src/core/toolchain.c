@@ -148,7 +148,8 @@ int toolchain_from_elf(const unsigned char *buf, size_t len, char *out, size_t n
     if (shnum > (len - (shoff < len ? shoff : len)) / shentsize)
         return 0;   /* more headers than the file holds */
     uint64_t stroff, strsize;
-    if (shstrndx >= shnum || !section(&im, shoff, shentsize, shstrndx, &name, &stroff, &strsize, &link) ||
+    if (shstrndx >= shnum ||
+        !section(&im, shoff, shentsize, shstrndx, &name, &stroff, &strsize, &link) ||
         stroff > len || strsize > len - stroff)
         return 0;
     int best = 0;

@@ -253,7 +253,8 @@ static void flush(struct tstate *ts)
     int64_t now = atomic_fetch_add_explicit(&g_live, d, memory_order_relaxed) + d;
     int64_t pk = atomic_load_explicit(&g_peak, memory_order_relaxed);
     while (now > pk && !atomic_compare_exchange_weak_explicit(&g_peak, &pk, now,
-                                                              memory_order_relaxed, memory_order_relaxed))
+                                                              memory_order_relaxed,
+                                                              memory_order_relaxed))
         ;
 }
 
@@ -460,7 +461,8 @@ static void *next_memalign(size_t align, size_t n)
     if (R.aligned_alloc)
         return R.aligned_alloc(align, n);
     void *p;
-    if (R.posix_memalign && R.posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n) == 0)
+    if (R.posix_memalign &&
+        R.posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n) == 0)
         return p;
     errno = ENOMEM;
     return NULL;
@@ -527,7 +529,8 @@ EXPORT void *pvalloc(size_t n)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (unlikely(!ready()))
         return boot_alloc(n, page);
-    void *p = R.pvalloc ? R.pvalloc(n) : next_memalign(page, n ? (n + page - 1) & ~(page - 1) : page);
+    void *p =
+        R.pvalloc ? R.pvalloc(n) : next_memalign(page, n ? (n + page - 1) & ~(page - 1) : page);
     if (p)
         count_alloc(p, n);
     return p;
