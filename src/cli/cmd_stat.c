@@ -62,14 +62,6 @@ static const struct target *tgt(const struct session_series *s)
     return s->user;
 }
 
-static void progress(void *ctx, const struct session *ss, const struct session_event *ev)
-{
-    (void)ctx;
-    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", ev->series->name,
-            ev->warmup ? "warm-up" : "run", ev->run, ev->runs, proc_now() - ss->t_start);
-    fflush(stderr);
-}
-
 /* Warm-up, then rounds of every series once, as tare wall does. */
 static int measure(struct stat_run *st, struct err *e)
 {
@@ -77,7 +69,7 @@ static int measure(struct stat_run *st, struct err *e)
         .series = st->s, .nseries = st->ns, .warmup = st->warmup, .runs = st->runs,
         .order = SESSION_ROUNDS, .timeout_s = st->timeout, .pin_cpu = st->pin,
         .ignore_failure = st->ignore_failure, .ctr = &st->set,
-        .progress = st->progress ? progress : NULL,
+        .progress = st->progress ? harness_progress : NULL,
     };
     harness_plan(&st->h, &st->plan);
     int rc = session_init(&st->sess, &st->plan, e);

@@ -65,14 +65,6 @@ static const struct target *tgt(const struct session_series *s)
     return s->user;
 }
 
-static void progress(void *ctx, const struct session *ss, const struct session_event *ev)
-{
-    (void)ctx;
-    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", ev->series->name,
-            ev->warmup ? "warm-up" : "run", ev->run, ev->runs, proc_now() - ss->t_start);
-    fflush(stderr);
-}
-
 /* Warm-up, then rounds: every series once, then the reference, so drift hits all alike. */
 static int measure(struct wall *w, struct err *e)
 {
@@ -80,7 +72,7 @@ static int measure(struct wall *w, struct err *e)
         .series = w->s, .nseries = w->ns + (w->ref ? 1 : 0), .warmup = w->warmup, .runs = w->runs,
         .order = SESSION_ROUNDS, .timeout_s = w->timeout, .pin_cpu = w->pin,
         .ignore_failure = w->ignore_failure, .ctr = w->ctr,
-        .progress = w->progress ? progress : NULL,
+        .progress = w->progress ? harness_progress : NULL,
     };
     harness_plan(&w->h, &w->plan);
     int rc = session_init(&w->sess, &w->plan, e);

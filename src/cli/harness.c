@@ -454,3 +454,11 @@ void harness_free(struct harness *h)
         h->hook_str[k] = NULL;
     }
 }
+
+void harness_progress(void *ctx, const struct session *ss, const struct session_event *ev)
+{
+    (void)ctx;
+    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", ev->series->name,
+            ev->warmup ? "warm-up" : "run", ev->run, ev->runs, proc_now() - ss->t_start);
+    fflush(stderr);
+}

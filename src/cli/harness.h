@@ -88,5 +88,8 @@ void harness_apply(const struct harness *h, struct session_series *x, int combo)
 /* stdin, stdout and show_output of a plan. */
 void harness_plan(const struct harness *h, struct session_plan *p);
 void harness_free(struct harness *h);
+/* The engine's progress callback of wall and stat: "NAME run I/N  T s" on one line of a
+ * terminal's stderr, rewritten each run. */
+void harness_progress(void *ctx, const struct session *ss, const struct session_event *ev);
 
 #endif

@@ -298,17 +298,26 @@ static uint32_t ctx_func(struct reader *r, struct fn_ctx *c, uint32_t obj)
 
 /* ---- parts and header ---- */
 
-static int close_part(struct reader *r)
+/* A part's sums that went past 2^64, refused at its end (its total line or the next part):
+ * its cost lines', or its calls' (with those of earlier parts). */
+static int sums_over(struct reader *r)
 {
-    if (!r->part_open)
-        return 0;
-    r->part_open = false;
     if (r->psum_over)
         return fail(r, "the cost lines of the part that began on line %lu add up past 2^64",
                     r->part_line);
     if (r->call_over)
         return fail(r, "the calls of the part that began on line %lu add up past 2^64 (their "
                     "counts or their costs, with those of the parts read before)", r->part_line);
+    return 0;
+}
+
+static int close_part(struct reader *r)
+{
+    if (!r->part_open)
+        return 0;
+    r->part_open = false;
+    if (sums_over(r) < 0)
+        return -1;
     for (int k = 0; k < r->ncol; k++)   /* the program's totals: what the cost lines say */
         if (__builtin_add_overflow(r->p->total[r->map[k]], r->psum[k], &r->p->total[r->map[k]]))
             return fail(r, "the %s costs add up past 2^64 over the parts and files read",
@@ -438,12 +447,8 @@ static int header_totals(struct reader *r, const char *s, const char *end, bool 
         r->summary_seen = true;
         return 0;
     }
-    if (r->psum_over)
-        return fail(r, "the cost lines of the part that began on line %lu add up past 2^64",
-                    r->part_line);
-    if (r->call_over)
-        return fail(r, "the calls of the part that began on line %lu add up past 2^64 (their "
-                    "counts or their costs, with those of the parts read before)", r->part_line);
+    if (sums_over(r) < 0)
+        return -1;
     for (int k = 0; k < r->ncol; k++) {
         uint64_t want = k < n ? v[k] : 0;
         if (want != r->psum[k])
