@@ -158,16 +158,18 @@ static int run_hooks(const struct session_plan *p, struct session_series *x, con
     return rc;
 }
 
-/* After a hook failed: 0, or with stop_on_failure the error that ends the session. */
-static int hook_failed(const struct session_plan *p, const struct session_series *x, struct err *e)
+/* After a series failed (how: " failed" for its run, "" for a hook, whose record says so):
+ * 0, or with stop_on_failure the error that ends the session. */
+static int series_failed(const struct session_plan *p, const struct session_series *x,
+                         const char *how, struct err *e)
 {
     if (!p->stop_on_failure)
         return 0;
     char why[512];
     session_failure_why(&x->fail, why, sizeof why);
     if (x->label)
-        return err_set(e, ERR_MEASURE, "%s '%s': %s", x->label, x->name, why);
-    return err_set(e, ERR_MEASURE, "'%s': %s", x->name, why);
+        return err_set(e, ERR_MEASURE, "%s '%s'%s: %s", x->label, x->name, how, why);
+    return err_set(e, ERR_MEASURE, "'%s'%s: %s", x->name, how, why);
 }
 
 /* One run of one series; -1 only when tare itself cannot go on. */
@@ -189,7 +191,7 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
         return -1;
     int hk = run_hooks(p, x, "prepare", &x->prepare, ev->warmup, ev->run, e);
     if (hk != 0)
-        return hk < 0 ? -1 : hook_failed(p, x, e);
+        return hk < 0 ? -1 : series_failed(p, x, "", e);
     struct proc_result r;
     if (proc_run(&o, &r, e) < 0)
         return prefix(e, x);
@@ -216,16 +218,9 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
     if (hk < 0)
         return -1;
     if (hk > 0 && !failed)
-        return hook_failed(p, x, e);
-    if (failed) {
-        if (!p->stop_on_failure)
-            return 0;
-        char why[256];
-        session_failure_why(&x->fail, why, sizeof why);
-        if (x->label)
-            return err_set(e, ERR_MEASURE, "%s '%s' failed: %s", x->label, x->name, why);
-        return err_set(e, ERR_MEASURE, "'%s' failed: %s", x->name, why);
-    }
+        return series_failed(p, x, "", e);
+    if (failed)
+        return series_failed(p, x, " failed", e);
     if (ev->warmup) {
         if (isnan(x->warm_first))
             x->warm_first = r.wall_s;
@@ -328,7 +323,8 @@ static int end_series(struct session *s, int g0, int g1, int rc, struct err *e)
         struct session_series *x = &s->plan->series[k];
         bool was_ok = x->state == SESSION_OK;
         int hk = run_hooks(s->plan, x, "cleanup", &x->cleanup, false, 0, rc < 0 ? &scratch : e);
-        if (hk < 0 || (hk > 0 && was_ok && hook_failed(s->plan, x, rc < 0 ? &scratch : e) < 0))
+        if (hk < 0 ||
+            (hk > 0 && was_ok && series_failed(s->plan, x, "", rc < 0 ? &scratch : e) < 0))
             rc = -1;
     }
     for (int k = g0; h->series_end && k < g1; k++) {
@@ -357,7 +353,7 @@ int session_run(struct session *s, struct err *e)
                 return end_series(s, g0, k, -1, e);
         for (int k = g0; k < g1; k++) {
             int hk = run_hooks(p, &p->series[k], "setup", &p->series[k].setup, false, 0, e);
-            if (hk < 0 || (hk > 0 && hook_failed(p, &p->series[k], e) < 0))
+            if (hk < 0 || (hk > 0 && series_failed(p, &p->series[k], "", e) < 0))
                 return end_series(s, g0, g1, -1, e);
         }
         if (end_series(s, g0, g1, run_group(s, g0, g1, group, ngroups, e), e) < 0)
