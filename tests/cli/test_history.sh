@@ -258,7 +258,7 @@ warn="tare history: warning: '$T' line 4: no newline at its end: a row cut off m
 run_tare history check "$T"
 expect_rc 0 "check of a file with a torn last row"
 expect_eq "$err" "$warn" "check warns of the torn row, naming file and line"
-expect_eq "$out" "$(printf 'checked 1 series at commit c2 (2026-01-02)\nno regressions, no improvements')" \
+expect_eq "$out" "$(printf 'checked 1 metric of 1 series at commit c2 (2026-01-02)\nno regressions, no improvements')" \
     "check does not read the cut 1000 (of 1000000) as a -99.9% change"
 run_tare history noise --format tsv "$T"
 expect_eq "$err" "$warn" "noise warns of the torn row"
@@ -319,7 +319,7 @@ awk 'BEGIN { srand(3); print "date\tcommit\tbenchmark\tratio\tinstructions"
                 1000000 + b * 1000 + (b == 7 && k >= 9000 ? 50000 : 0) }' > "$BIG"
 run_tare history check "$BIG"
 expect_rc 0 "check of 10,000 commits x 50 series"
-expect_eq "$(head -1 <<<"$out")" "checked 50 series at commit c09999 (2026-01-07T22:39:00Z)" \
+expect_eq "$(head -1 <<<"$out")" "checked 100 metrics of 50 series at commit c09999 (2026-01-07T22:39:00Z)" \
     "check at scale: the newest commit, every series"
 run_tare history check --commit c09000 --format json "$BIG"
 expect_rc 1 "check --commit at scale finds the planted step"
