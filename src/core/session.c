@@ -187,8 +187,6 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
         o.before_exec = ctr_attach;
         o.before_exec_arg = p->ctr;
     }
-    if (p->hooks.before_run && p->hooks.before_run(p->hooks.ctx, ev, e) < 0)
-        return -1;
     int hk = run_hooks(p, x, "prepare", &x->prepare, ev->warmup, ev->run, e);
     if (hk != 0)
         return hk < 0 ? -1 : series_failed(p, x, "", e);
@@ -201,8 +199,6 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
         return err_set(e, ERR_INTERRUPTED, "interrupted");
     if (rd < 0)
         return prefix(e, x);
-    if (p->hooks.after_run && p->hooks.after_run(p->hooks.ctx, ev, &r, e) < 0)
-        return -1;
     bool failed = r.status == PROC_SIGNALED || r.status == PROC_TIMEOUT ||
                   (r.status == PROC_EXITED && !p->ignore_failure);
     if (failed) {
@@ -316,7 +312,6 @@ static int run_group(struct session *s, int g0, int g1, int group, int ngroups, 
 /* Ends the series [g0, g1) that began; the first error wins. */
 static int end_series(struct session *s, int g0, int g1, int rc, struct err *e)
 {
-    const struct session_hooks *h = &s->plan->hooks;
     for (int k = g0; k < g1; k++) {
         /* Cleanup after a failure too; a series that failed keeps its first record. */
         struct err scratch = {0};
@@ -325,11 +320,6 @@ static int end_series(struct session *s, int g0, int g1, int rc, struct err *e)
         int hk = run_hooks(s->plan, x, "cleanup", &x->cleanup, false, 0, rc < 0 ? &scratch : e);
         if (hk < 0 ||
             (hk > 0 && was_ok && series_failed(s->plan, x, "", rc < 0 ? &scratch : e) < 0))
-            rc = -1;
-    }
-    for (int k = g0; h->series_end && k < g1; k++) {
-        struct err scratch = {0};
-        if (h->series_end(h->ctx, k, &s->plan->series[k], rc < 0 ? &scratch : e) < 0)
             rc = -1;
     }
     return rc;
@@ -347,10 +337,6 @@ int session_run(struct session *s, struct err *e)
         int g1 = g0 + 1;
         while (g1 < p->nseries && p->series[g1].group == p->series[g0].group)
             g1++;
-        const struct session_hooks *h = &p->hooks;
-        for (int k = g0; h->series_begin && k < g1; k++)
-            if (h->series_begin(h->ctx, k, &p->series[k], e) < 0)
-                return end_series(s, g0, k, -1, e);
         for (int k = g0; k < g1; k++) {
             int hk = run_hooks(p, &p->series[k], "setup", &p->series[k].setup, false, 0, e);
             if (hk < 0 || (hk > 0 && series_failed(p, &p->series[k], "", e) < 0))

@@ -82,7 +82,7 @@ struct session_series {
     struct session_failure fail; /* when state is not SESSION_OK */
 };
 
-/* One run, as the progress callback and the hooks see it. */
+/* One run, as the progress callback sees it. */
 struct session_event {
     int index;                   /* the series' index in the plan */
     const struct session_series *series;
@@ -97,28 +97,6 @@ struct session;
 
 typedef void (*session_progress_fn)(void *ctx, const struct session *s,
                                     const struct session_event *ev);
-
-/*
- * Called around every run that starts (a failed series is skipped, and no hook is called
- * for it). NULL: none. Returning -1 (with e set) stops the session; session_run returns -1
- * with that error. after_run sees the run's result before the engine records it, whatever
- * its status. Room for per-run preparation and conclusion commands, per-run environment
- * such as an iteration number, and anything else a later command wants around each run.
- */
-struct session_hooks {
-    int (*before_run)(void *ctx, const struct session_event *ev, struct err *e);
-    int (*after_run)(void *ctx, const struct session_event *ev, const struct proc_result *r,
-                     struct err *e);
-    /*
-     * Around each series' runs (per-series set-up and clean-up): series_begin for every
-     * series of a group before the group's first round, series_end for each after its last.
-     * Once begun, a series is ended even when the session stops early (a failed end then
-     * does not replace the first error).
-     */
-    int (*series_begin)(void *ctx, int index, const struct session_series *x, struct err *e);
-    int (*series_end)(void *ctx, int index, const struct session_series *x, struct err *e);
-    void *ctx;
-};
 
 /*
  * Sequential looks (tare ab --until-decided): after `first` measured rounds, then 2x, 4x ...
@@ -160,7 +138,6 @@ struct session_plan {
     bool stop_on_failure;        /* a failed run ends the session (ERR_MEASURE), for pairs */
     struct ctr_set *ctr;         /* count these in every run, or NULL */
     const struct session_looks *looks;   /* or NULL: `runs` rounds */
-    struct session_hooks hooks;
     /* Called before every run of the plan, also the turn of a failed series (which is then
      * skipped), so a round's first turn (pos 0) always comes; or NULL. */
     session_progress_fn progress;

@@ -71,57 +71,6 @@ static void on_progress(void *ctx, const struct session *s, const struct session
                         ev->series->name, ev->pos == 0 ? "^" : "");
 }
 
-struct hook_log {
-    int before, after, fail_at;   /* fail_at: the before_run call that fails (0: none) */
-    int last_status;
-};
-
-static int before(void *ctx, const struct session_event *ev, struct err *e)
-{
-    struct hook_log *h = ctx;
-    (void)ev;
-    if (++h->before == h->fail_at)
-        return err_set(e, ERR_MEASURE, "prepare failed at run %d", h->before);
-    return 0;
-}
-
-static int after(void *ctx, const struct session_event *ev, const struct proc_result *r,
-                 struct err *e)
-{
-    struct hook_log *h = ctx;
-    (void)ev;
-    (void)e;
-    h->after++;
-    h->last_status = r->status;
-    return 0;
-}
-
-/* Series hooks that write to the log, between the runs: "S:a" begins a, "E:a" ends it. */
-static int series_fail_at = -1;
-static int series_mark(const char *what, int index, const struct session_series *x, struct err *e)
-{
-    FILE *f = fopen(logpath, "a");
-    if (!f)
-        return err_set(e, ERR_SYSTEM, "cannot open the log");
-    fprintf(f, "%s:%s\n", what, x->name);
-    fclose(f);
-    if (index == series_fail_at && what[0] == 'S')
-        return err_set(e, ERR_MEASURE, "set-up of '%s' failed", x->name);
-    return 0;
-}
-
-static int series_begin(void *ctx, int index, const struct session_series *x, struct err *e)
-{
-    (void)ctx;
-    return series_mark("S", index, x, e);
-}
-
-static int series_end(void *ctx, int index, const struct session_series *x, struct err *e)
-{
-    (void)ctx;
-    return series_mark("E", index, x, e);
-}
-
 struct look_log {
     long at[16];
     double alpha[16];
@@ -388,62 +337,6 @@ int main(void)
         CHECK_INT(e.kind, ERR_MEASURE);
         CHECK(strncmp(e.msg, "B 'b': prepare failed: ", 23) == 0);
         CHECK_STR(log_words(), "s:a:0 s:b:0 p:a:-1 q a c:-1 pb k:a:0 k:b:0");
-        session_free(&s);
-    }
-
-    /* Per-run hooks: around every run that starts; one that fails stops the session. */
-    {
-        struct hook_log h = {0};
-        struct session_series x[2] = {
-            {.name = "a", .argv = logger("a", NULL)},
-            {.name = "exit3", .argv = (char *[]){fix("exit3"), NULL}},
-        };
-        struct session_plan p = {.series = x, .nseries = 2, .warmup = 1, .runs = 2, .pin_cpu = -1,
-                                 .hooks = {.before_run = before, .after_run = after, .ctx = &h}};
-        CHECK_INT(run_plan(&p, &s, &e), 0);
-        CHECK_INT(h.before, 4);   /* a three times, exit3 once */
-        CHECK_INT(h.after, 4);
-        CHECK_INT(h.last_status, PROC_OK);
-        CHECK_STR(log_words(), "a a a");
-        session_free(&s);
-
-        h = (struct hook_log){.fail_at = 2};
-        e = (struct err){0};
-        CHECK_INT(run_plan(&p, &s, &e), -1);
-        CHECK_STR(e.msg, "prepare failed at run 2");
-        CHECK_STR(log_words(), "a");
-        CHECK_INT(h.after, 1);
-        session_free(&s);
-    }
-
-    /* Series hooks: every series of a group begun before its first round, ended after its
-     * last; a set-up that fails ends the series begun so far and stops with its error. */
-    {
-        struct session_series x[3] = {
-            {.name = "a", .argv = logger("a", NULL), .group = 1},
-            {.name = "r", .argv = logger("r", NULL), .group = 1},
-            {.name = "b", .argv = logger("b", NULL), .group = 2},
-        };
-        struct session_plan p = {.series = x, .nseries = 3, .warmup = 1, .runs = 1, .pin_cpu = -1,
-                                 .hooks = {.series_begin = series_begin, .series_end = series_end}};
-        CHECK_INT(run_plan(&p, &s, &e), 0);
-        CHECK_STR(log_words(), "S:a S:r a r a r E:a E:r S:b b b E:b");
-        session_free(&s);
-
-        series_fail_at = 1;
-        e = (struct err){0};
-        CHECK_INT(run_plan(&p, &s, &e), -1);
-        CHECK_STR(e.msg, "set-up of 'r' failed");
-        CHECK_STR(log_words(), "S:a S:r E:a");
-        session_free(&s);
-
-        /* A run that cannot start still ends the series begun, and its error stands. */
-        series_fail_at = -1;
-        x[1].argv = (char *[]){"/nonexistent/tare-x", NULL};
-        e = (struct err){0};
-        CHECK_INT(run_plan(&p, &s, &e), -1);
-        CHECK(strncmp(e.msg, "'r': ", 5) == 0);
-        CHECK_STR(log_words(), "S:a S:r a E:a E:r");
         session_free(&s);
     }
 
