@@ -146,7 +146,7 @@ for r, c in zip(res, rows):
 print("agree")
 PYEOF
 expect_eq "$(cat "$TMP/cmp")" "agree" "JSON and CSV exports agree with the runs"
-expect_eq "$(awk -F'|' 'NR > 2 { print $6 }' "$TMP/t.md" | grep -c '1.00 ')" 1 "markdown: one row is the 1.00 of Relative"
+expect_eq "$(awk -F'|' 'NR > 2 { print $6 }' "$TMP/t.md" | grep -cx ' 1.00 ')" 1 "markdown: one row is the 1.00 of Relative"
 # A failed series is NA in the CSV and null in the JSON, never 0; the file is still written.
 run_tare wall -r 2 -w 0 --export-csv "$TMP/f.csv" --export-json "$TMP/f.json" --export-markdown "$TMP/f.md" true "$F/exit3"
 expect_rc 1 "a failed series"
