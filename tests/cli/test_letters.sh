@@ -128,6 +128,8 @@ for a, b in zip(h, t):
 print("same fields")
 PYEOF
     expect_eq "$(cat "$TMP/cmp")" "same fields" "JSON export has hyperfine's fields and types"
+else
+    not_ok "hyperfine is not installed (scripts/install-deps check installs it)"
 fi
 # Field by field on tare's own files: the figures agree with the runs.
 $PY - "$TMP/t.json" "$TMP/t.csv" > "$TMP/cmp" 2>&1 <<'PYEOF'
