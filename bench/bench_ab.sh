@@ -92,7 +92,7 @@ PY
 one_trial() {   # one_trial B_ARG ORDER: prints "tare: ..." and "hyperfine: ..." lines
     local b=$1 order=$2
     run_tare() {
-        "$TARE" ab -n $PAIRS --format=json "$BUSY $N" "$BUSY $b" > "$tmp/tare.json"
+        "$TARE" ab --pairs $PAIRS --format=json "$BUSY $N" "$BUSY $b" > "$tmp/tare.json"
         if [ -n "${KEEP_JSON:-}" ] && [ "$b" = "$N" ]; then
             mkdir -p "$KEEP_JSON"
             cp "$tmp/tare.json" "$KEEP_JSON/aa_$(date +%s%N).json"

@@ -29,10 +29,10 @@ printf 'commit %s, %s, load %s\n' "$(git rev-parse --short HEAD 2>/dev/null || e
     "$(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$SECONDS
 for i in $(seq "$TRIALS"); do
-    "$TARE" ab -n 20 --format=json "$BUSY $N" "$BUSY $N" > "$tmp/fresh_$i.json"
+    "$TARE" ab --pairs 20 --format=json "$BUSY $N" "$BUSY $N" > "$tmp/fresh_$i.json"
 done
 for i in $(seq "$LONG"); do
-    "$TARE" ab -n "$LONG_PAIRS" --format=json "$BUSY $LONG_N" "$BUSY $LONG_N" > "$tmp/long_$i.json"
+    "$TARE" ab --pairs "$LONG_PAIRS" --format=json "$BUSY $LONG_N" "$BUSY $LONG_N" > "$tmp/long_$i.json"
 done
 echo
 echo "== fresh runs: tare ab's own verdicts"

@@ -31,10 +31,10 @@ bench() {   # bench LABEL CMD...: one row per tool
     local label=$1; shift
     local cmd name; cmd=$(printf '%q ' "$@"); name=$(basename "$1")
     # native and libtare-alloc as two lanes of one series, their runs interleaved
-    "$TARE" wall -n "$runs" -w 1 -f tsv --lane native: \
+    "$TARE" wall --runs "$runs" -w 1 -f tsv --lane native: \
         --lane "tare-alloc:LD_PRELOAD=$lib,TARE_ALLOC_OUT=$tmp/report" -- "$@" > "$tmp/fast.tsv"
     # memcheck and heaptrack, their runs interleaved; ratios against the native lane above
-    "$TARE" wall -n "$slow_runs" -w 0 -f tsv --shell --name memcheck --name heaptrack \
+    "$TARE" wall --runs "$slow_runs" -w 0 -f tsv --shell sh --name memcheck --name heaptrack \
         "valgrind -q --tool=memcheck $cmd" "heaptrack -o $tmp/ht $cmd >/dev/null" > "$tmp/slow.tsv"
     local nm nu ns tm tu ts
     nm=$(col "$tmp/fast.tsv" "$name+native" median_s); nu=$(col "$tmp/fast.tsv" "$name+native" user_s)

@@ -25,7 +25,7 @@ json_num() { grep -o "\"$1\": [0-9.e+-]*" <<<"$3" | sed -n "$2p" | awk '{ print 
 
 # tare (default threads, then one thread) and wc -l, runs interleaved, timed by tare wall
 # (posix_spawn and wait4: no shell between the clock and the command)
-w=$("$TARE" wall -n "$runs" -w 2 --format=tsv -r "wc -l $prof" --name tare --name tare-j1 \
+w=$("$TARE" wall --runs "$runs" -w 2 --format=tsv --reference "wc -l $prof" --name tare --name tare-j1 \
     "$TARE cg top $prof" "$TARE cg top -j 1 $prof")
 t_tare=$(field tare median_s "$w"); r_tare=$(field tare ratio "$w")
 t_tare1=$(field tare-j1 median_s "$w"); r_tare1=$(field tare-j1 ratio "$w")
@@ -33,7 +33,7 @@ t_wc=$(field tare ref_median_s "$w")
 rss_kb=$(field tare max_rss_kb "$w")
 # the same ratio from pairs (wc -l, then tare, then tare, then wc -l, ...), with its 95%
 # interval: the host's noise shows in it, where a ratio of medians hides it
-ab=$("$TARE" ab -n "$runs" -w 1 --format=json "wc -l $prof" "$TARE cg top $prof")
+ab=$("$TARE" ab --pairs "$runs" -w 1 --format=json "wc -l $prof" "$TARE cg top $prof")
 r_ab=$(json_num ratio 1 "$ab"); lo_ab=$(json_num ci_low 1 "$ab"); hi_ab=$(json_num ci_high 1 "$ab")
 wc_ab=$(json_num median_s 1 "$ab"); tare_ab=$(json_num median_s 2 "$ab")
 # streaming: the profile written over and over into one file of that many parts
@@ -45,7 +45,7 @@ if [ "$copies" -gt 0 ]; then
     trap 'rm -f "$big"' EXIT
     for ((i = 0; i < copies; i++)); do cat "$prof"; done > "$big"
     big_bytes=$(stat -c %s "$big")
-    sw=$("$TARE" wall -n 3 -w 1 --format=tsv -r "wc -l $big" --name tare "$TARE cg top $big")
+    sw=$("$TARE" wall --runs 3 -w 1 --format=tsv --reference "wc -l $big" --name tare "$TARE cg top $big")
     t_big=$(field tare median_s "$sw"); r_big=$(field tare ratio "$sw"); rss_big=$(field tare max_rss_kb "$sw")
     one=$(json_num Ir 1 "$("$TARE" cg info --format=json "$prof")")
     all=$(json_num Ir 1 "$("$TARE" cg info --format=json "$big")")
@@ -54,7 +54,7 @@ if [ "$copies" -gt 0 ]; then
     rm -f "$big"
 fi
 # callgrind_annotate once (after a warm-up run), beside tare
-a=$("$TARE" wall -n 1 -w 1 --format=tsv -r "$TARE cg top $prof" --name annotate "callgrind_annotate $prof")
+a=$("$TARE" wall --runs 1 -w 1 --format=tsv --reference "$TARE cg top $prof" --name annotate "callgrind_annotate $prof")
 t_ann=$(field annotate median_s "$a"); r_ann=$(field annotate ratio "$a")
 
 printf 'profile: %s (%d bytes, %d lines)\n' "$prof" "$bytes" "$lines"

@@ -12,8 +12,8 @@ runs=${RUNS:-15}
 for cmd in "$BUILD/fixtures/touchmem 64" "$BUILD/fixtures/busy 20" "/bin/true"; do
     ratios=
     for r in $(seq "$rounds"); do
-        plain=$("$TARE" wall -n "$runs" -f tsv "$cmd" 2>/dev/null | awk -F'\t' 'NR == 2 { print $4 }')
-        ctr=$("$TARE" wall --counters -n "$runs" -f tsv "$cmd" 2>/dev/null | awk -F'\t' 'NR == 2 { print $4 }')
+        plain=$("$TARE" wall --runs "$runs" -f tsv "$cmd" 2>/dev/null | awk -F'\t' 'NR == 2 { print $4 }')
+        ctr=$("$TARE" wall --counters --runs "$runs" -f tsv "$cmd" 2>/dev/null | awk -F'\t' 'NR == 2 { print $4 }')
         ratios="$ratios $(awk -v a="$ctr" -v b="$plain" 'BEGIN { printf "%.3f", a / b }')"
     done
     sorted=$(tr ' ' '\n' <<<"$ratios" | grep . | sort -n)

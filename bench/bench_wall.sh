@@ -11,7 +11,7 @@ true_bin=$(command -v true)
 
 echo "overhead: median of $runs runs of $true_bin, $rounds rounds, tools alternating"
 for r in $(seq "$rounds"); do
-    "$TARE" wall -n "$runs" -w 10 -f tsv -- "$true_bin" | awk -F'\t' 'NR == 2 { print $4 }' >> "$tmp/tare"
+    "$TARE" wall --runs "$runs" -w 10 -f tsv -- "$true_bin" | awk -F'\t' 'NR == 2 { print $4 }' >> "$tmp/tare"
     hyperfine -N -w 10 -r "$runs" --export-json "$tmp/h.json" "$true_bin" >/dev/null 2>&1
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/h.json" >> "$tmp/hf"
 done
@@ -30,7 +30,7 @@ busy=$BUILD/fixtures/busy
 n=${BUSY_N:-125}
 echo "agreement: $busy $n (about 50 ms), 20 runs each, tools alternating"
 for r in 1 2 3; do
-    "$TARE" wall -n 20 -f json -- "$busy" "$n" > "$tmp/t.json"
+    "$TARE" wall --runs 20 -f json -- "$busy" "$n" > "$tmp/t.json"
     hyperfine -N -w 1 -r 20 --export-json "$tmp/h.json" "$busy $n" >/dev/null 2>&1
     python3 - "$tmp/t.json" "$tmp/h.json" <<'PY'
 import json, statistics, sys

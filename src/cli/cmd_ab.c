@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/counters_out.h"
 #include "cli/harness.h"
+#include "cli/hyperfine_export.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
@@ -26,8 +27,9 @@ const char cmd_ab_usage[] =
     "tare ab [options] [--base REV] [--build 'BUILD CMD'] -- CMD [ARG...]";
 
 static const char ab_options[] =
-    "Options:\n"
-    "  -n, --pairs N           pairs of runs (default 20; at least 6 for a 95% interval)\n"
+    "Options (hyperfine's letters, with hyperfine's meanings):\n"
+    "  -r, --pairs N           pairs of runs, that is runs of each (default 20; at least 6\n"
+    "                          for a 95% interval; --runs is the same)\n"
     "  -w, --warmup N          runs of each before the pairs, never counted (default 1)\n"
     "      --threshold PCT     the least change called faster or slower (default 1%)\n"
     "      --until-decided     add pairs until the verdict is decided or the interval lies\n"
@@ -44,11 +46,18 @@ static const char ab_options[] =
     "      --base REV          A is REV built in a temporary git worktree, B the working\n"
     "                          tree; CMD comes after '--' (default REV: HEAD)\n"
     "      --build 'BUILD CMD' with --base: build each tree first (run with /bin/sh -c)\n"
-    "      --name NAME         name A, then B (default: first word's basename)\n"
-    "      --shell             run each command string with /bin/sh -c\n"
+    "  -n, --command-name NAME\n"
+    "                          name A, then B (default: the command; --name is the same)\n"
+    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
+    "                          or a path; default: none, the words run as they are)\n"
+    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
     "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
     "      --pin CPU           run the commands on this CPU only\n"
     "  -f, --format FORMAT     text (default) or json\n"
+    "      --export-json FILE  also write A and B in hyperfine's JSON export schema\n"
+    "      --export-csv FILE   also write A and B in hyperfine's CSV export columns\n"
+    "      --export-markdown FILE\n"
+    "                          also write A and B as hyperfine's markdown table\n"
     "  -h, --help              show this help\n"
     "Around the timed runs (hooks are split into words like the commands, or run with\n"
     "--shell; --count's pass runs none of them):\n";
@@ -820,24 +829,31 @@ static int build_tree(struct ab *ab, const char *build, const char *cwd, const c
 
 int cmd_ab(int argc, char **argv)
 {
+    enum { OPT_COUNT = 0x180, OPT_COUNTERS, OPT_PIN, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
+           OPT_EXPORT_MD };
     static const struct option longopts[] = {
-        {"pairs", required_argument, NULL, 'n'},
+        {"pairs", required_argument, NULL, 'r'},
+        {"runs", required_argument, NULL, 'r'},
         {"warmup", required_argument, NULL, 'w'},
         {"threshold", required_argument, NULL, 'T'},
         {"until-decided", no_argument, NULL, 'U'},
         {"max-pairs", required_argument, NULL, 'M'},
         {"max-time", required_argument, NULL, 'X'},
         {"fail-if-slower", no_argument, NULL, 'F'},
-        {"count", no_argument, NULL, 'c'},
+        {"count", no_argument, NULL, OPT_COUNT},
         {"count-runs", required_argument, NULL, 'R'},
-        {"counters", no_argument, NULL, 'C'},
+        {"counters", no_argument, NULL, OPT_COUNTERS},
         {"base", required_argument, NULL, 'B'},
         {"build", required_argument, NULL, 'b'},
-        {"name", required_argument, NULL, 'N'},
-        {"shell", no_argument, NULL, 'S'},
+        {"command-name", required_argument, NULL, 'n'},
+        {"name", required_argument, NULL, 'n'},
+        {"shell", required_argument, NULL, 'S'},
         {"timeout", required_argument, NULL, 't'},
-        {"pin", required_argument, NULL, 'P'},
+        {"pin", required_argument, NULL, OPT_PIN},
         {"format", required_argument, NULL, 'f'},
+        {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
+        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
+        {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
         {0},
@@ -847,6 +863,7 @@ int cmd_ab(int argc, char **argv)
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
     const char *base = NULL, *build = NULL;
+    struct hf_paths exports = {0};
     bool max_pairs_set = false, counters = false, count_runs_set = false;
     struct ctr_set ctr;
     struct err e = {0};
@@ -863,9 +880,10 @@ int cmd_ab(int argc, char **argv)
         goto done;
     optind = 1;
     int c;
-    while ((c = getopt_long(dd, argv, "n:w:t:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(dd, argv, "r:w:n:S:Nt:f:h" HARNESS_SHORTOPTS, longopts,
+                             NULL)) != -1) {
         switch (c) {
-        case 'n':
+        case 'r':
             if (!cli_parse_count("ab", cmd_ab_usage, "--pairs", optarg, 1, 100000, &ab.pairs))
                 goto done;
             break;
@@ -898,29 +916,36 @@ int cmd_ab(int argc, char **argv)
                 goto done;
             break;
         case 'F': ab.fail_if_slower = true; break;
-        case 'c': ab.count = true; break;
+        case OPT_COUNT: ab.count = true; break;
         case 'R':
             if (!cli_parse_count("ab", cmd_ab_usage, "--count-runs", optarg, 2, 100,
                                  &ab.count_runs))
                 goto done;
             count_runs_set = true;
             break;
-        case 'C': counters = true; break;
+        case OPT_COUNTERS: counters = true; break;
         case 'B': base = optarg; break;
+        case OPT_EXPORT_JSON: exports.json = optarg; break;
+        case OPT_EXPORT_CSV: exports.csv = optarg; break;
+        case OPT_EXPORT_MD: exports.markdown = optarg; break;
         case 'b': build = optarg; break;
-        case 'N':
+        case 'n':
             if (spec.nnames == 2) {
                 cli_usage_error("ab", cmd_ab_usage, "--name given more than twice (A, then B)");
                 goto done;
             }
             names[spec.nnames++] = optarg;
             break;
-        case 'S': spec.shell = true; break;
+        case 'S':
+            if (!target_spec_set_shell(&spec, "ab", cmd_ab_usage, optarg))
+                goto done;
+            break;
+        case 'N': spec.shell = NULL; break;
         case 't':
             if (!cli_parse_seconds("ab", cmd_ab_usage, "--timeout", optarg, &ab.timeout))
                 goto done;
             break;
-        case 'P':
+        case OPT_PIN:
             if (!cli_parse_count("ab", cmd_ab_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
                 goto done;
             ab.pin = (int)v;
@@ -1102,6 +1127,16 @@ int cmd_ab(int argc, char **argv)
         print_text(&ab);
     status =
         count_failed || (ab.fail_if_slower && ab.res.verdict == STATS_SLOWER) ? EXIT_FAIL : EXIT_OK;
+    /* hyperfine's exports of A and B, B's "Relative" against A */
+    const enum hf_format hf_fmt[3] = {HF_JSON, HF_CSV, HF_MARKDOWN};
+    const char *hf_path[3] = {exports.json, exports.csv, exports.markdown};
+    struct hf_result hf[2] = {{.command = ab.a.t->command, .s = &ab.series[0]},
+                              {.command = ab.b.t->command, .s = &ab.series[1]}};
+    for (int i = 0; i < 3; i++)
+        if (hf_path[i] && hf_export(hf_path[i], hf_fmt[i], hf, 2, 0, &e) < 0) {
+            status = cli_fail("ab", &e);
+            break;
+        }
 done:
     targets_free(targets, nt);
     free(targets);

@@ -19,12 +19,16 @@ const char cmd_count_usage[] =
     "tare count [options] 'CMD 1' 'CMD 2' ...";
 
 static const char count_options[] =
-    "Options:\n"
+    "Options (hyperfine's letters, with hyperfine's meanings, where count has the option):\n"
     "  -j, --jobs N            commands measured at once (default: the number of CPUs)\n"
     "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
     "                          run each command in this environment, as series NAME+LANE\n"
-    "      --name NAME         name the commands in order (default: first word's basename)\n"
-    "      --shell             run each command string with /bin/sh -c\n"
+    "  -n, --command-name NAME\n"
+    "                          name the commands in order (default: first word's basename;\n"
+    "                          --name is the same)\n"
+    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
+    "                          or a path; default: none, the words run as they are)\n"
+    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
     "  -t, --timeout SECONDS   kill a run after this long (default 1800: callgrind is slow)\n"
     "      --keep-profile DIR  keep each callgrind profile as DIR/NAME.callgrind.out\n"
     "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
@@ -106,14 +110,16 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
 
 int cmd_count(int argc, char **argv)
 {
+    enum { OPT_CHECK_WARM = 0x180 };   /* not 'C': hyperfine's -C is --conclude */
     static const struct option longopts[] = {
         {"jobs", required_argument, NULL, 'j'},
         {"lane", required_argument, NULL, 'l'},
-        {"name", required_argument, NULL, 'N'},
-        {"shell", no_argument, NULL, 'S'},
+        {"command-name", required_argument, NULL, 'n'},
+        {"name", required_argument, NULL, 'n'},
+        {"shell", required_argument, NULL, 'S'},
         {"timeout", required_argument, NULL, 't'},
         {"keep-profile", required_argument, NULL, 'K'},
-        {"check-warm", no_argument, NULL, 'C'},
+        {"check-warm", no_argument, NULL, OPT_CHECK_WARM},
         {"show-output", no_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
@@ -135,7 +141,7 @@ int cmd_count(int argc, char **argv)
         goto done;
     optind = 1;
     int c;
-    while ((c = getopt_long(dd, argv, "j:l:t:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(dd, argv, "j:l:n:S:Nt:f:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'j':
             if (!cli_parse_count("count", cmd_count_usage, "--jobs", optarg, 1, 1024, &v))
@@ -146,14 +152,18 @@ int cmd_count(int argc, char **argv)
             if (!target_spec_add_lane(&spec, "count", cmd_count_usage, optarg))
                 goto done;
             break;
-        case 'N': spec.names[spec.nnames++] = optarg; break;
-        case 'S': spec.shell = true; break;
+        case 'n': spec.names[spec.nnames++] = optarg; break;
+        case 'S':
+            if (!target_spec_set_shell(&spec, "count", cmd_count_usage, optarg))
+                goto done;
+            break;
+        case 'N': spec.shell = NULL; break;
         case 't':
             if (!cli_parse_seconds("count", cmd_count_usage, "--timeout", optarg, &co.timeout_s))
                 goto done;
             break;
         case 'K': co.keep_dir = optarg; break;
-        case 'C': co.check_warm = true; break;
+        case OPT_CHECK_WARM: co.check_warm = true; break;
         case 'o': co.show_output = true; break;
         case 'f':
             if (!cli_parse_format("count", cmd_count_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,

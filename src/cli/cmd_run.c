@@ -40,7 +40,8 @@ static const char run_options[] =
     "      --commit SHA        the commit the rows belong to (default: git rev-parse HEAD\n"
     "                          in the suite's directory)\n"
     "      --shard K/N         run every N-th benchmark starting at the K-th (1 <= K <= N)\n"
-    "  -n, --runs N            measured runs per series (default: the suite's, else 7)\n"
+    "  -r, --runs N            measured runs per series (default: the suite's, else 7;\n"
+    "                          hyperfine's letter)\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
     "  -h, --help              show this help\n";
 
@@ -516,7 +517,7 @@ int cmd_run(int argc, char **argv)
         {"history", required_argument, NULL, 'H'},
         {"commit", required_argument, NULL, 'c'},
         {"shard", required_argument, NULL, 's'},
-        {"runs", required_argument, NULL, 'n'},
+        {"runs", required_argument, NULL, 'r'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -529,7 +530,7 @@ int cmd_run(int argc, char **argv)
     enum out_format fmt = FMT_TEXT;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "n:j:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:j:f:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'W':
             want_wall = true;
@@ -555,7 +556,7 @@ int cmd_run(int argc, char **argv)
                                        "with 1 <= K <= N", optarg);
             break;
         }
-        case 'n':
+        case 'r':
             if (!cli_parse_count(CMD, cmd_run_usage, "--runs", optarg, 1, 1000000, &runs))
                 return EXIT_USAGE;
             break;

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/counters_out.h"
 #include "cli/harness.h"
+#include "cli/hyperfine_export.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
@@ -22,8 +23,8 @@ const char cmd_stat_usage[] =
     "tare stat [options] 'CMD 1' 'CMD 2' ...";
 
 static const char stat_options[] =
-    "Options:\n"
-    "  -n, --runs N            measured runs per series (default 7)\n"
+    "Options (hyperfine's letters, with hyperfine's meanings):\n"
+    "  -r, --runs N            measured runs per series (default 7)\n"
     "  -w, --warmup N          runs before those, never counted (default 1)\n"
     "  -e, --event LIST        events to count, comma-separated (default: cycles,\n"
     "                          instructions,branch-misses,cache-references,cache-misses,\n"
@@ -35,11 +36,19 @@ static const char stat_options[] =
     "      --kernel            count kernel mode too (needs perf_event_paranoid <= 1)\n"
     "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
     "                          run each command in this environment, as series NAME+LANE\n"
-    "      --name NAME         name the commands in order (default: first word's basename)\n"
-    "      --shell             run each command string with /bin/sh -c\n"
+    "  -n, --command-name NAME\n"
+    "                          name the commands in order (default: first word's basename;\n"
+    "                          --name is the same)\n"
+    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
+    "                          or a path; default: none, the words run as they are)\n"
+    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
     "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
     "  -i, --ignore-failure    count runs that exit non-zero instead of reporting NA\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
+    "      --export-json FILE  also write the wall times in hyperfine's JSON export schema\n"
+    "      --export-csv FILE   also write the wall times in hyperfine's CSV export columns\n"
+    "      --export-markdown FILE\n"
+    "                          also write the wall times as hyperfine's markdown table\n"
     "  -h, --help              show this help\n"
     "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
@@ -292,19 +301,25 @@ static void list_events(const struct ctr_set *set)
 
 int cmd_stat(int argc, char **argv)
 {
+    enum { OPT_LIST_EVENTS = 0x180, OPT_PIN, OPT_KERNEL, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
+           OPT_EXPORT_MD };
     static const struct option longopts[] = {
-        {"runs", required_argument, NULL, 'n'},
+        {"runs", required_argument, NULL, 'r'},
         {"warmup", required_argument, NULL, 'w'},
         {"event", required_argument, NULL, 'e'},
-        {"list-events", no_argument, NULL, 'L'},
-        {"pin", required_argument, NULL, 'P'},
-        {"kernel", no_argument, NULL, 'K'},
+        {"list-events", no_argument, NULL, OPT_LIST_EVENTS},
+        {"pin", required_argument, NULL, OPT_PIN},
+        {"kernel", no_argument, NULL, OPT_KERNEL},
         {"lane", required_argument, NULL, 'l'},
-        {"name", required_argument, NULL, 'N'},
-        {"shell", no_argument, NULL, 'S'},
+        {"command-name", required_argument, NULL, 'n'},
+        {"name", required_argument, NULL, 'n'},
+        {"shell", required_argument, NULL, 'S'},
         {"timeout", required_argument, NULL, 't'},
         {"ignore-failure", no_argument, NULL, 'i'},
         {"format", required_argument, NULL, 'f'},
+        {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
+        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
+        {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
         HARNESS_PARAM_LONGOPTS,
@@ -315,6 +330,7 @@ int cmd_stat(int argc, char **argv)
     struct ctr_config cfg = {.pin_cpu = -1};
     enum out_format fmt = FMT_TEXT;
     bool list = false;
+    struct hf_paths exports = {0};
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
@@ -326,9 +342,10 @@ int cmd_stat(int argc, char **argv)
         goto done;
     optind = 1;
     int c;
-    while ((c = getopt_long(dd, argv, "n:w:e:l:t:if:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(dd, argv, "r:w:n:e:l:S:Nt:if:h" HARNESS_SHORTOPTS
+                             HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
-        case 'n':
+        case 'r':
             if (!cli_parse_count("stat", cmd_stat_usage, "--runs", optarg, 1, 1000000, &st.runs))
                 goto done;
             break;
@@ -338,24 +355,31 @@ int cmd_stat(int argc, char **argv)
                 goto done;
             break;
         case 'e': cfg.events = optarg; break;
-        case 'L': list = true; break;
-        case 'P':
+        case OPT_LIST_EVENTS: list = true; break;
+        case OPT_PIN:
             if (!cli_parse_count("stat", cmd_stat_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
                 goto done;
             st.pin = cfg.pin_cpu = (int)v;
             break;
-        case 'K': cfg.kernel = true; break;
+        case OPT_KERNEL: cfg.kernel = true; break;
         case 'l':
             if (!target_spec_add_lane(&spec, "stat", cmd_stat_usage, optarg))
                 goto done;
             break;
-        case 'N': spec.names[spec.nnames++] = optarg; break;
-        case 'S': spec.shell = true; break;
+        case 'n': spec.names[spec.nnames++] = optarg; break;
+        case 'S':
+            if (!target_spec_set_shell(&spec, "stat", cmd_stat_usage, optarg))
+                goto done;
+            break;
+        case 'N': spec.shell = NULL; break;
         case 't':
             if (!cli_parse_seconds("stat", cmd_stat_usage, "--timeout", optarg, &st.timeout))
                 goto done;
             break;
         case 'i': st.ignore_failure = true; break;
+        case OPT_EXPORT_JSON: exports.json = optarg; break;
+        case OPT_EXPORT_CSV: exports.csv = optarg; break;
+        case OPT_EXPORT_MD: exports.markdown = optarg; break;
         case 'f':
             if (!cli_parse_format("stat", cmd_stat_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
                                   &fmt))
@@ -437,6 +461,8 @@ int cmd_stat(int argc, char **argv)
     else
         print_tsv(&st);
     status = any_failed ? EXIT_FAIL : EXIT_OK;
+    if (hf_export_series(&exports, &st.h, st.s, st.ns, NULL, &e) < 0)
+        status = cli_fail("stat", &e);
 
 free_all:
     session_free(&st.sess);

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/counters_out.h"
 #include "cli/harness.h"
+#include "cli/hyperfine_export.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
@@ -25,16 +26,20 @@ const char cmd_wall_usage[] =
     "tare wall [options] 'CMD 1' 'CMD 2' ...";
 
 static const char wall_options[] =
-    "Options:\n"
-    "  -n, --runs N            measured runs per series (default 7)\n"
+    "Options (hyperfine's letters, with hyperfine's meanings):\n"
+    "  -r, --runs N            measured runs per series (default 7)\n"
     "  -w, --warmup N          runs before those, never counted (default 1)\n"
-    "  -r, --reference CMD     a reference measured alongside, runs interleaved; each\n"
+    "      --reference CMD     a reference measured alongside, runs interleaved; each\n"
     "                          series gets the ratio of its median to the reference's\n"
     "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
     "                          run each command in this environment, as series NAME+LANE\n"
     "                          (repeatable; lanes replace the plain run, add 'NAME:' for it)\n"
-    "      --name NAME         name the commands in order (default: first word's basename)\n"
-    "      --shell             run each command string with /bin/sh -c\n"
+    "  -n, --command-name NAME\n"
+    "                          name the commands in order (default: first word's basename;\n"
+    "                          --name is the same)\n"
+    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
+    "                          or a path; default: none, the words run as they are)\n"
+    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
     "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
     "      --pin CPU           run the commands on this CPU only\n"
     "      --counters          also count cycles, instructions, faults (see tare stat) and\n"
@@ -42,6 +47,9 @@ static const char wall_options[] =
     "  -i, --ignore-failure    measure runs that exit non-zero instead of reporting NA\n"
     "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
     "      --export-json FILE  also write hyperfine's JSON export schema to FILE\n"
+    "      --export-csv FILE   also write hyperfine's CSV export columns to FILE\n"
+    "      --export-markdown FILE\n"
+    "                          also write hyperfine's markdown table to FILE\n"
     "  -h, --help              show this help\n"
     "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
@@ -319,92 +327,26 @@ static void print_text(const struct wall *w, double ref_median)
     }
 }
 
-/* hyperfine's --export-json schema, so its plotting scripts read tare's results. Written to
- * a temporary beside it and renamed: the file is whole or not there. */
-static int export_json(const struct wall *w, const char *path, struct err *e)
-{
-    char tmp[PATH_MAX + 32];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
-        return err_set(e, ERR_INPUT, "cannot write '%s': name too long", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return err_errno(e, ERR_INPUT, errno, "cannot write '%s'", path);
-    fputs("{\"results\": [", f);
-    bool first = true;
-    for (int k = -1; k < w->ns; k++) {
-        const struct session_series *s = k < 0 ? w->ref : &w->s[k];
-        if (!s)
-            continue;
-        struct summary m = summarize(s);
-        fputs(first ? "\n  {" : ",\n  {", f);
-        first = false;
-        fputs("\"command\": ", f); json_str(f, tgt(s)->command);
-        if (k >= 0 && w->h.nparam > 0) {
-            /* hyperfine's "parameters": each one's value in this series */
-            const struct harness_combo *co = &w->h.combo[k % w->h.ncombo];
-            fputs(", \"parameters\": {", f);
-            for (int i = 0; i < w->h.nparam; i++) {
-                fputs(i ? ", " : "", f);
-                json_str(f, w->h.param[i].var);
-                fputs(": ", f);
-                json_str(f, w->h.param[i].values[co->pick[i]]);
-            }
-            fputs("}", f);
-        }
-        fputs(", \"mean\": ", f); json_num(f, m.mean);
-        fputs(", \"stddev\": ", f); json_num(f, m.stddev);
-        fputs(", \"median\": ", f); json_num(f, m.median);
-        fputs(", \"user\": ", f); json_num(f, s->n ? stats_mean(s->user_s, s->n) : NAN);
-        fputs(", \"system\": ", f); json_num(f, s->n ? stats_mean(s->sys_s, s->n) : NAN);
-        fputs(", \"min\": ", f); json_num(f, m.min);
-        fputs(", \"max\": ", f); json_num(f, m.max);
-        fputs(", \"times\": [", f);
-        for (int i = 0; i < s->n; i++) {
-            if (i) fputs(", ", f);
-            json_num(f, s->wall_s[i]);
-        }
-        fputs("], \"exit_codes\": [", f);
-        for (int i = 0; i < s->n; i++)
-            fprintf(f, "%s%d", i ? ", " : "", s->exit_code[i]);
-        fputs("], \"memory_usage_byte\": [", f);
-        for (int i = 0; i < s->n; i++)
-            fprintf(f, "%s%ld", i ? ", " : "", s->max_rss_kb[i] * 1024);
-        fputs("]}", f);
-    }
-    fputs("\n]}\n", f);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad) {
-        int err = errno;
-        unlink(tmp);
-        return err_errno(e, ERR_INPUT, err, "cannot write '%s'", path);
-    }
-    if (proc_interrupted()) {
-        unlink(tmp);
-        return err_set(e, ERR_INTERRUPTED, "interrupted: '%s' not written", path);
-    }
-    if (rename(tmp, path) < 0) {
-        int err = errno;
-        unlink(tmp);
-        return err_errno(e, ERR_INPUT, err, "cannot rename '%s' to '%s'", tmp, path);
-    }
-    return 0;
-}
-
 int cmd_wall(int argc, char **argv)
 {
+    enum { OPT_REFERENCE = 0x180, OPT_PIN, OPT_COUNTERS, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
+           OPT_EXPORT_MD };
     static const struct option longopts[] = {
-        {"runs", required_argument, NULL, 'n'},
+        {"runs", required_argument, NULL, 'r'},
         {"warmup", required_argument, NULL, 'w'},
-        {"reference", required_argument, NULL, 'r'},
+        {"reference", required_argument, NULL, OPT_REFERENCE},
         {"lane", required_argument, NULL, 'l'},
-        {"name", required_argument, NULL, 'N'},
-        {"shell", no_argument, NULL, 'S'},
+        {"command-name", required_argument, NULL, 'n'},
+        {"name", required_argument, NULL, 'n'},
+        {"shell", required_argument, NULL, 'S'},
         {"timeout", required_argument, NULL, 't'},
-        {"pin", required_argument, NULL, 'P'},
-        {"counters", no_argument, NULL, 'C'},
+        {"pin", required_argument, NULL, OPT_PIN},
+        {"counters", no_argument, NULL, OPT_COUNTERS},
         {"ignore-failure", no_argument, NULL, 'i'},
         {"format", required_argument, NULL, 'f'},
-        {"export-json", required_argument, NULL, 'E'},
+        {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
+        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
+        {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
         HARNESS_PARAM_LONGOPTS,
@@ -413,7 +355,8 @@ int cmd_wall(int argc, char **argv)
     struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
-    const char *reference = NULL, *export_path = NULL;
+    const char *reference = NULL;
+    struct hf_paths exports = {0};
     bool counters = false;
     struct ctr_set ctr;
     struct err e = {0};
@@ -425,9 +368,10 @@ int cmd_wall(int argc, char **argv)
         goto done;
     optind = 1;
     int c;
-    while ((c = getopt_long(dd, argv, "n:w:r:l:t:if:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(dd, argv, "r:w:n:l:S:Nt:if:h" HARNESS_SHORTOPTS
+                             HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
-        case 'n':
+        case 'r':
             if (!cli_parse_count("wall", cmd_wall_usage, "--runs", optarg, 1, 1000000, &w.runs))
                 goto done;
             break;
@@ -435,30 +379,36 @@ int cmd_wall(int argc, char **argv)
             if (!cli_parse_count("wall", cmd_wall_usage, "--warmup", optarg, 0, 1000000, &w.warmup))
                 goto done;
             break;
-        case 'r': reference = optarg; break;
+        case OPT_REFERENCE: reference = optarg; break;
         case 'l':
             if (!target_spec_add_lane(&spec, "wall", cmd_wall_usage, optarg))
                 goto done;
             break;
-        case 'N': spec.names[spec.nnames++] = optarg; break;
-        case 'S': spec.shell = true; break;
+        case 'n': spec.names[spec.nnames++] = optarg; break;
+        case 'S':
+            if (!target_spec_set_shell(&spec, "wall", cmd_wall_usage, optarg))
+                goto done;
+            break;
+        case 'N': spec.shell = NULL; break;
         case 't':
             if (!cli_parse_seconds("wall", cmd_wall_usage, "--timeout", optarg, &w.timeout))
                 goto done;
             break;
-        case 'P':
+        case OPT_PIN:
             if (!cli_parse_count("wall", cmd_wall_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
                 goto done;
             w.pin = (int)v;
             break;
-        case 'C': counters = true; break;
+        case OPT_COUNTERS: counters = true; break;
         case 'i': w.ignore_failure = true; break;
         case 'f':
             if (!cli_parse_format("wall", cmd_wall_usage, optarg,
                                   FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN, &fmt))
                 goto done;
             break;
-        case 'E': export_path = optarg; break;
+        case OPT_EXPORT_JSON: exports.json = optarg; break;
+        case OPT_EXPORT_CSV: exports.csv = optarg; break;
+        case OPT_EXPORT_MD: exports.markdown = optarg; break;
         case 'h':
             cli_print_usage(stdout, cmd_wall_usage);
             printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
@@ -537,7 +487,7 @@ int cmd_wall(int argc, char **argv)
     else
         print_machine(&w, fmt, ref_median);
     status = any_failed ? EXIT_FAIL : EXIT_OK;
-    if (export_path && export_json(&w, export_path, &e) < 0)
+    if (hf_export_series(&exports, &w.h, w.s, w.ns, w.ref, &e) < 0)
         status = cli_fail("wall", &e);
 
 free_all:

@@ -15,10 +15,10 @@
 #include "core/words.h"
 
 const char harness_options_help[] =
-    "      --setup CMD         run CMD once before each series' runs (repeatable, in order)\n"
-    "      --prepare CMD       run CMD before every run, warm-ups included; never timed\n"
-    "      --conclude CMD      run CMD after every run; never timed\n"
-    "      --cleanup CMD       run CMD once after each series' runs, even after a failure\n"
+    "  -s, --setup CMD         run CMD once before each series' runs (repeatable, in order)\n"
+    "  -p, --prepare CMD       run CMD before every run, warm-ups included; never timed\n"
+    "  -C, --conclude CMD      run CMD after every run; never timed\n"
+    "  -c, --cleanup CMD       run CMD once after each series' runs, even after a failure\n"
     "                          (hooks get TARE_SERIES and TARE_ITERATION: 1, 2, ... for\n"
     "                          measured runs, -1, -2, ... for warm-ups, 0 for setup/cleanup)\n"
     "      --input FILE        every run reads FILE on stdin (default: /dev/null)\n"
@@ -27,12 +27,12 @@ const char harness_options_help[] =
     "      --show-output       the same as --output inherit\n";
 
 const char harness_param_help[] =
-    "      --parameter-scan VAR MIN MAX\n"
+    "  -P, --parameter-scan VAR MIN MAX\n"
     "                          one series per value of VAR from MIN to MAX, {VAR} replaced\n"
     "                          in the commands and hooks\n"
-    "      --parameter-step-size STEP\n"
+    "  -D, --parameter-step-size STEP\n"
     "                          the scan's step (default 1)\n"
-    "      --parameter-list VAR A,B,...\n"
+    "  -L, --parameter-list VAR A,B,...\n"
     "                          one series per value (repeatable: every combination)\n";
 
 static const char *const hook_names[HARNESS_NHOOKS] = {"--setup", "--prepare", "--conclude",
@@ -71,6 +71,16 @@ static struct harness_param *new_param(struct harness *h, const char *opt, const
 
 int harness_option(struct harness *h, int c, int argc, char **argv)
 {
+    /* hyperfine's letters (HARNESS_SHORTOPTS, HARNESS_PARAM_SHORTOPTS) mean the long options */
+    switch (c) {
+    case 's': c = HARNESS_OPT_SETUP; break;
+    case 'p': c = HARNESS_OPT_PREPARE; break;
+    case 'C': c = HARNESS_OPT_CONCLUDE; break;
+    case 'c': c = HARNESS_OPT_CLEANUP; break;
+    case 'P': c = HARNESS_OPT_SCAN; break;
+    case 'D': c = HARNESS_OPT_STEP; break;
+    case 'L': c = HARNESS_OPT_LIST; break;
+    }
     switch (c) {
     case HARNESS_OPT_SETUP:
     case HARNESS_OPT_PREPARE:
@@ -245,7 +255,7 @@ static bool uses(const struct harness_param *p, const char *s)
     return false;
 }
 
-int harness_finish(struct harness *h, bool shell)
+int harness_finish(struct harness *h, const char *shell)
 {
     int st;
     h->ncombo = 1;

@@ -15,6 +15,12 @@ enum {
     HARNESS_OPT_SCAN, HARNESS_OPT_STEP, HARNESS_OPT_LIST,
 };
 
+/* hyperfine's letters for the hooks (-s setup, -p prepare, -C conclude, -c cleanup) and the
+ * parameters (-P scan, -D step, -L list), for a command's getopt short options string:
+ * harness_option takes them as the long options. */
+#define HARNESS_SHORTOPTS "s:p:C:c:"
+#define HARNESS_PARAM_SHORTOPTS "P:D:L:"
+
 /* The entries to put in a command's getopt_long table. */
 #define HARNESS_LONGOPTS \
     {"setup", required_argument, NULL, HARNESS_OPT_SETUP}, \
@@ -25,7 +31,7 @@ enum {
     {"output", required_argument, NULL, HARNESS_OPT_OUTPUT}, \
     {"show-output", no_argument, NULL, HARNESS_OPT_SHOW_OUTPUT}
 
-/* Parameters (tare wall, tare stat): hyperfine's -P/-D/-L, long names only for now. */
+/* Parameters (tare wall, tare stat): hyperfine's -P/-D/-L. */
 #define HARNESS_PARAM_LONGOPTS \
     {"parameter-scan", required_argument, NULL, HARNESS_OPT_SCAN}, \
     {"parameter-step-size", required_argument, NULL, HARNESS_OPT_STEP}, \
@@ -76,9 +82,9 @@ bool harness_init(struct harness *h, const char *cmd, const char *usage, int arg
  * -1 when its value is bad (the usage error printed). */
 int harness_option(struct harness *h, int c, int argc, char **argv);
 /* Makes the parameters' values and their combinations, splits the hooks into argv as the
- * commands are (sh -c with shell), substituted for each, and checks that the input can be
- * read. 0, or the exit status after printing the error. */
-int harness_finish(struct harness *h, bool shell);
+ * commands are (SHELL -c with a shell), substituted for each, and checks that the input can
+ * be read. 0, or the exit status after printing the error. */
+int harness_finish(struct harness *h, const char *shell);
 /* targets_from_args, then one target per command (and lane) per combination, in that order
  * (target k has combination k % ncombo), named "NAME VAR=VALUE ..." */
 int harness_targets(struct harness *h, int argc, char **argv, int dd,

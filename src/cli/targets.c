@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/exe.h"
 #include "core/words.h"
 
 #include <getopt.h>
@@ -109,11 +111,26 @@ static void target_clear(struct target *t)
     words_free(t->env);
 }
 
-static int make_argv(const char *cmd, bool shell, char ***argv, struct err *e)
+static int make_argv(const char *cmd, const char *shell, char ***argv, struct err *e)
 {
     if (shell) {
-        char *sh[] = {"/bin/sh", "-c", (char *)cmd, NULL};
-        *argv = strv_dup(sh);
+        /* SHELL's own words (it may be "bash --norc"), then -c and the command string. */
+        char **sh = NULL;
+        int n = 0;
+        if (words_split(shell, &sh, &n, NULL, e) < 0)
+            return -1;
+        char **v = calloc(n + 3, sizeof *v);
+        if (!v) {
+            words_free(sh);
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        }
+        for (int i = 0; i < n; i++)
+            v[i] = sh[i];
+        v[n] = "-c";
+        v[n + 1] = (char *)cmd;
+        *argv = strv_dup(v);
+        free(v);
+        words_free(sh);
         return *argv ? 0 : err_set(e, ERR_SYSTEM, "out of memory");
     }
     char shell_char = 0;
@@ -124,17 +141,18 @@ static int make_argv(const char *cmd, bool shell, char ***argv, struct err *e)
         *argv = NULL;
         return err_set(e, ERR_INPUT,
                        "command '%s' uses shell syntax ('%c') that tare does not interpret; "
-                       "quote it, or pass --shell to run it with /bin/sh -c", cmd, shell_char);
+                       "quote it, or pass --shell sh (-S sh) to run it with sh -c", cmd,
+                       shell_char);
     }
     return 0;
 }
 
-int target_split(const char *cmd, bool shell, char ***argv, struct err *e)
+int target_split(const char *cmd, const char *shell, char ***argv, struct err *e)
 {
     return make_argv(cmd, shell, argv, e);
 }
 
-int target_from_string(const char *cmd, const char *name, bool shell, struct target *t,
+int target_from_string(const char *cmd, const char *name, const char *shell, struct target *t,
                        struct err *e)
 {
     memset(t, 0, sizeof *t);
@@ -362,6 +380,36 @@ bool target_spec_init(struct target_spec *spec, int argc)
     spec->names = calloc(argc, sizeof *spec->names);
     spec->lanes = calloc(argc, sizeof *spec->lanes);
     return spec->names && spec->lanes;
+}
+
+bool target_spec_set_shell(struct target_spec *spec, const char *cmd, const char *usage,
+                           const char *arg)
+{
+    if (strcmp(arg, "none") == 0) {
+        spec->shell = NULL;
+        return true;
+    }
+    if (strcmp(arg, "default") == 0) {
+        spec->shell = "/bin/sh";
+        return true;
+    }
+    /* --shell was a flag before it took hyperfine's SHELL: a command string given after it
+     * must not become the shell, so the shell's program has to exist now. */
+    char **w = NULL;
+    int n = 0;
+    char shell_char = 0, path[4096];
+    struct err e = {0};
+    if (words_split(arg, &w, &n, &shell_char, &e) < 0 || n == 0 || shell_char ||
+        exe_find(w[0], path, sizeof path, &e) < 0 || access(path, X_OK) < 0) {
+        words_free(w);
+        cli_usage_error(cmd, usage, "bad value '%s' for --shell: want a shell such as sh or "
+                        "bash (its name, its path, or 'none'); --shell takes the shell, as "
+                        "hyperfine's -S does", arg);
+        return false;
+    }
+    words_free(w);
+    spec->shell = arg;
+    return true;
 }
 
 bool target_spec_add_lane(struct target_spec *spec, const char *cmd, const char *usage,

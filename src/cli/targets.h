@@ -21,7 +21,7 @@ struct target {
 };
 
 struct target_spec {
-    bool shell;              /* run each command string with /bin/sh -c */
+    const char *shell;       /* --shell: run each command string with SHELL -c, or NULL */
     char **names;            /* --name values, in order of the commands; may be fewer */
     int nnames;
     struct lane *lanes;      /* none: one plain series per command */
@@ -30,6 +30,11 @@ struct target_spec {
 
 /* Room for argc --name and --lane values; false when out of memory. */
 bool target_spec_init(struct target_spec *spec, int argc);
+/* --shell SHELL (hyperfine's -S): "none" for no shell, "default" for /bin/sh, else a shell's
+ * name or path with its arguments ("bash --norc"), its program found now; false (the error and
+ * the usage printed) when it is not one. */
+bool target_spec_set_shell(struct target_spec *spec, const char *cmd, const char *usage,
+                           const char *arg);
 /* --lane ARG: parsed and added; false (the error and the usage printed) when it is bad. */
 bool target_spec_add_lane(struct target_spec *spec, const char *cmd, const char *usage,
                           const char *arg);
@@ -45,11 +50,11 @@ void lane_free(struct lane *l);
  */
 int targets_build(const struct target_spec *spec, char **argv, int argc, bool dashdash,
                   struct target **out, int *nout, struct err *e);
-/* One command string's argv, split into words (or given to sh -c with shell); refuses shell
- * syntax without shell. Hook commands are split this way too. */
-int target_split(const char *cmd, bool shell, char ***argv, struct err *e);
+/* One command string's argv, split into words (or given to SHELL -c with a shell); refuses
+ * shell syntax without one. Hook commands are split this way too. */
+int target_split(const char *cmd, const char *shell, char ***argv, struct err *e);
 /* One target from one command string, no lane (the reference). */
-int target_from_string(const char *cmd, const char *name, bool shell, struct target *t,
+int target_from_string(const char *cmd, const char *name, const char *shell, struct target *t,
                        struct err *e);
 /* Frees what each target owns (not the array itself). */
 void targets_free(struct target *t, int n);

@@ -41,7 +41,7 @@ expect_eq "$((i3 - i2))" "$((i2 - i1))" "each thousand iterations costs the same
 # (and a fork) more than 'busy 1' alone, which sh runs by exec.
 run_tare count -f tsv -- "$F/busy" 1
 one_busy=$(tsv_field "$out" 1 instructions)
-run_tare count -f tsv --shell --name one --name two "$F/busy 1" "$F/busy 1 && $F/busy 1"
+run_tare count -f tsv --shell sh --name one --name two "$F/busy 1" "$F/busy 1 && $F/busy 1"
 one=$(tsv_field "$out" 1 instructions); two=$(tsv_field "$out" 2 instructions)
 check "a child's instructions are counted (two $two - one $one >= busy $one_busy)" \
     test $((two - one)) -ge "$one_busy"

@@ -7,7 +7,7 @@ logs() { echo "sh -c 'echo $1 \"\$TARE_SERIES\" \"\$TARE_ITERATION\" >> $LOG'"; 
 
 # Never timed: with a 0.2 s sleep before every run, 'true' stays far under 'sleep 0.2'
 # measured in the same run (timed with the hook, true would take as long as the sleep).
-run_tare wall -n 3 -w 0 -f tsv --prepare 'sleep 0.2' true 'sleep 0.2'
+run_tare wall --runs 3 -w 0 -f tsv --prepare 'sleep 0.2' true 'sleep 0.2'
 expect_rc 0 "a --prepare that sleeps"
 mt=$(tsv_field "$out" 1 median_s); ms=$(tsv_field "$out" 2 median_s)
 check "the prepare hook is not timed (true $mt s, sleep 0.2 $ms s)" \
@@ -16,7 +16,7 @@ expect_eq "$(tsv_field "$out" 1 status)" ok "hooked series ok"
 
 # In order, around every run, warm-ups negative, setup and cleanup once per series (0).
 : > "$LOG"
-run_tare wall -n 2 -w 1 --name a --name b --setup "$(logs setup)" --prepare "$(logs p1)" \
+run_tare wall --runs 2 -w 1 --name a --name b --setup "$(logs setup)" --prepare "$(logs p1)" \
     --prepare "$(logs p2)" --conclude "$(logs c)" --cleanup "$(logs cleanup)" true 'true x'
 expect_rc 0 "every kind of hook"
 want="setup a 0
@@ -36,11 +36,11 @@ expect_eq "$(cat "$LOG")" "$want" "hooks in order with TARE_SERIES and TARE_ITER
 
 # The same in tare stat (software counters exist everywhere) and tare ab.
 : > "$LOG"
-run_tare stat -n 2 -w 1 -e task-clock --prepare "$(logs p)" --cleanup "$(logs cleanup)" true
+run_tare stat --runs 2 -w 1 -e task-clock --prepare "$(logs p)" --cleanup "$(logs cleanup)" true
 expect_rc 0 "tare stat with hooks"
 expect_eq "$(tr '\n' ' ' < "$LOG")" "p true -1 p true 1 p true 2 cleanup true 0 " "tare stat runs the hooks"
 : > "$LOG"
-run_tare ab -n 2 -w 0 --setup "$(logs setup)" --conclude "$(logs c)" true 'true y'
+run_tare ab --pairs 2 -w 0 --setup "$(logs setup)" --conclude "$(logs c)" true 'true y'
 expect_rc 0 "tare ab with hooks"
 expect_eq "$(tr '\n' ' ' < "$LOG")" \
     "setup true 0 setup true y 0 c true 1 c true y 1 c true y 2 c true 2 " \
@@ -48,14 +48,14 @@ expect_eq "$(tr '\n' ' ' < "$LOG")" \
 
 # A failing command: its conclusion still runs, and so does the cleanup, after the failure.
 : > "$LOG"
-run_tare wall -n 3 -w 0 --conclude "$(logs c)" --cleanup "$(logs cleanup)" "$F/exit3"
+run_tare wall --runs 3 -w 0 --conclude "$(logs c)" --cleanup "$(logs cleanup)" "$F/exit3"
 expect_rc 1 "a failing command with hooks"
 expect_eq "$(tr '\n' ' ' < "$LOG")" "c exit3 1 cleanup exit3 0 " "conclude and cleanup after a failure"
 
 # A failing hook: its series is NA with the hook's words and stderr, exit 1; the others go on,
 # and the failed series is cleaned up too.
 : > "$LOG"
-run_tare wall -n 2 -f tsv --name good --name bad \
+run_tare wall --runs 2 -f tsv --name good --name bad \
     --prepare "sh -c 'if [ \"\$TARE_SERIES\" = bad ]; then echo no disk >&2; exit 7; fi'" \
     --cleanup "$(logs cleanup)" true 'true z'
 expect_rc 1 "a failing prepare hook"
@@ -65,31 +65,31 @@ expect_eq "$(tsv_field "$out" 2 median_s)" NA "and is NA"
 expect_match "$err" "'bad': prepare failed: .* exited with status 7 before warm-up run 1" "the hook's failure"
 expect_match "$err" "no disk" "the hook's stderr"
 expect_eq "$(tr '\n' ' ' < "$LOG")" "cleanup good 0 cleanup bad 0 " "cleanup after a failed hook"
-run_tare wall -n 2 -w 0 --conclude false true
+run_tare wall --runs 2 -w 0 --conclude false true
 expect_rc 1 "a failing conclude hook"
 expect_match "$err" "conclude failed: 'false' exited with status 1 after measured run 1" "conclude's failure"
-run_tare wall -n 2 --setup false --cleanup "$(logs cleanup)" true
+run_tare wall --runs 2 --setup false --cleanup "$(logs cleanup)" true
 expect_rc 1 "a failing setup hook"
 expect_match "$err" "setup failed: 'false' exited with status 1" "setup's failure"
-run_tare wall -n 2 --cleanup false true
+run_tare wall --runs 2 --cleanup false true
 expect_rc 1 "a failing cleanup hook"
 expect_match "$err" "cleanup failed" "cleanup's failure"
-run_tare wall -n 2 --prepare no-such-hook-program true
+run_tare wall --runs 2 --prepare no-such-hook-program true
 expect_rc 1 "a hook that cannot start"
 expect_match "$err" "prepare failed: 'no-such-hook-program' could not start: .*not found" "why it could not start"
-run_tare ab -n 6 --prepare false true 'true q'
+run_tare ab --pairs 6 --prepare false true 'true q'
 expect_rc 1 "tare ab: a failing hook stops the pairs"
 expect_match "$err" "A 'true': prepare failed: 'false' exited with status 1" "tare ab names the side"
-run_tare stat -n 2 -e task-clock --prepare false true
+run_tare stat --runs 2 -e task-clock --prepare false true
 expect_rc 1 "tare stat: a failing hook"
 expect_match "$out" "task-clock +NA" "tare stat: NA"
 
 # Hooks are split like the commands: shell syntax needs --shell, which they then get too.
-run_tare wall -n 1 --prepare "echo x >> $LOG" true
+run_tare wall --runs 1 --prepare "echo x >> $LOG" true
 expect_rc 2 "shell syntax in a hook without --shell"
 expect_match "$err" "--prepare: command 'echo x >> .*' uses shell syntax" "the hook's shell syntax"
 : > "$LOG"
-run_tare wall -n 1 -w 0 --shell --prepare "echo \$TARE_ITERATION >> $LOG" true
+run_tare wall --runs 1 -w 0 --shell sh --prepare "echo \$TARE_ITERATION >> $LOG" true
 expect_rc 0 "a hook with --shell"
 expect_eq "$(cat "$LOG")" 1 "the hook ran under sh -c"
 done_testing

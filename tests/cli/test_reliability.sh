@@ -21,15 +21,15 @@ none_left() {
 # A grandchild that ignores SIGTERM, left in the group by a command that exits 0, is ended
 # after every run, by every command that measures.
 rm -f "$PIDS"
-run_tare wall -n 2 -- "$ORPHAN" stubborn "$PIDS"
+run_tare wall --runs 2 -- "$ORPHAN" stubborn "$PIDS"
 expect_rc 0 "wall of a command that leaves a process behind"
 none_left "tare wall"
 
-run_tare ab -n 6 "$ORPHAN stubborn $PIDS" "$ORPHAN stubborn $PIDS"
+run_tare ab --pairs 6 "$ORPHAN stubborn $PIDS" "$ORPHAN stubborn $PIDS"
 expect_rc 0 "ab of commands that leave a process behind"
 none_left "tare ab"
 
-run_tare stat -n 2 --event task-clock -- "$ORPHAN" stubborn "$PIDS"
+run_tare stat --runs 2 --event task-clock -- "$ORPHAN" stubborn "$PIDS"
 expect_rc 0 "stat of a command that leaves a process behind"
 none_left "tare stat"
 
@@ -138,7 +138,7 @@ expect_eq "$(head -1 "$S/seen" 2>/dev/null)" 'collectgarbage("generational")|2' 
     "the lane's variables reach the program as written, the continuation's too"
 expect_eq "$(sed -n 2p "$S/seen" 2>/dev/null)" '-|-' "a lane without env adds nothing"
 rm -f "$S/seen"
-run_tare wall -n 1 -w 0 --lane 'quoted:LUA_INIT=collectgarbage("generational"),TARE_B=2' \
+run_tare wall --runs 1 -w 0 --lane 'quoted:LUA_INIT=collectgarbage("generational"),TARE_B=2' \
     -- "$PY" "$S/show.py" "$S/seen"
 expect_eq "$(cat "$S/seen" 2>/dev/null)" 'collectgarbage("generational")|2' "--lane gives the same"
 
@@ -178,8 +178,8 @@ interrupt() {
     expect_rc "$want" "$desc"
 }
 rm -f "$PIDS"
-interrupt INT 130 "wall, SIGINT" wall -n 2 -- "$FIXTURES/sleeper" 30 fork "$TMP/never"
-interrupt TERM 143 "wall, SIGTERM" wall -n 2 -- "$FIXTURES/sleeper" 30 fork "$TMP/never"
+interrupt INT 130 "wall, SIGINT" wall --runs 2 -- "$FIXTURES/sleeper" 30 fork "$TMP/never"
+interrupt TERM 143 "wall, SIGTERM" wall --runs 2 -- "$FIXTURES/sleeper" 30 fork "$TMP/never"
 expect_match "$err" "interrupted" "wall says it was interrupted"
 TMPDIR=$TMP/tmpdir interrupt TERM 143 "count, SIGTERM" count -- "$FIXTURES/sleeper" 30
 expect_eq "$(ls -A "$TMP/tmpdir")" "" "an interrupted count leaves nothing in \$TMPDIR"

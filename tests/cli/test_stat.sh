@@ -18,7 +18,7 @@ median_of() {   # median_of TSV EVENT
 }
 
 # --- hardware counters: where there are none, say exactly that, exit 1, print no numbers
-run_tare stat -n 1 --warmup 0 -- "$FIXTURES/busy" 1
+run_tare stat --runs 1 --warmup 0 -- "$FIXTURES/busy" 1
 if [ "$has_core_pmu" = no ]; then
     expect_rc 1 "stat without hardware counters"
     expect_eq "$out" "" "no numbers on stdout without hardware counters"
@@ -28,7 +28,7 @@ if [ "$has_core_pmu" = no ]; then
     expect_match "$err" "perf_event_paranoid is $paranoid: " "names the paranoid setting"
     expect_match "$err" "use 'tare count'" "suggests tare count"
     expect_match "$err" "software events work here: tare stat --event task-clock,page-faults" "offers the software events"
-    run_tare stat -n 1 -e instructions -f tsv -- "$FIXTURES/busy" 1
+    run_tare stat --runs 1 -e instructions -f tsv -- "$FIXTURES/busy" 1
     expect_rc 1 "one hardware event asked for"
     expect_eq "$out" "" "no TSV rows, not even a header"
     expect_match "$err" "cannot count 'instructions': this machine has no hardware counters" "instructions alone"
@@ -39,7 +39,7 @@ fi
 
 # --- page faults scale with memory touched: 32 MiB more is per_mib*32 more faults
 # (command strings are split into words and looked up in PATH)
-PATH="$FIXTURES:$PATH" run_tare stat -n 3 -e page-faults,task-clock -f tsv 'touchmem 8' 'touchmem 40' \
+PATH="$FIXTURES:$PATH" run_tare stat --runs 3 -e page-faults,task-clock -f tsv 'touchmem 8' 'touchmem 40' \
     --name small --name big
 expect_rc 0 "software events"
 expect_eq "$(head -n 1 <<<"$out")" "$(printf 'name\tlane\tevent\tmedian\tmin\tmax\truns\tstatus')" "TSV header"
@@ -61,9 +61,9 @@ check "task-clock is a positive number of ns ($tc)" awk -v t="$tc" 'BEGIN { exit
 # --- counters follow into child processes and threads (inherit)
 for mode in process thread; do
     extra=; [ $mode = thread ] && extra=thread
-    run_tare stat -n 2 -e page-faults -f tsv -- "$FIXTURES/forktouch" 16 1 $extra
+    run_tare stat --runs 2 -e page-faults -f tsv -- "$FIXTURES/forktouch" 16 1 $extra
     one=$(median_of "$out" page-faults)
-    run_tare stat -n 2 -e page-faults -f tsv -- "$FIXTURES/forktouch" 16 4 $extra
+    run_tare stat --runs 2 -e page-faults -f tsv -- "$FIXTURES/forktouch" 16 4 $extra
     four=$(median_of "$out" page-faults)
     expect_rc 0 "forktouch 4 ${mode}es"
     want=$((3 * 16 * per_mib))
@@ -76,7 +76,7 @@ for mode in process thread; do
 done
 
 # --- context switches happen in the kernel: counted whole, or refused in words (never 0)
-run_tare stat -n 2 -e context-switches -f tsv -- "$FIXTURES/naps" 40
+run_tare stat --runs 2 -e context-switches -f tsv -- "$FIXTURES/naps" 40
 if [ "$(id -u)" = 0 ] || { [ "$paranoid" != unknown ] && [ "$paranoid" -le 1 ]; }; then
     expect_rc 0 "context switches"
     cs=$(median_of "$out" context-switches)
@@ -87,23 +87,23 @@ else
 fi
 
 # --- the default list leaves out what the permission forbids and fails only for hardware
-run_tare stat -n 1 -e task-clock --format json -- "$FIXTURES/busy" 1
+run_tare stat --runs 1 -e task-clock --format json -- "$FIXTURES/busy" 1
 expect_rc 0 "json"
 expect_match "$out" '^\{"runs": 1, "warmup": 1, "kernel": false, "pmus": \[' "json head"
 expect_match "$out" '"event": "task-clock", "unit": "ns", "median": [0-9]' "json counter"
 expect_match "$out" '"status": "ok", "min_running": 1, "values": \[[0-9]' "json status and values"
 
 # --- a failing command: NA, never a number, exit 1
-run_tare stat -n 2 -e page-faults -f tsv -- "$FIXTURES/exit3"
+run_tare stat --runs 2 -e page-faults -f tsv -- "$FIXTURES/exit3"
 expect_rc 1 "command exiting 3"
 expect_eq "$(tail -n 1 <<<"$out")" "$(printf 'exit3\t-\tpage-faults\tNA\tNA\tNA\t0\tfailed')" "failed row"
 expect_match "$err" "'exit3' failed: exited with status 3 in warm-up run 1" "failure reason"
-run_tare stat -n 2 -e page-faults -i -f tsv -- "$FIXTURES/exit3"
+run_tare stat --runs 2 -e page-faults -i -f tsv -- "$FIXTURES/exit3"
 expect_rc 0 "--ignore-failure"
-run_tare stat -n 2 -e page-faults -f tsv -- "$FIXTURES/crash"
+run_tare stat --runs 2 -e page-faults -f tsv -- "$FIXTURES/crash"
 expect_rc 1 "crashing command"
 expect_match "$out" "failed$" "crash row failed"
-run_tare stat -n 1 -w 0 -t 0.3 -e task-clock -f tsv -- "$FIXTURES/sleeper" 10
+run_tare stat --runs 1 -w 0 -t 0.3 -e task-clock -f tsv -- "$FIXTURES/sleeper" 10
 expect_rc 1 "timeout"
 expect_match "$out" "timeout$" "timeout row"
 run_tare stat -e task-clock -- tare-no-such-command
@@ -120,7 +120,7 @@ run_tare stat -e cpu_core/task-clock -- "$FIXTURES/busy" 1
 expect_rc 2 "software event with a PMU"
 run_tare stat -e task-clock
 expect_rc 2 "no command"
-run_tare stat -n 0 -- "$FIXTURES/busy" 1
+run_tare stat --runs 0 -- "$FIXTURES/busy" 1
 expect_rc 2 "zero runs"
 run_tare stat --format csv -- "$FIXTURES/busy" 1
 expect_rc 2 "csv is not offered"
@@ -129,7 +129,7 @@ expect_rc 2 "bad pin"
 
 # --- pinning reaches the child; text output for people
 cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, /[-,]/); print a[1] }' /proc/self/status)
-run_tare stat -n 1 -e task-clock,page-faults --pin "$cpu" -- "$FIXTURES/busy" 1
+run_tare stat --runs 1 -e task-clock,page-faults --pin "$cpu" -- "$FIXTURES/busy" 1
 expect_rc 0 "--pin"
 expect_match "$out" "^1 run each after 1 warm-up run \(not counted\); medians; user space only" "text head"
 expect_match "$out" "busy +task-clock +[0-9.]+ [mµn]?s" "text task-clock as a time"

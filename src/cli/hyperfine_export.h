@@ -1,0 +1,39 @@
+/* hyperfine_export.h: hyperfine's --export-json, --export-csv and --export-markdown layouts,
+ * written from the engine's series, so tools that read hyperfine's files read tare's. */
+#ifndef TARE_HYPERFINE_EXPORT_H
+#define TARE_HYPERFINE_EXPORT_H
+
+#include "cli/harness.h"
+#include "core/err.h"
+#include "core/session.h"
+
+enum hf_format { HF_JSON, HF_CSV, HF_MARKDOWN };
+
+/* One result: a series and what hyperfine would call it. */
+struct hf_result {
+    const char *command;                 /* the "command" field and column */
+    const struct session_series *s;      /* its runs; NA figures when it failed */
+    const char *const *param_names;      /* hyperfine's "parameters" (parameter_VAR columns) */
+    const char *const *param_values;
+    int nparam;
+};
+
+/* Writes results r[0..n) to path in fmt, through a temporary beside it renamed at the end: the
+ * file is whole or not there. Markdown's "Relative" column is against r[ref] (a --reference),
+ * or the fastest mean when ref < 0. 0, or -1 with e set. */
+int hf_export(const char *path, enum hf_format fmt, const struct hf_result *r, int n, int ref,
+              struct err *e);
+
+/* The export options of a command, each NULL when not given. */
+struct hf_paths {
+    const char *json, *csv, *markdown;
+};
+
+/* Every export asked for, of the series s[0..ns) (each one's user pointer its struct target,
+ * series k with h's combination k % ncombo) after the reference ref (or NULL), whose series
+ * the markdown's Relative column is against. 0, or -1 with e set. */
+int hf_export_series(const struct hf_paths *p, const struct harness *h,
+                     const struct session_series *s, int ns, const struct session_series *ref,
+                     struct err *e);
+
+#endif
