@@ -134,7 +134,9 @@ int bisect_run(int n, const struct bisect_opts *o, struct bisect_result *r, stru
     double change = r->value[n - 1] - s.good;
     s.sign = change < 0 ? -1 : 1;
     double floor = 0.01 * fabs(s.good);
-    if (o->threshold > 0)
+    if (o->threshold_rel > 0)
+        r->threshold = o->threshold_rel * fabs(s.good);
+    else if (o->threshold > 0)
         r->threshold = o->threshold;
     else if (o->all_steps)
         r->threshold = floor;

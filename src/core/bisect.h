@@ -16,6 +16,7 @@ typedef int (*bisect_probe_fn)(void *ctx, int i, double *value, struct err *e);
 
 struct bisect_opts {
     double threshold;     /* the change that counts as a move; <= 0: the default (below) */
+    double threshold_rel; /* > 0: the threshold is this fraction of the good value instead */
     bool all_steps;       /* every step past the threshold, not only the one */
     bisect_probe_fn probe;
     void *ctx;
