@@ -18,6 +18,7 @@
 #include "core/count.h"
 #include "core/gitwt.h"
 #include "core/proc.h"
+#include "core/words.h"
 
 const char cmd_bisect_usage[] =
     "tare bisect [options] --good REV --bad REV --build CMD -- CMD [ARG...]";
@@ -32,6 +33,8 @@ static const char bisect_options[] =
     "                          good); default: half the whole change, at least 1%%\n"
     "      --all-steps         every step past the threshold (default there: 1%% of good)\n"
     "      --timeout SECONDS   kill a build or a run after this long (default 1800)\n"
+    "      --confirm           then time the culprit against its parent with tare ab\n"
+    "                          (--until-decided --count), the parent in a second worktree\n"
     "  -f, --format FORMAT     text (default) or json\n"
     "  -h, --help              show this help\n";
 
@@ -327,7 +330,8 @@ static void json_step(const struct bisect_cli *b, const struct bisect_result *r,
     (void)r;
 }
 
-static void print_json(const struct bisect_cli *b, const struct bisect_result *r, bool all)
+static void print_json(const struct bisect_cli *b, const struct bisect_result *r, bool all,
+                       const char *confirm_out)
 {
     fputs("{\"metric\": ", stdout);
     json_str(stdout, b->metric);
@@ -377,7 +381,106 @@ static void print_json(const struct bisect_cli *b, const struct bisect_result *r
         else
             fputs("null", stdout);
     }
+    if (confirm_out && *confirm_out) {   /* tare ab's JSON, as it printed it */
+        size_t k = strlen(confirm_out);
+        while (k && confirm_out[k - 1] == '\n')
+            k--;
+        printf(",\n \"confirm\": %.*s", (int)k, confirm_out);
+    }
     fputs("}\n", stdout);
+}
+
+/* Builds the tree at cwd; 0, or -1 with e set (a failed build is ERR_MEASURE). */
+static int build_in(const struct bisect_cli *b, const char *cwd, struct err *e)
+{
+    if (!b->build)
+        return 0;
+    char *argv[] = {"/bin/sh", "-c", (char *)b->build, NULL};
+    struct proc_opts o = {.argv = argv, .cwd = cwd, .pin_cpu = -1, .stdout_path = "/dev/null",
+                          .timeout_s = b->timeout_s};
+    struct proc_result r;
+    if (proc_run(&o, &r, e) < 0)
+        return -1;
+    if (r.status == PROC_INTERRUPTED || proc_interrupted())
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
+    char d[128];
+    if (r.status != PROC_OK)
+        return err_set(e, ERR_MEASURE, "the build in '%s' %s", cwd,
+                       proc_describe(&r, b->timeout_s, d, sizeof d));
+    return 0;
+}
+
+/* "cd 'DIR' && CMD ARG...": the command in a worktree, for tare ab's --shell. */
+static char *in_dir(const char *dir, char **argv)
+{
+    char *cd_argv[] = {"cd", (char *)dir, NULL};
+    char *cd = words_join(cd_argv), *cmd = words_join(argv), *s = NULL;
+    if (cd && cmd && asprintf(&s, "%s && %s", cd, cmd) < 0)
+        s = NULL;
+    free(cd);
+    free(cmd);
+    return s;
+}
+
+/*
+ * --confirm: the culprit built in the search's worktree (w), its parent in a second one (wp),
+ * then tare ab's own code path on the two: paired wall-clock runs until decided, and the
+ * counts. Returns ab's exit status, or -1 with e set when the trees could not be made.
+ */
+static int confirm(struct bisect_cli *b, const struct bisect_step *s, struct gitwt *wp,
+                   bool json, struct err *e)
+{
+    const char *culprit = b->c[s->first].hash, *parent = b->c[s->before].hash;
+    if (gitwt_checkout(b->w, culprit, e) < 0 || build_in(b, b->w->cwd, e) < 0)
+        return -1;
+    if (gitwt_open(wp, parent, e) < 0 || gitwt_add(wp, e) < 0 || build_in(b, wp->cwd, e) < 0)
+        return -1;
+    char *cmd_a = in_dir(wp->cwd, b->argv), *cmd_b = in_dir(b->w->cwd, b->argv);
+    char name_a[64], name_b[64];
+    snprintf(name_a, sizeof name_a, "parent %.12s", parent);
+    snprintf(name_b, sizeof name_b, "culprit %.12s", culprit);
+    char *argv[] = {"tare ab", "--until-decided", "--count", "--shell", "--name", name_a,
+                    "--name", name_b, "--format", json ? "json" : "text", cmd_a, cmd_b, NULL};
+    int status = -1;
+    if (!cmd_a || !cmd_b) {
+        err_set(e, ERR_SYSTEM, "out of memory");
+    } else {
+        fflush(stdout);
+        optind = 0;   /* getopt starts afresh for ab's options */
+        status = cmd_ab((int)(sizeof argv / sizeof argv[0]) - 1, argv);
+        fflush(stdout);
+    }
+    free(cmd_a);
+    free(cmd_b);
+    return status;
+}
+
+/* With --format json, ab's output is captured in a temporary file and put in as "confirm". */
+static int confirm_json(struct bisect_cli *b, const struct bisect_step *s, struct gitwt *wp,
+                        char **out, struct err *e)
+{
+    FILE *f = tmpfile();
+    if (!f)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot make a temporary file");
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    if (saved < 0 || dup2(fileno(f), STDOUT_FILENO) < 0) {
+        fclose(f);
+        return err_errno(e, ERR_SYSTEM, errno, "cannot redirect tare ab's output");
+    }
+    int status = confirm(b, s, wp, true, e);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    size_t cap = 0;
+    *out = NULL;
+    rewind(f);
+    if (getdelim(out, &cap, '\0', f) < 0) {
+        free(*out);
+        *out = NULL;
+    }
+    fclose(f);
+    return status;
 }
 
 int cmd_bisect(int argc, char **argv)
@@ -390,6 +493,7 @@ int cmd_bisect(int argc, char **argv)
         {"threshold", required_argument, NULL, 0x104},
         {"all-steps", no_argument, NULL, 0x105},
         {"timeout", required_argument, NULL, 0x106},
+        {"confirm", no_argument, NULL, 0x107},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -397,9 +501,11 @@ int cmd_bisect(int argc, char **argv)
     struct bisect_cli b = {.metric = "instructions", .timeout_s = 1800};
     const char *good = NULL, *bad = NULL;
     double threshold = 0;
-    bool all = false;
+    bool all = false, do_confirm = false;
     enum out_format fmt = FMT_TEXT;
-    struct gitwt w = {0};
+    struct gitwt w = {0}, wp = {0};
+    char *confirm_out = NULL;
+    int confirm_status = 0;
     struct bisect_result r = {0};
     struct err e = {0};
     int status = EXIT_USAGE;
@@ -427,6 +533,7 @@ int cmd_bisect(int argc, char **argv)
             b.threshold_given = true;
             break;
         case 0x105: all = true; break;
+        case 0x107: do_confirm = true; break;
         case 0x106:
             if (!cli_parse_seconds("bisect", cmd_bisect_usage, "--timeout", optarg, &b.timeout_s))
                 goto done;
@@ -510,21 +617,43 @@ int cmd_bisect(int argc, char **argv)
         if (rc == 0)
             rc = bisect_run(b.n, &bo, &r, &e);
     }
+    const struct bisect_step *to_confirm =
+        rc == 0 && do_confirm && r.nsteps > 0 && r.steps[0].exact ? &r.steps[0] : NULL;
+    if (rc == 0 && fmt == FMT_JSON) {
+        if (to_confirm) {
+            confirm_status = confirm_json(&b, to_confirm, &wp, &confirm_out, &e);
+            if (confirm_status < 0)
+                rc = -1;
+        }
+        if (rc == 0)
+            print_json(&b, &r, all, confirm_out);
+    } else if (rc == 0) {
+        print_text(&b, &r, all);
+        if (do_confirm && !to_confirm)
+            printf("\nconfirm: nothing to confirm (no single culprit)\n");
+        if (to_confirm) {
+            printf("\nconfirm: tare ab --until-decided --count, the culprit (B) against its "
+                   "parent (A)\n");
+            confirm_status = confirm(&b, to_confirm, &wp, false, &e);
+            if (confirm_status < 0)
+                rc = -1;
+        }
+    }
     struct err rm_err = {0};
     if (gitwt_remove(&w, &rm_err) < 0)
+        cli_error("bisect", "%s", rm_err.msg);
+    if (gitwt_remove(&wp, &rm_err) < 0)
         cli_error("bisect", "%s", rm_err.msg);
     if (rc < 0) {
         status = cli_fail("bisect", &e);
         goto done;
     }
-    if (fmt == FMT_JSON)
-        print_json(&b, &r, all);
-    else
-        print_text(&b, &r, all);
     status = EXIT_OK;
     for (int k = 0; k < r.nsteps; k++)
         if (!r.steps[k].exact)
             status = EXIT_FAIL;   /* skipped commits hide which one it is */
+    if (confirm_status > 0)
+        status = confirm_status;   /* ab's own: 1 when its measurement failed, 130, ... */
 
 done:
     bisect_result_free(&r);
@@ -535,6 +664,8 @@ done:
         free(b.c[i].why);
     }
     free(b.c);
+    free(confirm_out);
     gitwt_free(&w);
+    gitwt_free(&wp);
     return status;
 }

@@ -2,50 +2,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v git > /dev/null || { echo "$TEST_NAME: git is not installed"; exit 1; }
 
-# make_repo DIR: the issue's repository, 40 commits of a small C program.
-make_repo() {
-    local dir=$1 k loop allocs broken subject
-    mkdir -p "$dir"
-    git -C "$dir" init -q
-    git -C "$dir" config user.email bisect@example.org
-    git -C "$dir" config user.name "tare test"
-    for k in $(seq 1 40); do
-        loop=200000; allocs=5000; broken=""; subject="commit $k: version $k"
-        [ "$k" -ge 23 ] && loop=210000
-        [ "$k" -ge 31 ] && allocs=5100
-        [ "$k" -eq 12 ] && broken="this line does not compile;" && subject="commit 12: does not build"
-        [ "$k" -eq 23 ] && subject="commit 23: the loop 5% longer"
-        [ "$k" -eq 31 ] && subject="commit 31: 2% more allocations"
-        cat > "$dir/prog.c" <<EOF
-/* prog.c: tare bisect's test program, version $k. */
-#include <stdio.h>
-#include <stdlib.h>
-#define VERSION $k
-#define LOOP $loop
-#define ALLOCS $allocs
-$broken
-int main(void)
-{
-    volatile unsigned long acc = 0;
-    for (long i = 0; i < LOOP; i++)
-        acc += (unsigned long)i * i;
-    for (int i = 0; i < ALLOCS; i++) {
-        volatile char *p = malloc(64);
-        for (int k = 0; k < 64; k++)
-            p[k] = (char)k;
-        acc += p[7];
-        free((void *)p);
-    }
-    printf("version %d: %lu\n", VERSION, acc);
-    return 0;
-}
-EOF
-        git -C "$dir" add prog.c
-        GIT_AUTHOR_DATE="2026-11-01T00:$(printf %02d "$k"):00Z" GIT_COMMITTER_DATE="2026-11-01T00:$(printf %02d "$k"):00Z" \
-            git -C "$dir" commit -q -m "$subject"
-        git -C "$dir" tag "c$k"
-    done
-}
+. "$(dirname "$0")/bisect_repo.sh"
 R=$TMP/repo
 make_repo "$R"
 cd "$R" || exit 1
@@ -116,6 +73,23 @@ big=$(json 'j["steps"][0]["after"] - j["steps"][0]["before"]')
 check "all steps: 31's step ($small) is smaller than 23's ($big) and above 1% of good" \
     test "$small" -lt "$big" -a "$((small * 100))" -gt "$(json 'j["probes"][0]["value"]')"
 check "all steps: fewer builds than commits ($(json 'j["builds"]'))" test "$(json 'j["builds"]')" -lt 40
+
+# --threshold as a percentage of good: 2.5% is more than commit 23's +1.97% of instructions
+# and less than the +3.1% after commit 31, so on instructions it is 31 that crosses it.
+run_tare bisect --good c20 --bad c40 --build "$BUILD_CMD" --threshold 2.5% --format json -- ./prog
+expect_rc 0 "a threshold in percent"
+expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" "2.5% of good: commit 31 crosses it"
+expect_eq "$(json 'round(j["threshold"] / j["probes"][0]["value"] * 100, 6)')" 2.5 "the threshold is 2.5% of good"
+
+# --confirm: tare ab of the culprit against its parent, each built in its own worktree; the
+# clock's verdict is whatever this machine shows, the counts' is exact: more work.
+run_tare bisect --good c20 --bad c26 --build "$BUILD_CMD" --confirm --format json -- ./prog
+expect_rc 0 "--confirm"
+expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c23)" "--confirm: the culprit"
+expect_eq "$(json 'j["confirm"]["count"]["work"]')" more "--confirm: ab's counts say more work"
+expect_eq "$(json 'j["confirm"]["count"]["change"]["allocations"]')" none "--confirm: no allocation more"
+expect_match "$(json 'j["confirm"]["verdict"]')" '^(faster|slower|same|undecided)$' "--confirm: ab's verdict"
+expect_eq "$(worktrees)" 1 "no worktree left after --confirm (two were made)"
 
 # Nothing moved between 13 and 22 (the version number only): no step, said so.
 run_tare bisect --good c13 --bad c22 --build "$BUILD_CMD" -- ./prog

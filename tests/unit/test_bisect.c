@@ -80,6 +80,17 @@ int main(void)
     CHECK_INT(r.steps[0].first, 30);
     bisect_result_free(&r);
 
+    /* A threshold as a fraction of good: 6% of 1,000,000 is 60,000, so commit 31 again. */
+    make(&h, 40, 1000000, 22, 50000, 30, 20000);
+    {
+        struct bisect_opts o = {.threshold_rel = 0.06, .probe = probe, .ctx = &h};
+        CHECK_INT(bisect_run(h.n, &o, &r, &e), 0);
+        CHECK_NEAR(r.threshold, 60000, 1e-6);
+        CHECK_INT(r.nsteps, 1);
+        CHECK_INT(r.nsteps ? r.steps[0].first : -1, 30);
+        bisect_result_free(&r);
+    }
+
     /* Every position of one step, in ranges of 2 to 120 commits: found, within the bound. */
     bool all_found = true, all_bounded = true;
     for (int n = 2; n <= 120; n++)
