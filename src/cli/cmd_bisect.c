@@ -17,6 +17,7 @@
 #include "core/bisect.h"
 #include "core/count.h"
 #include "core/gitwt.h"
+#include "core/history.h"
 #include "core/proc.h"
 #include "core/words.h"
 
@@ -33,6 +34,9 @@ static const char bisect_options[] =
     "                          good); default: half the whole change, at least 1%%\n"
     "      --all-steps         every step past the threshold (default there: 1%% of good)\n"
     "      --timeout SECONDS   kill a build or a run after this long (default 1800)\n"
+    "      --from-history FILE take --good, --bad and --metric from the newest step of a\n"
+    "                          count that 'tare history check' finds in FILE (past 2%%,\n"
+    "                          or --threshold N%%)\n"
     "      --confirm           then time the culprit against its parent with tare ab\n"
     "                          (--until-decided --count), the parent in a second worktree\n"
     "  -f, --format FORMAT     text (default) or json\n"
@@ -483,6 +487,79 @@ static int confirm_json(struct bisect_cli *b, const struct bisect_step *s, struc
     return status;
 }
 
+/*
+ * --from-history: the newest confirmed step of a deterministic metric in the file, as
+ * `tare history check` finds steps (a change of more than det_threshold, relative, from the
+ * previous value: 2% there, or --threshold's percentage); the
+ * largest change where several series step at the same commit. metric, when not NULL,
+ * limits it to that one. good and bad are the two commits' hashes (the caller frees them).
+ */
+static int from_history(const char *path, double det_threshold, const char **metric,
+                        char **good, char **bad, struct err *e)
+{
+    struct hist_db db;
+    char *paths[] = {(char *)path, NULL};
+    if (hist_db_load(&db, paths, 1, e) < 0)
+        return -1;
+    struct hist_check_opts o = {.det_threshold = det_threshold, .persist = 3, .window = 10,
+                                .noise_n = 60};
+    long best_commit = -1, best_prev = -1;
+    double best_change = 0;
+    int best_m = -1;
+    const char *best_series = NULL;
+    for (size_t k = 0; k < db.nseries; k++) {
+        const struct hist_series *se = &db.series[k];
+        struct hist_step *out = calloc(se->n ? se->n : 1, sizeof *out);
+        if (!out) {
+            hist_db_free(&db);
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        }
+        for (int m = 0; m < HM_COUNT; m++) {
+            if (!hist_metric_deterministic(m) || !db.has[m] ||
+                (*metric && strcmp(*metric, hist_metric_names[m]) != 0))
+                continue;
+            hist_scan(se, m, &o, out);
+            for (size_t i = 0; i < se->n; i++) {
+                if (!out[i].found)
+                    continue;
+                size_t at = out[i].at;
+                long prev = -1;
+                for (size_t j = at; j-- > 0;)
+                    if (!isnan(se->v[m][j])) {
+                        prev = (long)se->commit[j];
+                        break;
+                    }
+                long cm = (long)se->commit[at];
+                if (prev < 0 || cm < best_commit ||
+                    (cm == best_commit && fabs(out[i].change) <= fabs(best_change)))
+                    continue;
+                best_commit = cm;
+                best_prev = prev;
+                best_change = out[i].change;
+                best_m = m;
+                best_series = se->name;
+            }
+        }
+        free(out);
+    }
+    int rc = 0;
+    if (best_commit < 0) {
+        rc = err_set(e, ERR_INPUT, "'%s': history check finds no step of %s to bisect", path,
+                     *metric ? *metric : "a count");
+    } else {
+        *good = strdup(db.commit[best_prev]);
+        *bad = strdup(db.commit[best_commit]);
+        *metric = hist_metric_names[best_m];
+        if (!*good || !*bad)
+            rc = err_set(e, ERR_SYSTEM, "out of memory");
+        else
+            cli_error("bisect", "from '%s': series '%s', %s %+.2f%% at %.12s (after %.12s)",
+                      path, best_series, *metric, 100 * best_change, *bad, *good);
+    }
+    hist_db_free(&db);
+    return rc;
+}
+
 int cmd_bisect(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -494,12 +571,15 @@ int cmd_bisect(int argc, char **argv)
         {"all-steps", no_argument, NULL, 0x105},
         {"timeout", required_argument, NULL, 0x106},
         {"confirm", no_argument, NULL, 0x107},
+        {"from-history", required_argument, NULL, 0x108},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     struct bisect_cli b = {.metric = "instructions", .timeout_s = 1800};
-    const char *good = NULL, *bad = NULL;
+    const char *good = NULL, *bad = NULL, *history = NULL;
+    char *hist_good = NULL, *hist_bad = NULL;
+    bool metric_given = false;
     double threshold = 0;
     bool all = false, do_confirm = false;
     enum out_format fmt = FMT_TEXT;
@@ -526,6 +606,7 @@ int cmd_bisect(int argc, char **argv)
                 goto done;
             }
             b.metric = optarg;
+            metric_given = true;
             break;
         case 0x104:
             if (!parse_threshold(optarg, &threshold))
@@ -534,6 +615,7 @@ int cmd_bisect(int argc, char **argv)
             break;
         case 0x105: all = true; break;
         case 0x107: do_confirm = true; break;
+        case 0x108: history = optarg; break;
         case 0x106:
             if (!cli_parse_seconds("bisect", cmd_bisect_usage, "--timeout", optarg, &b.timeout_s))
                 goto done;
@@ -565,10 +647,27 @@ int cmd_bisect(int argc, char **argv)
         cli_usage_error("bisect", cmd_bisect_usage, "no command to measure (after '--')");
         goto done;
     }
-    if (!good || !bad) {
+    if (history && (good || bad)) {
+        cli_usage_error("bisect", cmd_bisect_usage,
+                        "--from-history takes the range from the file: not with %s",
+                        good ? "--good" : "--bad");
+        goto done;
+    }
+    if (!history && (!good || !bad)) {
         cli_usage_error("bisect", cmd_bisect_usage, "%s is required",
                         good ? "--bad" : "--good");
         goto done;
+    }
+    if (history) {
+        const char *m = metric_given ? b.metric : NULL;
+        double det = threshold < 0 ? -threshold / 100 : 0.02;
+        if (from_history(history, det, &m, &hist_good, &hist_bad, &e) < 0) {
+            status = cli_fail("bisect", &e);
+            goto done;
+        }
+        b.metric = m;
+        good = hist_good;
+        bad = hist_bad;
     }
     b.argv = argv + dd + 1;
     b.text = fmt == FMT_TEXT;
@@ -665,6 +764,8 @@ done:
     }
     free(b.c);
     free(confirm_out);
+    free(hist_good);
+    free(hist_bad);
     gitwt_free(&w);
     gitwt_free(&wp);
     return status;

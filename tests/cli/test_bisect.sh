@@ -91,6 +91,41 @@ expect_eq "$(json 'j["confirm"]["count"]["change"]["allocations"]')" none "--con
 expect_match "$(json 'j["confirm"]["verdict"]')" '^(faster|slower|same|undecided)$' "--confirm: ab's verdict"
 expect_eq "$(worktrees)" 1 "no worktree left after --confirm (two were made)"
 
+# --from-history: a history of counts taken every ten commits (by tare count, here), whose
+# newest step history check finds is the range. At history check's 2% neither step counts
+# (+1.97% instructions, +2.0% allocations less a startup allocation), and both say so.
+H=$TMP/history.tsv
+printf 'date\tcommit\tbenchmark\tinstructions\tallocations\n' > "$H"
+mkdir -p "$TMP/hist"
+for k in 1 10 20 30 40; do
+    git show "c$k:prog.c" > "$TMP/hist/prog.c"
+    counts=$(cd "$TMP/hist" && $BUILD_CMD && "$TARE" count --format tsv -- ./prog |
+             awk -F'\t' 'NR == 2 { print $3 "\t" $4 }')
+    printf '2026-11-01T00:%02d:00Z\t%s\tprog\t%s\n' "$k" "$(commit_of "c$k")" "$counts" >> "$H"
+done
+run_tare history check "$H"
+expect_match "$out" "no regressions" "history check at 2%: no step"
+run_tare bisect --from-history "$H" --build "$BUILD_CMD" -- ./prog
+expect_rc 2 "--from-history at 2%: nothing to bisect"
+expect_match "$err" "history check finds no step of a count to bisect" "says there is no step"
+run_tare history check --det-threshold 1 "$H"
+expect_match "$out" "allocations" "history check at 1%: the allocations step"
+run_tare bisect --from-history "$H" --threshold 1% --build "$BUILD_CMD" --format json -- ./prog
+expect_rc 0 "--from-history at 1%"
+expect_match "$err" "series 'prog', allocations \+2\.00% at $(git rev-parse --short=12 c40) \(after $(git rev-parse --short=12 c30)\)" \
+    "--from-history: the newest step, named"
+expect_eq "$(json 'j["metric"] + " " + j["good"] + " " + j["bad"]')" "allocations $(commit_of c30) $(commit_of c40)" \
+    "--from-history: its metric and range"
+expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" "--from-history: commit 31"
+# On instructions the newest step is at c40 too: the added allocations cost +1.1% instructions.
+run_tare bisect --from-history "$H" --threshold 1% --metric instructions --build "$BUILD_CMD" --format json -- ./prog
+expect_match "$err" "series 'prog', instructions \+1\.[0-9]+% at $(git rev-parse --short=12 c40)" \
+    "--from-history --metric instructions: that metric's newest step"
+expect_eq "$(json 'j["metric"] + " " + j["good"]')" "instructions $(commit_of c30)" "--metric instructions: its range"
+expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" "--from-history on instructions: commit 31's allocations"
+run_tare bisect --from-history "$H" --good c1 -- ./prog
+expect_rc 2 "--from-history with --good"
+
 # Nothing moved between 13 and 22 (the version number only): no step, said so.
 run_tare bisect --good c13 --bad c22 --build "$BUILD_CMD" -- ./prog
 expect_rc 0 "no step"
