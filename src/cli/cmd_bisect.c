@@ -137,7 +137,7 @@ static int list_range(struct bisect_cli *b, const char *good, const char *bad, s
     return 0;
 }
 
-/* "+5.00%" from good, or "" when there is no baseline yet. */
+/* "+5.00%" from good; "n/a" when good is 0 and this is not. */
 static const char *change_str(char *buf, size_t n, double base, double v)
 {
     if (base == 0)
@@ -193,7 +193,10 @@ static int skip(struct bisect_cli *b, int i, const char *fmt, const char *what, 
     free(last);
     if (!c->why)
         c->why = strdup("?");
-    print_probe(b, i, 0, false);
+    if (b->text)
+        print_probe(b, i, 0, false);
+    else   /* JSON comes at the end: say it now, where a person watching sees it */
+        cli_error("bisect", "skipped %.12s (%s): %s", c->hash, c->subject, c->why ? c->why : "?");
     return 1;
 }
 

@@ -133,30 +133,35 @@ expect_match "$out" "no step: no commit moved instructions by more than that" "n
 expect_match "$out" "^2 builds, 0 skipped" "only the ends built"
 
 # A good end that does not build: an error, exit 1, and the worktree is removed.
-run_tare bisect --good c12 --bad c40 --build "$BUILD_CMD" -- ./prog
+run_tare bisect --good c12 --bad c40 --build "$BUILD_CMD" --format json -- ./prog
 expect_rc 1 "a good end that does not build"
 expect_match "$err" "the good end cannot be measured" "says the good end failed"
+expect_match "$err" "skipped $(git rev-parse --short=12 c12) \(commit 12: does not build\): the build exited with status 1" \
+    "json: why, on stderr"
 expect_eq "$(worktrees)" 1 "no worktree left after an error"
 
-# SIGINT in the middle of the search: exit 130, no worktree, nothing of tare's in $TMPDIR.
+# SIGINT (130) and SIGTERM (143) in the middle of the search: no worktree, nothing of tare's
+# in $TMPDIR (the compiler, killed mid-build, may leave its own temporary file: tare's are
+# tare-*).
 mkdir -p "$TMP/tmpdir"
-TMPDIR=$TMP/tmpdir "$TARE" bisect --good c1 --bad c40 --build "$BUILD_CMD" -- ./prog \
-    > "$TMP/int.out" 2> "$TMP/int.err" &
-pid=$!
-for _ in $(seq 1 600); do   # until the third build has started (two probe lines printed)
-    [ "$(grep -c '^ *[0-9]\+  [0-9a-f]\{12\} ' "$TMP/int.out")" -ge 2 ] && break
-    sleep 0.1
+for sig in INT:130 TERM:143; do
+    TMPDIR=$TMP/tmpdir "$TARE" bisect --good c1 --bad c40 --build "$BUILD_CMD" -- ./prog \
+        > "$TMP/int.out" 2> "$TMP/int.err" &
+    pid=$!
+    for _ in $(seq 1 600); do   # until the third build has started (two probe lines printed)
+        [ "$(grep -c '^ *[0-9]\+  [0-9a-f]\{12\} ' "$TMP/int.out")" -ge 2 ] && break
+        sleep 0.1
+    done
+    check "SIG${sig%:*}: the search was under way" grep -q '^ *2  [0-9a-f]\{12\} ' "$TMP/int.out"
+    kill -"${sig%:*}" "$pid"
+    wait "$pid"
+    rc=$?
+    err=$(cat "$TMP/int.err")
+    expect_rc "${sig#*:}" "SIG${sig%:*} mid-search"
+    expect_match "$err" "interrupted" "SIG${sig%:*}: says interrupted"
+    expect_eq "$(worktrees)" 1 "no worktree left after SIG${sig%:*}"
+    expect_eq "$(ls -A "$TMP/tmpdir" | grep '^tare-')" "" "none of tare's files left in \$TMPDIR after SIG${sig%:*}"
 done
-check "the search was under way when interrupted" grep -q '^ *2  [0-9a-f]\{12\} ' "$TMP/int.out"
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-err=$(cat "$TMP/int.err")
-expect_rc 130 "SIGINT mid-search"
-expect_match "$err" "interrupted" "says interrupted"
-expect_eq "$(worktrees)" 1 "no worktree left after SIGINT"
-# (the compiler, killed mid-build, may leave its own temporary file: tare's are tare-*)
-expect_eq "$(ls -A "$TMP/tmpdir" | grep '^tare-')" "" "none of tare's files left in \$TMPDIR after SIGINT"
 
 # Bad usage and input: exit 2, no worktree made.
 for bad in "--bad c40 -- ./prog" "--good c1 -- ./prog" "--good c1 --bad c40" \
