@@ -34,6 +34,11 @@ static const char count_options[] =
     "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
     "      --show-output       pass the commands' stdout and stderr through\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
+    "      --metric METRIC     instructions (default), allocations, bytes or peak_bytes,\n"
+    "                          for --fail-above and --fail-below\n"
+    "      --fail-above N      exit 1 if the metric is above N, 0 if not, 125 if it could\n"
+    "                          not be counted (as 'git bisect run' expects)\n"
+    "      --fail-below N      the same, exit 1 if the metric is below N\n"
     "  -h, --help              show this help\n";
 
 static const char *status_name(enum count_status s)
@@ -108,6 +113,51 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
     table_free(&tb);
 }
 
+/* For `git bisect run`: good, bad, and "cannot test this commit". */
+enum { EXIT_BISECT_SKIP = 125 };
+
+/* --fail-above/--fail-below: the metric of every series against the limits. Returns the
+ * status git bisect run expects: 0 good, 1 bad, 125 when a series has no such count. */
+static int fail_limits(const struct count_job *jobs, const struct target *t, int n,
+                       const char *metric, bool above, uint64_t above_n, bool below,
+                       uint64_t below_n)
+{
+    int status = EXIT_OK;
+    for (int i = 0; i < n; i++) {
+        uint64_t v = count_job_metric(&jobs[i], metric);
+        if (jobs[i].status != COUNT_OK || v == COUNT_NA) {
+            cli_error("count", "'%s': no %s count: exit %d (skip, for git bisect run)",
+                      t[i].name, metric, EXIT_BISECT_SKIP);
+            return EXIT_BISECT_SKIP;
+        }
+        if (above && v > above_n) {
+            cli_error("count", "'%s': %s %llu is above %llu", t[i].name, metric,
+                      (unsigned long long)v, (unsigned long long)above_n);
+            status = EXIT_FAIL;
+        }
+        if (below && v < below_n) {
+            cli_error("count", "'%s': %s %llu is below %llu", t[i].name, metric,
+                      (unsigned long long)v, (unsigned long long)below_n);
+            status = EXIT_FAIL;
+        }
+    }
+    return status;
+}
+
+/* A --fail-above/--fail-below limit: a whole number. */
+static bool parse_limit(const char *opt, const char *arg, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (!*arg || *end || errno || arg[0] == '-') {
+        cli_usage_error("count", cmd_count_usage, "%s wants a whole number, not '%s'", opt, arg);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
 int cmd_count(int argc, char **argv)
 {
     enum { OPT_CHECK_WARM = 0x180 };   /* not 'C': hyperfine's -C is --conclude */
@@ -123,8 +173,14 @@ int cmd_count(int argc, char **argv)
         {"show-output", no_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
+        {"metric", required_argument, NULL, 0x100},
+        {"fail-above", required_argument, NULL, 0x101},
+        {"fail-below", required_argument, NULL, 0x102},
         {0},
     };
+    const char *metric = "instructions";
+    bool fail_above = false, fail_below = false;
+    uint64_t above_n = 0, below_n = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct count_opts co = {.jobs = ncpu > 0 ? (int)ncpu : 1, .timeout_s = 1800};
     struct target_spec spec = {0};
@@ -170,6 +226,25 @@ int cmd_count(int argc, char **argv)
                                   &fmt))
                 goto done;
             break;
+        case 0x100:
+            if (!count_metric_valid(optarg)) {
+                cli_usage_error("count", cmd_count_usage,
+                                "--metric wants instructions, allocations, bytes or peak_bytes, "
+                                "not '%s'", optarg);
+                goto done;
+            }
+            metric = optarg;
+            break;
+        case 0x101:
+            if (!parse_limit("--fail-above", optarg, &above_n))
+                goto done;
+            fail_above = true;
+            break;
+        case 0x102:
+            if (!parse_limit("--fail-below", optarg, &below_n))
+                goto done;
+            fail_below = true;
+            break;
         case 'h':
             cli_print_usage(stdout, cmd_count_usage);
             printf("\nDeterministic counts: instructions and allocations from one callgrind run\n"
@@ -185,12 +260,18 @@ int cmd_count(int argc, char **argv)
         }
     }
     if ((status = targets_from_args("count", cmd_count_usage, argc, argv, dd, &spec, &targets,
-                                    &nt)) != 0)
+                                    &nt)) != 0) {
+        /* A command this revision lacks (not built) is a commit git bisect should skip. */
+        if ((fail_above || fail_below) && status == EXIT_USAGE && (optind < dd || dd + 1 < argc))
+            status = EXIT_BISECT_SKIP;
         goto done;
+    }
     status = EXIT_USAGE;
     char valgrind[4096];
     if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
         status = cli_fail("count", &e);
+        if (fail_above || fail_below)
+            status = EXIT_BISECT_SKIP;
         goto done;
     }
     co.valgrind = valgrind;
@@ -223,6 +304,8 @@ int cmd_count(int argc, char **argv)
         fputs("\r\033[K", stderr);
     if (rc < 0) {
         status = cli_fail("count", &e);
+        if ((fail_above || fail_below) && e.kind != ERR_INTERRUPTED)
+            status = EXIT_BISECT_SKIP;
         goto done;
     }
     bool any_failed = false;
@@ -248,6 +331,8 @@ int cmd_count(int argc, char **argv)
     else
         print_table(jobs, targets, nt, fmt);
     status = any_failed ? EXIT_FAIL : EXIT_OK;
+    if (fail_above || fail_below)
+        status = fail_limits(jobs, targets, nt, metric, fail_above, above_n, fail_below, below_n);
 
 done:
     free(jobs);

@@ -26,5 +26,7 @@ int cmd_ab(int argc, char **argv);
 extern const char cmd_ab_usage[];
 int cmd_goal(int argc, char **argv);
 extern const char cmd_goal_usage[];
+int cmd_bisect(int argc, char **argv);
+extern const char cmd_bisect_usage[];
 
 #endif

@@ -34,6 +34,8 @@ const struct cli_command cli_commands[] = {
     {"trend", "a self-contained HTML trend page of history files", cmd_trend_usage, cmd_trend},
     {"goal", "the multiple a goal needs and how many compounding slices reach it", cmd_goal_usage,
      cmd_goal},
+    {"bisect", "the first commit that moved a deterministic count, built in a git worktree",
+     cmd_bisect_usage, cmd_bisect},
     {"self-test", "check the callgrind reader and tare count against known answers",
      cmd_selftest_usage, cmd_selftest},
 };

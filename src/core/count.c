@@ -400,3 +400,22 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
     }
     return 0;
 }
+
+bool count_metric_valid(const char *name)
+{
+    return strcmp(name, "instructions") == 0 || strcmp(name, "allocations") == 0 ||
+           strcmp(name, "bytes") == 0 || strcmp(name, "peak_bytes") == 0;
+}
+
+uint64_t count_job_metric(const struct count_job *job, const char *name)
+{
+    if (strcmp(name, "instructions") == 0)
+        return job->instructions;
+    if (strcmp(name, "allocations") == 0)
+        return job->allocations;
+    if (strcmp(name, "bytes") == 0)
+        return job->bytes;
+    if (strcmp(name, "peak_bytes") == 0)
+        return job->peak_bytes;
+    return COUNT_NA;
+}

@@ -59,4 +59,9 @@ int count_find_valgrind(char *path, size_t size, struct err *e);
  */
 int count_run(struct count_job *jobs, int n, const struct count_opts *opts, struct err *e);
 
+/* Whether name is one of the four metrics: instructions, allocations, bytes, peak_bytes. */
+bool count_metric_valid(const char *name);
+/* The job's count of that metric, COUNT_NA when it was not measured or name is unknown. */
+uint64_t count_job_metric(const struct count_job *job, const char *name);
+
 #endif

@@ -251,3 +251,20 @@ void gitwt_free(struct gitwt *w)
     free(w->cwd);
     memset(w, 0, sizeof *w);
 }
+
+int gitwt_git(const struct gitwt *w, char *const *argv, char **out, char *why, size_t whyn,
+              struct err *e)
+{
+    return git_run(w->top, argv, out, why, whyn, e);
+}
+
+int gitwt_checkout(struct gitwt *w, const char *commit, struct err *e)
+{
+    char why[512];
+    char *argv[] = {"git", "checkout", "--quiet", "--detach", "--force", (char *)commit, NULL};
+    int rc = git_run(w->dir, argv, NULL, why, sizeof why, e);
+    if (rc > 0)
+        return err_set(e, ERR_SYSTEM, "cannot check out %.12s in '%s' (git says: %s)", commit,
+                       w->dir, why);
+    return rc < 0 ? -1 : 0;
+}

@@ -2,6 +2,8 @@
 #ifndef TARE_GITWT_H
 #define TARE_GITWT_H
 
+#include <stddef.h>
+
 #include "core/err.h"
 
 struct gitwt {
@@ -29,6 +31,16 @@ int gitwt_add(struct gitwt *w, struct err *e);
  * could not be removed, with e set.
  */
 int gitwt_remove(struct gitwt *w, struct err *e);
+/*
+ * Runs git with argv (argv[0] "git") in the user's tree, its stdout into *out (the caller
+ * frees it) when out is not NULL. Returns git's exit status (0 ok), with its last stderr
+ * line in why; -1 when it could not run or tare was interrupted, with e set.
+ */
+int gitwt_git(const struct gitwt *w, char *const *argv, char **out, char *why, size_t whyn,
+              struct err *e);
+/* Checks commit out in the worktree made by gitwt_add (detached, local changes discarded;
+ * untracked files such as build outputs stay, so builds can be incremental). */
+int gitwt_checkout(struct gitwt *w, const char *commit, struct err *e);
 /* Frees the strings (call gitwt_remove first). */
 void gitwt_free(struct gitwt *w);
 

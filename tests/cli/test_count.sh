@@ -105,4 +105,51 @@ for bad in "-j 0 true" "--format csv true" "--timeout x true" ""; do
     run_tare count $bad
     expect_rc 2 "count $bad"
 done
+# --fail-above / --fail-below: the exit status git bisect run expects (0 good, 1 bad, 125 skip),
+# against a limit taken from a count made here: busy 1 is at its own count, busy 2 above it.
+run_tare count --format tsv -- "$F/busy" 1
+limit=$(tsv_field "$out" 1 instructions)
+run_tare count --fail-above "$limit" -- "$F/busy" 1
+expect_rc 0 "busy 1 is not above its own count"
+run_tare count --fail-above "$((limit - 1))" -- "$F/busy" 1
+expect_rc 1 "busy 1 is above its count minus one"
+expect_match "$err" "'busy': instructions $limit is above $((limit - 1))" "what was above"
+run_tare count --fail-above "$limit" -- "$F/busy" 2
+expect_rc 1 "busy 2 is above busy 1's count"
+run_tare count --fail-below "$limit" -- "$F/busy" 1
+expect_rc 0 "busy 1 is not below its own count"
+run_tare count --fail-below "$((limit + 1))" -- "$F/busy" 1
+expect_rc 1 "busy 1 is below its count plus one"
+# allocmix makes 143 allocations by its definition.
+run_tare count --metric allocations --fail-above 143 -- "$F/allocmix"
+expect_rc 0 "143 allocations are not above 143"
+run_tare count --metric allocations --fail-above 142 --fail-below 100 -- "$F/allocmix"
+expect_rc 1 "143 allocations are above 142"
+expect_match "$err" "allocations 143 is above 142" "the allocations that were above"
+run_tare count --fail-above 1 -- "$F/exit3"
+expect_rc 125 "a failing command is a commit to skip (125)"
+expect_match "$err" "no instructions count: exit 125" "says why 125"
+run_tare count --fail-above 1 -- "$TMP/not-built"
+expect_rc 125 "a command that is not there is a commit to skip (125)"
+# In a real git bisect run: five commits, each a program of more iterations than the last;
+# the limit between the second and the third, so git names the third.
+if command -v git > /dev/null; then
+    R=$TMP/repo
+    mkdir -p "$R"
+    (cd "$R" && git init -q && git config user.email t@example.org && git config user.name t &&
+     for n in 1 2 3 4 5; do
+         printf '#!/bin/sh\nexec %s %s\n' "$F/busy" "$n" > work.sh && chmod +x work.sh &&
+         git add work.sh && git commit -q -m "busy $n"; done) > /dev/null 2>&1
+    run_tare count --format tsv "$F/busy 2" "$F/busy 3"
+    mid=$(( ($(tsv_field "$out" 1 instructions) + $(tsv_field "$out" 2 instructions)) / 2 ))
+    culprit=$(cd "$R" && git bisect start HEAD HEAD~4 > /dev/null &&
+              git bisect run "$TARE" count --fail-above "$mid" -- ./work.sh 2> /dev/null |
+              sed -n 's/^\([0-9a-f]*\) is the first bad commit.*/\1/p'; git bisect reset > /dev/null 2>&1)
+    expect_eq "$(cd "$R" && git log -1 --format=%s "$culprit" 2> /dev/null)" "busy 3" \
+        "git bisect run with --fail-above names the commit that went above"
+fi
+for bad in "--fail-above x true" "--fail-below -1 true" "--metric wall true"; do
+    run_tare count $bad
+    expect_rc 2 "count $bad"
+done
 done_testing

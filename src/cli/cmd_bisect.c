@@ -1,0 +1,775 @@
+/* cmd_bisect.c: `tare bisect`, the first commit that moved a deterministic count. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/count_out.h"
+#include "cli/out.h"
+#include "cli/targets.h"
+#include "core/bisect.h"
+#include "core/count.h"
+#include "core/gitwt.h"
+#include "core/history.h"
+#include "core/proc.h"
+#include "core/words.h"
+
+const char cmd_bisect_usage[] =
+    "tare bisect [options] --good REV --bad REV --build CMD -- CMD [ARG...]";
+
+static const char bisect_options[] =
+    "Options:\n"
+    "      --good REV          a revision before the change (its metric is the baseline)\n"
+    "      --bad REV           a later revision, after the change\n"
+    "      --build CMD         build each probed revision first (/bin/sh -c, in the worktree)\n"
+    "      --metric METRIC     instructions (default), allocations, bytes or peak_bytes\n"
+    "      --threshold X       a move is a change from good past X (a count, or N%% of\n"
+    "                          good); default: half the whole change, at least 1%%\n"
+    "      --all-steps         every step past the threshold (default there: 1%% of good)\n"
+    "      --timeout SECONDS   kill a build or a run after this long (default 1800)\n"
+    "      --from-history FILE take --good, --bad and --metric from the newest step of a\n"
+    "                          count that 'tare history check' finds in FILE (past 2%%,\n"
+    "                          or --threshold N%%)\n"
+    "      --confirm           then time the culprit against its parent with tare ab\n"
+    "                          (--until-decided --count), the parent in a second worktree\n"
+    "  -f, --format FORMAT     text (default) or json\n"
+    "  -h, --help              show this help\n";
+
+/* One commit of the range, first-parent order from good to bad. */
+struct commit {
+    char *hash, *date, *subject;
+    char *why;          /* why it was skipped, or NULL */
+    int build;          /* the probe that measured it (1 = first), 0 when not probed */
+};
+
+struct bisect_cli {
+    struct commit *c;
+    int n;
+    const char *metric, *build;
+    char **argv;
+    struct gitwt *w;
+    struct count_opts co;
+    double timeout_s;
+    bool text;
+    int builds;
+    double good_value;
+    bool threshold_given;
+};
+
+/* Splits `git log --format=%H%x1f%aI%x1f%s` output into commits, appended to b->c. */
+static int add_commits(struct bisect_cli *b, char *out)
+{
+    for (char *line = out, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *f1 = strchr(line, '\x1f');
+        char *f2 = f1 ? strchr(f1 + 1, '\x1f') : NULL;
+        if (!f2)
+            continue;
+        *f1 = *f2 = '\0';
+        struct commit *p = realloc(b->c, (size_t)(b->n + 1) * sizeof *p);
+        if (!p)
+            return -1;
+        b->c = p;
+        p[b->n] = (struct commit){.hash = strdup(line), .date = strdup(f1 + 1),
+                                  .subject = strdup(f2 + 1)};
+        if (!p[b->n].hash || !p[b->n].date || !p[b->n].subject)
+            return -1;
+        b->n++;
+    }
+    return 0;
+}
+
+/* The range: good, then every first-parent commit after it up to bad. */
+static int list_range(struct bisect_cli *b, const char *good, const char *bad, struct err *e)
+{
+    char why[512], *out = NULL;
+    char spec[256];
+    snprintf(spec, sizeof spec, "%s^{commit}", bad);
+    char *rev_argv[] = {"git", "rev-parse", "--verify", "--quiet", "--end-of-options", spec, NULL};
+    int rc = gitwt_git(b->w, rev_argv, &out, why, sizeof why, e);
+    if (rc < 0)
+        return -1;
+    if (rc > 0 || bad[0] == '-') {
+        free(out);
+        return err_set(e, ERR_INPUT, "unknown revision '%s': it names no commit here", bad);
+    }
+    char bad_hash[64];
+    snprintf(bad_hash, sizeof bad_hash, "%.*s", (int)strcspn(out, "\n"), out);
+    free(out);
+    char *anc_argv[] = {"git", "merge-base", "--is-ancestor", b->w->commit, bad_hash, NULL};
+    rc = gitwt_git(b->w, anc_argv, NULL, why, sizeof why, e);
+    if (rc < 0)
+        return -1;
+    if (rc > 0)
+        return err_set(e, ERR_INPUT, "'%s' is not an ancestor of '%s': nothing to bisect",
+                       good, bad);
+    char fmt[] = "--format=%H%x1f%aI%x1f%s";
+    char *one_argv[] = {"git", "log", "-1", fmt, b->w->commit, NULL};
+    char not_good[64];
+    snprintf(not_good, sizeof not_good, "^%s", b->w->commit);
+    char *log_argv[] = {"git", "log", "--first-parent", "--reverse", fmt, bad_hash, not_good,
+                        NULL};
+    for (int k = 0; k < 2; k++) {
+        rc = gitwt_git(b->w, k ? log_argv : one_argv, &out, why, sizeof why, e);
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            free(out);
+            return err_set(e, ERR_SYSTEM, "git log failed (git says: %s)", why);
+        }
+        rc = add_commits(b, out);
+        free(out);
+        if (rc < 0)
+            return err_set(e, ERR_SYSTEM, "out of memory");
+    }
+    if (b->n < 2)
+        return err_set(e, ERR_INPUT, "'%s' and '%s' are the same commit: nothing to bisect",
+                       good, bad);
+    return 0;
+}
+
+/* "+5.00%" from good; "n/a" when good is 0 and this is not. */
+static const char *change_str(char *buf, size_t n, double base, double v)
+{
+    if (base == 0)
+        snprintf(buf, n, "%s", v == 0 ? "+0.00%" : "n/a");
+    else
+        snprintf(buf, n, "%+.2f%%", 100 * (v - base) / base);
+    return buf;
+}
+
+static void print_probe(const struct bisect_cli *b, int i, double v, bool measured)
+{
+    if (!b->text)
+        return;
+    const struct commit *c = &b->c[i];
+    char cell[64], ch[32];
+    if (!measured)
+        printf("%5d  %-12.12s  %15s  %8s  %s\n       skipped: %s\n", c->build, c->hash,
+               "-", "", c->subject, c->why);
+    else if (i == 0)
+        printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash,
+               count_cell(cell, (uint64_t)v, true), "good", c->subject);
+    else
+        printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash,
+               count_cell(cell, (uint64_t)v, true), change_str(ch, sizeof ch, b->good_value, v),
+               c->subject);
+    fflush(stdout);
+}
+
+static int skip(struct bisect_cli *b, int i, const char *fmt, const char *what, const char *tail)
+{
+    struct commit *c = &b->c[i];
+    char *last = NULL;
+    if (tail && *tail) {   /* the last line of its stderr says most */
+        char *t = strdup(tail);
+        if (t) {
+            size_t k = strlen(t);
+            while (k && (t[k - 1] == '\n' || t[k - 1] == ' '))
+                t[--k] = '\0';
+            char *nl = strrchr(t, '\n');
+            last = strdup(nl ? nl + 1 : t);
+            free(t);
+        }
+    }
+    if (asprintf(&c->why, fmt, what) < 0)
+        c->why = NULL;
+    if (c->why && last && *last) {
+        char *w2;
+        if (asprintf(&w2, "%s (stderr: %s)", c->why, last) >= 0) {
+            free(c->why);
+            c->why = w2;
+        }
+    }
+    free(last);
+    if (!c->why)
+        c->why = strdup("?");
+    if (b->text)
+        print_probe(b, i, 0, false);
+    else   /* JSON comes at the end: say it now, where a person watching sees it */
+        cli_error("bisect", "skipped %.12s (%s): %s", c->hash, c->subject, c->why ? c->why : "?");
+    return 1;
+}
+
+/* The probe: check commit i out in the worktree, build it, count the command there. */
+static int probe(void *ctx, int i, double *value, struct err *e)
+{
+    struct bisect_cli *b = ctx;
+    if (proc_interrupted())
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
+    struct commit *c = &b->c[i];
+    c->build = ++b->builds;
+    if (gitwt_checkout(b->w, c->hash, e) < 0)
+        return -1;
+    char d[256];
+    if (b->build) {
+        char *argv[] = {"/bin/sh", "-c", (char *)b->build, NULL};
+        struct proc_opts o = {.argv = argv, .cwd = b->w->cwd, .pin_cpu = -1,
+                              .stdout_path = "/dev/null", .timeout_s = b->timeout_s};
+        struct proc_result r;
+        if (proc_run(&o, &r, e) < 0)
+            return -1;
+        if (r.status == PROC_INTERRUPTED || proc_interrupted())
+            return err_set(e, ERR_INTERRUPTED, "interrupted");
+        if (r.status != PROC_OK)
+            return skip(b, i, "the build %s", proc_describe(&r, b->timeout_s, d, sizeof d),
+                        r.stderr_tail);
+    }
+    struct count_job job = {.name = "probe", .argv = b->argv, .cwd = b->w->cwd};
+    if (count_run(&job, 1, &b->co, e) < 0)
+        return -1;
+    if (job.status != COUNT_OK)
+        return skip(b, i, "the command failed: %s", job.why, job.tail);
+    uint64_t v = count_job_metric(&job, b->metric);
+    if (v == COUNT_NA)
+        return skip(b, i, "no %s count", b->metric, job.note);
+    *value = (double)v;
+    if (i == 0)
+        b->good_value = *value;
+    print_probe(b, i, *value, true);
+    return 0;
+}
+
+/* "a count" or "N%" of good (negative: a percentage, as -N). */
+static bool parse_threshold(const char *arg, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    bool pct = *end == '%';
+    if (pct)
+        end++;
+    if (end == arg || *end || errno || !(v > 0) || !isfinite(v)) {
+        cli_usage_error("bisect", cmd_bisect_usage,
+                        "--threshold wants a positive count or percentage, not '%s'", arg);
+        return false;
+    }
+    *out = pct ? -v : v;
+    return true;
+}
+
+static void print_step_text(const struct bisect_cli *b, const struct bisect_result *r,
+                            const struct bisect_step *s, const char *label)
+{
+    const struct commit *c = &b->c[s->first];
+    char cb[64], ca[64], ch[32];
+    count_cell(cb, (uint64_t)s->before_value, true);
+    count_cell(ca, (uint64_t)s->after_value, true);
+    change_str(ch, sizeof ch, s->before_value, s->after_value);
+    if (s->exact) {
+        printf("%s: %s %s\n", label, c->hash, c->subject);
+        printf("  author date  %s\n", c->date);
+        printf("  %s %s -> %s (%s) from its parent %.12s\n", b->metric, cb, ca, ch,
+               b->c[s->before].hash);
+        return;
+    }
+    printf("%s: one of these commits (the ones between could not be measured):\n", label);
+    for (int k = s->before + 1; k <= s->first; k++)
+        printf("  %.12s %s%s\n", b->c[k].hash, b->c[k].subject,
+               r->state[k] == BISECT_SKIPPED ? " (skipped)" : "");
+    printf("  %s %s at %.12s -> %s (%s) at %.12s\n", b->metric, cb, b->c[s->before].hash, ca,
+           ch, c->hash);
+}
+
+static void print_text(const struct bisect_cli *b, const struct bisect_result *r, bool all)
+{
+    char t[64], gv[64], bv[64], ch[32];
+    count_cell(gv, (uint64_t)r->value[0], true);
+    count_cell(bv, (uint64_t)r->value[b->n - 1], true);
+    fmt_count(t, r->threshold);
+    printf("\nthreshold: %s %s from good%s\n", t, b->metric,
+           b->threshold_given ? ""
+           : all ? " (1% of good)" : " (half the whole change, at least 1% of good)");
+    if (r->nsteps == 0)
+        printf("no step: no commit moved %s by more than that (good %s, bad %s, %s)\n",
+               b->metric, gv, bv, change_str(ch, sizeof ch, r->value[0], r->value[b->n - 1]));
+    for (int k = 0; k < r->nsteps; k++) {
+        char label[32];
+        if (all)
+            snprintf(label, sizeof label, "step %d", k + 1);
+        else
+            snprintf(label, sizeof label, "culprit");
+        print_step_text(b, r, &r->steps[k], label);
+    }
+    if (r->skipped) {
+        printf("skipped:");
+        for (int i = 0; i < b->n; i++)
+            if (r->state[i] == BISECT_SKIPPED)
+                printf(" %.12s (%s)", b->c[i].hash, b->c[i].subject);
+        printf("\n");
+    }
+    printf("%d builds, %d skipped, for %d commits after good\n", r->probes, r->skipped,
+           b->n - 1);
+}
+
+static void json_step(const struct bisect_cli *b, const struct bisect_result *r,
+                      const struct bisect_step *s)
+{
+    const struct commit *c = &b->c[s->first];
+    fputs("{\"commit\": ", stdout);
+    json_str(stdout, c->hash);
+    fputs(", \"subject\": ", stdout);
+    json_str(stdout, c->subject);
+    fputs(", \"author_date\": ", stdout);
+    json_str(stdout, c->date);
+    fputs(", \"before_commit\": ", stdout);
+    json_str(stdout, b->c[s->before].hash);
+    printf(", \"before\": %.0f, \"after\": %.0f, \"change_pct\": ", s->before_value,
+           s->after_value);
+    json_num(stdout, s->before_value != 0
+                         ? 100 * (s->after_value - s->before_value) / s->before_value : NAN);
+    printf(", \"exact\": %s, \"candidates\": [", s->exact ? "true" : "false");
+    for (int k = s->before + 1; k <= s->first; k++) {
+        if (k > s->before + 1)
+            fputs(", ", stdout);
+        json_str(stdout, b->c[k].hash);
+    }
+    fputs("]}", stdout);
+    (void)r;
+}
+
+static void print_json(const struct bisect_cli *b, const struct bisect_result *r, bool all,
+                       const char *confirm_out)
+{
+    fputs("{\"metric\": ", stdout);
+    json_str(stdout, b->metric);
+    fputs(", \"good\": ", stdout);
+    json_str(stdout, b->c[0].hash);
+    fputs(", \"bad\": ", stdout);
+    json_str(stdout, b->c[b->n - 1].hash);
+    printf(", \"commits\": %d, \"threshold\": ", b->n - 1);
+    json_num(stdout, r->threshold);
+    printf(", \"builds\": %d, \"skipped\": %d,\n \"probes\": [", r->probes, r->skipped);
+    /* In the order they were probed. */
+    for (int p = 1, first = 1; p <= r->probes; p++)
+        for (int i = 0; i < b->n; i++) {
+            if (b->c[i].build != p)
+                continue;
+            fputs(first ? "\n  {" : ",\n  {", stdout);
+            first = 0;
+            printf("\"build\": %d, \"commit\": ", p);
+            json_str(stdout, b->c[i].hash);
+            fputs(", \"subject\": ", stdout);
+            json_str(stdout, b->c[i].subject);
+            bool ok = r->state[i] == BISECT_MEASURED;
+            printf(", \"status\": \"%s\", \"value\": ", ok ? "ok" : "skipped");
+            if (ok)
+                printf("%.0f", r->value[i]);
+            else
+                fputs("null", stdout);
+            fputs(", \"change_pct\": ", stdout);
+            json_num(stdout, ok && r->value[0] != 0
+                                 ? 100 * (r->value[i] - r->value[0]) / r->value[0] : NAN);
+            if (!ok) {
+                fputs(", \"error\": ", stdout);
+                json_str(stdout, b->c[i].why ? b->c[i].why : "");
+            }
+            fputs("}", stdout);
+        }
+    fputs("],\n \"steps\": [", stdout);
+    for (int k = 0; k < r->nsteps; k++) {
+        fputs(k ? ",\n  " : "\n  ", stdout);
+        json_step(b, r, &r->steps[k]);
+    }
+    fputs("]", stdout);
+    if (!all) {
+        fputs(",\n \"culprit\": ", stdout);
+        if (r->nsteps && r->steps[0].exact)
+            json_step(b, r, &r->steps[0]);
+        else
+            fputs("null", stdout);
+    }
+    if (confirm_out && *confirm_out) {   /* tare ab's JSON, as it printed it */
+        size_t k = strlen(confirm_out);
+        while (k && confirm_out[k - 1] == '\n')
+            k--;
+        printf(",\n \"confirm\": %.*s", (int)k, confirm_out);
+    }
+    fputs("}\n", stdout);
+}
+
+/* Builds the tree at cwd; 0, or -1 with e set (a failed build is ERR_MEASURE). */
+static int build_in(const struct bisect_cli *b, const char *cwd, struct err *e)
+{
+    if (!b->build)
+        return 0;
+    char *argv[] = {"/bin/sh", "-c", (char *)b->build, NULL};
+    struct proc_opts o = {.argv = argv, .cwd = cwd, .pin_cpu = -1, .stdout_path = "/dev/null",
+                          .timeout_s = b->timeout_s};
+    struct proc_result r;
+    if (proc_run(&o, &r, e) < 0)
+        return -1;
+    if (r.status == PROC_INTERRUPTED || proc_interrupted())
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
+    char d[128];
+    if (r.status != PROC_OK)
+        return err_set(e, ERR_MEASURE, "the build in '%s' %s", cwd,
+                       proc_describe(&r, b->timeout_s, d, sizeof d));
+    return 0;
+}
+
+/* "cd 'DIR' && CMD ARG...": the command in a worktree, for tare ab's --shell. */
+static char *in_dir(const char *dir, char **argv)
+{
+    char *cd_argv[] = {"cd", (char *)dir, NULL};
+    char *cd = words_join(cd_argv), *cmd = words_join(argv), *s = NULL;
+    if (cd && cmd && asprintf(&s, "%s && %s", cd, cmd) < 0)
+        s = NULL;
+    free(cd);
+    free(cmd);
+    return s;
+}
+
+/*
+ * --confirm: the culprit built in the search's worktree (w), its parent in a second one (wp),
+ * then tare ab's own code path on the two: paired wall-clock runs until decided, and the
+ * counts. Returns ab's exit status, or -1 with e set when the trees could not be made.
+ */
+static int confirm(struct bisect_cli *b, const struct bisect_step *s, struct gitwt *wp,
+                   bool json, struct err *e)
+{
+    const char *culprit = b->c[s->first].hash, *parent = b->c[s->before].hash;
+    if (gitwt_checkout(b->w, culprit, e) < 0 || build_in(b, b->w->cwd, e) < 0)
+        return -1;
+    if (gitwt_open(wp, parent, e) < 0 || gitwt_add(wp, e) < 0 || build_in(b, wp->cwd, e) < 0)
+        return -1;
+    char *cmd_a = in_dir(wp->cwd, b->argv), *cmd_b = in_dir(b->w->cwd, b->argv);
+    char name_a[64], name_b[64];
+    snprintf(name_a, sizeof name_a, "parent %.12s", parent);
+    snprintf(name_b, sizeof name_b, "culprit %.12s", culprit);
+    char *argv[] = {"tare ab", "--until-decided", "--count", "--shell", "sh", "--name", name_a,
+                    "--name", name_b, "--format", json ? "json" : "text", cmd_a, cmd_b, NULL};
+    int status = -1;
+    if (!cmd_a || !cmd_b) {
+        err_set(e, ERR_SYSTEM, "out of memory");
+    } else {
+        fflush(stdout);
+        optind = 0;   /* getopt starts afresh for ab's options */
+        status = cmd_ab((int)(sizeof argv / sizeof argv[0]) - 1, argv);
+        fflush(stdout);
+    }
+    free(cmd_a);
+    free(cmd_b);
+    return status;
+}
+
+/* With --format json, ab's output is captured in a temporary file and put in as "confirm". */
+static int confirm_json(struct bisect_cli *b, const struct bisect_step *s, struct gitwt *wp,
+                        char **out, struct err *e)
+{
+    FILE *f = tmpfile();
+    if (!f)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot make a temporary file");
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    if (saved < 0 || dup2(fileno(f), STDOUT_FILENO) < 0) {
+        fclose(f);
+        return err_errno(e, ERR_SYSTEM, errno, "cannot redirect tare ab's output");
+    }
+    int status = confirm(b, s, wp, true, e);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    size_t cap = 0;
+    *out = NULL;
+    rewind(f);
+    if (getdelim(out, &cap, '\0', f) < 0) {
+        free(*out);
+        *out = NULL;
+    }
+    fclose(f);
+    return status;
+}
+
+/*
+ * --from-history: the newest confirmed step of a deterministic metric in the file, as
+ * `tare history check` finds steps (a change of more than det_threshold, relative, from the
+ * previous value: 2% there, or --threshold's percentage); the
+ * largest change where several series step at the same commit. metric, when not NULL,
+ * limits it to that one. good and bad are the two commits' hashes (the caller frees them).
+ */
+static int from_history(const char *path, double det_threshold, const char **metric,
+                        char **good, char **bad, struct err *e)
+{
+    struct hist_db db;
+    char *paths[] = {(char *)path, NULL};
+    if (hist_db_load(&db, paths, 1, e) < 0)
+        return -1;
+    struct hist_check_opts o = {.det_threshold = det_threshold, .persist = 3, .window = 10,
+                                .noise_n = 60};
+    long best_commit = -1, best_prev = -1;
+    double best_change = 0;
+    int best_m = -1;
+    const char *best_series = NULL;
+    for (size_t k = 0; k < db.nseries; k++) {
+        const struct hist_series *se = &db.series[k];
+        struct hist_step *out = calloc(se->n ? se->n : 1, sizeof *out);
+        if (!out) {
+            hist_db_free(&db);
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        }
+        for (int m = 0; m < HM_COUNT; m++) {
+            if (!hist_metric_deterministic(m) || !db.has[m] ||
+                (*metric && strcmp(*metric, hist_metric_names[m]) != 0))
+                continue;
+            hist_scan(se, m, &o, out);
+            for (size_t i = 0; i < se->n; i++) {
+                if (!out[i].found)
+                    continue;
+                size_t at = out[i].at;
+                long prev = -1;
+                for (size_t j = at; j-- > 0;)
+                    if (!isnan(se->v[m][j])) {
+                        prev = (long)se->commit[j];
+                        break;
+                    }
+                long cm = (long)se->commit[at];
+                if (prev < 0 || cm < best_commit ||
+                    (cm == best_commit && fabs(out[i].change) <= fabs(best_change)))
+                    continue;
+                best_commit = cm;
+                best_prev = prev;
+                best_change = out[i].change;
+                best_m = m;
+                best_series = se->name;
+            }
+        }
+        free(out);
+    }
+    int rc = 0;
+    if (best_commit < 0) {
+        rc = err_set(e, ERR_INPUT, "'%s': history check finds no step of %s to bisect", path,
+                     *metric ? *metric : "a count");
+    } else {
+        *good = strdup(db.commit[best_prev]);
+        *bad = strdup(db.commit[best_commit]);
+        *metric = hist_metric_names[best_m];
+        if (!*good || !*bad)
+            rc = err_set(e, ERR_SYSTEM, "out of memory");
+        else
+            cli_error("bisect", "from '%s': series '%s', %s %+.2f%% at %.12s (after %.12s)",
+                      path, best_series, *metric, 100 * best_change, *bad, *good);
+    }
+    hist_db_free(&db);
+    return rc;
+}
+
+int cmd_bisect(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"good", required_argument, NULL, 0x100},
+        {"bad", required_argument, NULL, 0x101},
+        {"build", required_argument, NULL, 0x102},
+        {"metric", required_argument, NULL, 0x103},
+        {"threshold", required_argument, NULL, 0x104},
+        {"all-steps", no_argument, NULL, 0x105},
+        {"timeout", required_argument, NULL, 0x106},
+        {"confirm", no_argument, NULL, 0x107},
+        {"from-history", required_argument, NULL, 0x108},
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    struct bisect_cli b = {.metric = "instructions", .timeout_s = 1800};
+    const char *good = NULL, *bad = NULL, *history = NULL;
+    char *hist_good = NULL, *hist_bad = NULL;
+    bool metric_given = false;
+    double threshold = 0;
+    bool all = false, do_confirm = false;
+    enum out_format fmt = FMT_TEXT;
+    struct gitwt w = {0}, wp = {0};
+    char *confirm_out = NULL;
+    int confirm_status = 0;
+    struct bisect_result r = {0};
+    struct err e = {0};
+    int status = EXIT_USAGE;
+    int dd = find_dashdash(argc, argv);
+
+    optind = 1;
+    int c;
+    while ((c = getopt_long(dd, argv, "f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 0x100: good = optarg; break;
+        case 0x101: bad = optarg; break;
+        case 0x102: b.build = optarg; break;
+        case 0x103:
+            if (!count_metric_valid(optarg)) {
+                cli_usage_error("bisect", cmd_bisect_usage,
+                                "--metric wants instructions, allocations, bytes or peak_bytes, "
+                                "not '%s'", optarg);
+                goto done;
+            }
+            b.metric = optarg;
+            metric_given = true;
+            break;
+        case 0x104:
+            if (!parse_threshold(optarg, &threshold))
+                goto done;
+            b.threshold_given = true;
+            break;
+        case 0x105: all = true; break;
+        case 0x107: do_confirm = true; break;
+        case 0x108: history = optarg; break;
+        case 0x106:
+            if (!cli_parse_seconds("bisect", cmd_bisect_usage, "--timeout", optarg, &b.timeout_s))
+                goto done;
+            break;
+        case 'f':
+            if (!cli_parse_format("bisect", cmd_bisect_usage, optarg, FMT_TEXT | FMT_JSON, &fmt))
+                goto done;
+            break;
+        case 'h':
+            cli_print_usage(stdout, cmd_bisect_usage);
+            printf("\nThe first commit between --good and --bad at which a deterministic count\n"
+                   "moved, built and counted in one temporary git worktree. A commit that does\n"
+                   "not build or whose command fails is skipped and named.\n\n%s",
+                   bisect_options);
+            status = EXIT_OK;
+            goto done;
+        default:
+            cli_print_usage(stderr, cmd_bisect_usage);
+            fprintf(stderr, "Try 'tare bisect --help' for the options.\n");
+            goto done;
+        }
+    }
+    if (optind < dd) {
+        cli_usage_error("bisect", cmd_bisect_usage, "the command goes after '--', not '%s'",
+                        argv[optind]);
+        goto done;
+    }
+    if (dd >= argc - 1) {
+        cli_usage_error("bisect", cmd_bisect_usage, "no command to measure (after '--')");
+        goto done;
+    }
+    if (history && (good || bad)) {
+        cli_usage_error("bisect", cmd_bisect_usage,
+                        "--from-history takes the range from the file: not with %s",
+                        good ? "--good" : "--bad");
+        goto done;
+    }
+    if (!history && (!good || !bad)) {
+        cli_usage_error("bisect", cmd_bisect_usage, "%s is required",
+                        good ? "--bad" : "--good");
+        goto done;
+    }
+    if (history) {
+        const char *m = metric_given ? b.metric : NULL;
+        double det = threshold < 0 ? -threshold / 100 : 0.02;
+        if (from_history(history, det, &m, &hist_good, &hist_bad, &e) < 0) {
+            status = cli_fail("bisect", &e);
+            goto done;
+        }
+        b.metric = m;
+        good = hist_good;
+        bad = hist_bad;
+    }
+    b.argv = argv + dd + 1;
+    b.text = fmt == FMT_TEXT;
+    char valgrind[4096], alloc_lib[4096];
+    if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
+        status = cli_fail("bisect", &e);
+        goto done;
+    }
+    b.co = (struct count_opts){.jobs = 1, .timeout_s = b.timeout_s, .valgrind = valgrind};
+    struct err lib_err = {0};
+    if (cli_find_alloc_lib(alloc_lib, sizeof alloc_lib, &lib_err) == 0)
+        b.co.alloc_lib = alloc_lib;
+    else if (strcmp(b.metric, "bytes") == 0 || strcmp(b.metric, "peak_bytes") == 0) {
+        status = cli_fail("bisect", &lib_err);
+        goto done;
+    }
+    if (gitwt_open(&w, good, &e) < 0) {
+        status = cli_fail("bisect", &e);
+        goto done;
+    }
+    b.w = &w;
+    if (list_range(&b, good, bad, &e) < 0) {
+        status = cli_fail("bisect", &e);
+        goto done;
+    }
+    /* Before the worktree exists, so an interrupt from here on still reaches the cleanup. */
+    cli_install_signal_handlers();
+    int rc = gitwt_add(&w, &e);
+    struct stat st;
+    if (rc == 0 && (stat(w.cwd, &st) < 0 || !S_ISDIR(st.st_mode)))
+        rc = err_set(&e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
+                     w.prefix, good);
+    if (rc == 0) {
+        if (b.text) {
+            printf("bisecting %d commits after %.12s (good) up to %.12s (bad) on %s\n",
+                   b.n - 1, b.c[0].hash, b.c[b.n - 1].hash, b.metric);
+            printf("%5s  %-12s  %15s  %8s  %s\n", "build", "commit", b.metric, "change",
+                   "subject");
+            fflush(stdout);
+        }
+        struct bisect_opts bo = {.all_steps = all, .probe = probe, .ctx = &b};
+        if (threshold < 0)
+            bo.threshold_rel = -threshold / 100;
+        else
+            bo.threshold = threshold;
+        if (rc == 0)
+            rc = bisect_run(b.n, &bo, &r, &e);
+    }
+    const struct bisect_step *to_confirm =
+        rc == 0 && do_confirm && r.nsteps > 0 && r.steps[0].exact ? &r.steps[0] : NULL;
+    if (rc == 0 && fmt == FMT_JSON) {
+        if (to_confirm) {
+            confirm_status = confirm_json(&b, to_confirm, &wp, &confirm_out, &e);
+            if (confirm_status < 0)
+                rc = -1;
+        }
+        if (rc == 0)
+            print_json(&b, &r, all, confirm_out);
+    } else if (rc == 0) {
+        print_text(&b, &r, all);
+        if (do_confirm && !to_confirm)
+            printf("\nconfirm: nothing to confirm (no single culprit)\n");
+        if (to_confirm) {
+            printf("\nconfirm: tare ab --until-decided --count, the culprit (B) against its "
+                   "parent (A)\n");
+            confirm_status = confirm(&b, to_confirm, &wp, false, &e);
+            if (confirm_status < 0)
+                rc = -1;
+        }
+    }
+    struct err rm_err = {0};
+    if (gitwt_remove(&w, &rm_err) < 0)
+        cli_error("bisect", "%s", rm_err.msg);
+    if (gitwt_remove(&wp, &rm_err) < 0)
+        cli_error("bisect", "%s", rm_err.msg);
+    if (rc < 0) {
+        status = cli_fail("bisect", &e);
+        goto done;
+    }
+    status = EXIT_OK;
+    for (int k = 0; k < r.nsteps; k++)
+        if (!r.steps[k].exact)
+            status = EXIT_FAIL;   /* skipped commits hide which one it is */
+    if (confirm_status > 0)
+        status = confirm_status;   /* ab's own: 1 when its measurement failed, 130, ... */
+
+done:
+    bisect_result_free(&r);
+    for (int i = 0; i < b.n; i++) {
+        free(b.c[i].hash);
+        free(b.c[i].date);
+        free(b.c[i].subject);
+        free(b.c[i].why);
+    }
+    free(b.c);
+    free(confirm_out);
+    free(hist_good);
+    free(hist_bad);
+    gitwt_free(&w);
+    gitwt_free(&wp);
+    return status;
+}

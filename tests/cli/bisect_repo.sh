@@ -1,0 +1,47 @@
+# tests/cli/bisect_repo.sh: the repository tare bisect is tested (and benchmarked) on: 40
+# commits of a small C program; commit 12 does not build, 23 makes its loop 5% longer (+80,000
+# instructions), 31 adds 2% more allocations (5,000 -> 5,100). Tags c1..c40.
+# make_repo DIR: the issue's repository, 40 commits of a small C program.
+make_repo() {
+    local dir=$1 k loop allocs broken subject
+    mkdir -p "$dir"
+    git -C "$dir" init -q
+    git -C "$dir" config user.email bisect@example.org
+    git -C "$dir" config user.name "tare test"
+    for k in $(seq 1 40); do
+        loop=200000; allocs=5000; broken=""; subject="commit $k: version $k"
+        [ "$k" -ge 23 ] && loop=210000
+        [ "$k" -ge 31 ] && allocs=5100
+        [ "$k" -eq 12 ] && broken="this line does not compile;" && subject="commit 12: does not build"
+        [ "$k" -eq 23 ] && subject="commit 23: the loop 5% longer"
+        [ "$k" -eq 31 ] && subject="commit 31: 2% more allocations"
+        cat > "$dir/prog.c" <<EOF
+/* prog.c: tare bisect's test program, version $k. */
+#include <stdio.h>
+#include <stdlib.h>
+#define VERSION $k
+#define LOOP $loop
+#define ALLOCS $allocs
+$broken
+int main(void)
+{
+    volatile unsigned long acc = 0;
+    for (long i = 0; i < LOOP; i++)
+        acc += (unsigned long)i * i;
+    for (int i = 0; i < ALLOCS; i++) {
+        volatile char *p = malloc(64);
+        for (int k = 0; k < 64; k++)
+            p[k] = (char)k;
+        acc += p[7];
+        free((void *)p);
+    }
+    printf("version %d: %lu\n", VERSION, acc);
+    return 0;
+}
+EOF
+        git -C "$dir" add prog.c
+        GIT_AUTHOR_DATE="2026-11-01T00:$(printf %02d "$k"):00Z" GIT_COMMITTER_DATE="2026-11-01T00:$(printf %02d "$k"):00Z" \
+            git -C "$dir" commit -q -m "$subject"
+        git -C "$dir" tag "c$k"
+    done
+}
