@@ -241,7 +241,10 @@ static void json_series(FILE *f, const struct session_series *s, double ref_medi
 
 static void print_json(const struct wall *w, double ref_median)
 {
-    printf("{\"runs\": %ld, \"warmup\": %ld, \"series\": [", w->runs, w->warmup);
+    printf("{\"runs\": %ld, \"warmup\": %ld, \"runs_stopped\": \"%s\", \"min_time_s\": ",
+           w->sess.rounds, w->warmup, session_stop_name(w->sess.stopped));
+    json_num(stdout, w->h.min_time > 0 ? w->h.min_time : NAN);
+    fputs(", \"series\": [", stdout);
     for (int k = 0; k < w->ns; k++) {
         fputs(k ? ",\n  " : "\n  ", stdout);
         json_series(stdout, &w->s[k], ref_median, false, w->ctr);
@@ -298,9 +301,11 @@ static void print_text(const struct wall *w, double ref_median)
         else
             table_set(&t, c++, "%s", session_state_name(s->state));
     }
-    printf("%ld run%s each after %ld warm-up run%s (not counted); ± is the median absolute "
+    char why[96];
+    printf("%ld run%s each%s after %ld warm-up run%s (not counted); ± is the median absolute "
            "deviation%s\n",
-           w->runs, w->runs == 1 ? "" : "s", w->warmup, w->warmup == 1 ? "" : "s",
+           w->sess.rounds, w->sess.rounds == 1 ? "" : "s", harness_count_why(&w->h, &w->sess, why,
+           sizeof why), w->warmup, w->warmup == 1 ? "" : "s",
            ref ? "; ratio is median over the reference's median" : "");
     table_print(&t, stdout, FMT_TEXT);
     table_free(&t);
@@ -408,6 +413,7 @@ int cmd_wall(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
         HARNESS_PARAM_LONGOPTS,
+        HARNESS_COUNT_LONGOPTS,
         {0},
     };
     struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
@@ -425,11 +431,12 @@ int cmd_wall(int argc, char **argv)
         goto done;
     optind = 1;
     int c;
-    while ((c = getopt_long(dd, argv, "n:w:r:l:t:if:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(dd, argv, "n:w:r:l:t:if:hm:M:", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (!cli_parse_count("wall", cmd_wall_usage, "--runs", optarg, 1, 1000000, &w.runs))
                 goto done;
+            w.h.runs_given = true;
             break;
         case 'w':
             if (!cli_parse_count("wall", cmd_wall_usage, "--warmup", optarg, 0, 1000000, &w.warmup))
@@ -462,8 +469,8 @@ int cmd_wall(int argc, char **argv)
         case 'h':
             cli_print_usage(stdout, cmd_wall_usage);
             printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
-                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s",
-                   wall_options, harness_options_help, harness_param_help);
+                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s%s",
+                   wall_options, harness_options_help, harness_param_help, harness_count_help);
             status = EXIT_OK;
             goto done;
         default:
@@ -479,7 +486,8 @@ int cmd_wall(int argc, char **argv)
     }
     struct target *targets = NULL, ref_target;
     int nt = 0;
-    if ((status = harness_finish(&w.h, spec.shell)) != 0)
+    if ((status = harness_finish(&w.h, spec.shell)) != 0 ||
+        (status = harness_count_finish(&w.h, &w.runs)) != 0)
         goto done;
     if ((status = harness_targets(&w.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
         goto done;

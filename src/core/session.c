@@ -13,6 +13,16 @@ const char *session_state_name(enum session_state st)
     return st == SESSION_OK ? "ok" : st == SESSION_TIMEOUT ? "timeout" : "failed";
 }
 
+const char *session_stop_name(enum session_stop st)
+{
+    static const char *const names[] = {
+        [SESSION_STOP_RUNS] = "runs", [SESSION_STOP_DECIDED] = "decided",
+        [SESSION_STOP_MAX_TIME] = "max-time", [SESSION_STOP_MAX_RUNS] = "max-runs",
+        [SESSION_STOP_MIN_TIME] = "min-time",
+    };
+    return st >= 0 && st <= SESSION_STOP_MIN_TIME ? names[st] : "?";
+}
+
 const char *session_failure_why(const struct session_failure *f, char *buf, size_t n)
 {
     const char *phase = f->warmup ? "warm-up" : "measured";
@@ -57,6 +67,9 @@ int session_init(struct session *s, const struct session_plan *plan, struct err 
     if (lk && (lk->first < 1 || lk->max < lk->first || !lk->look ||
                plan->series[0].group != plan->series[plan->nseries - 1].group))
         return err_set(e, ERR_INPUT, "sequential looks want one group and 1 <= first <= max");
+    if (plan->min_time_s < 0 || (plan->min_time_s > 0 && plan->max_runs > 0 &&
+                                 plan->max_runs < plan->runs))
+        return err_set(e, ERR_INPUT, "a time budget wants min_time_s >= 0 and runs <= max_runs");
     long cap = lk ? lk->max : plan->runs;
     if (cap < 1)
         cap = 1;
@@ -65,6 +78,7 @@ int session_init(struct session *s, const struct session_plan *plan, struct err 
         x->state = SESSION_OK;
         x->n = 0;
         x->warm_first = NAN;
+        x->cap = cap;
         x->wall_s = calloc(cap, sizeof *x->wall_s);
         x->user_s = calloc(cap, sizeof *x->user_s);
         x->sys_s = calloc(cap, sizeof *x->sys_s);
@@ -172,6 +186,36 @@ static int series_failed(const struct session_plan *p, const struct session_seri
     return err_set(e, ERR_MEASURE, "'%s'%s: %s", x->name, how, why);
 }
 
+/* Room for one more measured run of x: the arrays doubled when full (a time budget). */
+static int grow(const struct session_plan *p, struct session_series *x, struct err *e)
+{
+    if (x->n < x->cap)
+        return 0;
+    long cap = x->cap * 2;
+    double *w = realloc(x->wall_s, cap * sizeof *w);
+    if (w)
+        x->wall_s = w;
+    double *u = realloc(x->user_s, cap * sizeof *u);
+    if (u)
+        x->user_s = u;
+    double *sy = realloc(x->sys_s, cap * sizeof *sy);
+    if (sy)
+        x->sys_s = sy;
+    long *rss = realloc(x->max_rss_kb, cap * sizeof *rss);
+    if (rss)
+        x->max_rss_kb = rss;
+    int *ec = realloc(x->exit_code, cap * sizeof *ec);
+    if (ec)
+        x->exit_code = ec;
+    struct ctr_sample *c = p->ctr ? realloc(x->ctr, cap * sizeof *c) : NULL;
+    if (c)
+        x->ctr = c;
+    if (!w || !u || !sy || !rss || !ec || (p->ctr && !c))
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    x->cap = cap;
+    return 0;
+}
+
 /* One run of one series; -1 only when tare itself cannot go on. */
 static int run_one(struct session *s, const struct session_event *ev, struct err *e)
 {
@@ -183,6 +227,8 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
         .stdin_path = x->stdin_path ? x->stdin_path : p->stdin_path,
         .stdout_path = p->stdout_path,
     };
+    if (!ev->warmup && grow(p, x, e) < 0)
+        return -1;
     if (p->ctr) {
         o.before_exec = ctr_attach;
         o.before_exec_arg = p->ctr;
@@ -300,9 +346,30 @@ static int run_group(struct session *s, int g0, int g1, int group, int ngroups, 
     s->rounds = 0;
     if (p->looks)
         return run_looks(s, g0, g1, group, ngroups, e);
-    for (long i = 0; i < p->runs; i++) {
+    long max = p->max_runs > 0 ? p->max_runs : 1000000;
+    for (long i = 0;; i++) {
+        if (p->min_time_s > 0 && i >= p->runs) {
+            bool any_ok = false;
+            for (int k = g0; k < g1; k++)
+                any_ok |= p->series[k].state == SESSION_OK;
+            if (!any_ok)
+                break;   /* every series failed: no time to fill */
+            if (proc_now() - s->t_measure >= p->min_time_s) {
+                s->stopped = SESSION_STOP_MIN_TIME;
+                break;
+            }
+            if (i >= max) {
+                s->stopped = SESSION_STOP_MAX_RUNS;
+                break;
+            }
+        } else if (p->min_time_s <= 0 && i >= p->runs) {
+            s->stopped = SESSION_STOP_RUNS;
+            break;
+        }
         bool reverse = p->order == SESSION_ALTERNATE && i % 2;
-        if (round_of(s, g0, g1, group, ngroups, false, i + 1, p->runs, reverse, e) < 0)
+        /* With a time budget the count is not known ahead: the event says 0. */
+        long runs = p->min_time_s > 0 ? 0 : p->runs;
+        if (round_of(s, g0, g1, group, ngroups, false, i + 1, runs, reverse, e) < 0)
             return -1;
         s->rounds++;
     }
