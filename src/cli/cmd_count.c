@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
+#include "cli/harness.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
@@ -28,9 +29,10 @@ static const char count_options[] =
     "  -t, --timeout SECONDS   kill a run after this long (default 1800: callgrind is slow)\n"
     "      --keep-profile DIR  keep each callgrind profile as DIR/NAME.callgrind.out\n"
     "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
-    "      --show-output       pass the commands' stdout and stderr through\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
-    "  -h, --help              show this help\n";
+    "  -h, --help              show this help\n"
+    "Around the runs (natively: never under valgrind or the counting allocator; with --jobs\n"
+    "above 1 the series and their hooks run side by side):\n";
 
 static const char *status_name(enum count_status s)
 {
@@ -114,11 +116,12 @@ int cmd_count(int argc, char **argv)
         {"timeout", required_argument, NULL, 't'},
         {"keep-profile", required_argument, NULL, 'K'},
         {"check-warm", no_argument, NULL, 'C'},
-        {"show-output", no_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
+        HARNESS_LONGOPTS,
         {0},
     };
+    struct harness h = {0};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct count_opts co = {.jobs = ncpu > 0 ? (int)ncpu : 1, .timeout_s = 1800};
     struct target_spec spec = {0};
@@ -131,7 +134,7 @@ int cmd_count(int argc, char **argv)
     int nt = 0;
     long v;
 
-    if (!target_spec_init(&spec, argc))
+    if (!target_spec_init(&spec, argc) || !harness_init(&h, "count", cmd_count_usage, argc))
         goto done;
     optind = 1;
     int c;
@@ -154,7 +157,6 @@ int cmd_count(int argc, char **argv)
             break;
         case 'K': co.keep_dir = optarg; break;
         case 'C': co.check_warm = true; break;
-        case 'o': co.show_output = true; break;
         case 'f':
             if (!cli_parse_format("count", cmd_count_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
                                   &fmt))
@@ -164,19 +166,27 @@ int cmd_count(int argc, char **argv)
             cli_print_usage(stdout, cmd_count_usage);
             printf("\nDeterministic counts: instructions and allocations from one callgrind run\n"
                    "after a native warm-up, bytes and peak heap from the counting allocator.\n"
-                   "Counts do not depend on load, so commands run side by side (-j).\n\n%s",
-                   count_options);
+                   "Counts do not depend on load, so commands run side by side (-j).\n\n%s%s",
+                   count_options, harness_options_help);
             status = EXIT_OK;
             goto done;
         default:
+            if ((v = harness_option(&h, c, dd, argv)) != 0) {
+                if (v < 0)
+                    goto done;
+                break;
+            }
             cli_print_usage(stderr, cmd_count_usage);
             fprintf(stderr, "Try 'tare count --help' for the options.\n");
             goto done;
         }
     }
-    if ((status = targets_from_args("count", cmd_count_usage, argc, argv, dd, &spec, &targets,
-                                    &nt)) != 0)
+    if ((status = harness_finish(&h, spec.shell)) != 0 ||
+        (status = harness_targets(&h, argc, argv, dd, &spec, &targets, &nt)) != 0)
         goto done;
+    co.show_output = h.show_output;
+    co.stdin_path = h.input;
+    co.stdout_path = h.output_file;
     status = EXIT_USAGE;
     char valgrind[4096];
     if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
@@ -203,6 +213,12 @@ int cmd_count(int argc, char **argv)
         jobs[i].name = targets[i].name;
         jobs[i].argv = targets[i].argv;
         jobs[i].env = targets[i].env;
+        struct session_cmds hk[HARNESS_NHOOKS];
+        harness_cmds(&h, i % h.ncombo, hk);
+        jobs[i].setup = hk[HARNESS_SETUP];
+        jobs[i].prepare = hk[HARNESS_PREPARE];
+        jobs[i].conclude = hk[HARNESS_CONCLUDE];
+        jobs[i].cleanup = hk[HARNESS_CLEANUP];
     }
     struct count_progress ps = {.on = isatty(STDERR_FILENO) && !co.show_output, .t0 = proc_now()};
     co.progress = count_progress_print;
@@ -240,6 +256,7 @@ int cmd_count(int argc, char **argv)
     status = any_failed ? EXIT_FAIL : EXIT_OK;
 
 done:
+    harness_free(&h);
     free(jobs);
     targets_free(targets, nt);
     free(targets);

@@ -1,4 +1,4 @@
-/* harness.c: hooks, stdin and stdout options and parameters shared by wall, ab and stat. */
+/* harness.c: hooks, stdin and stdout options and parameters shared by wall, ab, stat, count. */
 #define _GNU_SOURCE
 #include "cli/harness.h"
 
@@ -464,13 +464,22 @@ const char *harness_count_why(const struct harness *h, const struct session *s, 
     return buf;
 }
 
-void harness_apply(const struct harness *h, struct session_series *x, int combo)
+void harness_cmds(const struct harness *h, int combo, struct session_cmds out[HARNESS_NHOOKS])
 {
     const struct harness_combo *co = &h->combo[combo];
-    struct session_cmds *c[HARNESS_NHOOKS] = {&x->setup, &x->prepare, &x->conclude, &x->cleanup};
     for (int k = 0; k < HARNESS_NHOOKS; k++)
-        *c[k] = (struct session_cmds){.argv = (char *const *const *)co->hook_argv[k],
-                                      .n = co->hook_argv[k] ? h->nhook[k] : 0};
+        out[k] = (struct session_cmds){.argv = (char *const *const *)co->hook_argv[k],
+                                       .n = co->hook_argv[k] ? h->nhook[k] : 0};
+}
+
+void harness_apply(const struct harness *h, struct session_series *x, int combo)
+{
+    struct session_cmds c[HARNESS_NHOOKS];
+    harness_cmds(h, combo, c);
+    x->setup = c[HARNESS_SETUP];
+    x->prepare = c[HARNESS_PREPARE];
+    x->conclude = c[HARNESS_CONCLUDE];
+    x->cleanup = c[HARNESS_CLEANUP];
 }
 
 void harness_plan(const struct harness *h, struct session_plan *p)

@@ -106,6 +106,8 @@ int harness_targets(struct harness *h, int argc, char **argv, int dd,
                     const struct target_spec *spec, struct target **out, int *nout);
 /* The hooks of a series (borrowed from h), with combination `combo`'s values. */
 void harness_apply(const struct harness *h, struct session_series *x, int combo);
+/* The hooks of combination `combo` (borrowed from h): setup, prepare, conclude, cleanup. */
+void harness_cmds(const struct harness *h, int combo, struct session_cmds out[HARNESS_NHOOKS]);
 /* stdin, stdout and show_output of a plan. */
 void harness_plan(const struct harness *h, struct session_plan *p);
 void harness_free(struct harness *h);

@@ -112,34 +112,31 @@ void session_free(struct session *s)
     }
 }
 
-/*
- * Runs one list of hook commands of series x, never timed. 0 when all succeeded, 1 when one
- * failed (x is then failed, with the record), -1 when tare cannot go on (interrupted).
- */
-static int run_hooks(const struct session_plan *p, struct session_series *x, const char *which,
-                     const struct session_cmds *c, bool warmup, long run, struct err *e)
+int session_hooks_run(const struct session_cmds *c, const char *which,
+                      const struct session_hook_env *h, long iteration,
+                      struct session_failure *f, struct err *e)
 {
     if (c->n == 0)
         return 0;
     size_t nenv = 0;
-    while (x->env && x->env[nenv])
+    while (h->env && h->env[nenv])
         nenv++;
     char iter[48], *series = NULL;
-    snprintf(iter, sizeof iter, "TARE_ITERATION=%ld", warmup ? -run : run);
+    snprintf(iter, sizeof iter, "TARE_ITERATION=%ld", iteration);
     char **env = calloc(nenv + 3, sizeof *env);
-    if (!env || asprintf(&series, "TARE_SERIES=%s", x->name) < 0) {
+    if (!env || asprintf(&series, "TARE_SERIES=%s", h->series) < 0) {
         free(env);
         return err_set(e, ERR_SYSTEM, "out of memory");
     }
     for (size_t i = 0; i < nenv; i++)
-        env[i] = x->env[i];
+        env[i] = h->env[i];
     env[nenv] = iter;
     env[nenv + 1] = series;
     int rc = 0;
     for (int i = 0; i < c->n && rc == 0; i++) {
         struct proc_opts o = {
-            .argv = c->argv[i], .env_set = env, .cwd = x->cwd, .timeout_s = p->timeout_s,
-            .pin_cpu = -1, .show_output = p->show_output,
+            .argv = c->argv[i], .env_set = env, .cwd = h->cwd, .timeout_s = h->timeout_s,
+            .pin_cpu = -1, .show_output = h->show_output,
         };
         struct proc_result r;
         struct err why = {0};
@@ -150,25 +147,44 @@ static int run_hooks(const struct session_plan *p, struct session_series *x, con
         }
         if (started == 0 && r.status == PROC_OK)
             continue;
-        if (x->state == SESSION_OK) {   /* the first failure is the one to tell */
-            x->state = started == 0 && r.status == PROC_TIMEOUT ? SESSION_TIMEOUT : SESSION_FAILED;
-            x->fail = (struct session_failure){.warmup = warmup, .run = run, .hook = which};
-            if (started < 0) {
-                x->fail.status = PROC_EXITED;
-                snprintf(x->fail.what, sizeof x->fail.what, "could not start: %.100s", why.msg);
-            } else {
-                x->fail.status = r.status;
-                proc_describe(&r, p->timeout_s, x->fail.what, sizeof x->fail.what);
-                memcpy(x->fail.tail, r.stderr_tail, sizeof x->fail.tail);
-            }
-            char *cmd = words_join(c->argv[i]);
-            snprintf(x->fail.hook_cmd, sizeof x->fail.hook_cmd, "%s", cmd ? cmd : c->argv[i][0]);
-            free(cmd);
+        *f = (struct session_failure){.hook = which};
+        if (started < 0) {
+            f->status = PROC_EXITED;
+            snprintf(f->what, sizeof f->what, "could not start: %.100s", why.msg);
+        } else {
+            f->status = r.status;
+            proc_describe(&r, h->timeout_s, f->what, sizeof f->what);
+            memcpy(f->tail, r.stderr_tail, sizeof f->tail);
         }
+        char *cmd = words_join(c->argv[i]);
+        snprintf(f->hook_cmd, sizeof f->hook_cmd, "%s", cmd ? cmd : c->argv[i][0]);
+        free(cmd);
         rc = 1;
     }
     free(series);
     free(env);
+    return rc;
+}
+
+/*
+ * Runs one list of hook commands of series x, never timed. 0 when all succeeded, 1 when one
+ * failed (x is then failed, with the record), -1 when tare cannot go on (interrupted).
+ */
+static int run_hooks(const struct session_plan *p, struct session_series *x, const char *which,
+                     const struct session_cmds *c, bool warmup, long run, struct err *e)
+{
+    struct session_hook_env h = {
+        .env = x->env, .cwd = x->cwd, .series = x->name, .timeout_s = p->timeout_s,
+        .show_output = p->show_output,
+    };
+    struct session_failure f;
+    int rc = session_hooks_run(c, which, &h, warmup ? -run : run, &f, e);
+    if (rc > 0 && x->state == SESSION_OK) {   /* the first failure is the one to tell */
+        x->state = f.status == PROC_TIMEOUT ? SESSION_TIMEOUT : SESSION_FAILED;
+        f.warmup = warmup;
+        f.run = run;
+        x->fail = f;
+    }
     return rc;
 }
 

@@ -54,6 +54,26 @@ struct session_cmds {
     int n;
 };
 
+/* Where hook commands run and what they are told (see session_cmds). */
+struct session_hook_env {
+    char *const *env;            /* "VAR=VALUE" on top of the inherited environment, or NULL */
+    const char *cwd;             /* or NULL */
+    const char *series;          /* TARE_SERIES */
+    double timeout_s;            /* 0: none */
+    bool show_output;
+};
+
+/*
+ * Runs the hook commands c in order (which: "setup", "prepare", ...; iteration: the
+ * TARE_ITERATION they get), stopping at the first that fails. 0 when all succeeded; 1 when
+ * one failed or could not start (*f then says which and how, with status, what, tail, hook
+ * and hook_cmd set; warmup and run left 0); -1 with e set when interrupted or out of memory.
+ * tare count runs its hooks through this too, outside the session's loop.
+ */
+int session_hooks_run(const struct session_cmds *c, const char *which,
+                      const struct session_hook_env *h, long iteration,
+                      struct session_failure *f, struct err *e);
+
 /* One series: a command in one environment (a lane), and what its runs measured. */
 struct session_series {
     /* Set by the caller. */
