@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
+#include "cli/growth.h"
 #include "cli/harness.h"
 #include "cli/out.h"
 #include "cli/targets.h"
@@ -44,7 +45,8 @@ static const char *status_name(enum count_status s)
     }
 }
 
-static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm)
+static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm,
+                       const struct growth *g, int ng)
 {
     fputs("{\"series\": [", stdout);
     for (int i = 0; i < n; i++) {
@@ -69,7 +71,9 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
         }
         fputs("}", stdout);
     }
-    fputs("\n]}\n", stdout);
+    fputs("\n]", stdout);
+    growth_print_json(stdout, g, ng);
+    fputs("}\n", stdout);
 }
 
 static void print_table(const struct count_job *jobs, const struct target *t, int n,
@@ -119,9 +123,12 @@ int cmd_count(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
+        HARNESS_PARAM_LONGOPTS,
         {0},
     };
     struct harness h = {0};
+    struct growth *growth = NULL;
+    int ngrowth = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct count_opts co = {.jobs = ncpu > 0 ? (int)ncpu : 1, .timeout_s = 1800};
     struct target_spec spec = {0};
@@ -166,8 +173,8 @@ int cmd_count(int argc, char **argv)
             cli_print_usage(stdout, cmd_count_usage);
             printf("\nDeterministic counts: instructions and allocations from one callgrind run\n"
                    "after a native warm-up, bytes and peak heap from the counting allocator.\n"
-                   "Counts do not depend on load, so commands run side by side (-j).\n\n%s%s",
-                   count_options, harness_options_help);
+                   "Counts do not depend on load, so commands run side by side (-j).\n\n%s%s%s",
+                   count_options, harness_options_help, harness_param_help);
             status = EXIT_OK;
             goto done;
         default:
@@ -249,13 +256,24 @@ int cmd_count(int argc, char **argv)
         if (jobs[i].tail[0])
             cli_print_stderr_tail(jobs[i].tail);
     }
-    if (fmt == FMT_JSON)
-        print_json(jobs, targets, nt, co.check_warm);
-    else
+    if (growth_fit(&h, jobs, targets, nt, &growth, &ngrowth) < 0) {
+        cli_error("count", "out of memory");
+        status = EXIT_USAGE;
+        goto done;
+    }
+    if (fmt == FMT_JSON) {
+        print_json(jobs, targets, nt, co.check_warm, growth, ngrowth);
+    } else {
         print_table(jobs, targets, nt, fmt);
+        if (fmt == FMT_TEXT)
+            growth_print_text(stdout, growth, ngrowth);
+        else
+            growth_print_table(stdout, growth, ngrowth, fmt);
+    }
     status = any_failed ? EXIT_FAIL : EXIT_OK;
 
 done:
+    growth_free(growth, ngrowth);
     harness_free(&h);
     free(jobs);
     targets_free(targets, nt);

@@ -270,3 +270,38 @@ int stats_paired_ratio(const double *a, const double *b, size_t n, double alpha,
                    (out->ci_low > 1 - threshold && out->ci_high < 1 + threshold);
     return 0;
 }
+
+int stats_power_fit(const double *x, const double *y, size_t n, double *k, double *r2)
+{
+    *k = *r2 = NAN;
+    if (n < 2)
+        return -1;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] > 0) || !(y[i] > 0) || !isfinite(x[i]) || !isfinite(y[i]))
+            return -1;
+        mx += log(x[i]);
+        my += log(y[i]);
+    }
+    mx /= n;
+    my /= n;
+    double sxx = 0, sxy = 0, syy = 0;
+    for (size_t i = 0; i < n; i++) {
+        double dx = log(x[i]) - mx, dy = log(y[i]) - my;
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    if (!(sxx > 0))
+        return -1;
+    *k = sxy / sxx;
+    double res = 0;   /* the residuals summed directly: syy - k sxy loses digits near 1 */
+    for (size_t i = 0; i < n; i++) {
+        double r = log(y[i]) - my - *k * (log(x[i]) - mx);
+        res += r * r;
+    }
+    *r2 = syy > 0 ? 1 - res / syy : 1;
+    if (*r2 < 0)
+        *r2 = 0;
+    return 0;
+}

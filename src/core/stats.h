@@ -74,6 +74,13 @@ int stats_paired_ratio(const double *a, const double *b, size_t n, double alpha,
                        double threshold, struct stats_ab *out);
 const char *stats_verdict_name(enum stats_verdict v);
 
+/*
+ * Growth: the exponent k of y ~ c x^k, fitted by least squares on (log x, log y), and the
+ * fit's R^2 (1 when every point lies on the line, a constant y included). -1 when there are
+ * fewer than 2 points, a value is not finite and above 0, or every x is the same.
+ */
+int stats_power_fit(const double *x, const double *y, size_t n, double *k, double *r2);
+
 /* The two-sided normal quantile: z with P(|Z| > z) = alpha. */
 double stats_normal_z(double alpha);
 
