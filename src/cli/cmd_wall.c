@@ -58,6 +58,8 @@ struct wall {
     struct ctr_set *ctr;        /* --counters, or NULL */
     struct session_plan plan;
     struct session sess;
+    struct relative *rel;       /* per series (the reference last), or NULL */
+    const struct session_series *base;   /* what they are compared with, or NULL */
 };
 
 static const struct target *tgt(const struct session_series *s)
@@ -144,6 +146,108 @@ static void report_failure(const struct session_series *s, bool is_ref)
         cli_print_stderr_tail(s->fail.tail);
 }
 
+/* Each series against the fastest or the reference: the ratio of medians, and the 95%
+ * interval of the ratio from the Hodges-Lehmann shift of log times (Mann-Whitney). */
+struct relative {
+    bool done;                  /* compared (ok, not the base itself) */
+    double ratio;               /* median over the base's median */
+    double shift;               /* exp of the Hodges-Lehmann shift of log times */
+    double low, high, confidence;   /* the interval of the ratio; NAN without one */
+    const char *verdict;        /* "faster", "slower", "same" (no difference the runs can show) */
+};
+
+#define RELATIVE_ALPHA 0.05
+
+static void relative_one(const struct session_series *s, const struct session_series *base,
+                         struct relative *r)
+{
+    double lb[base->n], ls[s->n];
+    for (int i = 0; i < base->n; i++)
+        lb[i] = log(base->wall_s[i] > 0 ? base->wall_s[i] : 1e-9);
+    for (int i = 0; i < s->n; i++)
+        ls[i] = log(s->wall_s[i] > 0 ? s->wall_s[i] : 1e-9);
+    struct stats_shift sh;
+    *r = (struct relative){.done = true, .verdict = "same", .shift = NAN, .low = NAN,
+                           .high = NAN, .confidence = NAN};
+    r->ratio = stats_median(s->wall_s, s->n) / stats_median(base->wall_s, base->n);
+    if (stats_hl_shift(lb, base->n, ls, s->n, RELATIVE_ALPHA, &sh) < 0)
+        return;
+    r->shift = exp(sh.estimate);
+    if (isnan(sh.confidence))
+        return;   /* too few runs for an interval */
+    r->low = exp(sh.low);
+    r->high = exp(sh.high);
+    r->confidence = sh.confidence;
+    r->verdict = r->low > 1 ? "slower" : r->high < 1 ? "faster" : "same";
+}
+
+/* Two or more series measured: the base (the reference, else the fastest median) and every
+ * other series against it; w->rel NULL when there is nothing to compare. */
+static void relative_all(struct wall *w)
+{
+    int n = w->ns + (w->ref ? 1 : 0), ok = 0;
+    const struct session_series *base = NULL;
+    for (int k = 0; k < n; k++) {
+        const struct session_series *s = &w->s[k];
+        if (s->state != SESSION_OK || s->n == 0)
+            continue;
+        ok++;
+        if (!w->ref && (!base || stats_median(s->wall_s, s->n) <
+                                     stats_median(base->wall_s, base->n)))
+            base = s;
+    }
+    if (w->ref)
+        base = w->ref->state == SESSION_OK && w->ref->n > 0 ? w->ref : NULL;
+    if (ok < 2 || !base || !(w->rel = calloc(n, sizeof *w->rel)))
+        return;
+    w->base = base;
+    for (int k = 0; k < n; k++)
+        if (&w->s[k] != base && w->s[k].state == SESSION_OK && w->s[k].n > 0)
+            relative_one(&w->s[k], base, &w->rel[k]);
+}
+
+static void print_relative(const struct wall *w)
+{
+    if (!w->rel)
+        return;
+    int n = w->ns + (w->ref ? 1 : 0);
+    size_t width = 0;
+    for (int k = 0; k < n; k++)
+        if (w->rel[k].done && strlen(tgt(&w->s[k])->name) > width)
+            width = strlen(tgt(&w->s[k])->name);
+    printf("\nrelative to %s '%s' (ratio of medians; 95%% interval of the ratio from the "
+           "Hodges-Lehmann shift of log times, Mann-Whitney):\n",
+           w->ref ? "the reference" : "the fastest", tgt(w->base)->name);
+    for (int k = 0; k < n; k++) {
+        const struct relative *r = &w->rel[k];
+        if (!r->done)
+            continue;
+        printf("  %-*s  %.3f× ", (int)width, tgt(&w->s[k])->name, r->ratio);
+        if (isnan(r->low))
+            printf("(too few runs for an interval: 4 or more each)\n");
+        else if (strcmp(r->verdict, "same") == 0)
+            printf("(%.3f× to %.3f×): no difference the runs can show\n", r->low, r->high);
+        else
+            printf("%s (%.3f× to %.3f×)\n", r->verdict, r->low, r->high);
+    }
+    printf("(runs of different commands are independent samples; for a paired, more "
+           "sensitive comparison of two, use tare ab)\n");
+}
+
+static void json_relative(FILE *f, const struct relative *r)
+{
+    if (!r || !r->done) {
+        fputs(", \"relative\": null", f);
+        return;
+    }
+    fputs(", \"relative\": {\"ratio\": ", f); json_num(f, r->ratio);
+    fputs(", \"hl_ratio\": ", f); json_num(f, r->shift);
+    fputs(", \"ci_low\": ", f); json_num(f, r->low);
+    fputs(", \"ci_high\": ", f); json_num(f, r->high);
+    fputs(", \"confidence\": ", f); json_num(f, r->confidence);
+    fprintf(f, ", \"verdict\": \"%s\"}", r->verdict);
+}
+
 static const char *const tsv_headers[] = {
     "name", "lane", "runs", "median_s", "min_s", "max_s", "mad_s", "user_s", "sys_s",
     "max_rss_kb", "ref_median_s", "ratio", "status",
@@ -185,7 +289,7 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
 }
 
 static void json_series(FILE *f, const struct session_series *s, double ref_median, bool is_ref,
-                        const struct ctr_set *ctr)
+                        const struct ctr_set *ctr, const struct relative *rel)
 {
     struct summary m = summarize(s);
     fprintf(f, "{\"name\": ");
@@ -209,6 +313,7 @@ static void json_series(FILE *f, const struct session_series *s, double ref_medi
         fputs(", \"ref_median_s\": ", f); json_num(f, ref_median);
         fputs(", \"ratio\": ", f); json_num(f, m.median / ref_median);
     }
+    json_relative(f, rel);
     fprintf(f, ", \"status\": \"%s\"", session_state_name(s->state));
     if (s->state != SESSION_OK) {
         char why[256];
@@ -247,11 +352,16 @@ static void print_json(const struct wall *w, double ref_median)
     fputs(", \"series\": [", stdout);
     for (int k = 0; k < w->ns; k++) {
         fputs(k ? ",\n  " : "\n  ", stdout);
-        json_series(stdout, &w->s[k], ref_median, false, w->ctr);
+        json_series(stdout, &w->s[k], ref_median, false, w->ctr, w->rel ? &w->rel[k] : NULL);
     }
-    fputs("\n], \"reference\": ", stdout);
+    fputs("\n], \"relative_to\": ", stdout);
+    if (w->base)
+        json_str(stdout, tgt(w->base)->name);
+    else
+        fputs("null", stdout);
+    fputs(", \"reference\": ", stdout);
     if (w->ref)
-        json_series(stdout, w->ref, NAN, true, w->ctr);
+        json_series(stdout, w->ref, NAN, true, w->ctr, w->rel ? &w->rel[w->ns] : NULL);
     else
         fputs("null", stdout);
     fputs("}\n", stdout);
@@ -538,17 +648,21 @@ int cmd_wall(int argc, char **argv)
     }
     if (w.ref)
         note_cold(&w, w.ref);
-    if (fmt == FMT_TEXT)
+    relative_all(&w);
+    if (fmt == FMT_TEXT) {
         print_text(&w, ref_median);
-    else if (fmt == FMT_JSON)
+        print_relative(&w);
+    } else if (fmt == FMT_JSON) {
         print_json(&w, ref_median);
-    else
+    } else {
         print_machine(&w, fmt, ref_median);
+    }
     status = any_failed ? EXIT_FAIL : EXIT_OK;
     if (export_path && export_json(&w, export_path, &e) < 0)
         status = cli_fail("wall", &e);
 
 free_all:
+    free(w.rel);
     if (w.ctr)
         ctr_set_free(w.ctr);
     session_free(&w.sess);
