@@ -154,6 +154,7 @@ struct relative {
     double shift;               /* exp of the Hodges-Lehmann shift of log times */
     double low, high, confidence;   /* the interval of the ratio; NAN without one */
     const char *verdict;        /* "faster", "slower", "same" (no difference the runs can show) */
+    const char *none;           /* why there is no interval, or NULL */
 };
 
 #define RELATIVE_ALPHA 0.05
@@ -161,20 +162,30 @@ struct relative {
 static void relative_one(const struct session_series *s, const struct session_series *base,
                          struct relative *r)
 {
-    double lb[base->n], ls[s->n];
-    for (int i = 0; i < base->n; i++)
-        lb[i] = log(base->wall_s[i] > 0 ? base->wall_s[i] : 1e-9);
-    for (int i = 0; i < s->n; i++)
-        ls[i] = log(s->wall_s[i] > 0 ? s->wall_s[i] : 1e-9);
-    struct stats_shift sh;
     *r = (struct relative){.done = true, .verdict = "same", .shift = NAN, .low = NAN,
                            .high = NAN, .confidence = NAN};
     r->ratio = stats_median(s->wall_s, s->n) / stats_median(base->wall_s, base->n);
-    if (stats_hl_shift(lb, base->n, ls, s->n, RELATIVE_ALPHA, &sh) < 0)
+    double *lb = malloc(base->n * sizeof *lb), *ls = malloc(s->n * sizeof *ls);
+    struct stats_shift sh;
+    int rc = -1;
+    if (lb && ls) {   /* a time budget can make many runs: not on the stack */
+        for (int i = 0; i < base->n; i++)
+            lb[i] = log(base->wall_s[i] > 0 ? base->wall_s[i] : 1e-9);
+        for (int i = 0; i < s->n; i++)
+            ls[i] = log(s->wall_s[i] > 0 ? s->wall_s[i] : 1e-9);
+        rc = stats_hl_shift(lb, base->n, ls, s->n, RELATIVE_ALPHA, &sh);
+    }
+    free(lb);
+    free(ls);
+    if (rc < 0) {   /* out of memory, or past STATS_SHIFT_MAX differences */
+        r->none = "too many runs for the interval";
         return;
+    }
     r->shift = exp(sh.estimate);
-    if (isnan(sh.confidence))
-        return;   /* too few runs for an interval */
+    if (isnan(sh.confidence)) {
+        r->none = "too few runs for an interval: 4 or more each";
+        return;
+    }
     r->low = exp(sh.low);
     r->high = exp(sh.high);
     r->confidence = sh.confidence;
@@ -223,8 +234,8 @@ static void print_relative(const struct wall *w)
         if (!r->done)
             continue;
         printf("  %-*s  %.3f× ", (int)width, tgt(&w->s[k])->name, r->ratio);
-        if (isnan(r->low))
-            printf("(too few runs for an interval: 4 or more each)\n");
+        if (r->none)
+            printf("(%s)\n", r->none);
         else if (strcmp(r->verdict, "same") == 0)
             printf("(%.3f× to %.3f×): no difference the runs can show\n", r->low, r->high);
         else
