@@ -10,6 +10,8 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
+#include "cli/growth.h"
+#include "cli/harness.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
@@ -32,14 +34,15 @@ static const char count_options[] =
     "  -t, --timeout SECONDS   kill a run after this long (default 1800: callgrind is slow)\n"
     "      --keep-profile DIR  keep each callgrind profile as DIR/NAME.callgrind.out\n"
     "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
-    "      --show-output       pass the commands' stdout and stderr through\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
     "      --metric METRIC     instructions (default), allocations, bytes or peak_bytes,\n"
     "                          for --fail-above and --fail-below\n"
     "      --fail-above N      exit 1 if the metric is above N, 0 if not, 125 if it could\n"
     "                          not be counted (as 'git bisect run' expects)\n"
     "      --fail-below N      the same, exit 1 if the metric is below N\n"
-    "  -h, --help              show this help\n";
+    "  -h, --help              show this help\n"
+    "Around the runs (natively: never under valgrind or the counting allocator; with --jobs\n"
+    "above 1 the series and their hooks run side by side):\n";
 
 static const char *status_name(enum count_status s)
 {
@@ -51,7 +54,8 @@ static const char *status_name(enum count_status s)
     }
 }
 
-static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm)
+static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm,
+                       const struct growth *g, int ng)
 {
     fputs("{\"series\": [", stdout);
     for (int i = 0; i < n; i++) {
@@ -76,7 +80,9 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
         }
         fputs("}", stdout);
     }
-    fputs("\n]}\n", stdout);
+    fputs("\n]", stdout);
+    growth_print_json(stdout, g, ng);
+    fputs("}\n", stdout);
 }
 
 static void print_table(const struct count_job *jobs, const struct target *t, int n,
@@ -160,7 +166,8 @@ static bool parse_limit(const char *opt, const char *arg, uint64_t *out)
 
 int cmd_count(int argc, char **argv)
 {
-    enum { OPT_CHECK_WARM = 0x180 };   /* not 'C': hyperfine's -C is --conclude */
+    /* not 'C': hyperfine's -C is --conclude */
+    enum { OPT_CHECK_WARM = 0x180, OPT_METRIC, OPT_FAIL_ABOVE, OPT_FAIL_BELOW };
     static const struct option longopts[] = {
         {"jobs", required_argument, NULL, 'j'},
         {"lane", required_argument, NULL, 'l'},
@@ -170,17 +177,21 @@ int cmd_count(int argc, char **argv)
         {"timeout", required_argument, NULL, 't'},
         {"keep-profile", required_argument, NULL, 'K'},
         {"check-warm", no_argument, NULL, OPT_CHECK_WARM},
-        {"show-output", no_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
-        {"metric", required_argument, NULL, 0x100},
-        {"fail-above", required_argument, NULL, 0x101},
-        {"fail-below", required_argument, NULL, 0x102},
+        {"metric", required_argument, NULL, OPT_METRIC},
+        {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
+        {"fail-below", required_argument, NULL, OPT_FAIL_BELOW},
+        HARNESS_LONGOPTS,
+        HARNESS_PARAM_LONGOPTS,
         {0},
     };
     const char *metric = "instructions";
     bool fail_above = false, fail_below = false;
     uint64_t above_n = 0, below_n = 0;
+    struct harness h = {0};
+    struct growth *growth = NULL;
+    int ngrowth = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct count_opts co = {.jobs = ncpu > 0 ? (int)ncpu : 1, .timeout_s = 1800};
     struct target_spec spec = {0};
@@ -193,11 +204,12 @@ int cmd_count(int argc, char **argv)
     int nt = 0;
     long v;
 
-    if (!target_spec_init(&spec, argc))
+    if (!target_spec_init(&spec, argc) || !harness_init(&h, "count", cmd_count_usage, argc))
         goto done;
     optind = 1;
     int c;
-    while ((c = getopt_long(dd, argv, "j:l:n:S:Nt:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(dd, argv, "j:l:n:S:Nt:f:h" HARNESS_SHORTOPTS
+                             HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'j':
             if (!cli_parse_count("count", cmd_count_usage, "--jobs", optarg, 1, 1024, &v))
@@ -220,13 +232,12 @@ int cmd_count(int argc, char **argv)
             break;
         case 'K': co.keep_dir = optarg; break;
         case OPT_CHECK_WARM: co.check_warm = true; break;
-        case 'o': co.show_output = true; break;
         case 'f':
             if (!cli_parse_format("count", cmd_count_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
                                   &fmt))
                 goto done;
             break;
-        case 0x100:
+        case OPT_METRIC:
             if (!count_metric_valid(optarg)) {
                 cli_usage_error("count", cmd_count_usage,
                                 "--metric wants instructions, allocations, bytes or peak_bytes, "
@@ -235,12 +246,12 @@ int cmd_count(int argc, char **argv)
             }
             metric = optarg;
             break;
-        case 0x101:
+        case OPT_FAIL_ABOVE:
             if (!parse_limit("--fail-above", optarg, &above_n))
                 goto done;
             fail_above = true;
             break;
-        case 0x102:
+        case OPT_FAIL_BELOW:
             if (!parse_limit("--fail-below", optarg, &below_n))
                 goto done;
             fail_below = true;
@@ -249,23 +260,32 @@ int cmd_count(int argc, char **argv)
             cli_print_usage(stdout, cmd_count_usage);
             printf("\nDeterministic counts: instructions and allocations from one callgrind run\n"
                    "after a native warm-up, bytes and peak heap from the counting allocator.\n"
-                   "Counts do not depend on load, so commands run side by side (-j).\n\n%s",
-                   count_options);
+                   "Counts do not depend on load, so commands run side by side (-j).\n\n%s%s%s",
+                   count_options, harness_options_help, harness_param_help);
             status = EXIT_OK;
             goto done;
         default:
+            if ((v = harness_option(&h, c, dd, argv)) != 0) {
+                if (v < 0)
+                    goto done;
+                break;
+            }
             cli_print_usage(stderr, cmd_count_usage);
             fprintf(stderr, "Try 'tare count --help' for the options.\n");
             goto done;
         }
     }
-    if ((status = targets_from_args("count", cmd_count_usage, argc, argv, dd, &spec, &targets,
-                                    &nt)) != 0) {
+    if ((status = harness_finish(&h, spec.shell)) != 0)
+        goto done;
+    if ((status = harness_targets(&h, argc, argv, dd, &spec, &targets, &nt)) != 0) {
         /* A command this revision lacks (not built) is a commit git bisect should skip. */
         if ((fail_above || fail_below) && status == EXIT_USAGE && (optind < dd || dd + 1 < argc))
             status = EXIT_BISECT_SKIP;
         goto done;
     }
+    co.show_output = h.show_output;
+    co.stdin_path = h.input;
+    co.stdout_path = h.output_file;
     status = EXIT_USAGE;
     char valgrind[4096];
     if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
@@ -294,6 +314,12 @@ int cmd_count(int argc, char **argv)
         jobs[i].name = targets[i].name;
         jobs[i].argv = targets[i].argv;
         jobs[i].env = targets[i].env;
+        struct session_cmds hk[HARNESS_NHOOKS];
+        harness_cmds(&h, i % h.ncombo, hk);
+        jobs[i].setup = hk[HARNESS_SETUP];
+        jobs[i].prepare = hk[HARNESS_PREPARE];
+        jobs[i].conclude = hk[HARNESS_CONCLUDE];
+        jobs[i].cleanup = hk[HARNESS_CLEANUP];
     }
     struct count_progress ps = {.on = isatty(STDERR_FILENO) && !co.show_output, .t0 = proc_now()};
     co.progress = count_progress_print;
@@ -326,15 +352,27 @@ int cmd_count(int argc, char **argv)
         if (jobs[i].tail[0])
             cli_print_stderr_tail(jobs[i].tail);
     }
-    if (fmt == FMT_JSON)
-        print_json(jobs, targets, nt, co.check_warm);
-    else
+    if (growth_fit(&h, jobs, targets, nt, &growth, &ngrowth) < 0) {
+        cli_error("count", "out of memory");
+        status = EXIT_USAGE;
+        goto done;
+    }
+    if (fmt == FMT_JSON) {
+        print_json(jobs, targets, nt, co.check_warm, growth, ngrowth);
+    } else {
         print_table(jobs, targets, nt, fmt);
+        if (fmt == FMT_TEXT)
+            growth_print_text(stdout, growth, ngrowth);
+        else
+            growth_print_table(stdout, growth, ngrowth, fmt);
+    }
     status = any_failed ? EXIT_FAIL : EXIT_OK;
     if (fail_above || fail_below)
         status = fail_limits(jobs, targets, nt, metric, fail_above, above_n, fail_below, below_n);
 
 done:
+    growth_free(growth, ngrowth);
+    harness_free(&h);
     free(jobs);
     targets_free(targets, nt);
     free(targets);

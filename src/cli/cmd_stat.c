@@ -155,14 +155,16 @@ static void print_tsv(const struct stat_run *st)
 
 static void print_json(const struct stat_run *st)
 {
-    printf("{\"runs\": %ld, \"warmup\": %ld, \"kernel\": %s, \"pmus\": [", st->runs, st->warmup,
-           st->set.kernel ? "true" : "false");
+    printf("{\"runs\": %ld, \"warmup\": %ld, \"kernel\": %s, \"pmus\": [", st->sess.rounds,
+           st->warmup, st->set.kernel ? "true" : "false");
     for (int i = 0; i < st->set.pmus.n; i++) {
         printf("%s{\"name\": ", i ? ", " : "");
         json_str(stdout, st->set.pmus.pmu[i].name);
         printf(", \"type\": %u}", st->set.pmus.pmu[i].type);
     }
-    fputs("], \"series\": [", stdout);
+    printf("], \"runs_stopped\": \"%s\", \"min_time_s\": ", session_stop_name(st->sess.stopped));
+    json_num(stdout, st->h.min_time > 0 ? st->h.min_time : NAN);
+    fputs(", \"series\": [", stdout);
     for (int k = 0; k < st->ns; k++) {
         const struct session_series *s = &st->s[k];
         fputs(k ? ",\n  {\"name\": " : "\n  {\"name\": ", stdout);
@@ -247,8 +249,11 @@ static void print_text(const struct stat_run *st)
                 table_set(&t, 6, "%s", m.status);
         }
     }
-    printf("%ld run%s each after %ld warm-up run%s (not counted); medians; %s\n", st->runs,
-           st->runs == 1 ? "" : "s", st->warmup, st->warmup == 1 ? "" : "s",
+    char why[96];
+    printf("%ld run%s each%s after %ld warm-up run%s (not counted); medians; %s\n",
+           st->sess.rounds, st->sess.rounds == 1 ? "" : "s",
+           harness_count_why(&st->h, &st->sess, why, sizeof why), st->warmup,
+           st->warmup == 1 ? "" : "s",
            st->set.kernel ? "user and kernel mode" : "user space only (context switches are "
            "always whole)");
     table_print(&t, stdout, FMT_TEXT);
@@ -323,6 +328,7 @@ int cmd_stat(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
         HARNESS_PARAM_LONGOPTS,
+        HARNESS_COUNT_LONGOPTS,
         {0},
     };
     struct stat_run st = {.runs = 7, .warmup = 1, .pin = -1};
@@ -342,12 +348,13 @@ int cmd_stat(int argc, char **argv)
         goto done;
     optind = 1;
     int c;
-    while ((c = getopt_long(dd, argv, "r:w:n:e:l:S:Nt:if:h" HARNESS_SHORTOPTS
+    while ((c = getopt_long(dd, argv, "r:w:n:e:l:S:Nt:if:hm:M:" HARNESS_SHORTOPTS
                              HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'r':
             if (!cli_parse_count("stat", cmd_stat_usage, "--runs", optarg, 1, 1000000, &st.runs))
                 goto done;
+            st.h.runs_given = true;
             break;
         case 'w':
             if (!cli_parse_count("stat", cmd_stat_usage, "--warmup", optarg, 0, 1000000,
@@ -389,8 +396,8 @@ int cmd_stat(int argc, char **argv)
             cli_print_usage(stdout, cmd_stat_usage);
             printf("\nCount what whole commands do with the kernel's counters (perf_event_open):\n"
                    "cycles, instructions, misses where the machine has them, and the software\n"
-                   "events everywhere. Medians of N runs after a warm-up.\n\n%s%s%s", stat_options,
-                   harness_options_help, harness_param_help);
+                   "events everywhere. Medians of N runs after a warm-up.\n\n%s%s%s%s",
+                   stat_options, harness_options_help, harness_param_help, harness_count_help);
             status = EXIT_OK;
             goto done;
         default:
@@ -418,7 +425,8 @@ int cmd_stat(int argc, char **argv)
         status = cli_fail("stat", &e);
         goto done;
     }
-    if ((status = harness_finish(&st.h, spec.shell)) != 0)
+    if ((status = harness_finish(&st.h, spec.shell)) != 0 ||
+        (status = harness_count_finish(&st.h, &st.runs)) != 0)
         goto free_all;
     if ((status = harness_targets(&st.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
         goto free_all;

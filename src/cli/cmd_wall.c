@@ -66,6 +66,8 @@ struct wall {
     struct ctr_set *ctr;        /* --counters, or NULL */
     struct session_plan plan;
     struct session sess;
+    struct relative *rel;       /* per series (the reference last), or NULL */
+    const struct session_series *base;   /* what they are compared with, or NULL */
 };
 
 static const struct target *tgt(const struct session_series *s)
@@ -152,6 +154,119 @@ static void report_failure(const struct session_series *s, bool is_ref)
         cli_print_stderr_tail(s->fail.tail);
 }
 
+/* Each series against the fastest or the reference: the ratio of medians, and the 95%
+ * interval of the ratio from the Hodges-Lehmann shift of log times (Mann-Whitney). */
+struct relative {
+    bool done;                  /* compared (ok, not the base itself) */
+    double ratio;               /* median over the base's median */
+    double shift;               /* exp of the Hodges-Lehmann shift of log times */
+    double low, high, confidence;   /* the interval of the ratio; NAN without one */
+    const char *verdict;        /* "faster", "slower", "same" (no difference the runs can show) */
+    const char *none;           /* why there is no interval, or NULL */
+};
+
+#define RELATIVE_ALPHA 0.05
+
+static void relative_one(const struct session_series *s, const struct session_series *base,
+                         struct relative *r)
+{
+    *r = (struct relative){.done = true, .verdict = "same", .shift = NAN, .low = NAN,
+                           .high = NAN, .confidence = NAN};
+    r->ratio = stats_median(s->wall_s, s->n) / stats_median(base->wall_s, base->n);
+    double *lb = malloc(base->n * sizeof *lb), *ls = malloc(s->n * sizeof *ls);
+    struct stats_shift sh;
+    int rc = -1;
+    if (lb && ls) {   /* a time budget can make many runs: not on the stack */
+        for (int i = 0; i < base->n; i++)
+            lb[i] = log(base->wall_s[i] > 0 ? base->wall_s[i] : 1e-9);
+        for (int i = 0; i < s->n; i++)
+            ls[i] = log(s->wall_s[i] > 0 ? s->wall_s[i] : 1e-9);
+        rc = stats_hl_shift(lb, base->n, ls, s->n, RELATIVE_ALPHA, &sh);
+    }
+    free(lb);
+    free(ls);
+    if (rc < 0) {   /* out of memory, or past STATS_SHIFT_MAX differences */
+        r->none = "too many runs for the interval";
+        return;
+    }
+    r->shift = exp(sh.estimate);
+    if (isnan(sh.confidence)) {
+        r->none = "too few runs for an interval: 4 or more each";
+        return;
+    }
+    r->low = exp(sh.low);
+    r->high = exp(sh.high);
+    r->confidence = sh.confidence;
+    r->verdict = r->low > 1 ? "slower" : r->high < 1 ? "faster" : "same";
+}
+
+/* Two or more series measured: the base (the reference, else the fastest median) and every
+ * other series against it; w->rel NULL when there is nothing to compare. */
+static void relative_all(struct wall *w)
+{
+    int n = w->ns + (w->ref ? 1 : 0), ok = 0;
+    const struct session_series *base = NULL;
+    for (int k = 0; k < n; k++) {
+        const struct session_series *s = &w->s[k];
+        if (s->state != SESSION_OK || s->n == 0)
+            continue;
+        ok++;
+        if (!w->ref && (!base || stats_median(s->wall_s, s->n) <
+                                     stats_median(base->wall_s, base->n)))
+            base = s;
+    }
+    if (w->ref)
+        base = w->ref->state == SESSION_OK && w->ref->n > 0 ? w->ref : NULL;
+    if (ok < 2 || !base || !(w->rel = calloc(n, sizeof *w->rel)))
+        return;
+    w->base = base;
+    for (int k = 0; k < n; k++)
+        if (&w->s[k] != base && w->s[k].state == SESSION_OK && w->s[k].n > 0)
+            relative_one(&w->s[k], base, &w->rel[k]);
+}
+
+static void print_relative(const struct wall *w)
+{
+    if (!w->rel)
+        return;
+    int n = w->ns + (w->ref ? 1 : 0);
+    size_t width = 0;
+    for (int k = 0; k < n; k++)
+        if (w->rel[k].done && strlen(tgt(&w->s[k])->name) > width)
+            width = strlen(tgt(&w->s[k])->name);
+    printf("\nrelative to %s '%s' (ratio of medians; 95%% interval of the ratio from the "
+           "Hodges-Lehmann shift of log times, Mann-Whitney):\n",
+           w->ref ? "the reference" : "the fastest", tgt(w->base)->name);
+    for (int k = 0; k < n; k++) {
+        const struct relative *r = &w->rel[k];
+        if (!r->done)
+            continue;
+        printf("  %-*s  %.3f× ", (int)width, tgt(&w->s[k])->name, r->ratio);
+        if (r->none)
+            printf("(%s)\n", r->none);
+        else if (strcmp(r->verdict, "same") == 0)
+            printf("(%.3f× to %.3f×): no difference the runs can show\n", r->low, r->high);
+        else
+            printf("%s (%.3f× to %.3f×)\n", r->verdict, r->low, r->high);
+    }
+    printf("(runs of different commands are independent samples; for a paired, more "
+           "sensitive comparison of two, use tare ab)\n");
+}
+
+static void json_relative(FILE *f, const struct relative *r)
+{
+    if (!r || !r->done) {
+        fputs(", \"relative\": null", f);
+        return;
+    }
+    fputs(", \"relative\": {\"ratio\": ", f); json_num(f, r->ratio);
+    fputs(", \"hl_ratio\": ", f); json_num(f, r->shift);
+    fputs(", \"ci_low\": ", f); json_num(f, r->low);
+    fputs(", \"ci_high\": ", f); json_num(f, r->high);
+    fputs(", \"confidence\": ", f); json_num(f, r->confidence);
+    fprintf(f, ", \"verdict\": \"%s\"}", r->verdict);
+}
+
 static const char *const tsv_headers[] = {
     "name", "lane", "runs", "median_s", "min_s", "max_s", "mad_s", "user_s", "sys_s",
     "max_rss_kb", "ref_median_s", "ratio", "status",
@@ -193,7 +308,7 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
 }
 
 static void json_series(FILE *f, const struct session_series *s, double ref_median, bool is_ref,
-                        const struct ctr_set *ctr)
+                        const struct ctr_set *ctr, const struct relative *rel)
 {
     struct summary m = summarize(s);
     fprintf(f, "{\"name\": ");
@@ -217,6 +332,7 @@ static void json_series(FILE *f, const struct session_series *s, double ref_medi
         fputs(", \"ref_median_s\": ", f); json_num(f, ref_median);
         fputs(", \"ratio\": ", f); json_num(f, m.median / ref_median);
     }
+    json_relative(f, rel);
     fprintf(f, ", \"status\": \"%s\"", session_state_name(s->state));
     if (s->state != SESSION_OK) {
         char why[256];
@@ -249,14 +365,22 @@ static void json_series(FILE *f, const struct session_series *s, double ref_medi
 
 static void print_json(const struct wall *w, double ref_median)
 {
-    printf("{\"runs\": %ld, \"warmup\": %ld, \"series\": [", w->runs, w->warmup);
+    printf("{\"runs\": %ld, \"warmup\": %ld, \"runs_stopped\": \"%s\", \"min_time_s\": ",
+           w->sess.rounds, w->warmup, session_stop_name(w->sess.stopped));
+    json_num(stdout, w->h.min_time > 0 ? w->h.min_time : NAN);
+    fputs(", \"series\": [", stdout);
     for (int k = 0; k < w->ns; k++) {
         fputs(k ? ",\n  " : "\n  ", stdout);
-        json_series(stdout, &w->s[k], ref_median, false, w->ctr);
+        json_series(stdout, &w->s[k], ref_median, false, w->ctr, w->rel ? &w->rel[k] : NULL);
     }
-    fputs("\n], \"reference\": ", stdout);
+    fputs("\n], \"relative_to\": ", stdout);
+    if (w->base)
+        json_str(stdout, tgt(w->base)->name);
+    else
+        fputs("null", stdout);
+    fputs(", \"reference\": ", stdout);
     if (w->ref)
-        json_series(stdout, w->ref, NAN, true, w->ctr);
+        json_series(stdout, w->ref, NAN, true, w->ctr, w->rel ? &w->rel[w->ns] : NULL);
     else
         fputs("null", stdout);
     fputs("}\n", stdout);
@@ -306,9 +430,11 @@ static void print_text(const struct wall *w, double ref_median)
         else
             table_set(&t, c++, "%s", session_state_name(s->state));
     }
-    printf("%ld run%s each after %ld warm-up run%s (not counted); ± is the median absolute "
+    char why[96];
+    printf("%ld run%s each%s after %ld warm-up run%s (not counted); ± is the median absolute "
            "deviation%s\n",
-           w->runs, w->runs == 1 ? "" : "s", w->warmup, w->warmup == 1 ? "" : "s",
+           w->sess.rounds, w->sess.rounds == 1 ? "" : "s", harness_count_why(&w->h, &w->sess, why,
+           sizeof why), w->warmup, w->warmup == 1 ? "" : "s",
            ref ? "; ratio is median over the reference's median" : "");
     table_print(&t, stdout, FMT_TEXT);
     table_free(&t);
@@ -350,6 +476,7 @@ int cmd_wall(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
         HARNESS_PARAM_LONGOPTS,
+        HARNESS_COUNT_LONGOPTS,
         {0},
     };
     struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
@@ -368,12 +495,13 @@ int cmd_wall(int argc, char **argv)
         goto done;
     optind = 1;
     int c;
-    while ((c = getopt_long(dd, argv, "r:w:n:l:S:Nt:if:h" HARNESS_SHORTOPTS
+    while ((c = getopt_long(dd, argv, "r:w:n:l:S:Nt:if:hm:M:" HARNESS_SHORTOPTS
                              HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'r':
             if (!cli_parse_count("wall", cmd_wall_usage, "--runs", optarg, 1, 1000000, &w.runs))
                 goto done;
+            w.h.runs_given = true;
             break;
         case 'w':
             if (!cli_parse_count("wall", cmd_wall_usage, "--warmup", optarg, 0, 1000000, &w.warmup))
@@ -412,8 +540,8 @@ int cmd_wall(int argc, char **argv)
         case 'h':
             cli_print_usage(stdout, cmd_wall_usage);
             printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
-                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s",
-                   wall_options, harness_options_help, harness_param_help);
+                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s%s",
+                   wall_options, harness_options_help, harness_param_help, harness_count_help);
             status = EXIT_OK;
             goto done;
         default:
@@ -429,7 +557,8 @@ int cmd_wall(int argc, char **argv)
     }
     struct target *targets = NULL, ref_target;
     int nt = 0;
-    if ((status = harness_finish(&w.h, spec.shell)) != 0)
+    if ((status = harness_finish(&w.h, spec.shell)) != 0 ||
+        (status = harness_count_finish(&w.h, &w.runs)) != 0)
         goto done;
     if ((status = harness_targets(&w.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
         goto done;
@@ -480,17 +609,21 @@ int cmd_wall(int argc, char **argv)
     }
     if (w.ref)
         note_cold(&w, w.ref);
-    if (fmt == FMT_TEXT)
+    relative_all(&w);
+    if (fmt == FMT_TEXT) {
         print_text(&w, ref_median);
-    else if (fmt == FMT_JSON)
+        print_relative(&w);
+    } else if (fmt == FMT_JSON) {
         print_json(&w, ref_median);
-    else
+    } else {
         print_machine(&w, fmt, ref_median);
+    }
     status = any_failed ? EXIT_FAIL : EXIT_OK;
     if (hf_export_series(&exports, &w.h, w.s, w.ns, w.ref, &e) < 0)
         status = cli_fail("wall", &e);
 
 free_all:
+    free(w.rel);
     if (w.ctr)
         ctr_set_free(w.ctr);
     session_free(&w.sess);

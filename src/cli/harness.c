@@ -1,4 +1,4 @@
-/* harness.c: hooks, stdin and stdout options and parameters shared by wall, ab and stat. */
+/* harness.c: hooks, stdin and stdout options and parameters shared by wall, ab, stat, count. */
 #define _GNU_SOURCE
 #include "cli/harness.h"
 
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/out.h"
 #include "core/words.h"
 
 const char harness_options_help[] =
@@ -34,6 +35,13 @@ const char harness_param_help[] =
     "                          the scan's step (default 1)\n"
     "  -L, --parameter-list VAR A,B,...\n"
     "                          one series per value (repeatable: every combination)\n";
+
+const char harness_count_help[] =
+    "The run count by time, in place of --runs:\n"
+    "  -m, --min-runs N        at least N measured runs (default: --runs's 7)\n"
+    "  -M, --max-runs N        at most N measured runs\n"
+    "      --min-time SECONDS  measure until the runs (hooks included) took this long, at\n"
+    "                          least --min-runs and at most --max-runs of them\n";
 
 static const char *const hook_names[HARNESS_NHOOKS] = {"--setup", "--prepare", "--conclude",
                                                        "--cleanup"};
@@ -135,6 +143,21 @@ int harness_option(struct harness *h, int c, int argc, char **argv)
     }
     case HARNESS_OPT_STEP:
         h->step = optarg;
+        return 1;
+    case 'm':
+        return cli_parse_count(h->cmd, h->usage, "--min-runs", optarg, 1, 1000000, &h->min_runs)
+                   ? 1 : -1;
+    case 'M':
+        return cli_parse_count(h->cmd, h->usage, "--max-runs", optarg, 1, 1000000, &h->max_runs)
+                   ? 1 : -1;
+    case HARNESS_OPT_MIN_TIME:
+        if (!cli_parse_seconds(h->cmd, h->usage, "--min-time", optarg, &h->min_time))
+            return -1;
+        if (!(h->min_time > 0)) {
+            cli_usage_error(h->cmd, h->usage, "bad value '%s' for --min-time: want seconds "
+                            "above 0", optarg);
+            return -1;
+        }
         return 1;
     case HARNESS_OPT_LIST: {
         if (optind >= argc) {
@@ -422,13 +445,51 @@ nomem:
     return EXIT_USAGE;
 }
 
-void harness_apply(const struct harness *h, struct session_series *x, int combo)
+int harness_count_finish(struct harness *h, long *runs)
+{
+    bool by_time = h->min_runs || h->max_runs || h->min_time > 0;
+    if (h->runs_given && by_time)
+        return cli_usage_error(h->cmd, h->usage, "--runs fixes the count: give it or "
+                               "--min-runs/--max-runs/--min-time, not both");
+    if (h->min_runs && h->max_runs && h->min_runs > h->max_runs)
+        return cli_usage_error(h->cmd, h->usage, "--min-runs %ld is above --max-runs %ld",
+                               h->min_runs, h->max_runs);
+    if (h->min_runs)
+        *runs = h->min_runs;
+    if (h->max_runs && *runs > h->max_runs)
+        *runs = h->max_runs;
+    return 0;
+}
+
+const char *harness_count_why(const struct harness *h, const struct session *s, char *buf,
+                              size_t n)
+{
+    char a[32], b[32];
+    buf[0] = '\0';
+    if (s->stopped == SESSION_STOP_MIN_TIME)
+        snprintf(buf, n, " (--min-time %s reached)", fmt_seconds(a, h->min_time));
+    else if (s->stopped == SESSION_STOP_MAX_RUNS && h->min_time > 0)
+        snprintf(buf, n, " (--max-runs reached before --min-time %s)",
+                 fmt_seconds(b, h->min_time));
+    return buf;
+}
+
+void harness_cmds(const struct harness *h, int combo, struct session_cmds out[HARNESS_NHOOKS])
 {
     const struct harness_combo *co = &h->combo[combo];
-    struct session_cmds *c[HARNESS_NHOOKS] = {&x->setup, &x->prepare, &x->conclude, &x->cleanup};
     for (int k = 0; k < HARNESS_NHOOKS; k++)
-        *c[k] = (struct session_cmds){.argv = (char *const *const *)co->hook_argv[k],
-                                      .n = co->hook_argv[k] ? h->nhook[k] : 0};
+        out[k] = (struct session_cmds){.argv = (char *const *const *)co->hook_argv[k],
+                                       .n = co->hook_argv[k] ? h->nhook[k] : 0};
+}
+
+void harness_apply(const struct harness *h, struct session_series *x, int combo)
+{
+    struct session_cmds c[HARNESS_NHOOKS];
+    harness_cmds(h, combo, c);
+    x->setup = c[HARNESS_SETUP];
+    x->prepare = c[HARNESS_PREPARE];
+    x->conclude = c[HARNESS_CONCLUDE];
+    x->cleanup = c[HARNESS_CLEANUP];
 }
 
 void harness_plan(const struct harness *h, struct session_plan *p)
@@ -436,6 +497,8 @@ void harness_plan(const struct harness *h, struct session_plan *p)
     p->stdin_path = h->input;
     p->stdout_path = h->output_file;
     p->show_output = h->show_output;
+    p->min_time_s = h->min_time;
+    p->max_runs = h->max_runs;
 }
 
 void harness_free(struct harness *h)
@@ -468,7 +531,10 @@ void harness_free(struct harness *h)
 void harness_progress(void *ctx, const struct session *ss, const struct session_event *ev)
 {
     (void)ctx;
-    fprintf(stderr, "\r\033[K%s %s %ld/%ld  %.1f s", ev->series->name,
-            ev->warmup ? "warm-up" : "run", ev->run, ev->runs, proc_now() - ss->t_start);
+    char of[32] = "";
+    if (ev->runs > 0)   /* a time budget does not know the count ahead */
+        snprintf(of, sizeof of, "/%ld", ev->runs);
+    fprintf(stderr, "\r\033[K%s %s %ld%s  %.1f s", ev->series->name,
+            ev->warmup ? "warm-up" : "run", ev->run, of, proc_now() - ss->t_start);
     fflush(stderr);
 }

@@ -4,6 +4,7 @@
 #define TARE_HARNESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cli/targets.h"
 #include "core/session.h"
@@ -13,6 +14,7 @@ enum {
     HARNESS_OPT_SETUP = 0x100, HARNESS_OPT_PREPARE, HARNESS_OPT_CONCLUDE, HARNESS_OPT_CLEANUP,
     HARNESS_OPT_INPUT, HARNESS_OPT_OUTPUT, HARNESS_OPT_SHOW_OUTPUT,
     HARNESS_OPT_SCAN, HARNESS_OPT_STEP, HARNESS_OPT_LIST,
+    HARNESS_OPT_MIN_TIME,
 };
 
 /* hyperfine's letters for the hooks (-s setup, -p prepare, -C conclude, -c cleanup) and the
@@ -37,9 +39,17 @@ enum {
     {"parameter-step-size", required_argument, NULL, HARNESS_OPT_STEP}, \
     {"parameter-list", required_argument, NULL, HARNESS_OPT_LIST}
 
+/* The run count by time (wall, stat): hyperfine's -m/-M and a time budget; the command
+ * puts "m:M:" in its short options. */
+#define HARNESS_COUNT_LONGOPTS \
+    {"min-runs", required_argument, NULL, 'm'}, \
+    {"max-runs", required_argument, NULL, 'M'}, \
+    {"min-time", required_argument, NULL, HARNESS_OPT_MIN_TIME}
+
 /* The lines of --help for those options. */
 extern const char harness_options_help[];
 extern const char harness_param_help[];
+extern const char harness_count_help[];
 
 enum harness_hook {
     HARNESS_SETUP, HARNESS_PREPARE, HARNESS_CONCLUDE, HARNESS_CLEANUP, HARNESS_NHOOKS
@@ -73,6 +83,9 @@ struct harness {
     const char *input;                /* --input FILE, or NULL */
     const char *output_file;          /* --output FILE, or NULL */
     bool show_output;                 /* --output inherit / --show-output */
+    bool runs_given;                  /* --runs: the command sets it */
+    long min_runs, max_runs;          /* --min-runs, --max-runs, or 0 */
+    double min_time;                  /* --min-time SECONDS, or 0 */
 };
 
 /* Room for argc hook options of each kind; false when out of memory. */
@@ -85,12 +98,22 @@ int harness_option(struct harness *h, int c, int argc, char **argv);
  * commands are (SHELL -c with a shell), substituted for each, and checks that the input can
  * be read. 0, or the exit status after printing the error. */
 int harness_finish(struct harness *h, const char *shell);
+/* The measured runs from --runs (*runs, runs_given), --min-runs, --max-runs, --min-time:
+ * without a time, --min-runs (else *runs) capped by --max-runs. 0, or the exit status after
+ * printing the error (--runs with the others, min above max). */
+int harness_count_finish(struct harness *h, long *runs);
+/* " (--min-time 2 s reached)", " (--max-runs reached before --min-time 60 s)" or "":
+ * why the last group's measured runs stopped, for the line above a table. */
+const char *harness_count_why(const struct harness *h, const struct session *s, char *buf,
+                              size_t n);
 /* targets_from_args, then one target per command (and lane) per combination, in that order
  * (target k has combination k % ncombo), named "NAME VAR=VALUE ..." */
 int harness_targets(struct harness *h, int argc, char **argv, int dd,
                     const struct target_spec *spec, struct target **out, int *nout);
 /* The hooks of a series (borrowed from h), with combination `combo`'s values. */
 void harness_apply(const struct harness *h, struct session_series *x, int combo);
+/* The hooks of combination `combo` (borrowed from h): setup, prepare, conclude, cleanup. */
+void harness_cmds(const struct harness *h, int combo, struct session_cmds out[HARNESS_NHOOKS]);
 /* stdin, stdout and show_output of a plan. */
 void harness_plan(const struct harness *h, struct session_plan *p);
 void harness_free(struct harness *h);

@@ -65,18 +65,63 @@ static void safe_name(char *out, size_t size, const char *name)
     out[i] = '\0';
 }
 
-/* Runs one command; false (with the job marked) when it did not exit 0. */
+static bool run_one(struct shared *sh, struct count_job *j, const struct proc_opts *po,
+                    const char *what, struct err *fatal);
+
+/* The job's hooks of one kind, natively (outside valgrind and the allocator); false (the job
+ * marked, or fatal set) when one failed. `when`: "before the callgrind run". */
+static bool hooks(struct shared *sh, struct count_job *j, const char *which,
+                  const struct session_cmds *c, long iter, const char *when, struct err *fatal)
+{
+    struct session_hook_env h = {
+        .env = j->env, .cwd = j->cwd, .series = j->name, .timeout_s = sh->o->timeout_s,
+        .show_output = sh->o->show_output,
+    };
+    struct session_failure f;
+    int rc = session_hooks_run(c, which, &h, iter, &f, fatal);
+    if (rc == 0)
+        return true;
+    if (rc > 0 && j->status == COUNT_OK) {
+        j->status = f.status == PROC_TIMEOUT ? COUNT_TIMEOUT : COUNT_FAILED;
+        snprintf(j->why, sizeof j->why, "%s failed: '%.400s' %s%s%s", which, f.hook_cmd, f.what,
+                 when ? " " : "", when ? when : "");
+        memcpy(j->tail, f.tail, sizeof j->tail);
+    }
+    return false;
+}
+
+/* Runs one command (run `iter` of the job, named `run` for its hooks' messages) between
+ * its prepare and conclude hooks; false (with the job marked) when it did not exit 0. */
 static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
-                     const char *what, char *const *env, struct err *fatal)
+                     const char *what, char *const *env, long iter, const char *run,
+                     struct err *fatal)
 {
     struct proc_opts po = {
         .argv = argv, .env_set = env, .cwd = j->cwd, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
         .no_aslr = true, .show_output = sh->o->show_output,
+        .stdin_path = sh->o->stdin_path, .stdout_path = sh->o->stdout_path,
         .wait_group = true,   /* every process it starts is counted: wait for each */
     };
+    char when[96];
+    snprintf(when, sizeof when, "before the %s", run);
+    if (!hooks(sh, j, "prepare", &j->prepare, iter, when, fatal))
+        return false;
+    bool ok = run_one(sh, j, &po, what, fatal);
+    snprintf(when, sizeof when, "after the %s", run);
+    /* The conclusion comes after every run that started; a failed run's record stays. */
+    if (!(fatal->kind == ERR_INTERRUPTED) && !hooks(sh, j, "conclude", &j->conclude, iter, when,
+                                                    fatal))
+        return false;
+    return ok;
+}
+
+/* One run of the command itself; false (with the job marked) when it did not exit 0. */
+static bool run_one(struct shared *sh, struct count_job *j, const struct proc_opts *po,
+                    const char *what, struct err *fatal)
+{
     struct proc_result r;
     struct err e = {0};
-    if (proc_run(&po, &r, &e) < 0) {
+    if (proc_run(po, &r, &e) < 0) {
         /* Not a measurement that failed: the command cannot run at all (bad input). */
         *fatal = e;
         err_prefix(fatal, "'%s'", j->name);
@@ -191,7 +236,8 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     for (int i = 0; i < argc; i++)
         argv[a++] = j->argv[i];
     argv[a] = NULL;
-    bool ok = run_step(sh, j, argv, "under callgrind:", j->env, fatal);
+    bool ok = run_step(sh, j, argv, "under callgrind:", j->env, pass,
+                       pass == 1 ? "callgrind run" : "second callgrind run", fatal);
     free(argv);
     if (ok) {
         struct err e = {0};
@@ -253,7 +299,8 @@ static void alloc_pass(struct shared *sh, int k, struct err *fatal)
         err_set(fatal, ERR_SYSTEM, "out of memory");
         return;
     }
-    bool ok = run_step(sh, j, j->argv, "native run under libtare-alloc.so", env, fatal);
+    bool ok = run_step(sh, j, j->argv, "native run under libtare-alloc.so", env,
+                       sh->o->check_warm ? 3 : 2, "run under the counting allocator", fatal);
     for (char **v = env; *v; v++)
         free(*v);
     free(env);
@@ -295,8 +342,10 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     j->instructions2 = j->allocations2 = COUNT_NA;
     j->note[0] = '\0';
     double t0 = proc_now();
+    if (!hooks(sh, j, "setup", &j->setup, 0, NULL, fatal))
+        goto out;
     /* 1. A native warm-up, never measured: caches, page cache, precompiled modules. */
-    if (!run_step(sh, j, j->argv, "native warm-up run", j->env, fatal))
+    if (!run_step(sh, j, j->argv, "native warm-up run", j->env, -1, "native warm-up run", fatal))
         goto out;
     /* 2. Instructions and allocations from callgrind. */
     uint64_t ir, al;
@@ -324,6 +373,11 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     if (sh->o->alloc_lib)
         alloc_pass(sh, k, fatal);
 out:
+    /* Cleanup after a failure too (not after an interrupt); a failure's record stays. */
+    if (fatal->kind != ERR_INTERRUPTED) {
+        struct err scratch = {0};
+        hooks(sh, j, "cleanup", &j->cleanup, 0, NULL, fatal->kind ? &scratch : fatal);
+    }
     j->seconds = proc_now() - t0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/err.h"
 #include "core/proc.h"
+#include "core/session.h"
 
 enum count_status {
     COUNT_OK,
@@ -24,6 +25,11 @@ struct count_job {
     char *const *argv;
     char *const *env;         /* lane variables, or NULL */
     const char *cwd;          /* where it runs, or NULL: tare's own directory */
+    /* Hooks (session.h's), run natively with the lane's environment, never under valgrind or
+     * the counting allocator: setup and cleanup once (TARE_ITERATION 0), prepare and conclude
+     * around every run: -1 the warm-up, then 1, 2, ... the callgrind pass(es) and the
+     * allocator's run. A hook that fails makes the job COUNT_FAILED (or TIMEOUT). */
+    struct session_cmds setup, prepare, conclude, cleanup;
     /* out */
     enum count_status status;
     uint64_t instructions, allocations;   /* COUNT_NA when not measured */
@@ -41,6 +47,8 @@ struct count_opts {
     const char *keep_dir;     /* keep each callgrind profile here as NAME.callgrind.out, or NULL */
     bool check_warm;          /* two callgrind passes, compared */
     bool show_output;
+    const char *stdin_path;   /* every run's stdin, or NULL: /dev/null */
+    const char *stdout_path;  /* every run's stdout (truncated by each), or NULL */
     const char *valgrind;     /* the valgrind binary */
     const char *alloc_lib;    /* libtare-alloc.so for bytes and peak, or NULL: those stay NA */
     /* Called (serialised) when a job starts and when it ends; may be NULL. */

@@ -13,6 +13,16 @@ const char *session_state_name(enum session_state st)
     return st == SESSION_OK ? "ok" : st == SESSION_TIMEOUT ? "timeout" : "failed";
 }
 
+const char *session_stop_name(enum session_stop st)
+{
+    static const char *const names[] = {
+        [SESSION_STOP_RUNS] = "runs", [SESSION_STOP_DECIDED] = "decided",
+        [SESSION_STOP_MAX_TIME] = "max-time", [SESSION_STOP_MAX_RUNS] = "max-runs",
+        [SESSION_STOP_MIN_TIME] = "min-time",
+    };
+    return st >= 0 && st <= SESSION_STOP_MIN_TIME ? names[st] : "?";
+}
+
 const char *session_failure_why(const struct session_failure *f, char *buf, size_t n)
 {
     const char *phase = f->warmup ? "warm-up" : "measured";
@@ -57,6 +67,9 @@ int session_init(struct session *s, const struct session_plan *plan, struct err 
     if (lk && (lk->first < 1 || lk->max < lk->first || !lk->look ||
                plan->series[0].group != plan->series[plan->nseries - 1].group))
         return err_set(e, ERR_INPUT, "sequential looks want one group and 1 <= first <= max");
+    if (plan->min_time_s < 0 || (plan->min_time_s > 0 && plan->max_runs > 0 &&
+                                 plan->max_runs < plan->runs))
+        return err_set(e, ERR_INPUT, "a time budget wants min_time_s >= 0 and runs <= max_runs");
     long cap = lk ? lk->max : plan->runs;
     if (cap < 1)
         cap = 1;
@@ -65,6 +78,7 @@ int session_init(struct session *s, const struct session_plan *plan, struct err 
         x->state = SESSION_OK;
         x->n = 0;
         x->warm_first = NAN;
+        x->cap = cap;
         x->wall_s = calloc(cap, sizeof *x->wall_s);
         x->user_s = calloc(cap, sizeof *x->user_s);
         x->sys_s = calloc(cap, sizeof *x->sys_s);
@@ -98,34 +112,31 @@ void session_free(struct session *s)
     }
 }
 
-/*
- * Runs one list of hook commands of series x, never timed. 0 when all succeeded, 1 when one
- * failed (x is then failed, with the record), -1 when tare cannot go on (interrupted).
- */
-static int run_hooks(const struct session_plan *p, struct session_series *x, const char *which,
-                     const struct session_cmds *c, bool warmup, long run, struct err *e)
+int session_hooks_run(const struct session_cmds *c, const char *which,
+                      const struct session_hook_env *h, long iteration,
+                      struct session_failure *f, struct err *e)
 {
     if (c->n == 0)
         return 0;
     size_t nenv = 0;
-    while (x->env && x->env[nenv])
+    while (h->env && h->env[nenv])
         nenv++;
     char iter[48], *series = NULL;
-    snprintf(iter, sizeof iter, "TARE_ITERATION=%ld", warmup ? -run : run);
+    snprintf(iter, sizeof iter, "TARE_ITERATION=%ld", iteration);
     char **env = calloc(nenv + 3, sizeof *env);
-    if (!env || asprintf(&series, "TARE_SERIES=%s", x->name) < 0) {
+    if (!env || asprintf(&series, "TARE_SERIES=%s", h->series) < 0) {
         free(env);
         return err_set(e, ERR_SYSTEM, "out of memory");
     }
     for (size_t i = 0; i < nenv; i++)
-        env[i] = x->env[i];
+        env[i] = h->env[i];
     env[nenv] = iter;
     env[nenv + 1] = series;
     int rc = 0;
     for (int i = 0; i < c->n && rc == 0; i++) {
         struct proc_opts o = {
-            .argv = c->argv[i], .env_set = env, .cwd = x->cwd, .timeout_s = p->timeout_s,
-            .pin_cpu = -1, .show_output = p->show_output,
+            .argv = c->argv[i], .env_set = env, .cwd = h->cwd, .timeout_s = h->timeout_s,
+            .pin_cpu = -1, .show_output = h->show_output,
         };
         struct proc_result r;
         struct err why = {0};
@@ -136,25 +147,44 @@ static int run_hooks(const struct session_plan *p, struct session_series *x, con
         }
         if (started == 0 && r.status == PROC_OK)
             continue;
-        if (x->state == SESSION_OK) {   /* the first failure is the one to tell */
-            x->state = started == 0 && r.status == PROC_TIMEOUT ? SESSION_TIMEOUT : SESSION_FAILED;
-            x->fail = (struct session_failure){.warmup = warmup, .run = run, .hook = which};
-            if (started < 0) {
-                x->fail.status = PROC_EXITED;
-                snprintf(x->fail.what, sizeof x->fail.what, "could not start: %.100s", why.msg);
-            } else {
-                x->fail.status = r.status;
-                proc_describe(&r, p->timeout_s, x->fail.what, sizeof x->fail.what);
-                memcpy(x->fail.tail, r.stderr_tail, sizeof x->fail.tail);
-            }
-            char *cmd = words_join(c->argv[i]);
-            snprintf(x->fail.hook_cmd, sizeof x->fail.hook_cmd, "%s", cmd ? cmd : c->argv[i][0]);
-            free(cmd);
+        *f = (struct session_failure){.hook = which};
+        if (started < 0) {
+            f->status = PROC_EXITED;
+            snprintf(f->what, sizeof f->what, "could not start: %.100s", why.msg);
+        } else {
+            f->status = r.status;
+            proc_describe(&r, h->timeout_s, f->what, sizeof f->what);
+            memcpy(f->tail, r.stderr_tail, sizeof f->tail);
         }
+        char *cmd = words_join(c->argv[i]);
+        snprintf(f->hook_cmd, sizeof f->hook_cmd, "%s", cmd ? cmd : c->argv[i][0]);
+        free(cmd);
         rc = 1;
     }
     free(series);
     free(env);
+    return rc;
+}
+
+/*
+ * Runs one list of hook commands of series x, never timed. 0 when all succeeded, 1 when one
+ * failed (x is then failed, with the record), -1 when tare cannot go on (interrupted).
+ */
+static int run_hooks(const struct session_plan *p, struct session_series *x, const char *which,
+                     const struct session_cmds *c, bool warmup, long run, struct err *e)
+{
+    struct session_hook_env h = {
+        .env = x->env, .cwd = x->cwd, .series = x->name, .timeout_s = p->timeout_s,
+        .show_output = p->show_output,
+    };
+    struct session_failure f;
+    int rc = session_hooks_run(c, which, &h, warmup ? -run : run, &f, e);
+    if (rc > 0 && x->state == SESSION_OK) {   /* the first failure is the one to tell */
+        x->state = f.status == PROC_TIMEOUT ? SESSION_TIMEOUT : SESSION_FAILED;
+        f.warmup = warmup;
+        f.run = run;
+        x->fail = f;
+    }
     return rc;
 }
 
@@ -172,6 +202,36 @@ static int series_failed(const struct session_plan *p, const struct session_seri
     return err_set(e, ERR_MEASURE, "'%s'%s: %s", x->name, how, why);
 }
 
+/* Room for one more measured run of x: the arrays doubled when full (a time budget). */
+static int grow(const struct session_plan *p, struct session_series *x, struct err *e)
+{
+    if (x->n < x->cap)
+        return 0;
+    long cap = x->cap * 2;
+    double *w = realloc(x->wall_s, cap * sizeof *w);
+    if (w)
+        x->wall_s = w;
+    double *u = realloc(x->user_s, cap * sizeof *u);
+    if (u)
+        x->user_s = u;
+    double *sy = realloc(x->sys_s, cap * sizeof *sy);
+    if (sy)
+        x->sys_s = sy;
+    long *rss = realloc(x->max_rss_kb, cap * sizeof *rss);
+    if (rss)
+        x->max_rss_kb = rss;
+    int *ec = realloc(x->exit_code, cap * sizeof *ec);
+    if (ec)
+        x->exit_code = ec;
+    struct ctr_sample *c = p->ctr ? realloc(x->ctr, cap * sizeof *c) : NULL;
+    if (c)
+        x->ctr = c;
+    if (!w || !u || !sy || !rss || !ec || (p->ctr && !c))
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    x->cap = cap;
+    return 0;
+}
+
 /* One run of one series; -1 only when tare itself cannot go on. */
 static int run_one(struct session *s, const struct session_event *ev, struct err *e)
 {
@@ -183,6 +243,8 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
         .stdin_path = x->stdin_path ? x->stdin_path : p->stdin_path,
         .stdout_path = p->stdout_path,
     };
+    if (!ev->warmup && grow(p, x, e) < 0)
+        return -1;
     if (p->ctr) {
         o.before_exec = ctr_attach;
         o.before_exec_arg = p->ctr;
@@ -300,9 +362,30 @@ static int run_group(struct session *s, int g0, int g1, int group, int ngroups, 
     s->rounds = 0;
     if (p->looks)
         return run_looks(s, g0, g1, group, ngroups, e);
-    for (long i = 0; i < p->runs; i++) {
+    long max = p->max_runs > 0 ? p->max_runs : 1000000;
+    for (long i = 0;; i++) {
+        if (p->min_time_s > 0 && i >= p->runs) {
+            bool any_ok = false;
+            for (int k = g0; k < g1; k++)
+                any_ok |= p->series[k].state == SESSION_OK;
+            if (!any_ok)
+                break;   /* every series failed: no time to fill */
+            if (proc_now() - s->t_measure >= p->min_time_s) {
+                s->stopped = SESSION_STOP_MIN_TIME;
+                break;
+            }
+            if (i >= max) {
+                s->stopped = SESSION_STOP_MAX_RUNS;
+                break;
+            }
+        } else if (p->min_time_s <= 0 && i >= p->runs) {
+            s->stopped = SESSION_STOP_RUNS;
+            break;
+        }
         bool reverse = p->order == SESSION_ALTERNATE && i % 2;
-        if (round_of(s, g0, g1, group, ngroups, false, i + 1, p->runs, reverse, e) < 0)
+        /* With a time budget the count is not known ahead: the event says 0. */
+        long runs = p->min_time_s > 0 ? 0 : p->runs;
+        if (round_of(s, g0, g1, group, ngroups, false, i + 1, runs, reverse, e) < 0)
             return -1;
         s->rounds++;
     }

@@ -54,6 +54,26 @@ struct session_cmds {
     int n;
 };
 
+/* Where hook commands run and what they are told (see session_cmds). */
+struct session_hook_env {
+    char *const *env;            /* "VAR=VALUE" on top of the inherited environment, or NULL */
+    const char *cwd;             /* or NULL */
+    const char *series;          /* TARE_SERIES */
+    double timeout_s;            /* 0: none */
+    bool show_output;
+};
+
+/*
+ * Runs the hook commands c in order (which: "setup", "prepare", ...; iteration: the
+ * TARE_ITERATION they get), stopping at the first that fails. 0 when all succeeded; 1 when
+ * one failed or could not start (*f then says which and how, with status, what, tail, hook
+ * and hook_cmd set; warmup and run left 0); -1 with e set when interrupted or out of memory.
+ * tare count runs its hooks through this too, outside the session's loop.
+ */
+int session_hooks_run(const struct session_cmds *c, const char *which,
+                      const struct session_hook_env *h, long iteration,
+                      struct session_failure *f, struct err *e);
+
 /* One series: a command in one environment (a lane), and what its runs measured. */
 struct session_series {
     /* Set by the caller. */
@@ -79,6 +99,7 @@ struct session_series {
     int *exit_code;              /* the exit status (non-zero only with ignore_failure) */
     struct ctr_sample *ctr;      /* with plan.ctr: one per measured run, else NULL */
     double warm_first;           /* the first warm-up run's wall time; NAN without one */
+    long cap;                    /* room for this many measured runs (grows with min_time_s) */
     struct session_failure fail; /* when state is not SESSION_OK */
 };
 
@@ -116,7 +137,9 @@ enum session_stop {
     SESSION_STOP_RUNS,           /* every planned run was made */
     SESSION_STOP_DECIDED,        /* a look settled it */
     SESSION_STOP_MAX_TIME,       /* looks: measuring ran out of time */
-    SESSION_STOP_MAX_RUNS,       /* looks: the last look came without a decision */
+    SESSION_STOP_MAX_RUNS,       /* looks: the last look came without a decision; or
+                                  * min_time_s: max_runs made before the time was reached */
+    SESSION_STOP_MIN_TIME,       /* min_time_s: runs made and the time reached */
 };
 
 struct session_plan {
@@ -128,6 +151,13 @@ struct session_plan {
      * a round runs each series once, so drift hits them all alike.
      */
     long warmup, runs;           /* rounds per group; with looks, runs is ignored */
+    /*
+     * A time budget (hyperfine's --min-runs/--max-runs with a time): with min_time_s > 0 a
+     * group's measured rounds go on past `runs` until they have taken min_time_s (hooks
+     * included), and stop at max_runs rounds (0: 1000000) even if the time is not reached.
+     */
+    double min_time_s;
+    long max_runs;
     enum session_order order;
     double timeout_s;            /* kill a run (and its process group) after this long; 0: never */
     int pin_cpu;                 /* -1: no pinning */
@@ -150,7 +180,7 @@ struct session {
     double t_start;              /* proc_now() when session_run began */
     double t_measure;            /* ... and when the current group's measured rounds began */
     int looks, planned_looks;    /* with plan.looks */
-    enum session_stop stopped;
+    enum session_stop stopped;   /* why the current (last) group's measured rounds ended */
 };
 
 /*
@@ -169,6 +199,9 @@ int session_init(struct session *s, const struct session_plan *plan, struct err 
  * with stop_on_failure a run failed (ERR_MEASURE).
  */
 int session_run(struct session *s, struct err *e);
+
+/* "runs", "decided", "max-time", "max-runs", "min-time": why measuring stopped. */
+const char *session_stop_name(enum session_stop st);
 
 /* Frees what session_init allocated in each series. */
 void session_free(struct session *s);

@@ -270,3 +270,145 @@ int stats_paired_ratio(const double *a, const double *b, size_t n, double alpha,
                    (out->ci_low > 1 - threshold && out->ci_high < 1 + threshold);
     return 0;
 }
+
+int stats_power_fit(const double *x, const double *y, size_t n, double *k, double *r2)
+{
+    *k = *r2 = NAN;
+    if (n < 2)
+        return -1;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] > 0) || !(y[i] > 0) || !isfinite(x[i]) || !isfinite(y[i]))
+            return -1;
+        mx += log(x[i]);
+        my += log(y[i]);
+    }
+    mx /= n;
+    my /= n;
+    double sxx = 0, sxy = 0, syy = 0;
+    for (size_t i = 0; i < n; i++) {
+        double dx = log(x[i]) - mx, dy = log(y[i]) - my;
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    if (!(sxx > 0))
+        return -1;
+    *k = sxy / sxx;
+    double res = 0;   /* the residuals summed directly: syy - k sxy loses digits near 1 */
+    for (size_t i = 0; i < n; i++) {
+        double r = log(y[i]) - my - *k * (log(x[i]) - mx);
+        res += r * r;
+    }
+    *r2 = syy > 0 ? 1 - res / syy : 1;
+    if (*r2 < 0)
+        *r2 = 0;
+    return 0;
+}
+
+/* P(U = u) for u = 0 .. t: P_{i,j}(u) = i/(i+j) P_{i-1,j}(u-j) + j/(i+j) P_{i,j-1}(u) (the
+ * largest value is one of x's, above all j of y's, or one of y's); NULL: out of memory. */
+static double *mann_whitney_lower(size_t m, size_t n, long t)
+{
+    size_t w = (size_t)t + 1;
+    double *p = calloc((m + 1) * w, sizeof *p);
+    if (!p)
+        return NULL;
+    for (size_t i = 0; i <= m; i++)
+        p[i * w] = 1;   /* no y: U is 0 */
+    for (size_t j = 1; j <= n; j++)
+        for (size_t i = 1; i <= m; i++) {
+            double a = (double)i / (i + j), b = (double)j / (i + j);
+            for (long u = t; u >= 0; u--) {
+                double from = u >= (long)j ? p[(i - 1) * w + u - j] : 0;
+                p[i * w + u] = a * from + b * p[i * w + u];
+            }
+        }
+    memmove(p, p + m * w, w * sizeof *p);
+    return p;
+}
+
+static double mann_whitney_normal(size_t m, size_t n, long u)
+{
+    double mean = m * (double)n / 2, sd = sqrt(m * (double)n * (m + n + 1) / 12.0);
+    return 0.5 * erfc(-((u + 0.5 - mean) / sd) / M_SQRT2);
+}
+
+double stats_mann_whitney_cdf(size_t m, size_t n, long u)
+{
+    long total = (long)(m * n);
+    if (u < 0)
+        return 0;
+    if (u >= total)
+        return 1;
+    if (m * n > STATS_MW_EXACT_MAX)
+        return mann_whitney_normal(m, n, u);
+    bool upper = u > total / 2;   /* symmetric about mn / 2: the smaller tail only */
+    long uu = upper ? total - u - 1 : u;
+    double *p = mann_whitney_lower(m, n, uu);
+    if (!p)
+        return NAN;
+    double c = 0;
+    for (long i = 0; i <= uu; i++)
+        c += p[i];
+    free(p);
+    return upper ? 1 - c : c;
+}
+
+long stats_mann_whitney_critical(size_t m, size_t n, double alpha)
+{
+    if (m == 0 || n == 0 || !(alpha > 0 && alpha < 1))
+        return -1;
+    long half = (long)(m * n / 2);
+    if (m * n > STATS_MW_EXACT_MAX) {
+        double mean = m * (double)n / 2, sd = sqrt(m * (double)n * (m + n + 1) / 12.0);
+        long c = (long)floor(mean - stats_normal_z(alpha) * sd - 0.5);
+        while (c >= 0 && mann_whitney_normal(m, n, c) > alpha / 2)
+            c--;
+        while (c + 1 < half && mann_whitney_normal(m, n, c + 1) <= alpha / 2)
+            c++;
+        return c;
+    }
+    double *p = mann_whitney_lower(m, n, half);
+    if (!p)
+        return -1;
+    long c = -1;
+    double cum = 0;
+    for (long u = 0; u <= half; u++) {
+        cum += p[u];
+        if (cum > alpha / 2)
+            break;
+        c = u;
+    }
+    free(p);
+    return c;
+}
+
+int stats_hl_shift(const double *x, size_t m, const double *y, size_t n, double alpha,
+                   struct stats_shift *out)
+{
+    *out = (struct stats_shift){.m = m, .n = n, .estimate = NAN, .low = NAN, .high = NAN,
+                                .confidence = NAN};
+    if (m == 0 || n == 0 || m > STATS_SHIFT_MAX / n)
+        return -1;
+    size_t k = m * n;
+    double *d = malloc(k * sizeof *d);
+    if (!d)
+        return -1;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++)
+            d[i * n + j] = y[j] - x[i];
+    stats_sort(d, k);
+    out->estimate = k % 2 ? d[k / 2] : (d[k / 2 - 1] + d[k / 2]) / 2;
+    long c = stats_mann_whitney_critical(m, n, alpha);
+    if (c < 0) {
+        out->low = -INFINITY;
+        out->high = INFINITY;
+    } else {
+        out->low = d[c];
+        out->high = d[k - 1 - c];
+        out->confidence = 1 - 2 * stats_mann_whitney_cdf(m, n, c);
+    }
+    free(d);
+    return 0;
+}

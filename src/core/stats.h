@@ -74,6 +74,42 @@ int stats_paired_ratio(const double *a, const double *b, size_t n, double alpha,
                        double threshold, struct stats_ab *out);
 const char *stats_verdict_name(enum stats_verdict v);
 
+/*
+ * Two independent samples (tare wall's relative speed): the Mann-Whitney statistic U (pairs
+ * with x above y), the Hodges-Lehmann shift of y against x with its distribution-free
+ * interval.
+ */
+
+/* P(U <= u) for samples of m and n values with no ties: exact (a recurrence over the
+ * orderings) while m n <= STATS_MW_EXACT_MAX, a normal approximation with continuity
+ * correction beyond. */
+#define STATS_MW_EXACT_MAX 2500
+double stats_mann_whitney_cdf(size_t m, size_t n, long u);
+/* The largest c with P(U <= c) <= alpha / 2, so that [D(c+1), D(mn-c)] over the m n sorted
+ * differences y_j - x_i covers the shift with probability 1 - 2 P(U <= c) >= 1 - alpha;
+ * -1 when the samples are too small for any such interval. */
+long stats_mann_whitney_critical(size_t m, size_t n, double alpha);
+
+/* The most differences stats_hl_shift sorts (32 MiB of them). */
+#define STATS_SHIFT_MAX ((size_t)1 << 22)
+struct stats_shift {
+    size_t m, n;
+    double estimate;    /* Hodges-Lehmann: the median of the m n differences y_j - x_i */
+    double low, high;   /* the interval; -INFINITY / INFINITY when the samples are too small */
+    double confidence;  /* what the interval achieves exactly (>= 1 - alpha), NAN if none */
+};
+/* The shift of y against x (y = x + shift) with its Mann-Whitney interval. -1 (and NANs)
+ * when a sample is empty, m n is above STATS_SHIFT_MAX or memory runs out. */
+int stats_hl_shift(const double *x, size_t m, const double *y, size_t n, double alpha,
+                   struct stats_shift *out);
+
+/*
+ * Growth: the exponent k of y ~ c x^k, fitted by least squares on (log x, log y), and the
+ * fit's R^2 (1 when every point lies on the line, a constant y included). -1 when there are
+ * fewer than 2 points, a value is not finite and above 0, or every x is the same.
+ */
+int stats_power_fit(const double *x, const double *y, size_t n, double *k, double *r2);
+
 /* The two-sided normal quantile: z with P(|Z| > z) = alpha. */
 double stats_normal_z(double alpha);
 

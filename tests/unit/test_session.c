@@ -129,6 +129,65 @@ int main(void)
         CHECK(x[0].wall_s == NULL);
     }
 
+    /* A time budget: rounds past `runs` until the measured phase took min_time_s; it did not
+     * stop before its last round, so the runs before that one took less than the budget.
+     * One run of room at first: the records grow. */
+    {
+        struct session_series x[1] = {{.name = "nap", .argv = (char *[]){fix("sleeper"),
+                                                                           "0.02", NULL}}};
+        struct session_plan p = {.series = x, .nseries = 1, .warmup = 1, .runs = 1,
+                                 .min_time_s = 0.15, .max_runs = 1000, .pin_cpu = -1};
+        CHECK_INT(run_plan(&p, &s, &e), 0);
+        CHECK_INT(s.stopped, SESSION_STOP_MIN_TIME);
+        CHECK_STR(session_stop_name(s.stopped), "min-time");
+        CHECK(x[0].n >= 2);
+        CHECK_INT(x[0].n, s.rounds);
+        double before_last = 0, all = 0;
+        for (int i = 0; i < x[0].n; i++) {
+            all += x[0].wall_s[i];
+            before_last += i + 1 < x[0].n ? x[0].wall_s[i] : 0;
+            CHECK(x[0].wall_s[i] >= 0.02);
+        }
+        CHECK(before_last < 0.15);
+        CHECK(x[0].cap >= x[0].n);
+        (void)all;
+        session_free(&s);
+    }
+
+    /* The cap comes first when the time is out of reach; the events give no count ahead. */
+    {
+        struct session_series x[2] = {
+            {.name = "a", .argv = logger("a", NULL)},
+            {.name = "b", .argv = logger("b", NULL)},
+        };
+        struct session_plan p = {.series = x, .nseries = 2, .warmup = 0, .runs = 2,
+                                 .min_time_s = 3600, .max_runs = 3, .pin_cpu = -1,
+                                 .progress = on_progress};
+        nevents = 0;
+        CHECK_INT(run_plan(&p, &s, &e), 0);
+        CHECK_STR(log_words(), "a b a b a b");
+        CHECK_STR(events, "r1/0:a^ r1/0:b r2/0:a^ r2/0:b r3/0:a^ r3/0:b");
+        CHECK_INT(s.stopped, SESSION_STOP_MAX_RUNS);
+        CHECK_STR(session_stop_name(s.stopped), "max-runs");
+        CHECK_INT(x[1].n, 3);
+        session_free(&s);
+
+        /* A cap below the minimum count is not a plan. */
+        p.max_runs = 1;
+        e = (struct err){0};
+        CHECK_INT(session_init(&s, &p, &e), -1);
+        CHECK_INT(e.kind, ERR_INPUT);
+
+        /* Every series failed: the budget is not filled with skipped turns. */
+        struct session_series y[1] = {{.name = "exit3", .argv = (char *[]){fix("exit3"), NULL}}};
+        struct session_plan q = {.series = y, .nseries = 1, .runs = 1, .min_time_s = 3600,
+                                 .pin_cpu = -1};
+        CHECK_INT(run_plan(&q, &s, &e), 0);
+        CHECK_INT(y[0].state, SESSION_FAILED);
+        CHECK_INT(s.rounds, 1);
+        session_free(&s);
+    }
+
     /* An empty plan (an empty shard) runs nothing and is no error. */
     {
         struct session_plan p = {.nseries = 0, .warmup = 1, .runs = 3, .pin_cpu = -1,

@@ -48,5 +48,38 @@ int main(void)
         big[i] = 1000 - i;
     CHECK_NEAR(stats_median(big, 1001), 500, 0);
     CHECK_NEAR(stats_mad(big, 1001), 250, 0);
+
+    /* Growth: exact powers come out exact, whatever the constant. */
+    {
+        double x[] = {1000, 2000, 3000, 4000, 8000}, y1[5], y2[5], y0[5];
+        for (int i = 0; i < 5; i++) {
+            y1[i] = 7 * x[i];
+            y2[i] = 0.5 * x[i] * x[i];
+            y0[i] = 42;
+        }
+        double k, r2;
+        CHECK_INT(stats_power_fit(x, y1, 5, &k, &r2), 0);
+        CHECK_NEAR(k, 1, 1e-12);
+        CHECK_NEAR(r2, 1, 1e-12);
+        CHECK_INT(stats_power_fit(x, y2, 5, &k, &r2), 0);
+        CHECK_NEAR(k, 2, 1e-12);
+        CHECK_NEAR(r2, 1, 1e-12);
+        CHECK_INT(stats_power_fit(x, y0, 5, &k, &r2), 0);
+        CHECK_NEAR(k, 0, 1e-12);
+        CHECK_NEAR(r2, 1, 0);
+        /* By hand, in base 2 (the slope does not depend on the base): log x = 0 1 2,
+         * log y = 0 2 3; slope ((-1)(-5/3) + (1)(4/3)) / 2 = 3/2; fitted 1/6 5/3 19/6,
+         * residuals -1/6 1/3 -1/6: SSres 1/6 over SStot 14/3, R^2 = 27/28. */
+        double hx[] = {1, 2, 4}, hy[] = {1, 4, 8};
+        CHECK_INT(stats_power_fit(hx, hy, 3, &k, &r2), 0);
+        CHECK_NEAR(k, 1.5, 1e-12);
+        CHECK_NEAR(r2, 27.0 / 28, 1e-12);
+        /* No fit: one point, a zero count, every x the same. */
+        CHECK_INT(stats_power_fit(hx, hy, 1, &k, &r2), -1);
+        CHECK(isnan(k));
+        double zy[] = {1, 0, 8}, sx[] = {3, 3, 3};
+        CHECK_INT(stats_power_fit(hx, zy, 3, &k, &r2), -1);
+        CHECK_INT(stats_power_fit(sx, hy, 3, &k, &r2), -1);
+    }
     return unit_done("test_stats");
 }
