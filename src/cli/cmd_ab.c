@@ -1100,8 +1100,9 @@ int cmd_ab(int argc, char **argv)
         print_json(&ab);
     else
         print_text(&ab);
-    status =
-        count_failed || (ab.fail_if_slower && ab.res.verdict == STATS_SLOWER) ? EXIT_FAIL : EXIT_OK;
+    status = count_failed ? EXIT_FAIL
+             : ab.fail_if_slower && ab.res.verdict == STATS_SLOWER ? EXIT_REGRESSION
+                                                                   : EXIT_OK;
 done:
     targets_free(targets, nt);
     free(targets);

@@ -511,7 +511,7 @@ static int do_check(int argc, char **argv)
     free(pend);
     free(skip);
     hist_db_free(&db);
-    return nreg ? EXIT_FAIL : ntested == 0 ? EXIT_USAGE : EXIT_OK;
+    return nreg ? EXIT_REGRESSION : ntested == 0 ? EXIT_USAGE : EXIT_OK;
 }
 
 /* ---- noise ---- */

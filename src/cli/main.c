@@ -50,8 +50,8 @@ static void print_help(FILE *f)
     for (int i = 0; i < cli_command_count; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f, "\nRun 'tare COMMAND --help' for a command's options, or 'man tare-COMMAND'.\n"
-               "Exit status: 0 ok, 1 a measurement failed or a regression was found, 2 bad usage "
-               "or input.\n");
+               "Exit status: 0 ok, 1 a measurement failed, 2 bad usage or input, 3 a regression "
+               "was found.\n");
 }
 
 static const struct cli_command *find_command(const char *name)
