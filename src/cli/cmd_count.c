@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
+#include "cli/export_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
@@ -30,6 +31,7 @@ static const char count_options[] =
     "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
     "      --show-output       pass the commands' stdout and stderr through\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
+    CLI_EXPORT_HELP
     "  -h, --help              show this help\n";
 
 static const char *status_name(enum count_status s)
@@ -116,6 +118,7 @@ int cmd_count(int argc, char **argv)
         {"check-warm", no_argument, NULL, 'C'},
         {"show-output", no_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
+        CLI_EXPORT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -123,6 +126,7 @@ int cmd_count(int argc, char **argv)
     struct count_opts co = {.jobs = ncpu > 0 ? (int)ncpu : 1, .timeout_s = 1800};
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
+    struct cli_export ci_export = {0};
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
@@ -155,6 +159,9 @@ int cmd_count(int argc, char **argv)
         case 'K': co.keep_dir = optarg; break;
         case 'C': co.check_warm = true; break;
         case 'o': co.show_output = true; break;
+        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
+            cli_export_opt(&ci_export, c, optarg);
+            break;
         case 'f':
             if (!cli_parse_format("count", cmd_count_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
                                   &fmt))
@@ -238,6 +245,16 @@ int cmd_count(int argc, char **argv)
     else
         print_table(jobs, targets, nt, fmt);
     status = any_failed ? EXIT_FAIL : EXIT_OK;
+    if (cli_export_wanted(&ci_export)) {
+        struct export_set set;
+        int st = export_init(&set, "tare count", &e);
+        for (int i = 0; i < nt && st == 0; i++)
+            st = cli_export_add_counts(&set, targets[i].name, &jobs[i], co.check_warm, &e);
+        st = st < 0 ? cli_fail("count", &e) : cli_export_write("count", &ci_export, &set);
+        export_free(&set);
+        if (st != EXIT_OK)
+            status = st;
+    }
 
 done:
     free(jobs);

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/export_out.h"
 #include "cli/out.h"
 #include "core/history.h"
 #include "core/stats.h"
@@ -34,6 +35,7 @@ static const char history_options[] =
     "      --det-threshold PCT alarm on deterministic counts past PCT percent (default 2)\n"
     "      --persist N         a wall-clock step must hold N commits (default 3)\n"
     "  -f, --format FORMAT     text (default) or json\n"
+    CLI_EXPORT_HELP
     "Options of noise:\n"
     "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
     "  -h, --help              show this help\n";
@@ -343,10 +345,15 @@ static int do_check(int argc, char **argv)
         {"det-threshold", required_argument, NULL, 'd'},
         {"persist", required_argument, NULL, 'p'},
         {"format", required_argument, NULL, 'f'},
+        CLI_EXPORT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     const char *commit = NULL;
+    struct cli_export ci_export = {0};
+    struct export_set xset = {0};
+    struct err xe = {0};
+    int xrc = 0;
     struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
     enum out_format fmt = FMT_TEXT;
     long persist = 3;
@@ -378,6 +385,9 @@ static int do_check(int argc, char **argv)
             if (!cli_parse_format(CMD, cmd_history_usage, optarg, FMT_TEXT | FMT_JSON, &fmt))
                 return EXIT_USAGE;
             break;
+        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
+            cli_export_opt(&ci_export, c, optarg);
+            break;
         case 'h':
             return help();
         default:
@@ -386,6 +396,7 @@ static int do_check(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error(CMD, cmd_history_usage, "check: no history FILE");
+
     struct hist_db db;
     struct err e = {0};
     if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
@@ -409,6 +420,8 @@ static int do_check(int argc, char **argv)
         cli_error(CMD, "out of memory");
         return EXIT_USAGE;
     }
+    if (cli_export_wanted(&ci_export) && export_init(&xset, "tare history check", &xe) < 0)
+        xrc = -1;
     for (size_t si = 0; si < db.nseries; si++) {
         const struct hist_series *s = &db.series[si];
         /* The series' point at this commit; a series not run there is not checked. */
@@ -439,6 +452,13 @@ static int do_check(int argc, char **argv)
                 skip[nskip++] = (struct finding){s->name, db.commit[ci], m, st};
             else
                 ntested++;
+            if (xset.suite && xrc == 0) {
+                char xwhy[128];
+                size_t at = st.found || st.pending ? st.at : lo;
+                xrc = cli_export_add_check(&xset, s->name, hist_metric_names[m], s->v[m][lo], &st,
+                                           db.commit[s->commit[at]],
+                                           untested_str(xwhy, sizeof xwhy, &st), &xe);
+            }
             if (!st.found && !st.pending)
                 continue;
             struct finding f = {s->name, db.commit[s->commit[st.at]], m, st};
@@ -511,6 +531,13 @@ static int do_check(int argc, char **argv)
     free(pend);
     free(skip);
     hist_db_free(&db);
+    int xstatus = EXIT_OK;
+    if (xset.suite || xrc < 0) {
+        xstatus = xrc < 0 ? cli_fail(CMD, &xe) : cli_export_write(CMD, &ci_export, &xset);
+        export_free(&xset);
+    }
+    if (xstatus != EXIT_OK)
+        return xstatus;
     return nreg ? EXIT_REGRESSION : ntested == 0 ? EXIT_USAGE : EXIT_OK;
 }
 

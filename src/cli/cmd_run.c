@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
+#include "cli/export_out.h"
 #include "cli/out.h"
 #include "core/count.h"
 #include "core/history.h"
@@ -42,6 +43,7 @@ static const char run_options[] =
     "      --shard K/N         run every N-th benchmark starting at the K-th (1 <= K <= N)\n"
     "  -n, --runs N            measured runs per series (default: the suite's, else 7)\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
+    CLI_EXPORT_HELP
     "  -h, --help              show this help\n";
 
 #define CMD "run"
@@ -518,6 +520,7 @@ int cmd_run(int argc, char **argv)
         {"shard", required_argument, NULL, 's'},
         {"runs", required_argument, NULL, 'n'},
         {"format", required_argument, NULL, 'f'},
+        CLI_EXPORT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -527,6 +530,9 @@ int cmd_run(int argc, char **argv)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? ncpu : 1;
     int shard_k = 1, shard_n = 1;
     enum out_format fmt = FMT_TEXT;
+    struct cli_export ci_export = {0};
+    struct export_set xset = {0};
+    int xrc = 0;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "n:j:f:h", longopts, NULL)) != -1) {
@@ -562,6 +568,9 @@ int cmd_run(int argc, char **argv)
         case 'f':
             if (!cli_parse_format(CMD, cmd_run_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON, &fmt))
                 return EXIT_USAGE;
+            break;
+        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
+            cli_export_opt(&ci_export, c, optarg);
             break;
         case 'h':
             cli_print_usage(stdout, cmd_run_usage);
@@ -736,6 +745,8 @@ int cmd_run(int argc, char **argv)
         json_str(stdout, runner);
         fputs(", \"series\": [", stdout);
     }
+    if (cli_export_wanted(&ci_export) && export_init(&xset, "tare run", &e) < 0)
+        xrc = -1;
     for (int b = 0; b < su.nbench; b++) {
         double refm = NAN;
         if (do_wall && su.reference && !ref[b].failed && ref[b].n)
@@ -777,6 +788,11 @@ int cmd_run(int argc, char **argv)
             }
             any_failed |= failed;
             double ratio = med / refm;
+            if (xset.suite && xrc == 0 && do_wall)
+                xrc = cli_export_add_wall(&xset, x->name, x->times, x->n,
+                                          x->failed || !x->n ? x->why : NULL, ratio, &e);
+            if (xset.suite && xrc == 0 && do_count)
+                xrc = cli_export_add_counts(&xset, x->name, j, false, &e);
             const char *tc = x->toolchain[0] ? x->toolchain : NULL;
             char nb[4][32];
             if (fmt == FMT_JSON) {
@@ -891,6 +907,11 @@ int cmd_run(int argc, char **argv)
         if (write_history(hist_dir, names, text, lens, n, &e) < 0)
             rc = cli_fail(CMD, &e);
     }
+    if (xset.suite || xrc < 0) {
+        int st = xrc < 0 ? cli_fail(CMD, &e) : cli_export_write(CMD, &ci_export, &xset);
+        if (st != EXIT_OK)
+            rc = st;
+    }
 out:
     if (rc == EXIT_USAGE && !e.msg[0] && (!s || !ref || !cj))
         cli_error(CMD, "out of memory");
@@ -907,5 +928,6 @@ out:
     free(cj);
     free(commit);
     suite_free(&su);
+    export_free(&xset);
     return rc;
 }

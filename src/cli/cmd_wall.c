@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/counters_out.h"
+#include "cli/export_out.h"
 #include "cli/harness.h"
 #include "cli/out.h"
 #include "cli/targets.h"
@@ -42,6 +43,7 @@ static const char wall_options[] =
     "  -i, --ignore-failure    measure runs that exit non-zero instead of reporting NA\n"
     "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
     "      --export-json FILE  also write hyperfine's JSON export schema to FILE\n"
+    CLI_EXPORT_HELP
     "  -h, --help              show this help\n"
     "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
@@ -390,6 +392,43 @@ static int export_json(const struct wall *w, const char *path, struct err *e)
     return 0;
 }
 
+/* The CI formats (export_out.h): each series' median with median -/+ MAD, its run count, and
+ * its ratio to the reference; a failed series is NA with its reason. */
+static int export_ci(const struct wall *w, const struct cli_export *x, double ref_median)
+{
+    struct export_set set;
+    struct err e = {0};
+    if (export_init(&set, "tare wall", &e) < 0)
+        return cli_fail("wall", &e);
+    int rc = 0;
+    for (int k = -1; k < w->ns && rc == 0; k++) {
+        const struct session_series *s = k < 0 ? w->ref : &w->s[k];
+        if (!s)
+            continue;
+        struct summary m = summarize(s);
+        char why[512];
+        struct export_rec r = {
+            .bench = tgt(s)->name, .measure = "median_s", .value = m.median,
+            .lo = m.median - m.mad, .hi = m.median + m.mad,
+            .range_what = "median - MAD .. median + MAD", .runs = s->n,
+            .state = s->state == SESSION_OK ? EXPORT_PASS : EXPORT_FAILED,
+            .note = s->state == SESSION_OK ? NULL : session_failure_why(&s->fail, why, sizeof why),
+        };
+        rc = export_add(&set, &r, &e);
+        if (rc == 0 && k >= 0 && w->ref && s->state == SESSION_OK) {
+            /* NA when the reference failed (its own test case says why) */
+            r = (struct export_rec){.bench = r.bench, .measure = "ratio", .lo = NAN, .hi = NAN,
+                                    .value = m.median / ref_median, .runs = s->n,
+                                    .state = isnan(ref_median) ? EXPORT_FAILED : EXPORT_PASS,
+                                    .note = isnan(ref_median) ? "the reference failed" : NULL};
+            rc = export_add(&set, &r, &e);
+        }
+    }
+    int status = rc < 0 ? cli_fail("wall", &e) : cli_export_write("wall", x, &set);
+    export_free(&set);
+    return status;
+}
+
 int cmd_wall(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -405,6 +444,7 @@ int cmd_wall(int argc, char **argv)
         {"ignore-failure", no_argument, NULL, 'i'},
         {"format", required_argument, NULL, 'f'},
         {"export-json", required_argument, NULL, 'E'},
+        CLI_EXPORT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
         HARNESS_PARAM_LONGOPTS,
@@ -414,6 +454,7 @@ int cmd_wall(int argc, char **argv)
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
     const char *reference = NULL, *export_path = NULL;
+    struct cli_export ci_export = {0};
     bool counters = false;
     struct ctr_set ctr;
     struct err e = {0};
@@ -459,6 +500,9 @@ int cmd_wall(int argc, char **argv)
                 goto done;
             break;
         case 'E': export_path = optarg; break;
+        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
+            cli_export_opt(&ci_export, c, optarg);
+            break;
         case 'h':
             cli_print_usage(stdout, cmd_wall_usage);
             printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
@@ -539,6 +583,11 @@ int cmd_wall(int argc, char **argv)
     status = any_failed ? EXIT_FAIL : EXIT_OK;
     if (export_path && export_json(&w, export_path, &e) < 0)
         status = cli_fail("wall", &e);
+    if (cli_export_wanted(&ci_export)) {
+        int st = export_ci(&w, &ci_export, ref_median);
+        if (st != EXIT_OK)
+            status = st;
+    }
 
 free_all:
     if (w.ctr)
