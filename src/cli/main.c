@@ -31,6 +31,8 @@ const struct cli_command cli_commands[] = {
      cmd_run_usage, cmd_run},
     {"history", "per-commit history files: append safely, check for regressions, noise, merge",
      cmd_history_usage, cmd_history},
+    {"report", "one Markdown block for a pull request: what moved, verdict, failures",
+     cmd_report_usage, cmd_report},
     {"trend", "a self-contained HTML trend page of history files", cmd_trend_usage, cmd_trend},
     {"goal", "the multiple a goal needs and how many compounding slices reach it", cmd_goal_usage,
      cmd_goal},
