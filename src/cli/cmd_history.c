@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/branch_out.h"
 #include "cli/commands.h"
 #include "cli/export_out.h"
 #include "cli/out.h"
+#include "core/gitbranch.h"
 #include "core/history.h"
 #include "core/stats.h"
 
@@ -165,7 +167,8 @@ static int do_append(int argc, char **argv)
         n += r;
     }
     struct err e = {0};
-    long rows = hist_append(argv[1], buf ? buf : "", n, &e);
+    long rows = gitbr_is_spec(argv[1]) ? gitbr_append_spec(argv[1], buf ? buf : "", n, &e)
+                                       : hist_append(argv[1], buf ? buf : "", n, &e);
     free(buf);
     if (rows < 0)
         return cli_fail(CMD, &e);
@@ -881,10 +884,16 @@ int cmd_history(int argc, char **argv)
     static char prog[64];
     snprintf(prog, sizeof prog, "tare history %s", sub);
     argv[1] = prog;
-    if (strcmp(sub, "check") == 0)
-        return do_check(argc - 1, argv + 1);
-    if (strcmp(sub, "noise") == 0)
-        return do_noise(argc - 1, argv + 1);
+    if (strcmp(sub, "check") == 0 || strcmp(sub, "noise") == 0) {
+        /* BRANCH:PATH arguments read from git into temporary copies */
+        char **tmps;
+        int st = cli_branch_resolve(CMD, argv + 2, argc - 2, &tmps);
+        if (st != EXIT_OK)
+            return st;
+        st = sub[0] == 'c' ? do_check(argc - 1, argv + 1) : do_noise(argc - 1, argv + 1);
+        cli_branch_release(tmps);
+        return st;
+    }
     if (strcmp(sub, "merge") == 0)
         return do_merge(argc - 1, argv + 1);
     if (sub[0] == '-')

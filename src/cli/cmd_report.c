@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/branch_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
@@ -222,10 +223,16 @@ int cmd_report(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error(CMD, cmd_report_usage, "no history FILE");
+    char **tmps;
+    int st = cli_branch_resolve(CMD, argv + optind, argc - optind, &tmps);
+    if (st != EXIT_OK)
+        return st;
     struct hist_db db;
     struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
+    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0) {
+        cli_branch_release(tmps);
         return cli_fail(CMD, &e);
+    }
     for (size_t i = 0; i < db.nwarn; i++)
         cli_error(CMD, "warning: %s", db.warn[i]);
     int status = EXIT_USAGE;
@@ -297,5 +304,6 @@ done:
     free(text);
     free(rows);
     hist_db_free(&db);
+    cli_branch_release(tmps);
     return status;
 }

@@ -20,6 +20,7 @@
 #include "cli/export_out.h"
 #include "cli/out.h"
 #include "core/count.h"
+#include "core/gitbranch.h"
 #include "core/history.h"
 #include "core/proc.h"
 #include "core/session.h"
@@ -38,6 +39,10 @@ static const char run_options[] =
     "                          peak heap; parallel); the suite's count = yes turns it on too\n"
     "  -j, --jobs N            commands counted at once (default: the number of CPUs)\n"
     "      --history DIR       append the rows to DIR/wall.tsv and DIR/count.tsv\n"
+    "      --history-branch BRANCH[:DIR]\n"
+    "                          also commit the rows to DIR/wall.tsv and DIR/count.tsv on\n"
+    "                          the git branch BRANCH (git plumbing: the working tree and\n"
+    "                          index are not touched; retried when another writer moved it)\n"
     "      --commit SHA        the commit the rows belong to (default: git rev-parse HEAD\n"
     "                          in the suite's directory)\n"
     "      --shard K/N         run every N-th benchmark starting at the K-th (1 <= K <= N)\n"
@@ -509,6 +514,31 @@ static void tsv_cell(FILE *f, const char *s)
         fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
+/* --history-branch BRANCH[:DIR]: both files' rows in one commit on the branch. */
+static int run_to_branch(const char *spec, const char *wall, size_t wlen, const char *count,
+                         size_t clen, const char *commit, struct err *e)
+{
+    char branch[1024], paths[2][1100], msg[256];
+    const char *colon = strchr(spec, ':');
+    snprintf(branch, sizeof branch, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
+             spec);
+    const char *dir = colon && colon[1] ? colon + 1 : NULL;
+    struct gitbr_rows f[2];
+    int n = 0;
+    if (wall) {
+        snprintf(paths[n], sizeof paths[n], "%s%swall.tsv", dir ? dir : "", dir ? "/" : "");
+        f[n] = (struct gitbr_rows){paths[n], wall, wlen};
+        n++;
+    }
+    if (count) {
+        snprintf(paths[n], sizeof paths[n], "%s%scount.tsv", dir ? dir : "", dir ? "/" : "");
+        f[n] = (struct gitbr_rows){paths[n], count, clen};
+        n++;
+    }
+    snprintf(msg, sizeof msg, "tare run: rows of %.40s", commit ? commit : "NA");
+    return n ? gitbr_append(branch, f, n, msg, NULL, e) : 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -516,6 +546,7 @@ int cmd_run(int argc, char **argv)
         {"count", no_argument, NULL, 'C'},
         {"jobs", required_argument, NULL, 'j'},
         {"history", required_argument, NULL, 'H'},
+        {"history-branch", required_argument, NULL, 0x190},
         {"commit", required_argument, NULL, 'c'},
         {"shard", required_argument, NULL, 's'},
         {"runs", required_argument, NULL, 'n'},
@@ -524,7 +555,7 @@ int cmd_run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    const char *hist_dir = NULL, *commit_opt = NULL;
+    const char *hist_dir = NULL, *commit_opt = NULL, *hist_branch = NULL;
     long runs = 0;
     bool want_wall = false, want_count = false;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? ncpu : 1;
@@ -549,6 +580,9 @@ int cmd_run(int argc, char **argv)
             break;
         case 'H':
             hist_dir = optarg;
+            break;
+        case 0x190:
+            hist_branch = optarg;
             break;
         case 'c':
             commit_opt = optarg;
@@ -620,7 +654,7 @@ int cmd_run(int argc, char **argv)
 
     /* Everything the history rows need, before any measuring. */
     char *commit = NULL, date[32], runner[256];
-    if (hist_dir) {
+    if (hist_dir || hist_branch) {
         if (commit_opt) {
             commit = strdup(commit_opt);
         } else {
@@ -631,7 +665,7 @@ int cmd_run(int argc, char **argv)
                 return EXIT_USAGE;
             }
         }
-        if (mkdir(hist_dir, 0777) < 0 && errno != EEXIST) {
+        if (hist_dir && mkdir(hist_dir, 0777) < 0 && errno != EEXIST) {
             cli_error(CMD, "cannot create '%s': %s", hist_dir, strerror(errno));
             free(commit);
             suite_free(&su);
@@ -907,6 +941,9 @@ int cmd_run(int argc, char **argv)
         if (write_history(hist_dir, names, text, lens, n, &e) < 0)
             rc = cli_fail(CMD, &e);
     }
+    if (hist_branch && run_to_branch(hist_branch, do_wall ? rows : NULL, rlen,
+                                     do_count ? crows : NULL, clen, commit, &e) < 0)
+        rc = cli_fail(CMD, &e);
     if (xset.suite || xrc < 0) {
         int st = xrc < 0 ? cli_fail(CMD, &e) : cli_export_write(CMD, &ci_export, &xset);
         if (st != EXIT_OK)
