@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/branch_out.h"
+#include "cli/budget_out.h"
 #include "cli/commands.h"
 #include "cli/export_out.h"
 #include "cli/out.h"
@@ -38,6 +39,7 @@ static const char history_options[] =
     "      --persist N         a wall-clock step must hold N commits (default 3)\n"
     "  -f, --format FORMAT     text (default) or json\n"
     CLI_EXPORT_HELP
+    "      --suite FILE        per-benchmark count thresholds from the suite's [bench NAME]\n"
     "Options of noise:\n"
     "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
     "  -h, --help              show this help\n";
@@ -349,10 +351,13 @@ static int do_check(int argc, char **argv)
         {"persist", required_argument, NULL, 'p'},
         {"format", required_argument, NULL, 'f'},
         CLI_EXPORT_LONGOPTS,
+        {"suite", required_argument, NULL, 0x191},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    const char *commit = NULL;
+    const char *commit = NULL, *suite_path = NULL;
+    struct budget *bud = NULL;
+    int nbud = 0;
     struct cli_export ci_export = {0};
     struct export_set xset = {0};
     struct err xe = {0};
@@ -391,6 +396,7 @@ static int do_check(int argc, char **argv)
         case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
             cli_export_opt(&ci_export, c, optarg);
             break;
+        case 0x191: suite_path = optarg; break;
         case 'h':
             return help();
         default:
@@ -423,6 +429,17 @@ static int do_check(int argc, char **argv)
         cli_error(CMD, "out of memory");
         return EXIT_USAGE;
     }
+    if (suite_path) {
+        int st = cli_budgets_load(CMD, suite_path, &bud, &nbud);
+        if (st != EXIT_OK) {
+            free(reg);
+            free(imp);
+            free(pend);
+            free(skip);
+            hist_db_free(&db);
+            return st;
+        }
+    }
     if (cli_export_wanted(&ci_export) && export_init(&xset, "tare history check", &xe) < 0)
         xrc = -1;
     for (size_t si = 0; si < db.nseries; si++) {
@@ -450,7 +467,11 @@ static int do_check(int argc, char **argv)
             if (!has)
                 continue;   /* a metric this series never had */
             struct hist_step st;
-            hist_check_point(s, m, lo, &o, &st);
+            struct hist_check_opts so = o;   /* a [bench NAME] threshold of --suite */
+            const struct budget *bg = cli_budget_of_series(bud, nbud, s->name);
+            if (bg && bg->threshold > 0)
+                so.det_threshold = bg->threshold;
+            hist_check_point(s, m, lo, &so, &st);
             if (st.untested != HIST_TESTED)
                 skip[nskip++] = (struct finding){s->name, db.commit[ci], m, st};
             else
@@ -534,6 +555,7 @@ static int do_check(int argc, char **argv)
     free(pend);
     free(skip);
     hist_db_free(&db);
+    cli_budgets_free(bud, nbud);
     int xstatus = EXIT_OK;
     if (xset.suite || xrc < 0) {
         xstatus = xrc < 0 ? cli_fail(CMD, &xe) : cli_export_write(CMD, &ci_export, &xset);

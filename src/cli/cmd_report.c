@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/branch_out.h"
+#include "cli/budget_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
@@ -21,12 +22,13 @@ static const char report_options[] =
     "      --commit SHA        report this commit instead of the newest\n"
     "      --det-threshold PCT alarm on deterministic counts past PCT percent (default 2)\n"
     "      --persist N         a wall-clock step must hold N commits (default 3)\n"
+    "      --suite FILE        per-benchmark count thresholds from the suite's [bench NAME]\n"
     "      --summary FILE      also append the block to FILE (e.g. $GITHUB_STEP_SUMMARY)\n"
     "  -h, --help              show this help\n";
 
 #define CMD "report"
 
-enum { OPT_COMMIT = 0x100, OPT_DET, OPT_PERSIST, OPT_SUMMARY };
+enum { OPT_COMMIT = 0x100, OPT_DET, OPT_PERSIST, OPT_SUMMARY, OPT_SUITE };
 
 /* One metric of one series at the commit reported. */
 struct row {
@@ -98,7 +100,7 @@ static const char *why_str(char *buf, size_t n, const struct hist_step *st)
 /* The whole block, to f. Returns the number of regressions; *ntested the metrics tested. */
 static size_t write_block(FILE *f, const struct hist_db *db, size_t ci, const struct row *rows,
                           size_t nrows, size_t nseries, size_t *ntested,
-                          const struct hist_check_opts *o)
+                          const struct hist_check_opts *o, bool per_bench)
 {
     size_t nreg = 0, nimp = 0, npend = 0, nna = 0, nskip = 0;
     for (size_t i = 0; i < nrows; i++) {
@@ -124,8 +126,9 @@ static size_t write_block(FILE *f, const struct hist_db *db, size_t ci, const st
             npend, *ntested, *ntested == 1 ? "" : "s", nseries, db->commit[ci]);
     if (base)
         fprintf(f, " against its base `%.12s`", base);
-    fprintf(f, " (counts: %.3g%% threshold; wall clock: each series' own fence, %d commits in "
-            "a row).\n\n", 100 * o->det_threshold, o->persist);
+    fprintf(f, " (counts: %.3g%% threshold%s; wall clock: each series' own fence, %d commits in "
+            "a row).\n\n", 100 * o->det_threshold,
+            per_bench ? " or the suite's per benchmark" : "", o->persist);
     char a[FMT_BUF_MIN], b[FMT_BUF_MIN], c[FMT_BUF_MIN], d[FMT_BUF_MIN], w[FMT_BUF_MIN];
     if (nreg + nimp + npend) {
         fputs("| benchmark | metric | before | after | change | threshold | commit | "
@@ -179,11 +182,12 @@ int cmd_report(int argc, char **argv)
         {"det-threshold", required_argument, NULL, OPT_DET},
         {"persist", required_argument, NULL, OPT_PERSIST},
         {"summary", required_argument, NULL, OPT_SUMMARY},
+        {"suite", required_argument, NULL, OPT_SUITE},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
-    const char *commit = NULL, *summary = NULL;
+    const char *commit = NULL, *summary = NULL, *suite_path = NULL;
     long persist = 3;
     int c;
     optind = 1;
@@ -191,6 +195,7 @@ int cmd_report(int argc, char **argv)
         switch (c) {
         case OPT_COMMIT: commit = optarg; break;
         case OPT_SUMMARY: summary = optarg; break;
+        case OPT_SUITE: suite_path = optarg; break;
         case OPT_DET: {
             char *end;
             errno = 0;
@@ -223,14 +228,24 @@ int cmd_report(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error(CMD, cmd_report_usage, "no history FILE");
+    struct budget *bud = NULL;
+    int nbud = 0;
+    if (suite_path) {
+        int st = cli_budgets_load(CMD, suite_path, &bud, &nbud);
+        if (st != EXIT_OK)
+            return st;
+    }
     char **tmps;
     int st = cli_branch_resolve(CMD, argv + optind, argc - optind, &tmps);
-    if (st != EXIT_OK)
+    if (st != EXIT_OK) {
+        cli_budgets_free(bud, nbud);
         return st;
+    }
     struct hist_db db;
     struct err e = {0};
     if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0) {
         cli_branch_release(tmps);
+        cli_budgets_free(bud, nbud);
         return cli_fail(CMD, &e);
     }
     for (size_t i = 0; i < db.nwarn; i++)
@@ -271,7 +286,11 @@ int cmd_report(int argc, char **argv)
             struct row *r = &rows[nrows++];
             *r = (struct row){.s = s, .m = m, .at = at, .now = s->v[m][at],
                               .base = at ? s->v[m][at - 1] : NAN};
-            hist_check_point(s, m, at, &o, &r->st);
+            struct hist_check_opts so = o;   /* a [bench NAME] threshold of --suite */
+            const struct budget *bg = cli_budget_of_series(bud, nbud, s->name);
+            if (bg && bg->threshold > 0)
+                so.det_threshold = bg->threshold;
+            hist_check_point(s, m, at, &so, &r->st);
         }
     }
     FILE *mem = open_memstream(&text, &tlen);
@@ -280,7 +299,8 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
     size_t ntested;
-    size_t nreg = write_block(mem, &db, (size_t)ci, rows, nrows, nseries, &ntested, &o);
+    size_t nreg = write_block(mem, &db, (size_t)ci, rows, nrows, nseries, &ntested, &o,
+                              nbud > 0);
     if (fclose(mem) != 0) {
         cli_error(CMD, "out of memory");
         goto done;
@@ -305,5 +325,6 @@ done:
     free(rows);
     hist_db_free(&db);
     cli_branch_release(tmps);
+    cli_budgets_free(bud, nbud);
     return status;
 }

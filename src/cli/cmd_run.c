@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
+#include "cli/budget_out.h"
 #include "cli/export_out.h"
 #include "cli/out.h"
 #include "core/count.h"
@@ -564,6 +565,7 @@ int cmd_run(int argc, char **argv)
     struct cli_export ci_export = {0};
     struct export_set xset = {0};
     int xrc = 0;
+    bool over_budget = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "n:j:f:h", longopts, NULL)) != -1) {
@@ -827,6 +829,19 @@ int cmd_run(int argc, char **argv)
                                           x->failed || !x->n ? x->why : NULL, ratio, &e);
             if (xset.suite && xrc == 0 && do_count)
                 xrc = cli_export_add_counts(&xset, x->name, j, false, &e);
+            /* [bench NAME] budgets: exceeded is a regression (exit 3), said with the figures */
+            char bwhy[BUDGET_N][160];
+            if (do_count && cli_budget_check(CMD, x->name, budget_find(su.budgets, su.nbudgets,
+                                             su.bench[b].name), cnt, bwhy)) {
+                over_budget = true;
+                for (int m = 0; xset.suite && xrc == 0 && m < BUDGET_N; m++)
+                    if (bwhy[m][0] && xset.n >= BUDGET_N) {
+                        struct export_rec *xr = &xset.r[xset.n - BUDGET_N + m];
+                        xr->state = EXPORT_REGRESSED;
+                        free((char *)xr->note);
+                        xr->note = strdup(bwhy[m]);
+                    }
+            }
             const char *tc = x->toolchain[0] ? x->toolchain : NULL;
             char nb[4][32];
             if (fmt == FMT_JSON) {
@@ -928,7 +943,10 @@ int cmd_run(int argc, char **argv)
         table_print(&t, stdout, fmt);
     }
     table_free(&t);
-    rc = any_failed ? EXIT_FAIL : EXIT_OK;
+    rc = any_failed ? EXIT_FAIL : over_budget ? EXIT_REGRESSION : EXIT_OK;
+    if (su.nbudgets && !do_count)
+        cli_error(CMD, "note: the suite's budgets are not checked without the count pass "
+                  "(--count)");
     /* Both files get their rows, or neither does. */
     if (hist_dir) {
         const char *names[2], *text[2];
