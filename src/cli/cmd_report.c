@@ -171,7 +171,8 @@ static size_t write_block(FILE *f, const struct hist_db *db, size_t ci, const st
             fprintf(f, " (step at `%.12s`)", db->commit[r->s->commit[r->st.at]]);
         fputs(" |\n", f);
     }
-    fputs("\n</details>\n", f);
+    /* a blank line after it ends the HTML block: a block appended next is Markdown again */
+    fputs("\n</details>\n\n", f);
     return nreg;
 }
 

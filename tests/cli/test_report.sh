@@ -28,6 +28,8 @@ printf 'an earlier step\n' > "$TMP/summary.md"
 run_tare report --summary "$TMP/summary.md" "$EXCERPT"
 expect_rc 3 "--summary: exit 3 still"
 expect_eq "$(cat "$TMP/summary.md")" "$(printf 'an earlier step\n%s' "$out")" "--summary appends the block"
+expect_eq "$(tail -c 12 "$TMP/summary.md" | od -An -c | tr -d ' \n')" '</details>\n\n' \
+    "a blank line after </details>: a block appended next is Markdown again"
 run_tare report --summary "$TMP/no/such/dir.md" "$EXCERPT"
 expect_rc 2 "--summary that cannot be written: 2"
 expect_match "$err" "cannot append to '.*no/such/dir.md'" "and says so"
