@@ -10,8 +10,9 @@
 /* Exit statuses, named as the guide asks. */
 enum {
     EXIT_OK = 0,
-    EXIT_FAIL = 1,     /* a measurement failed, or a regression was found */
+    EXIT_FAIL = 1,     /* a measurement failed */
     EXIT_USAGE = 2,    /* bad usage or bad input */
+    EXIT_REGRESSION = 3,   /* a regression was found (or a budget exceeded): CI tells it apart */
     EXIT_INTERRUPTED = 130,   /* 128 + the signal: 130 after SIGINT, 143 after SIGTERM */
 };
 

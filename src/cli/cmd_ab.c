@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/counters_out.h"
+#include "cli/export_out.h"
 #include "cli/harness.h"
 #include "cli/hyperfine_export.h"
 #include "cli/out.h"
@@ -58,6 +59,7 @@ static const char ab_options[] =
     "      --export-csv FILE   also write A and B in hyperfine's CSV export columns\n"
     "      --export-markdown FILE\n"
     "                          also write A and B as hyperfine's markdown table\n"
+    CLI_EXPORT_HELP
     "  -h, --help              show this help\n"
     "Around the timed runs (hooks are split into words like the commands, or run with\n"
     "--shell; --count's pass runs none of them):\n";
@@ -609,6 +611,50 @@ static void report_failure(const struct side *s)
         report_tail(s->label, s->t->name, s->x->fail.tail);
 }
 
+/* The CI formats (export_out.h): each side's median (median -/+ MAD, pairs as runs), B/A with
+ * its interval (failing as a regression with --fail-if-slower when slower), and with --count
+ * each side's first pass. failed: the A/B stopped on a failure (why); every value NA. */
+static int export_ci(const struct ab *ab, const struct cli_export *x, const char *failed)
+{
+    struct export_set set;
+    struct err e = {0};
+    int rc = export_init(&set, "tare ab", &e);
+    const struct side *sides[2] = {&ab->a, &ab->b};
+    char why[512], ratio_name[1024], note[256];
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        const struct side *s = sides[k];
+        bool bad = s->x && s->x->state != SESSION_OK;
+        double med = failed ? NAN : stats_median(s->times, ab->n);
+        double mad = failed ? NAN : stats_mad(s->times, ab->n);
+        struct export_rec r = {
+            .bench = s->t->name, .measure = "median_s", .value = med, .lo = med - mad,
+            .hi = med + mad, .range_what = "median - MAD .. median + MAD", .runs = ab->n,
+            .state = !failed ? EXPORT_PASS : bad ? EXPORT_FAILED : EXPORT_SKIPPED,
+            .note = !failed ? NULL : bad ? session_failure_why(&s->x->fail, why, sizeof why)
+                                         : "not measured: the other side failed"};
+        rc = export_add(&set, &r, &e);
+        if (rc == 0 && !failed && ab->counted)
+            rc = cli_export_add_counts(&set, s->t->name, &ab->cjob[k * ab->count_runs], false,
+                                       &e);
+    }
+    snprintf(ratio_name, sizeof ratio_name, "%s / %s", ab->b.t->name, ab->a.t->name);
+    const struct stats_ab *res = &ab->res;
+    bool slower = !failed && res->verdict == STATS_SLOWER;
+    snprintf(note, sizeof note, "%s", failed ? failed : stats_verdict_name(res->verdict));
+    struct export_rec r = {
+        .bench = ratio_name, .measure = "ratio", .value = failed ? NAN : res->ratio,
+        .lo = failed ? NAN : res->ci_low, .hi = failed ? NAN : res->ci_high,
+        .range_what = "the Hodges-Lehmann interval", .runs = ab->n,
+        .state = failed ? EXPORT_FAILED
+                 : slower && ab->fail_if_slower ? EXPORT_REGRESSED : EXPORT_PASS,
+        .note = note};
+    if (rc == 0)
+        rc = export_add(&set, &r, &e);
+    int status = rc < 0 ? cli_fail("ab", &e) : cli_export_write("ab", x, &set);
+    export_free(&set);
+    return status;
+}
+
 static const char *ratio_str(char *buf, double r)
 {
     if (isnan(r)) {
@@ -854,6 +900,7 @@ int cmd_ab(int argc, char **argv)
         {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
         {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
         {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
+        CLI_EXPORT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
         {0},
@@ -865,6 +912,7 @@ int cmd_ab(int argc, char **argv)
     const char *base = NULL, *build = NULL;
     struct hf_paths exports = {0};
     bool max_pairs_set = false, counters = false, count_runs_set = false;
+    struct cli_export ci_export = {0};
     struct ctr_set ctr;
     struct err e = {0};
     int status = EXIT_USAGE;
@@ -917,6 +965,9 @@ int cmd_ab(int argc, char **argv)
             break;
         case 'F': ab.fail_if_slower = true; break;
         case OPT_COUNT: ab.count = true; break;
+        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
+            cli_export_opt(&ci_export, c, optarg);
+            break;
         case 'R':
             if (!cli_parse_count("ab", cmd_ab_usage, "--count-runs", optarg, 2, 100,
                                  &ab.count_runs))
@@ -1118,6 +1169,8 @@ int cmd_ab(int argc, char **argv)
         report_failure(&ab.b);
         if (hint[0])
             cli_error("ab", "hint: %s", hint);
+        if (cli_export_wanted(&ci_export) && ab.a.t && ab.b.t)
+            export_ci(&ab, &ci_export, e.msg[0] ? e.msg : "the measurement failed");
         goto done;
     }
     bool count_failed = ab.counted && report_counts(&ab);
@@ -1125,8 +1178,14 @@ int cmd_ab(int argc, char **argv)
         print_json(&ab);
     else
         print_text(&ab);
-    status =
-        count_failed || (ab.fail_if_slower && ab.res.verdict == STATS_SLOWER) ? EXIT_FAIL : EXIT_OK;
+    status = count_failed ? EXIT_FAIL
+             : ab.fail_if_slower && ab.res.verdict == STATS_SLOWER ? EXIT_REGRESSION
+                                                                   : EXIT_OK;
+    if (cli_export_wanted(&ci_export)) {
+        int st = export_ci(&ab, &ci_export, NULL);
+        if (st != EXIT_OK)
+            status = st;
+    }
     /* hyperfine's exports of A and B, B's "Relative" against A */
     const enum hf_format hf_fmt[3] = {HF_JSON, HF_CSV, HF_MARKDOWN};
     const char *hf_path[3] = {exports.json, exports.csv, exports.markdown};

@@ -12,6 +12,7 @@
 #include "cli/count_out.h"
 #include "cli/growth.h"
 #include "cli/harness.h"
+#include "cli/export_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
@@ -40,6 +41,7 @@ static const char count_options[] =
     "      --fail-above N      exit 1 if the metric is above N, 0 if not, 125 if it could\n"
     "                          not be counted (as 'git bisect run' expects)\n"
     "      --fail-below N      the same, exit 1 if the metric is below N\n"
+    CLI_EXPORT_HELP
     "  -h, --help              show this help\n"
     "Around the runs (natively: never under valgrind or the counting allocator; with --jobs\n"
     "above 1 the series and their hooks run side by side):\n";
@@ -178,6 +180,7 @@ int cmd_count(int argc, char **argv)
         {"keep-profile", required_argument, NULL, 'K'},
         {"check-warm", no_argument, NULL, OPT_CHECK_WARM},
         {"format", required_argument, NULL, 'f'},
+        CLI_EXPORT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {"metric", required_argument, NULL, OPT_METRIC},
         {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
@@ -196,6 +199,7 @@ int cmd_count(int argc, char **argv)
     struct count_opts co = {.jobs = ncpu > 0 ? (int)ncpu : 1, .timeout_s = 1800};
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
+    struct cli_export ci_export = {0};
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
@@ -232,6 +236,9 @@ int cmd_count(int argc, char **argv)
             break;
         case 'K': co.keep_dir = optarg; break;
         case OPT_CHECK_WARM: co.check_warm = true; break;
+        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
+            cli_export_opt(&ci_export, c, optarg);
+            break;
         case 'f':
             if (!cli_parse_format("count", cmd_count_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
                                   &fmt))
@@ -369,6 +376,16 @@ int cmd_count(int argc, char **argv)
     status = any_failed ? EXIT_FAIL : EXIT_OK;
     if (fail_above || fail_below)
         status = fail_limits(jobs, targets, nt, metric, fail_above, above_n, fail_below, below_n);
+    if (cli_export_wanted(&ci_export)) {
+        struct export_set set;
+        int st = export_init(&set, "tare count", &e);
+        for (int i = 0; i < nt && st == 0; i++)
+            st = cli_export_add_counts(&set, targets[i].name, &jobs[i], co.check_warm, &e);
+        st = st < 0 ? cli_fail("count", &e) : cli_export_write("count", &ci_export, &set);
+        export_free(&set);
+        if (st != EXIT_OK)
+            status = st;
+    }
 
 done:
     growth_free(growth, ngrowth);

@@ -10,8 +10,12 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/branch_out.h"
+#include "cli/budget_out.h"
 #include "cli/commands.h"
+#include "cli/export_out.h"
 #include "cli/out.h"
+#include "core/gitbranch.h"
 #include "core/history.h"
 #include "core/stats.h"
 
@@ -34,6 +38,8 @@ static const char history_options[] =
     "      --det-threshold PCT alarm on deterministic counts past PCT percent (default 2)\n"
     "      --persist N         a wall-clock step must hold N commits (default 3)\n"
     "  -f, --format FORMAT     text (default) or json\n"
+    CLI_EXPORT_HELP
+    "      --suite FILE        per-benchmark count thresholds from the suite's [bench NAME]\n"
     "Options of noise:\n"
     "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
     "  -h, --help              show this help\n";
@@ -163,7 +169,8 @@ static int do_append(int argc, char **argv)
         n += r;
     }
     struct err e = {0};
-    long rows = hist_append(argv[1], buf ? buf : "", n, &e);
+    long rows = gitbr_is_spec(argv[1]) ? gitbr_append_spec(argv[1], buf ? buf : "", n, &e)
+                                       : hist_append(argv[1], buf ? buf : "", n, &e);
     free(buf);
     if (rows < 0)
         return cli_fail(CMD, &e);
@@ -343,10 +350,18 @@ static int do_check(int argc, char **argv)
         {"det-threshold", required_argument, NULL, 'd'},
         {"persist", required_argument, NULL, 'p'},
         {"format", required_argument, NULL, 'f'},
+        CLI_EXPORT_LONGOPTS,
+        {"suite", required_argument, NULL, 0x191},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    const char *commit = NULL;
+    const char *commit = NULL, *suite_path = NULL;
+    struct budget *bud = NULL;
+    int nbud = 0;
+    struct cli_export ci_export = {0};
+    struct export_set xset = {0};
+    struct err xe = {0};
+    int xrc = 0;
     struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
     enum out_format fmt = FMT_TEXT;
     long persist = 3;
@@ -378,6 +393,10 @@ static int do_check(int argc, char **argv)
             if (!cli_parse_format(CMD, cmd_history_usage, optarg, FMT_TEXT | FMT_JSON, &fmt))
                 return EXIT_USAGE;
             break;
+        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
+            cli_export_opt(&ci_export, c, optarg);
+            break;
+        case 0x191: suite_path = optarg; break;
         case 'h':
             return help();
         default:
@@ -386,6 +405,7 @@ static int do_check(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error(CMD, cmd_history_usage, "check: no history FILE");
+
     struct hist_db db;
     struct err e = {0};
     if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
@@ -409,6 +429,19 @@ static int do_check(int argc, char **argv)
         cli_error(CMD, "out of memory");
         return EXIT_USAGE;
     }
+    if (suite_path) {
+        int st = cli_budgets_load(CMD, suite_path, &bud, &nbud);
+        if (st != EXIT_OK) {
+            free(reg);
+            free(imp);
+            free(pend);
+            free(skip);
+            hist_db_free(&db);
+            return st;
+        }
+    }
+    if (cli_export_wanted(&ci_export) && export_init(&xset, "tare history check", &xe) < 0)
+        xrc = -1;
     for (size_t si = 0; si < db.nseries; si++) {
         const struct hist_series *s = &db.series[si];
         /* The series' point at this commit; a series not run there is not checked. */
@@ -434,11 +467,22 @@ static int do_check(int argc, char **argv)
             if (!has)
                 continue;   /* a metric this series never had */
             struct hist_step st;
-            hist_check_point(s, m, lo, &o, &st);
+            struct hist_check_opts so = o;   /* a [bench NAME] threshold of --suite */
+            const struct budget *bg = cli_budget_of_series(bud, nbud, s->name);
+            if (bg && bg->threshold > 0)
+                so.det_threshold = bg->threshold;
+            hist_check_point(s, m, lo, &so, &st);
             if (st.untested != HIST_TESTED)
                 skip[nskip++] = (struct finding){s->name, db.commit[ci], m, st};
             else
                 ntested++;
+            if (xset.suite && xrc == 0) {
+                char xwhy[128];
+                size_t at = st.found || st.pending ? st.at : lo;
+                xrc = cli_export_add_check(&xset, s->name, hist_metric_names[m], s->v[m][lo], &st,
+                                           db.commit[s->commit[at]],
+                                           untested_str(xwhy, sizeof xwhy, &st), &xe);
+            }
             if (!st.found && !st.pending)
                 continue;
             struct finding f = {s->name, db.commit[s->commit[st.at]], m, st};
@@ -511,7 +555,15 @@ static int do_check(int argc, char **argv)
     free(pend);
     free(skip);
     hist_db_free(&db);
-    return nreg ? EXIT_FAIL : ntested == 0 ? EXIT_USAGE : EXIT_OK;
+    cli_budgets_free(bud, nbud);
+    int xstatus = EXIT_OK;
+    if (xset.suite || xrc < 0) {
+        xstatus = xrc < 0 ? cli_fail(CMD, &xe) : cli_export_write(CMD, &ci_export, &xset);
+        export_free(&xset);
+    }
+    if (xstatus != EXIT_OK)
+        return xstatus;
+    return nreg ? EXIT_REGRESSION : ntested == 0 ? EXIT_USAGE : EXIT_OK;
 }
 
 /* ---- noise ---- */
@@ -854,10 +906,16 @@ int cmd_history(int argc, char **argv)
     static char prog[64];
     snprintf(prog, sizeof prog, "tare history %s", sub);
     argv[1] = prog;
-    if (strcmp(sub, "check") == 0)
-        return do_check(argc - 1, argv + 1);
-    if (strcmp(sub, "noise") == 0)
-        return do_noise(argc - 1, argv + 1);
+    if (strcmp(sub, "check") == 0 || strcmp(sub, "noise") == 0) {
+        /* BRANCH:PATH arguments read from git into temporary copies */
+        char **tmps;
+        int st = cli_branch_resolve(CMD, argv + 2, argc - 2, &tmps);
+        if (st != EXIT_OK)
+            return st;
+        st = sub[0] == 'c' ? do_check(argc - 1, argv + 1) : do_noise(argc - 1, argv + 1);
+        cli_branch_release(tmps);
+        return st;
+    }
     if (strcmp(sub, "merge") == 0)
         return do_merge(argc - 1, argv + 1);
     if (sub[0] == '-')

@@ -17,8 +17,11 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
+#include "cli/budget_out.h"
+#include "cli/export_out.h"
 #include "cli/out.h"
 #include "core/count.h"
+#include "core/gitbranch.h"
 #include "core/history.h"
 #include "core/proc.h"
 #include "core/session.h"
@@ -37,12 +40,17 @@ static const char run_options[] =
     "                          peak heap; parallel); the suite's count = yes turns it on too\n"
     "  -j, --jobs N            commands counted at once (default: the number of CPUs)\n"
     "      --history DIR       append the rows to DIR/wall.tsv and DIR/count.tsv\n"
+    "      --history-branch BRANCH[:DIR]\n"
+    "                          also commit the rows to DIR/wall.tsv and DIR/count.tsv on\n"
+    "                          the git branch BRANCH (git plumbing: the working tree and\n"
+    "                          index are not touched; retried when another writer moved it)\n"
     "      --commit SHA        the commit the rows belong to (default: git rev-parse HEAD\n"
     "                          in the suite's directory)\n"
     "      --shard K/N         run every N-th benchmark starting at the K-th (1 <= K <= N)\n"
     "  -r, --runs N            measured runs per series (default: the suite's, else 7;\n"
     "                          hyperfine's letter)\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
+    CLI_EXPORT_HELP
     "  -h, --help              show this help\n";
 
 #define CMD "run"
@@ -508,6 +516,31 @@ static void tsv_cell(FILE *f, const char *s)
         fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
+/* --history-branch BRANCH[:DIR]: both files' rows in one commit on the branch. */
+static int run_to_branch(const char *spec, const char *wall, size_t wlen, const char *count,
+                         size_t clen, const char *commit, struct err *e)
+{
+    char branch[1024], paths[2][1100], msg[256];
+    const char *colon = strchr(spec, ':');
+    snprintf(branch, sizeof branch, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
+             spec);
+    const char *dir = colon && colon[1] ? colon + 1 : NULL;
+    struct gitbr_rows f[2];
+    int n = 0;
+    if (wall) {
+        snprintf(paths[n], sizeof paths[n], "%s%swall.tsv", dir ? dir : "", dir ? "/" : "");
+        f[n] = (struct gitbr_rows){paths[n], wall, wlen};
+        n++;
+    }
+    if (count) {
+        snprintf(paths[n], sizeof paths[n], "%s%scount.tsv", dir ? dir : "", dir ? "/" : "");
+        f[n] = (struct gitbr_rows){paths[n], count, clen};
+        n++;
+    }
+    snprintf(msg, sizeof msg, "tare run: rows of %.40s", commit ? commit : "NA");
+    return n ? gitbr_append(branch, f, n, msg, NULL, e) : 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -515,19 +548,25 @@ int cmd_run(int argc, char **argv)
         {"count", no_argument, NULL, 'C'},
         {"jobs", required_argument, NULL, 'j'},
         {"history", required_argument, NULL, 'H'},
+        {"history-branch", required_argument, NULL, 0x190},
         {"commit", required_argument, NULL, 'c'},
         {"shard", required_argument, NULL, 's'},
         {"runs", required_argument, NULL, 'r'},
         {"format", required_argument, NULL, 'f'},
+        CLI_EXPORT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    const char *hist_dir = NULL, *commit_opt = NULL;
+    const char *hist_dir = NULL, *commit_opt = NULL, *hist_branch = NULL;
     long runs = 0;
     bool want_wall = false, want_count = false;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? ncpu : 1;
     int shard_k = 1, shard_n = 1;
     enum out_format fmt = FMT_TEXT;
+    struct cli_export ci_export = {0};
+    struct export_set xset = {0};
+    int xrc = 0;
+    bool over_budget = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "r:j:f:h", longopts, NULL)) != -1) {
@@ -544,6 +583,9 @@ int cmd_run(int argc, char **argv)
             break;
         case 'H':
             hist_dir = optarg;
+            break;
+        case 0x190:
+            hist_branch = optarg;
             break;
         case 'c':
             commit_opt = optarg;
@@ -563,6 +605,9 @@ int cmd_run(int argc, char **argv)
         case 'f':
             if (!cli_parse_format(CMD, cmd_run_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON, &fmt))
                 return EXIT_USAGE;
+            break;
+        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
+            cli_export_opt(&ci_export, c, optarg);
             break;
         case 'h':
             cli_print_usage(stdout, cmd_run_usage);
@@ -612,7 +657,7 @@ int cmd_run(int argc, char **argv)
 
     /* Everything the history rows need, before any measuring. */
     char *commit = NULL, date[32], runner[256];
-    if (hist_dir) {
+    if (hist_dir || hist_branch) {
         if (commit_opt) {
             commit = strdup(commit_opt);
         } else {
@@ -623,7 +668,7 @@ int cmd_run(int argc, char **argv)
                 return EXIT_USAGE;
             }
         }
-        if (mkdir(hist_dir, 0777) < 0 && errno != EEXIST) {
+        if (hist_dir && mkdir(hist_dir, 0777) < 0 && errno != EEXIST) {
             cli_error(CMD, "cannot create '%s': %s", hist_dir, strerror(errno));
             free(commit);
             suite_free(&su);
@@ -737,6 +782,8 @@ int cmd_run(int argc, char **argv)
         json_str(stdout, runner);
         fputs(", \"series\": [", stdout);
     }
+    if (cli_export_wanted(&ci_export) && export_init(&xset, "tare run", &e) < 0)
+        xrc = -1;
     for (int b = 0; b < su.nbench; b++) {
         double refm = NAN;
         if (do_wall && su.reference && !ref[b].failed && ref[b].n)
@@ -778,6 +825,24 @@ int cmd_run(int argc, char **argv)
             }
             any_failed |= failed;
             double ratio = med / refm;
+            if (xset.suite && xrc == 0 && do_wall)
+                xrc = cli_export_add_wall(&xset, x->name, x->times, x->n,
+                                          x->failed || !x->n ? x->why : NULL, ratio, &e);
+            if (xset.suite && xrc == 0 && do_count)
+                xrc = cli_export_add_counts(&xset, x->name, j, false, &e);
+            /* [bench NAME] budgets: exceeded is a regression (exit 3), said with the figures */
+            char bwhy[BUDGET_N][160];
+            if (do_count && cli_budget_check(CMD, x->name, budget_find(su.budgets, su.nbudgets,
+                                             su.bench[b].name), cnt, bwhy)) {
+                over_budget = true;
+                for (int m = 0; xset.suite && xrc == 0 && m < BUDGET_N; m++)
+                    if (bwhy[m][0] && xset.n >= BUDGET_N) {
+                        struct export_rec *xr = &xset.r[xset.n - BUDGET_N + m];
+                        xr->state = EXPORT_REGRESSED;
+                        free((char *)xr->note);
+                        xr->note = strdup(bwhy[m]);
+                    }
+            }
             const char *tc = x->toolchain[0] ? x->toolchain : NULL;
             char nb[4][32];
             if (fmt == FMT_JSON) {
@@ -879,7 +944,10 @@ int cmd_run(int argc, char **argv)
         table_print(&t, stdout, fmt);
     }
     table_free(&t);
-    rc = any_failed ? EXIT_FAIL : EXIT_OK;
+    rc = any_failed ? EXIT_FAIL : over_budget ? EXIT_REGRESSION : EXIT_OK;
+    if (su.nbudgets && !do_count)
+        cli_error(CMD, "note: the suite's budgets are not checked without the count pass "
+                  "(--count)");
     /* Both files get their rows, or neither does. */
     if (hist_dir) {
         const char *names[2], *text[2];
@@ -891,6 +959,14 @@ int cmd_run(int argc, char **argv)
             names[n] = "count.tsv", text[n] = crows, lens[n++] = clen;
         if (write_history(hist_dir, names, text, lens, n, &e) < 0)
             rc = cli_fail(CMD, &e);
+    }
+    if (hist_branch && run_to_branch(hist_branch, do_wall ? rows : NULL, rlen,
+                                     do_count ? crows : NULL, clen, commit, &e) < 0)
+        rc = cli_fail(CMD, &e);
+    if (xset.suite || xrc < 0) {
+        int st = xrc < 0 ? cli_fail(CMD, &e) : cli_export_write(CMD, &ci_export, &xset);
+        if (st != EXIT_OK)
+            rc = st;
     }
 out:
     if (rc == EXIT_USAGE && !e.msg[0] && (!s || !ref || !cj))
@@ -908,5 +984,6 @@ out:
     free(cj);
     free(commit);
     suite_free(&su);
+    export_free(&xset);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/counters_out.h"
+#include "cli/export_out.h"
 #include "cli/harness.h"
 #include "cli/hyperfine_export.h"
 #include "cli/out.h"
@@ -50,6 +51,7 @@ static const char wall_options[] =
     "      --export-csv FILE   also write hyperfine's CSV export columns to FILE\n"
     "      --export-markdown FILE\n"
     "                          also write hyperfine's markdown table to FILE\n"
+    CLI_EXPORT_HELP
     "  -h, --help              show this help\n"
     "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
@@ -453,6 +455,42 @@ static void print_text(const struct wall *w, double ref_median)
     }
 }
 
+/* The CI formats (export_out.h): each series' median with median -/+ MAD, its run count, and
+ * its ratio to the reference; a failed series is NA with its reason. */
+static int export_ci(const struct wall *w, const struct cli_export *x, double ref_median)
+{
+    struct export_set set;
+    struct err e = {0};
+    if (export_init(&set, "tare wall", &e) < 0)
+        return cli_fail("wall", &e);
+    int rc = 0;
+    for (int k = -1; k < w->ns && rc == 0; k++) {
+        const struct session_series *s = k < 0 ? w->ref : &w->s[k];
+        if (!s)
+            continue;
+        struct summary m = summarize(s);
+        char why[512];
+        struct export_rec r = {
+            .bench = tgt(s)->name, .measure = "median_s", .value = m.median,
+            .lo = m.median - m.mad, .hi = m.median + m.mad,
+            .range_what = "median - MAD .. median + MAD", .runs = s->n,
+            .state = s->state == SESSION_OK ? EXPORT_PASS : EXPORT_FAILED,
+            .note = s->state == SESSION_OK ? NULL : session_failure_why(&s->fail, why, sizeof why),
+        };
+        rc = export_add(&set, &r, &e);
+        if (rc == 0 && k >= 0 && w->ref && s->state == SESSION_OK) {
+            /* NA when the reference failed (its own test case says why) */
+            r = (struct export_rec){.bench = r.bench, .measure = "ratio", .lo = NAN, .hi = NAN,
+                                    .value = m.median / ref_median, .runs = s->n,
+                                    .state = isnan(ref_median) ? EXPORT_FAILED : EXPORT_PASS,
+                                    .note = isnan(ref_median) ? "the reference failed" : NULL};
+            rc = export_add(&set, &r, &e);
+        }
+    }
+    int status = rc < 0 ? cli_fail("wall", &e) : cli_export_write("wall", x, &set);
+    export_free(&set);
+    return status;
+}
 int cmd_wall(int argc, char **argv)
 {
     enum { OPT_REFERENCE = 0x180, OPT_PIN, OPT_COUNTERS, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
@@ -473,6 +511,7 @@ int cmd_wall(int argc, char **argv)
         {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
         {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
         {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
+        CLI_EXPORT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
         HARNESS_PARAM_LONGOPTS,
@@ -484,6 +523,7 @@ int cmd_wall(int argc, char **argv)
     enum out_format fmt = FMT_TEXT;
     const char *reference = NULL;
     struct hf_paths exports = {0};
+    struct cli_export ci_export = {0};
     bool counters = false;
     struct ctr_set ctr;
     struct err e = {0};
@@ -537,6 +577,9 @@ int cmd_wall(int argc, char **argv)
         case OPT_EXPORT_JSON: exports.json = optarg; break;
         case OPT_EXPORT_CSV: exports.csv = optarg; break;
         case OPT_EXPORT_MD: exports.markdown = optarg; break;
+        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
+            cli_export_opt(&ci_export, c, optarg);
+            break;
         case 'h':
             cli_print_usage(stdout, cmd_wall_usage);
             printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
@@ -621,6 +664,11 @@ int cmd_wall(int argc, char **argv)
     status = any_failed ? EXIT_FAIL : EXIT_OK;
     if (hf_export_series(&exports, &w.h, w.s, w.ns, w.ref, &e) < 0)
         status = cli_fail("wall", &e);
+    if (cli_export_wanted(&ci_export)) {
+        int st = export_ci(&w, &ci_export, ref_median);
+        if (st != EXIT_OK)
+            status = st;
+    }
 
 free_all:
     free(w.rel);

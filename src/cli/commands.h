@@ -18,6 +18,8 @@ int cmd_selftest(int argc, char **argv);
 extern const char cmd_selftest_usage[];
 int cmd_history(int argc, char **argv);
 extern const char cmd_history_usage[];
+int cmd_report(int argc, char **argv);
+extern const char cmd_report_usage[];
 int cmd_trend(int argc, char **argv);
 extern const char cmd_trend_usage[];
 int cmd_run(int argc, char **argv);

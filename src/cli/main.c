@@ -31,6 +31,8 @@ const struct cli_command cli_commands[] = {
      cmd_run_usage, cmd_run},
     {"history", "per-commit history files: append safely, check for regressions, noise, merge",
      cmd_history_usage, cmd_history},
+    {"report", "one Markdown block for a pull request: what moved, verdict, failures",
+     cmd_report_usage, cmd_report},
     {"trend", "a self-contained HTML trend page of history files", cmd_trend_usage, cmd_trend},
     {"goal", "the multiple a goal needs and how many compounding slices reach it", cmd_goal_usage,
      cmd_goal},
@@ -52,8 +54,8 @@ static void print_help(FILE *f)
     for (int i = 0; i < cli_command_count; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f, "\nRun 'tare COMMAND --help' for a command's options, or 'man tare-COMMAND'.\n"
-               "Exit status: 0 ok, 1 a measurement failed or a regression was found, 2 bad usage "
-               "or input.\n");
+               "Exit status: 0 ok, 1 a measurement failed, 2 bad usage or input, 3 a regression "
+               "was found.\n");
 }
 
 static const struct cli_command *find_command(const char *name)

@@ -198,6 +198,30 @@ static int suite_lane(const char *name, struct suite *s, const struct ini_sectio
     return 0;
 }
 
+/* A [bench NAME] section (core/budget.c reads it); a name given twice is refused. */
+static int suite_budget(const char *name, struct suite *s, const struct ini_section *sec,
+                        struct err *e)
+{
+    struct budget b;
+    if (budget_section(name, sec, &b, e) < 0)
+        return -1;
+    const struct budget *dup = budget_find(s->budgets, s->nbudgets, b.bench);
+    if (dup) {
+        err_set(e, ERR_INPUT, "'%s' line %lu: [bench %s] again (first at line %lu)", name,
+                sec->line, b.bench, dup->line);
+        free(b.bench);
+        return -1;
+    }
+    struct budget *nb = realloc(s->budgets, (s->nbudgets + 1) * sizeof *nb);
+    if (!nb) {
+        free(b.bench);
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    }
+    s->budgets = nb;
+    s->budgets[s->nbudgets++] = b;
+    return 0;
+}
+
 int suite_parse(const char *name, const char *text, const char *dir, struct suite *s,
                 struct err *e)
 {
@@ -220,6 +244,9 @@ int suite_parse(const char *name, const char *text, const char *dir, struct suit
         } else if (strncmp(sec->name, "lane", 4) == 0 &&
                    (sec->name[4] == ' ' || sec->name[4] == '\t' || sec->name[4] == '\0')) {
             rc = suite_lane(name, s, sec, e);
+        } else if (strncmp(sec->name, "bench", 5) == 0 &&
+                   (sec->name[5] == ' ' || sec->name[5] == '\t' || sec->name[5] == '\0')) {
+            rc = suite_budget(name, s, sec, e);
         } else {
             rc = err_set(e, ERR_INPUT, "'%s' line %lu: unknown section [%.*s]", name, sec->line,
                          SHOW, sec->name);
@@ -343,6 +370,9 @@ void suite_free(struct suite *s)
         words_free(s->lanes[i].env);
     }
     free(s->lanes);
+    for (int i = 0; i < s->nbudgets; i++)
+        free(s->budgets[i].bench);
+    free(s->budgets);
     for (int i = 0; i < s->nbench; i++) {
         free(s->bench[i].name);
         free(s->bench[i].path);

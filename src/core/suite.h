@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "core/budget.h"
 #include "core/err.h"
 
 struct suite_lane {
@@ -33,6 +34,8 @@ struct suite {
     int nlanes;
     struct suite_bench *bench;
     int nbench;
+    struct budget *budgets;    /* [bench NAME] sections: thresholds and count budgets */
+    int nbudgets;
 };
 
 /* Parses INI text (name: for messages; dir: where the suite's paths are relative to).

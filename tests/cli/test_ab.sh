@@ -49,7 +49,7 @@ n_ratios=$(tr -d '\n' <<<"$out" | sed -n 's/.*"pair_ratios": \[\([^]]*\)\].*/\1/
 expect_eq "$n_ratios" 12 "one ratio per pair"
 
 run_tare ab --pairs 12 --fail-if-slower "$F/sleeper 0.02" "$F/sleeper 0.08"
-expect_rc 1 "--fail-if-slower when slower"
+expect_rc 3 "--fail-if-slower when slower: 3, a regression"
 expect_match "$out" '^slower: B takes [0-9.]+% longer than A' "text verdict slower"
 run_tare ab --pairs 12 --fail-if-slower --name slow --name fast "$F/sleeper 0.08" "$F/sleeper 0.02"
 expect_rc 0 "--fail-if-slower when faster"

@@ -83,13 +83,13 @@ expect_rc 0 "one commit past a step: not yet persistent, no alarm"
 expect_match "$out" "pending" "but reported as pending"
 head -n 103 "$TMP/s.tsv" > "$TMP/s3.tsv"
 run_tare history check "$TMP/s3.tsv"
-expect_rc 1 "the third commit past the step confirms it"
+expect_rc 3 "the third commit past the step confirms it"
 expect_match "$out" "^regressions:" "text report has regressions"
 run_tare history check --format json "$TMP/s3.tsv"
 expect_match "$out" '^\{"regressions": \[\{"benchmark": "bench", "metric": "median_s", "before": [0-9.]+, "after": [0-9.]+, "change": 0\.[2-3][0-9]*, "commit": "c100"\}\], "improvements": \[\], "checked": 2, "not_checked": \[\], "unknown_columns": \[\]\}$' \
     "json regression names the step's commit"
 run_tare history check --commit c102 --format json "$TMP/s.tsv"
-expect_rc 1 "--commit checks that commit"
+expect_rc 3 "--commit checks that commit"
 run_tare history check "$TMP/s.tsv"
 expect_rc 0 "a step reported at its confirming commit is not reported again 18 commits on"
 run_tare history check --commit c50 --format json "$TMP/s.tsv"
@@ -113,7 +113,7 @@ det() {   # det FILE LAST_VALUE
 }
 det "$TMP/d.tsv" 1030000
 run_tare history check --format json "$TMP/d.tsv"
-expect_rc 1 "instructions +3% rings at the default 2%"
+expect_rc 3 "instructions +3% rings at the default 2%"
 expect_eq "$out" '{"regressions": [{"benchmark": "b", "metric": "instructions", "before": 1000000, "after": 1030000, "change": 0.03, "commit": "c2"}], "improvements": [], "checked": 2, "not_checked": [], "unknown_columns": []}' \
     "deterministic regression in json"
 run_tare history check --det-threshold 5 "$TMP/d.tsv"
@@ -322,7 +322,7 @@ expect_rc 0 "check of 10,000 commits x 50 series"
 expect_eq "$(head -1 <<<"$out")" "checked 100 metrics of 50 series at commit c09999 (2026-01-07T22:39:00Z)" \
     "check at scale: the newest commit, every series"
 run_tare history check --commit c09000 --format json "$BIG"
-expect_rc 1 "check --commit at scale finds the planted step"
+expect_rc 3 "check --commit at scale finds the planted step"
 want=$(awk 'BEGIN { printf "%.6g", 1057000 / 1007000 - 1 }')
 expect_match "$out" "\"benchmark\": \"bench-07\", \"metric\": \"instructions\", \"before\": 1007000, \"after\": 1057000, \"change\": ${want}[0-9]*, \"commit\": \"c09000\"" \
     "check --commit at scale: bench-07 instructions at c09000"
@@ -352,7 +352,7 @@ if [ -r "$MUTSU" ]; then
     expect_eq "$(($(wc -l <<<"$out") - 1))" $((44 * 4)) "mutsu noise: 44 series x 4 metrics"
     # poly-call's ratio stepped up 25% at b0bee3c (0.44 -> 0.55): the check two commits on rings.
     run_tare history check --commit d5dd8c11 --format json "$MUTSU"
-    expect_rc 1 "mutsu: the poly-call step is confirmed two commits later"
+    expect_rc 3 "mutsu: the poly-call step is confirmed two commits later"
     expect_match "$out" '"benchmark": "poly-call", "metric": "ratio", "before": 0.44, "after": 0.55, "change": 0.25[0-9]*, "commit": "b0bee3c270c12137c3b5a2d57d2dca94389ad74c"' \
         "mutsu: poly-call ratio regression at b0bee3c"
 fi

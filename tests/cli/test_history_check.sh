@@ -35,7 +35,7 @@ expect_match "$out" "too few points: 12 of the 18 a step test needs" "13 + --per
 # ---- 20 points: the same step is found ----
 wall "$TMP/w20.tsv" 20 18 1.5
 run_tare history check "$TMP/w20.tsv"
-expect_rc 1 "20 points with a 50% step at the 18th: a regression"
+expect_rc 3 "20 points with a 50% step at the 18th: a regression"
 expect_match "$out" "^checked 1 metric of 1 series at commit c20 " "one metric checked"
 expect_match "$out" "^b +median_s +[0-9.]+ +[0-9.]+ +\+[45][0-9]\.[0-9]% +[0-9.]+% +c18$" \
     "the step, from c18"
@@ -43,7 +43,7 @@ expect_no_match "$out" "not checked" "nothing left unchecked"
 # 16 points is the least: the step at the 14th is tested and found.
 wall "$TMP/w16.tsv" 16 14 1.5
 run_tare history check "$TMP/w16.tsv"
-expect_rc 1 "16 points: tested"
+expect_rc 3 "16 points: tested"
 wall "$TMP/w15.tsv" 15 13 1.5
 run_tare history check "$TMP/w15.tsv"
 expect_rc 2 "15 points: not tested"
@@ -52,11 +52,11 @@ expect_match "$out" "too few points: 15 of the 16" "15 of 16"
 # ---- --persist 1: a step at the newest commit rings, though an outlier came before ----
 wall "$TMP/p1.tsv" 20 20 1.3 16
 run_tare history check --persist 1 "$TMP/p1.tsv"
-expect_rc 1 "--persist 1: a 30% step at the newest commit"
+expect_rc 3 "--persist 1: a 30% step at the newest commit"
 expect_match "$out" "^b +median_s .* \+[23][0-9]\.[0-9]% .* c20$" "the step at c20"
 # The outlier alone (no step after it) is not hidden either: at c16 it is a one-point step.
 run_tare history check --persist 1 --commit c16 "$TMP/p1.tsv"
-expect_rc 1 "--persist 1 at the outlier's commit"
+expect_rc 3 "--persist 1 at the outlier's commit"
 run_tare history check "$TMP/p1.tsv"
 expect_rc 0 "--persist 3: one point past the fence is pending, not a regression"
 expect_match "$out" "^pending" "pending"
@@ -97,7 +97,7 @@ expect_rc 2 "one commit: nothing to compare with"
 expect_match "$out" "^b +instructions +no earlier value to compare with$" "instructions: no earlier value"
 printf '2026-01-02T00:00:00Z\tc2\tb\t1114270000\t5\n' >> "$TMP/d.tsv"
 run_tare history check "$TMP/d.tsv"
-expect_rc 1 "instructions +11%"
+expect_rc 3 "instructions +11%"
 expect_match "$out" "^b +instructions +1,000,000,000 +1,114,270,000 +\+11\.4% +2\.0% +c2$" \
     "counts printed whole, with separators"
 expect_match "$out" "^b +allocations +the earlier value is 0: a change from 0 has no ratio$" \

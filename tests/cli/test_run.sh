@@ -208,7 +208,7 @@ suite_at 1100
 run_tare run --history "$C/h" --commit c2 --format tsv "$C/suite.ini"
 expect_rc 0 "second commit"
 run_tare history check --format json "$C/h/wall.tsv" "$CH"
-expect_rc 1 "a 10% instruction regression: check exits 1"
+expect_rc 3 "a 10% instruction regression: check exits 3"
 expect_match "$out" '^\{"regressions": \[\{"benchmark": "w\+base", "metric": "instructions", "before": '"$i1"', "after": [0-9]+, "change": 0\.0[89][0-9]*, "commit": "c2"\}' \
     "the regression: w+base instructions, about +10%, at c2"
 expect_no_match "$(sed 's/"not_checked".*//' <<<"$out")" 'w\+more' "the unchanged lane does not alarm"

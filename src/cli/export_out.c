@@ -1,0 +1,120 @@
+/* export_out.c: the shared --export-bmf/--export-gab/--export-junit options (export_out.h). */
+#include "cli/export_out.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "cli/cli.h"
+#include "core/count.h"
+#include "core/history.h"
+#include "core/stats.h"
+
+static double count_value(uint64_t v)
+{
+    return v == COUNT_NA ? NAN : (double)v;
+}
+
+int cli_export_add_counts(struct export_set *s, const char *name, const struct count_job *j,
+                          bool check_warm, struct err *e)
+{
+    static const char *const measure[4] = {"instructions", "allocations", "bytes", "peak_bytes"};
+    const uint64_t v[4] = {j->instructions, j->allocations, j->bytes, j->peak_bytes};
+    const uint64_t v2[2] = {j->instructions2, j->allocations2};
+    for (int m = 0; m < 4; m++) {
+        struct export_rec r = {.bench = name, .measure = measure[m], .value = count_value(v[m]),
+                               .lo = NAN, .hi = NAN, .runs = check_warm && m < 2 ? 2 : 1};
+        if (j->status != COUNT_OK) {
+            r.state = EXPORT_FAILED;
+            r.note = j->why;
+        } else if (isnan(r.value)) {
+            r.state = EXPORT_SKIPPED;
+            r.note = j->note[0] ? j->note : "not measured";
+        }
+        if (check_warm && m < 2 && !isnan(r.value) && v2[m] != COUNT_NA) {
+            r.lo = fmin(r.value, (double)v2[m]);
+            r.hi = fmax(r.value, (double)v2[m]);
+            r.range_what = "the two callgrind passes";
+        }
+        if (export_add(s, &r, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int cli_export_add_wall(struct export_set *s, const char *name, const double *times, int n,
+                        const char *why_failed, double ratio, struct err *e)
+{
+    bool ok = !why_failed && n > 0;
+    double med = ok ? stats_median(times, n) : NAN, mad = ok ? stats_mad(times, n) : NAN;
+    struct export_rec r = {.bench = name, .measure = "median_s", .value = med, .lo = med - mad,
+                           .hi = med + mad, .range_what = "median - MAD .. median + MAD",
+                           .runs = ok ? n : 0, .state = ok ? EXPORT_PASS : EXPORT_FAILED,
+                           .note = ok ? NULL : why_failed ? why_failed : "no run measured"};
+    if (export_add(s, &r, e) < 0)
+        return -1;
+    if (!ok || isnan(ratio))
+        return 0;
+    r = (struct export_rec){.bench = name, .measure = "ratio", .value = ratio, .lo = NAN,
+                            .hi = NAN, .runs = n};
+    return export_add(s, &r, e);
+}
+
+int cli_export_add_check(struct export_set *s, const char *bench, const char *metric,
+                         double value, const struct hist_step *st, const char *step_commit,
+                         const char *why_untested, struct err *e)
+{
+    char note[512] = "";
+    struct export_rec r = {.bench = bench, .measure = metric, .value = value, .lo = NAN,
+                           .hi = NAN, .note = note};
+    if (st->untested != HIST_TESTED) {
+        r.state = EXPORT_SKIPPED;
+        snprintf(note, sizeof note, "not checked: %s", why_untested);
+    } else if (st->found || st->pending) {
+        r.state = st->found && st->change > 0 ? EXPORT_REGRESSED : EXPORT_PASS;
+        snprintf(note, sizeof note, "%s: %.9g -> %.9g (%+.1f%%, threshold %.1f%%) at commit %.12s",
+                 st->pending ? "pending (past the threshold, not yet persistent)"
+                 : st->change > 0 ? "regression" : "improvement",
+                 st->before, st->after, 100 * st->change, 100 * st->fence, step_commit);
+    } else {
+        r.note = NULL;
+    }
+    return export_add(s, &r, e);
+}
+
+bool cli_export_opt(struct cli_export *x, int c, const char *arg)
+{
+    if (c < CLI_OPT_EXPORT_BMF || c > CLI_OPT_EXPORT_JUNIT)
+        return false;
+    x->path[c - CLI_OPT_EXPORT_BMF] = arg;
+    return true;
+}
+
+bool cli_export_wanted(const struct cli_export *x)
+{
+    for (int k = 0; k < EXPORT_NFORMATS; k++)
+        if (x->path[k])
+            return true;
+    return false;
+}
+
+int cli_export_write(const char *cmd, const struct cli_export *x, const struct export_set *s)
+{
+    int status = EXIT_OK;
+    for (int k = 0; k < EXPORT_NFORMATS; k++) {
+        if (!x->path[k])
+            continue;
+        size_t left = 0;
+        struct err e = {0};
+        if (export_write(s, (enum export_format)k, x->path[k], &left, &e) < 0) {
+            int st = cli_fail(cmd, &e);
+            if (status == EXIT_OK)
+                status = st;
+            continue;
+        }
+        if (left)
+            cli_error(cmd, "note: --export-%s: %zu NA value%s left out of '%s' (the format has "
+                      "no NA, and 0 would be a false figure)", export_format_names[k], left,
+                      left == 1 ? "" : "s", x->path[k]);
+    }
+    return status;
+}

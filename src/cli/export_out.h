@@ -1,0 +1,58 @@
+/* export_out.h: the --export-bmf/--export-gab/--export-junit options every measuring command
+ * shares, and writing the files they name (core/export.h does the formats). */
+#ifndef TARE_EXPORT_OUT_H
+#define TARE_EXPORT_OUT_H
+
+#include <stdbool.h>
+
+#include "core/export.h"
+
+/* getopt values: the harness has 0x100..., each command its own from 0x180, these 0x1c0 */
+enum { CLI_OPT_EXPORT_BMF = 0x1c0, CLI_OPT_EXPORT_GAB, CLI_OPT_EXPORT_JUNIT };
+
+#define CLI_EXPORT_LONGOPTS \
+    {"export-bmf", required_argument, NULL, CLI_OPT_EXPORT_BMF}, \
+    {"export-gab", required_argument, NULL, CLI_OPT_EXPORT_GAB}, \
+    {"export-junit", required_argument, NULL, CLI_OPT_EXPORT_JUNIT}
+
+/* The help lines for the three options. */
+#define CLI_EXPORT_HELP \
+    "      --export-bmf FILE   also write bencher's BMF JSON to FILE\n" \
+    "      --export-gab FILE   also write github-action-benchmark's customSmallerIsBetter JSON\n" \
+    "      --export-junit FILE also write JUnit XML (a regression or a failure: a failing test)\n"
+
+/* The files asked for, by format; NULL where none. */
+struct cli_export {
+    const char *path[EXPORT_NFORMATS];
+};
+
+struct count_job;
+/* Adds one counted series (a count_job of core/count.h): instructions, allocations, bytes and
+ * peak_bytes, runs 1 (2 with check_warm, the two passes' range beside instructions and
+ * allocations); a failed job's counts NA with its reason; bytes NA without the allocator:
+ * skipped with its note. 0, or -1 with e set. */
+int cli_export_add_counts(struct export_set *s, const char *name, const struct count_job *j,
+                          bool check_warm, struct err *e);
+
+/* Adds one timed series: its median with median -/+ MAD of times[0..n), n runs, and its ratio to
+ * a reference when ratio is not NAN; why_failed (not NULL): NA with that reason. */
+int cli_export_add_wall(struct export_set *s, const char *name, const double *times, int n,
+                        const char *why_failed, double ratio, struct err *e);
+
+struct hist_step;
+/* Adds one metric of history check at the commit checked: its value there; a regression
+ * (before, after, change, threshold, the commit of the step) fails, a metric not tested is
+ * skipped with why; an improvement or a pending step passes with a note. 0, or -1 with e. */
+int cli_export_add_check(struct export_set *s, const char *bench, const char *metric,
+                         double value, const struct hist_step *st, const char *step_commit,
+                         const char *why_untested, struct err *e);
+
+/* Takes the option value of c if c is one of the three (true), else false. */
+bool cli_export_opt(struct cli_export *x, int c, const char *arg);
+/* Whether any file was asked for. */
+bool cli_export_wanted(const struct cli_export *x);
+/* Writes every file asked for; a record left out of a format (NA) is said in a note on
+ * stderr. EXIT_OK, or the exit status of the first file that could not be written (said). */
+int cli_export_write(const char *cmd, const struct cli_export *x, const struct export_set *s);
+
+#endif
