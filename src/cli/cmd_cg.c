@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cg_graph.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
@@ -18,7 +19,9 @@ const char cmd_cg_usage[] =
     "tare cg diff BEFORE AFTER [-n N] [--inclusive | --allocs] [--format ...]\n"
     "tare cg allocs FILE... [-n N] [--format ...]\n"
     "tare cg lines NAME FILE... [--format ...]\n"
-    "tare cg info FILE... [--format text|json]";
+    "tare cg info FILE... [--format text|json]\n"
+    "tare cg folded FILE... [--event EV] [--threshold PCT]\n"
+    "tare cg dot FILE... [--event EV] [--node-threshold PCT] [--edge-threshold PCT]";
 
 static const char cg_options[] =
     "\nOptions:\n"
@@ -1013,6 +1016,10 @@ int cmd_cg(int argc, char **argv)
         return cli_usage_error("cg", cmd_cg_usage, "no subcommand given");
     }
     c.sub = argv[1];
+    if (strcmp(c.sub, "folded") == 0)     /* pictures of a profile: cg_graph.c, own options */
+        return cg_folded_main(argc - 1, argv + 1);
+    if (strcmp(c.sub, "dot") == 0)
+        return cg_dot_main(argc - 1, argv + 1);
     static const char *const subs[] = {"top", "callers", "callees", "diff", "allocs", "lines",
                                        "info"};
     bool known = false;
