@@ -21,7 +21,8 @@ const char cmd_cg_usage[] =
     "tare cg lines NAME FILE... [--format ...]\n"
     "tare cg info FILE... [--format text|json]\n"
     "tare cg folded FILE... [--event EV] [--threshold PCT]\n"
-    "tare cg dot FILE... [--event EV] [--node-threshold PCT] [--edge-threshold PCT]";
+    "tare cg dot FILE... [--event EV] [--node-threshold PCT] [--edge-threshold PCT]\n"
+    "tare cg page FILE... -o OUT [--threshold PCT] [--title TEXT]";
 
 static const char cg_options[] =
     "\nOptions:\n"
@@ -1020,6 +1021,8 @@ int cmd_cg(int argc, char **argv)
         return cg_folded_main(argc - 1, argv + 1);
     if (strcmp(c.sub, "dot") == 0)
         return cg_dot_main(argc - 1, argv + 1);
+    if (strcmp(c.sub, "page") == 0)
+        return cg_page_main(argc - 1, argv + 1);
     static const char *const subs[] = {"top", "callers", "callees", "diff", "allocs", "lines",
                                        "info"};
     bool known = false;

@@ -1,0 +1,336 @@
+/* cg_page.c: `tare cg page`: one self-contained HTML file (no external script, style or font;
+ * a content security policy that forbids fetching) with a flame graph of the frame tree
+ * (core/flame.c), a function view with callers and callees, and the top table. The script
+ * and style are cg_page.js and cg_page.css, put into tare at build time (.incbin); the data
+ * is one JSON block, every name in it escaped so that it reaches the page only as text. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cg_graph.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/flame.h"
+
+/* the page's script and style, NUL-terminated */
+__asm__(".section .rodata\n"
+        ".global cg_page_js_text\n"
+        "cg_page_js_text:\n"
+        ".incbin \"src/cli/cg_page.js\"\n"
+        ".byte 0\n"
+        ".global cg_page_css_text\n"
+        "cg_page_css_text:\n"
+        ".incbin \"src/cli/cg_page.css\"\n"
+        ".byte 0\n"
+        ".previous\n");
+extern const char cg_page_js_text[], cg_page_css_text[];
+
+static const char page_body[] =
+    "<header>\n<h1 id=\"title\"></h1>\n"
+    "<div class=\"group\" id=\"events\"><span class=\"lab\">event</span></div>\n"
+    "<input type=\"search\" id=\"search\" placeholder=\"search frames\" aria-label=\"search "
+    "frames\">\n<span id=\"matched\"></span>\n<button id=\"reset\">reset zoom</button>\n"
+    "<span id=\"summary\"></span>\n</header>\n<main>\n"
+    "<div class=\"muted\" id=\"command\"></div>\n<p id=\"note\"></p>\n<div id=\"flame\"></div>\n"
+    "<div id=\"panes\">\n<section><h2>functions</h2>\n<input type=\"search\" id=\"topfilter\" "
+    "placeholder=\"filter functions\" aria-label=\"filter functions\">\n<div id=\"top\"></div>"
+    "</section>\n<section id=\"func\"><h2>function</h2><p class=\"muted\">click a frame or a "
+    "function</p></section>\n</div>\n</main>\n<div id=\"tip\"></div>\n";
+
+/* A JSON string safe inside <script>: '<', '>' and '&' as \u escapes (no "</script>" or
+ * "<!--"), control characters escaped, bytes that are not UTF-8 as U+FFFD. */
+static void js_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3
+              : (*p & 0xf8) == 0xf0 ? 4 : 0;
+        for (int i = 1; i < n; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                n = 0;
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            p++;
+        } else if (*p == '"' || *p == '\\') {
+            fprintf(f, "\\%c", *p++);
+        } else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f) {
+            fprintf(f, "\\u%04x", *p++);
+        } else if (n == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+            fprintf(f, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);   /* line separators */
+            p += 3;
+        } else {
+            fwrite(p, 1, (size_t)n, f);
+            p += n;
+        }
+    }
+    fputc('"', f);
+}
+
+/* The same text for the HTML <title>. */
+static void html_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+static const char *base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+static void costs(FILE *f, const uint64_t *v, int nev)
+{
+    fputc('[', f);
+    for (int k = 0; k < nev; k++)
+        fprintf(f, "%s%" PRIu64, k ? "," : "", v[k]);
+    fputc(']', f);
+}
+
+static const struct cg_profile *sort_p;
+
+static int by_incl(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t cx = cg_incl(sort_p, x)[0], cy = cg_incl(sort_p, y)[0];
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The data: functions at or above the threshold (inclusive, any event) or in a frame, the
+ * calls between them, the frames. Returns 0, or -1 out of memory. */
+static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
+                      double threshold, const char *title)
+{
+    int nev = p->nev;
+    uint32_t *id = malloc(((size_t)p->nfunc + 1) * sizeof *id);
+    uint32_t *order = malloc(((size_t)p->nfunc + 1) * sizeof *order);
+    uint64_t *cost = calloc((size_t)nev + 1, sizeof *cost);
+    if (!id || !order || !cost) {
+        free(id);
+        free(order);
+        free(cost);
+        return -1;
+    }
+    for (uint32_t g = 0; g < p->nfunc; g++)
+        id[g] = 0;
+    for (uint32_t i = 0; i < fl->n; i++)
+        if (fl->frames[i].func < CG_FRAME_OTHER)
+            id[fl->frames[i].func] = 1;
+    uint32_t n = 0, hidden = 0;
+    for (uint32_t g = 0; g < p->nfunc; g++) {
+        if (p->funcs[g].folded)
+            continue;
+        bool any = false, big = false;
+        for (int k = 0; k < nev; k++) {
+            uint64_t in = cg_incl(p, g)[k], s = cg_self(p, g)[k];
+            any |= in || s;
+            big |= in && (double)in >= threshold / 100 * (double)cg_total(p, k);
+        }
+        if (id[g] || (any && big))
+            order[n++] = g;
+        else if (any)
+            hidden++;
+    }
+    sort_p = p;
+    qsort(order, n, sizeof *order, by_incl);
+    for (uint32_t g = 0; g < p->nfunc; g++)
+        id[g] = UINT32_MAX;
+    for (uint32_t j = 0; j < n; j++)
+        id[order[j]] = j;
+    fputs("{\"title\":", f);
+    js_str(f, title);
+    fputs(",\"command\":", f);
+    if (p->command)
+        js_str(f, p->command);
+    else
+        fputs("null", f);
+    fputs(",\"events\":[", f);
+    for (int k = 0; k < nev; k++) {
+        if (k)
+            fputc(',', f);
+        js_str(f, cg_event_name(p, k));
+    }
+    fputs("],\"totals\":", f);
+    for (int k = 0; k < nev; k++)
+        cost[k] = cg_total(p, k);
+    costs(f, cost, nev);
+    fprintf(f, ",\"files\":%d,\"parts\":%d,\"threshold\":%g,\"merged\":%" PRIu32
+            ",\"hidden\":%" PRIu32 ",\"unreached\":%" PRIu64 ",\n\"f\":[",
+            p->nfiles, p->nparts, threshold, fl->merged, hidden, fl->unreached);
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t g = order[j];
+        fputs(j ? ",\n[" : "[", f);
+        js_str(f, cg_str(p, p->funcs[g].name));
+        fputc(',', f);
+        js_str(f, base(cg_str(p, p->funcs[g].obj)));
+        fputc(',', f);
+        costs(f, cg_self(p, g), nev);
+        fputc(',', f);
+        costs(f, cg_incl(p, g), nev);
+        fprintf(f, ",%d]", p->funcs[g].incl_bound ? 1 : 0);
+    }
+    fputs("],\n\"e\":[", f);
+    bool first = true;
+    for (uint32_t x = 0; x < p->nedge; x++) {
+        const struct cg_edge *ed = &p->edges[x];
+        if (ed->caller == ed->callee || id[ed->caller] == UINT32_MAX ||
+            id[ed->callee] == UINT32_MAX)
+            continue;
+        bool outer = cg_edge_kind(p, x) == CG_EDGE_OUTER;
+        for (int k = 0; k < nev; k++)
+            cost[k] = outer ? cg_edge_outer_cost(p, x, k) : cg_edge_all(p, x, k);
+        fprintf(f, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",", first ? "" : ",\n",
+                id[ed->caller], id[ed->callee], outer ? cg_edge_outer_calls(p, x) : ed->calls);
+        costs(f, cost, nev);
+        fputc(']', f);
+        first = false;
+    }
+    fputs("],\n\"fr\":{\"f\":[", f);
+    for (uint32_t i = 0; i < fl->n; i++) {
+        uint32_t g = fl->frames[i].func;
+        long v = g == CG_FRAME_ROOT ? -2 : g == CG_FRAME_OTHER ? -1 : (long)id[g];
+        fprintf(f, "%s%ld", i ? "," : "", v);
+    }
+    fputs("],\n\"d\":[", f);
+    for (uint32_t i = 0; i < fl->n; i++)
+        fprintf(f, "%s%" PRIu32, i ? "," : "", fl->frames[i].depth);
+    fputs("],\n\"x\":[", f);
+    for (uint32_t i = 0; i < fl->n; i++)
+        fprintf(f, "%s%d", i ? "," : "", fl->frames[i].exact ? 1 : 0);
+    fputs("],\n\"m\":[", f);
+    for (uint32_t i = 0; i < fl->n; i++)
+        fprintf(f, "%s%" PRIu32, i ? "," : "", fl->frames[i].merged);
+    fputs("],\n\"v\":[", f);
+    for (int k = 0; k < nev; k++) {
+        fputs(k ? "],\n[" : "[", f);
+        for (uint32_t i = 0; i < fl->n; i++)
+            fprintf(f, "%s%" PRIu64, i ? "," : "", cg_frame_value(fl, i, k));
+    }
+    fputs("]]}}", f);
+    free(id);
+    free(order);
+    free(cost);
+    return 0;
+}
+
+enum { OPT_THRESHOLD = 0x100, OPT_TITLE, OPT_HELP };
+
+int cg_page_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"help", no_argument, NULL, OPT_HELP},
+        {0},
+    };
+    const char *outp = NULL, *title = NULL;
+    double threshold = 0.01;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': outp = optarg; break;
+        case OPT_THRESHOLD:
+            if (!cg_graph_percent("--threshold", optarg, &threshold))
+                return EXIT_USAGE;
+            break;
+        case OPT_TITLE: title = optarg; break;
+        case 'h':
+        case OPT_HELP: cli_print_usage(stdout, cmd_cg_usage); return EXIT_OK;
+        case ':':
+            return cli_usage_error("cg", cmd_cg_usage, "option '%s' needs a value",
+                                   argv[optind - 1]);
+        default:
+            return cli_usage_error("cg", cmd_cg_usage, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("cg", cmd_cg_usage, "page: no profile given");
+    if (!outp)
+        return cli_usage_error("cg", cmd_cg_usage, "page: no -o OUT");
+    struct cg_profile *p;
+    int rc = cg_graph_load(argv + optind, argc - optind, NULL, &p);
+    if (rc)
+        return rc;
+    struct cg_flame fl;
+    struct err e = {0};
+    struct cg_flame_opts o = {.min_frac = threshold / 100};
+    if (cg_flame_build(p, &o, &fl, &e) < 0) {
+        cg_profile_free(p);
+        return cli_fail("cg", &e);
+    }
+    char deftitle[300];
+    if (!title) {
+        snprintf(deftitle, sizeof deftitle, "tare cg: %s",
+                 p->command ? p->command : base(argv[optind]));
+        title = deftitle;
+    }
+    char *tmp = NULL;
+    FILE *f = NULL;
+    if (asprintf(&tmp, "%s.tmp.%d", outp, (int)getpid()) < 0) {
+        tmp = NULL;
+        cli_error("cg", "out of memory");
+        goto fail;
+    }
+    cli_install_exit_on_signal();   /* Ctrl-C or SIGTERM: the page half written is removed */
+    cli_tmp_add(tmp);
+    if (!(f = fopen(tmp, "w"))) {
+        cli_error("cg", "cannot create '%s': %s", tmp, strerror(errno));
+        goto fail;
+    }
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>", f);
+    html_text(f, title);
+    fputs("</title>\n<style>\n", f);
+    fputs(cg_page_css_text, f);
+    fputs("</style>\n</head>\n<body>\n", f);
+    fputs(page_body, f);
+    fputs("<script type=\"application/json\" id=\"cg-data\">", f);
+    int w = write_data(f, p, &fl, threshold, title);
+    fputs("</script>\n<script>\n", f);
+    fputs(cg_page_js_text, f);
+    fputs("</script>\n</body>\n</html>\n", f);
+    if (w < 0 || ferror(f) || fclose(f) != 0) {
+        f = NULL;
+        cli_error("cg", "cannot write '%s': %s", tmp, w < 0 ? "out of memory" : strerror(errno));
+        goto fail;
+    }
+    f = NULL;
+    if (rename(tmp, outp) < 0) {
+        cli_error("cg", "cannot rename '%s' to '%s': %s", tmp, outp, strerror(errno));
+        goto fail;
+    }
+    cli_tmp_forget(tmp);
+    free(tmp);
+    cg_flame_free(&fl);
+    cg_profile_free(p);
+    return EXIT_OK;
+fail:
+    if (f)
+        fclose(f);
+    if (tmp) {
+        unlink(tmp);
+        cli_tmp_forget(tmp);
+        free(tmp);
+    }
+    cg_flame_free(&fl);
+    cg_profile_free(p);
+    return EXIT_USAGE;
+}

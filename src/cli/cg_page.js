@@ -1,0 +1,245 @@
+// cg_page.js: the script of the page `tare cg page` writes (embedded in tare): a flame graph
+// (icicle) of the frames, the function view and the top table, drawn from the JSON block.
+// Every name reaches the page as text (textContent), never as markup.
+"use strict";
+(function () {
+  const t0 = performance.now();
+  const D = JSON.parse(document.getElementById("cg-data").textContent);
+  const $ = (id) => document.getElementById(id);
+  const F = D.f, E = D.e, FR = D.fr, N = FR.f.length;
+  let ev = 0, zoom = 0, cur = -1, query = "", sortCol = 2, sortDesc = true;
+  const num = (n) => Number(n).toLocaleString("en-US");
+  const pct = (a, t) => t ? (100 * a / t).toFixed(2) + "%" : "NA";
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+
+  // the tree: parent and the end of each frame's subtree (frames are in depth-first order)
+  const parent = new Int32Array(N), end = new Int32Array(N);
+  {
+    const stack = [];
+    for (let i = 0; i < N; i++) {
+      const d = FR.d[i];
+      stack.length = d;
+      parent[i] = d ? stack[d - 1] : -1;
+      stack.push(i);
+    }
+    for (let i = N - 1; i >= 0; i--) {
+      if (end[i] < i + 1) end[i] = i + 1;
+      if (parent[i] >= 0 && end[parent[i]] < end[i]) end[parent[i]] = end[i];
+    }
+  }
+  // calls between functions, both ways
+  const callersOf = F.map(() => []), calleesOf = F.map(() => []), edgeOf = new Map();
+  E.forEach((e, k) => {
+    callersOf[e[1]].push(k);
+    calleesOf[e[0]].push(k);
+    edgeOf.set(e[0] + ":" + e[1], k);
+  });
+  const fname = (i) => FR.f[i] >= 0 ? F[FR.f[i]][0]
+    : FR.f[i] === -1 ? "[other: " + FR.m[i] + " function" + (FR.m[i] === 1 ? "" : "s") + "]" : "all";
+
+  let X, SELF;
+  function layout() {
+    const v = FR.v[ev];
+    X = new Float64Array(N);
+    SELF = Float64Array.from(v);
+    const next = new Float64Array(N);
+    for (let i = 1; i < N; i++) {
+      const p = parent[i];
+      X[i] = X[p] + next[p];
+      next[p] += v[i];
+      SELF[p] -= v[i];
+    }
+  }
+  function hue(s) {
+    let h = 0;
+    for (let k = 0; k < s.length; k++) h = (h * 31 + s.charCodeAt(k)) >>> 0;
+    return h;
+  }
+  function colour(i) {
+    if (FR.f[i] < 0) return "#c8ccd3";
+    const h = hue(F[FR.f[i]][0]);
+    return "hsl(" + (h % 50) + ", " + (65 + (h >> 8) % 25) + "%, " + (58 + (h >> 16) % 14) + "%)";
+  }
+  const matches = (i) => query !== "" && fname(i).toLowerCase().includes(query);
+
+  function render() {
+    const box = $("flame"), W = box.clientWidth, v = FR.v[ev], vz = v[zoom] || 1, x0 = X[zoom];
+    const frag = document.createDocumentFragment(), rowH = 18;
+    let maxd = 0, matched = 0;
+    box.textContent = "";
+    const add = (i, x, w) => {
+      const d = FR.d[i], e = el("div", "fr");
+      if (FR.f[i] === -1) e.classList.add("other");
+      if (matches(i)) e.classList.add("match");
+      if (i === zoom) e.classList.add("zoom");
+      e.style.left = x + "px";
+      e.style.width = w + "px";
+      e.style.top = d * rowH + "px";
+      e.style.background = colour(i);
+      e.dataset.i = i;
+      e.dataset.v = v[i];
+      if (w > 24) e.textContent = fname(i);
+      frag.appendChild(e);
+      if (d > maxd) maxd = d;
+    };
+    for (let a = parent[zoom]; a >= 0; a = parent[a]) add(a, 0, W);
+    for (let i = zoom; i < end[zoom]; i++) {
+      const w = v[i] / vz * W;
+      if (w < 0.4) { i = end[i] - 1; continue; }
+      add(i, (X[i] - x0) / vz * W, w);
+    }
+    // the share of the view in frames that match, outermost matches only
+    if (query !== "")
+      for (let i = zoom; i < end[zoom]; i++)
+        if (matches(i)) { matched += v[i]; i = end[i] - 1; }
+    box.style.height = (maxd + 1) * rowH + "px";
+    box.appendChild(frag);
+    box.dataset.zoom = zoom;
+    $("matched").textContent = query === "" ? "" : "matched: " + pct(matched, vz) + " of the view";
+  }
+
+  function tip(e) {
+    const t = $("tip"), f = e.target.closest(".fr");
+    if (!f) { t.style.display = "none"; return; }
+    const i = Number(f.dataset.i), v = FR.v[ev], fi = FR.f[i], tot = D.totals[ev];
+    t.textContent = "";
+    t.appendChild(el("div", "", fname(i)));
+    if (fi >= 0) t.appendChild(el("div", "muted", F[fi][1]));
+    t.appendChild(el("div", "", "this frame: " + num(v[i]) + " " + D.events[ev] + " (" + pct(v[i], tot) +
+      "), self " + num(SELF[i]) + (FR.x[i] ? "" : "  \u2248 an estimate")));
+    if (fi >= 0) {
+      t.appendChild(el("div", "", "function: self " + num(F[fi][2][ev]) + ", inclusive " +
+        (F[fi][4] ? "<=" : "") + num(F[fi][3][ev]) + " (" + pct(F[fi][3][ev], tot) + ")"));
+      const p = parent[i] > 0 ? FR.f[parent[i]] : -1;
+      const k = p >= 0 ? edgeOf.get(p + ":" + fi) : undefined;
+      if (k !== undefined) t.appendChild(el("div", "", "calls from " + F[p][0] + ": " + num(E[k][2])));
+    }
+    t.style.display = "block";
+    t.style.left = Math.min(e.clientX + 12, window.innerWidth - 490) + "px";
+    t.style.top = (e.clientY + 14) + "px";
+  }
+
+  function funcLink(f) {
+    const a = el("a", "", F[f][0]);
+    a.href = "#func";
+    a.dataset.f = f;
+    a.addEventListener("click", (e) => { e.preventDefault(); showFunc(f); });
+    return a;
+  }
+  function table(headers, rows) {
+    const t = el("table"), hr = el("tr");
+    headers.forEach((h) => hr.appendChild(el("th", "", h)));
+    t.appendChild(el("thead")).appendChild(hr);
+    const b = t.appendChild(el("tbody"));
+    rows.forEach((r) => {
+      const tr = b.appendChild(el("tr"));
+      r.forEach((c, k) => {
+        const td = tr.appendChild(el("td", k === 0 ? "name" : ""));
+        if (c instanceof Node) td.appendChild(c); else td.textContent = c;
+      });
+    });
+    return t;
+  }
+  function showFunc(f) {
+    cur = f;
+    const s = $("func"), r = F[f];
+    s.textContent = "";
+    s.appendChild(el("h2", "fname", r[0]));
+    s.appendChild(el("div", "muted", r[1]));
+    s.appendChild(table(["event", "self", "%", "inclusive", "%"], D.events.map((n, k) =>
+      [n, num(r[2][k]), pct(r[2][k], D.totals[k]), (r[4] ? "<=" : "") + num(r[3][k]), pct(r[3][k], D.totals[k])])));
+    const rows = (list, other) => list.slice().sort((a, b) => E[b][3][ev] - E[a][3][ev]).map((k) =>
+      [funcLink(E[k][other]), num(E[k][2]), num(E[k][3][ev]), pct(E[k][3][ev], D.totals[ev])]);
+    const c1 = rows(callersOf[f], 0), c2 = rows(calleesOf[f], 1);
+    s.appendChild(el("h2", "", "callers (" + c1.length + ")"));
+    const t1 = s.appendChild(table(["function", "calls", D.events[ev], "%"], c1));
+    t1.id = "callers";
+    s.appendChild(el("h2", "", "callees (" + c2.length + ")"));
+    const t2 = s.appendChild(table(["function", "calls", D.events[ev], "%"], c2));
+    t2.id = "callees";
+    const b = s.appendChild(el("button", "", "show in the flame graph"));
+    b.addEventListener("click", () => { $("search").value = r[0]; search(); });
+  }
+
+  const TOP_ROWS = 300;
+  function renderTop() {
+    const q = $("topfilter").value.toLowerCase(), tot = D.totals[ev];
+    const key = [(k) => F[k][0], (k) => F[k][1], (k) => F[k][2][ev], (k) => F[k][3][ev]][sortCol];
+    let idx = F.map((_, k) => k).filter((k) => q === "" || F[k][0].toLowerCase().includes(q));
+    idx.sort((a, b) => {
+      const x = key(a), y = key(b);
+      const c = x < y ? -1 : x > y ? 1 : a - b;
+      return sortDesc ? -c : c;
+    });
+    const shown = idx.slice(0, TOP_ROWS);
+    const t = table(["function", "object", "self", "%", "inclusive", "%"], shown.map((k) =>
+      [funcLink(k), F[k][1], num(F[k][2][ev]), pct(F[k][2][ev], tot), (F[k][4] ? "<=" : "") + num(F[k][3][ev]),
+        pct(F[k][3][ev], tot)]));
+    t.querySelectorAll("th").forEach((th, c) => {
+      const col = [0, 1, 2, 2, 3, 3][c];
+      if (c === [0, 1, 2, 4][sortCol]) th.textContent += sortDesc ? " \u25bc" : " \u25b2";
+      th.addEventListener("click", () => {
+        if (col === sortCol) sortDesc = !sortDesc; else { sortCol = col; sortDesc = col >= 2; }
+        renderTop();
+      });
+    });
+    const box = $("top");
+    box.textContent = "";
+    box.appendChild(t);
+    box.appendChild(el("div", "muted", idx.length > TOP_ROWS ? (idx.length - TOP_ROWS) +
+      " more rows: filter to narrow" : idx.length + " functions"));
+  }
+
+  function search() {
+    query = $("search").value.toLowerCase();
+    render();
+  }
+
+  function setEvent(k) {
+    ev = k;
+    document.querySelectorAll("#events button").forEach((b, j) => b.classList.toggle("on", j === k));
+    $("summary").textContent = D.events[ev] + " total " + num(D.totals[ev]) + " \u00b7 " + D.files +
+      " file" + (D.files === 1 ? "" : "s") + ", " + D.parts + " part" + (D.parts === 1 ? "" : "s");
+    layout();
+    render();
+    renderTop();
+    if (cur >= 0) showFunc(cur);
+  }
+
+  document.title = D.title;
+  $("title").textContent = D.title;
+  $("command").textContent = D.command === null ? "(no command in the profile)" : D.command;
+  $("note").textContent = "The frames are built from callgrind's call edges, which keep no whole stacks: " +
+    "below a function with several callers, the split of its callees' cost among its frames is an estimate " +
+    "(\u2248 in the tooltip); a recursive function is one frame. Callees under " + D.threshold +
+    "% of the total are merged into \u201cother\u201d (" + num(D.merged) + " frames); functions under it " +
+    "are not in the table (" + num(D.hidden) + ")." + (D.unreached ? " " + num(D.unreached) +
+    " " + D.events[0] + " are held by no entry point's calls." : "");
+  D.events.forEach((n, k) => {
+    const b = $("events").appendChild(el("button", "", n));
+    b.dataset.value = n;
+    b.addEventListener("click", () => setEvent(k));
+  });
+  $("flame").addEventListener("click", (e) => {
+    const f = e.target.closest(".fr");
+    if (!f) return;
+    const i = Number(f.dataset.i);
+    zoom = i === zoom && parent[i] >= 0 ? parent[i] : i;
+    render();
+    if (FR.f[i] >= 0) showFunc(FR.f[i]);
+  });
+  $("flame").addEventListener("mousemove", tip);
+  $("flame").addEventListener("mouseleave", () => { $("tip").style.display = "none"; });
+  $("search").addEventListener("input", search);
+  $("topfilter").addEventListener("input", renderTop);
+  $("reset").addEventListener("click", () => { zoom = 0; render(); });
+  window.addEventListener("resize", render);
+  setEvent(0);
+  document.body.setAttribute("data-script-ms", Math.round(performance.now() - t0));
+  document.body.setAttribute("data-ready", "1");
+})();
