@@ -109,12 +109,95 @@ static int by_incl(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* BEFORE's functions by (name, object file name), for --diff: two builds in two work trees
+ * compare, as in `tare cg diff`. */
+static const struct cg_profile *key_p;
+
+static int by_key(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(cg_str(key_p, key_p->funcs[x].name), cg_str(key_p, key_p->funcs[y].name));
+    return c ? c : strcmp(base(cg_str(key_p, key_p->funcs[x].obj)),
+                          base(cg_str(key_p, key_p->funcs[y].obj)));
+}
+
+struct side {
+    const struct cg_profile *p;
+    uint32_t *sorted, n;   /* its live functions, by key */
+};
+
+/* The function of b named as function g of a, or UINT32_MAX. */
+static uint32_t side_find(const struct side *b, const struct cg_profile *a, uint32_t g)
+{
+    const char *name = cg_str(a, a->funcs[g].name), *obj = base(cg_str(a, a->funcs[g].obj));
+    uint32_t lo = 0, hi = b->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2, f = b->sorted[mid];
+        int c = strcmp(cg_str(b->p, b->p->funcs[f].name), name);
+        if (!c)
+            c = strcmp(base(cg_str(b->p, b->p->funcs[f].obj)), obj);
+        if (!c)
+            return f;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return UINT32_MAX;
+}
+
+static bool side_init(struct side *b, const struct cg_profile *p)
+{
+    b->p = p;
+    b->n = 0;
+    b->sorted = malloc(((size_t)p->nfunc + 1) * sizeof *b->sorted);
+    if (!b->sorted)
+        return false;
+    for (uint32_t f = 0; f < p->nfunc; f++)
+        if (!p->funcs[f].folded)
+            b->sorted[b->n++] = f;
+    key_p = p;
+    qsort(b->sorted, b->n, sizeof *b->sorted, by_key);
+    return true;
+}
+
+/* True where function g of p is worth a row: its inclusive cost at or above the threshold
+ * in some event; *any: it has some cost at all. */
+static bool big_func(const struct cg_profile *p, uint32_t g, double threshold, bool *any)
+{
+    bool big = false;
+    *any = false;
+    for (int k = 0; k < p->nev; k++) {
+        uint64_t in = cg_incl(p, g)[k], s = cg_self(p, g)[k];
+        *any |= in || s;
+        big |= in && (double)in >= threshold / 100 * (double)cg_total(p, k);
+    }
+    return big;
+}
+
 /* The data: functions at or above the threshold (inclusive, any event) or in a frame, the
  * calls between them, the frames. Returns 0, or -1 out of memory. */
 static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
-                      double threshold, const char *title)
+                      double threshold, const char *title, const struct cg_profile *before)
 {
     int nev = p->nev;
+    struct side bs = {0}, as = {0};
+    uint32_t *gone = NULL, ngone = 0;
+    if (before) {
+        if (!side_init(&bs, before) || !side_init(&as, p) ||
+            !(gone = malloc(((size_t)before->nfunc + 1) * sizeof *gone))) {
+            free(bs.sorted);
+            free(as.sorted);
+            return -1;
+        }
+        /* functions of BEFORE worth a row that AFTER does not have */
+        for (uint32_t g = 0; g < before->nfunc; g++) {
+            bool any;
+            if (!before->funcs[g].folded && big_func(before, g, threshold, &any) &&
+                side_find(&as, before, g) == UINT32_MAX)
+                gone[ngone++] = g;
+        }
+    }
     uint32_t *id = malloc(((size_t)p->nfunc + 1) * sizeof *id);
     uint32_t *order = malloc(((size_t)p->nfunc + 1) * sizeof *order);
     uint64_t *cost = calloc((size_t)nev + 1, sizeof *cost);
@@ -133,11 +216,11 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
     for (uint32_t g = 0; g < p->nfunc; g++) {
         if (p->funcs[g].folded)
             continue;
-        bool any = false, big = false;
-        for (int k = 0; k < nev; k++) {
-            uint64_t in = cg_incl(p, g)[k], s = cg_self(p, g)[k];
-            any |= in || s;
-            big |= in && (double)in >= threshold / 100 * (double)cg_total(p, k);
+        bool any, big = big_func(p, g, threshold, &any);
+        if (before && !big) {   /* a function that was big before is a row too */
+            uint32_t b = side_find(&bs, p, g);
+            bool bany;
+            big = b != UINT32_MAX && big_func(before, b, threshold, &bany);
         }
         if (id[g] || (any && big))
             order[n++] = g;
@@ -180,7 +263,38 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
         costs(f, cg_self(p, g), nev);
         fputc(',', f);
         costs(f, cg_incl(p, g), nev);
-        fprintf(f, ",%d]", p->funcs[g].incl_bound ? 1 : 0);
+        fprintf(f, ",%d", p->funcs[g].incl_bound ? 1 : 0);
+        if (before) {   /* BEFORE's self and inclusive cost, null for a new function */
+            uint32_t b = side_find(&bs, p, g);
+            if (b == UINT32_MAX)
+                fputs(",null,null", f);
+            else {
+                fputc(',', f);
+                costs(f, cg_self(before, b), nev);
+                fputc(',', f);
+                costs(f, cg_incl(before, b), nev);
+            }
+        }
+        fputc(']', f);
+    }
+    /* gone: only BEFORE had them (zero now; not in the frames, which are AFTER's) */
+    for (uint32_t j = 0; j < ngone; j++) {
+        uint32_t g = gone[j];
+        fputs(n + j ? ",\n[" : "[", f);
+        js_str(f, cg_str(before, before->funcs[g].name));
+        fputc(',', f);
+        js_str(f, base(cg_str(before, before->funcs[g].obj)));
+        for (int k = 0; k < nev; k++)
+            cost[k] = 0;
+        fputc(',', f);
+        costs(f, cost, nev);
+        fputc(',', f);
+        costs(f, cost, nev);
+        fputs(",0,", f);
+        costs(f, cg_self(before, g), nev);
+        fputc(',', f);
+        costs(f, cg_incl(before, g), nev);
+        fputs(",1]", f);
     }
     fputs("],\n\"e\":[", f);
     bool first = true;
@@ -219,14 +333,30 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
         for (uint32_t i = 0; i < fl->n; i++)
             fprintf(f, "%s%" PRIu64, i ? "," : "", cg_frame_value(fl, i, k));
     }
-    fputs("]]}}", f);
+    fputs("]]}", f);
+    if (before) {
+        fputs(",\n\"diff\":{\"totals\":", f);
+        for (int k = 0; k < nev; k++)
+            cost[k] = cg_total(before, k);
+        costs(f, cost, nev);
+        fputs(",\"command\":", f);
+        if (before->command)
+            js_str(f, before->command);
+        else
+            fputs("null", f);
+        fputc('}', f);
+    }
+    fputs("}", f);
+    free(bs.sorted);
+    free(as.sorted);
+    free(gone);
     free(id);
     free(order);
     free(cost);
     return 0;
 }
 
-enum { OPT_THRESHOLD = 0x100, OPT_TITLE, OPT_HELP };
+enum { OPT_THRESHOLD = 0x100, OPT_TITLE, OPT_DIFF, OPT_HELP };
 
 int cg_page_main(int argc, char **argv)
 {
@@ -234,11 +364,13 @@ int cg_page_main(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"threshold", required_argument, NULL, OPT_THRESHOLD},
         {"title", required_argument, NULL, OPT_TITLE},
+        {"diff", no_argument, NULL, OPT_DIFF},
         {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
     const char *outp = NULL, *title = NULL;
     double threshold = 0.01;
+    bool diff = false;
     optind = 1;
     opterr = 0;
     int ch;
@@ -250,6 +382,7 @@ int cg_page_main(int argc, char **argv)
                 return EXIT_USAGE;
             break;
         case OPT_TITLE: title = optarg; break;
+        case OPT_DIFF: diff = true; break;
         case 'h':
         case OPT_HELP: cli_print_usage(stdout, cmd_cg_usage); return EXIT_OK;
         case ':':
@@ -263,20 +396,42 @@ int cg_page_main(int argc, char **argv)
         return cli_usage_error("cg", cmd_cg_usage, "page: no profile given");
     if (!outp)
         return cli_usage_error("cg", cmd_cg_usage, "page: no -o OUT");
-    struct cg_profile *p;
-    int rc = cg_graph_load(argv + optind, argc - optind, NULL, &p);
-    if (rc)
+    if (diff && argc - optind != 2)
+        return cli_usage_error("cg", cmd_cg_usage, "page --diff: want BEFORE and AFTER");
+    struct cg_profile *p, *before = NULL;
+    int rc;
+    if (diff) {
+        if ((rc = cg_graph_load(argv + optind, 1, NULL, &before)))
+            return rc;
+        optind++;
+    }
+    if ((rc = cg_graph_load(argv + optind, argc - optind, NULL, &p))) {
+        if (before)
+            cg_profile_free(before);
         return rc;
+    }
+    bool same = !before || before->nev == p->nev;
+    for (int k = 0; same && before && k < p->nev; k++)
+        same = strcmp(cg_event_name(before, k), cg_event_name(p, k)) == 0;
+    if (!same) {
+        cli_error("cg", "page --diff: '%s' and '%s' have different events", argv[optind - 1],
+                  argv[optind]);
+        cg_profile_free(before);
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
     struct cg_flame fl;
     struct err e = {0};
     struct cg_flame_opts o = {.min_frac = threshold / 100};
     if (cg_flame_build(p, &o, &fl, &e) < 0) {
+        if (before)
+            cg_profile_free(before);
         cg_profile_free(p);
         return cli_fail("cg", &e);
     }
     char deftitle[300];
     if (!title) {
-        snprintf(deftitle, sizeof deftitle, "tare cg: %s",
+        snprintf(deftitle, sizeof deftitle, "tare cg%s: %s", before ? " diff" : "",
                  p->command ? p->command : base(argv[optind]));
         title = deftitle;
     }
@@ -303,7 +458,7 @@ int cg_page_main(int argc, char **argv)
     fputs("</style>\n</head>\n<body>\n", f);
     fputs(page_body, f);
     fputs("<script type=\"application/json\" id=\"cg-data\">", f);
-    int w = write_data(f, p, &fl, threshold, title);
+    int w = write_data(f, p, &fl, threshold, title, before);
     fputs("</script>\n<script>\n", f);
     fputs(cg_page_js_text, f);
     fputs("</script>\n</body>\n</html>\n", f);
@@ -321,6 +476,8 @@ int cg_page_main(int argc, char **argv)
     free(tmp);
     cg_flame_free(&fl);
     cg_profile_free(p);
+    if (before)
+        cg_profile_free(before);
     return EXIT_OK;
 fail:
     if (f)
@@ -332,5 +489,7 @@ fail:
     }
     cg_flame_free(&fl);
     cg_profile_free(p);
+    if (before)
+        cg_profile_free(before);
     return EXIT_USAGE;
 }

@@ -7,7 +7,11 @@
   const D = JSON.parse(document.getElementById("cg-data").textContent);
   const $ = (id) => document.getElementById(id);
   const F = D.f, E = D.e, FR = D.fr, N = FR.f.length;
-  let ev = 0, zoom = 0, cur = -1, query = "", sortCol = 2, sortDesc = true;
+  const DIFF = D.diff || null;   // --diff: F[k][5], F[k][6] are BEFORE's costs (null: new), F[k][7] gone
+  let ev = 0, zoom = 0, cur = -1, query = "", sortCol = DIFF ? 4 : 2, sortDesc = true, maxAbs = 1;
+  const before = (k) => F[k][5] ? F[k][5][ev] : 0;
+  const delta = (k) => F[k][2][ev] - before(k);
+  const status = (k) => F[k][7] ? "gone" : F[k][5] === null ? "new" : "";
   const num = (n) => Number(n).toLocaleString("en-US");
   const pct = (a, t) => t ? (100 * a / t).toFixed(2) + "%" : "NA";
   const el = (tag, cls, text) => {
@@ -54,6 +58,8 @@
       next[p] += v[i];
       SELF[p] -= v[i];
     }
+    maxAbs = 1;
+    if (DIFF) F.forEach((_, k) => { maxAbs = Math.max(maxAbs, Math.abs(delta(k))); });
   }
   function hue(s) {
     let h = 0;
@@ -62,6 +68,11 @@
   }
   function colour(i) {
     if (FR.f[i] < 0) return "#c8ccd3";
+    if (DIFF) {   // by the change of the function's self cost: red more, blue less, grey none
+      const d = delta(FR.f[i]);
+      if (d === 0) return "#dfe2e7";
+      return "hsl(" + (d > 0 ? 0 : 215) + ", 75%, " + (82 - 34 * Math.min(1, Math.abs(d) / maxAbs)) + "%)";
+    }
     const h = hue(F[FR.f[i]][0]);
     return "hsl(" + (h % 50) + ", " + (65 + (h >> 8) % 25) + "%, " + (58 + (h >> 16) % 14) + "%)";
   }
@@ -77,6 +88,7 @@
       if (FR.f[i] === -1) e.classList.add("other");
       if (matches(i)) e.classList.add("match");
       if (i === zoom) e.classList.add("zoom");
+      if (DIFF && FR.f[i] >= 0 && delta(FR.f[i]) !== 0) e.classList.add(delta(FR.f[i]) > 0 ? "up" : "down");
       e.style.left = x + "px";
       e.style.width = w + "px";
       e.style.top = d * rowH + "px";
@@ -115,6 +127,8 @@
     if (fi >= 0) {
       t.appendChild(el("div", "", "function: self " + num(F[fi][2][ev]) + ", inclusive " +
         (F[fi][4] ? "<=" : "") + num(F[fi][3][ev]) + " (" + pct(F[fi][3][ev], tot) + ")"));
+      if (DIFF) t.appendChild(el("div", "", "self before " + num(before(fi)) + ", after " + num(F[fi][2][ev]) +
+        " (" + (delta(fi) >= 0 ? "+" : "") + num(delta(fi)) + ")" + (status(fi) ? " " + status(fi) : "")));
       const p = parent[i] > 0 ? FR.f[parent[i]] : -1;
       const k = p >= 0 ? edgeOf.get(p + ":" + fi) : undefined;
       if (k !== undefined) t.appendChild(el("div", "", "calls from " + F[p][0] + ": " + num(E[k][2])));
@@ -168,6 +182,7 @@
 
   const TOP_ROWS = 300;
   function renderTop() {
+    if (DIFF) return renderMovers();
     const q = $("topfilter").value.toLowerCase(), tot = D.totals[ev];
     const key = [(k) => F[k][0], (k) => F[k][1], (k) => F[k][2][ev], (k) => F[k][3][ev]][sortCol];
     let idx = F.map((_, k) => k).filter((k) => q === "" || F[k][0].toLowerCase().includes(q));
@@ -195,6 +210,41 @@
       " more rows: filter to narrow" : idx.length + " functions"));
   }
 
+  // --diff: the functions by the size of the change of their self cost, biggest first
+  function renderMovers() {
+    const q = $("topfilter").value.toLowerCase();
+    const key = [(k) => F[k][0], (k) => F[k][1], before, (k) => F[k][2][ev], (k) => Math.abs(delta(k))][sortCol];
+    const idx = F.map((_, k) => k).filter((k) => (q === "" || F[k][0].toLowerCase().includes(q)) &&
+      (F[k][2][ev] || before(k)));
+    idx.sort((a, b) => {
+      const x = key(a), y = key(b);
+      const c = x < y ? -1 : x > y ? 1 : a - b;
+      return sortDesc ? -c : c;
+    });
+    const sign = (d) => (d > 0 ? "+" : "") + num(d);
+    const t = table(["function", "object", "before", "after", "delta", "change", ""], idx.slice(0, TOP_ROWS).map((k) =>
+      [funcLink(k), F[k][1], num(before(k)), num(F[k][2][ev]), sign(delta(k)),
+        before(k) ? (delta(k) >= 0 ? "+" : "") + (100 * delta(k) / before(k)).toFixed(2) + "%" : "", status(k)]));
+    t.id = "movers";
+    t.querySelectorAll("tbody tr").forEach((tr, r) => {
+      const d = delta(idx[r]);
+      if (d) tr.children[4].className = d > 0 ? "up" : "down";
+    });
+    t.querySelectorAll("th").forEach((th, c) => {
+      if (c > 4) return;
+      if (c === sortCol) th.textContent += sortDesc ? " \u25bc" : " \u25b2";
+      th.addEventListener("click", () => {
+        if (c === sortCol) sortDesc = !sortDesc; else { sortCol = c; sortDesc = c >= 2; }
+        renderMovers();
+      });
+    });
+    const box = $("top");
+    box.textContent = "";
+    box.appendChild(t);
+    box.appendChild(el("div", "muted", idx.length > TOP_ROWS ? (idx.length - TOP_ROWS) +
+      " more rows: filter to narrow" : idx.length + " functions"));
+  }
+
   function search() {
     query = $("search").value.toLowerCase();
     render();
@@ -203,7 +253,9 @@
   function setEvent(k) {
     ev = k;
     document.querySelectorAll("#events button").forEach((b, j) => b.classList.toggle("on", j === k));
-    $("summary").textContent = D.events[ev] + " total " + num(D.totals[ev]) + " \u00b7 " + D.files +
+    $("summary").textContent = D.events[ev] + " total " + (DIFF ? "before " + num(DIFF.totals[ev]) + ", after " : "") +
+      num(D.totals[ev]) + (DIFF && DIFF.totals[ev] ? " (" + (D.totals[ev] >= DIFF.totals[ev] ? "+" : "") +
+      (100 * (D.totals[ev] - DIFF.totals[ev]) / DIFF.totals[ev]).toFixed(2) + "%)" : "") + " \u00b7 " + D.files +
       " file" + (D.files === 1 ? "" : "s") + ", " + D.parts + " part" + (D.parts === 1 ? "" : "s");
     layout();
     render();
@@ -219,7 +271,10 @@
     "(\u2248 in the tooltip); a recursive function is one frame. Callees under " + D.threshold +
     "% of the total are merged into \u201cother\u201d (" + num(D.merged) + " frames); functions under it " +
     "are not in the table (" + num(D.hidden) + ")." + (D.unreached ? " " + num(D.unreached) +
-    " " + D.events[0] + " are held by no entry point's calls." : "");
+    " " + D.events[0] + " are held by no entry point's calls." : "") + (DIFF ? " The frames are AFTER's, " +
+    "coloured by the change of their function's self cost from BEFORE (" + (DIFF.command || "no command") +
+    "): red more, blue less, grey no change; the table lists the functions by the size of that change, " +
+    "new and gone marked." : "");
   D.events.forEach((n, k) => {
     const b = $("events").appendChild(el("button", "", n));
     b.dataset.value = n;

@@ -108,6 +108,13 @@ async function run() {
                flame_width: document.getElementById('flame').clientWidth }; }; 0`);
   out.root = await evaluate("__root()");
   out.frames = await evaluate("document.querySelectorAll('#flame .fr').length");
+  // --diff: the functions whose frames are coloured as changed, and the movers table
+  out.changed = await evaluate(`Array.from(new Set(Array.from(document.querySelectorAll('#flame .fr.up, #flame .fr.down'))
+    .map(e => (e.classList.contains('up') ? '+' : '-') + __d.f[__d.fr.f[Number(e.dataset.i)]][0]))).sort()`);
+  out.movers = await evaluate(`Array.from(document.querySelectorAll('#movers tbody tr')).slice(0, 3)
+    .map(r => Array.from(r.children).map(c => c.textContent))`);
+  out.moved = await evaluate(`Array.from(document.querySelectorAll('#movers tbody tr')).filter(r => r.children[4].textContent !== '0')
+    .map(r => r.children[0].textContent + ' ' + r.children[4].textContent + (r.children[6].textContent ? ' ' + r.children[6].textContent : ''))`);
   if (wantName) {
     const frames = `__frames(${JSON.stringify(wantName)}).map(e => ({ i: Number(e.dataset.i), value: Number(e.dataset.v),
       width: e.getBoundingClientRect().width }))`;

@@ -110,6 +110,34 @@ res=$(browse "$TMP/inl.html" "" hot_a)
 expect_eq "$(field "$res" errors)" "[]" "inlined fixture: no errors"
 expect_eq "$(field "$res" name_frames.0.value)" "$(incl_of "$TMP/inl.out" hot_a)" "hot_a's frame = its inclusive cost, inlined pieces merged"
 
+# --diff: cg_stacks with "b" makes leaf_b do 1,000 more rounds and nothing else
+cgrun "$TMP/da.out" -- "$FIXTURES/cg_stacks" a
+cgrun "$TMP/db.out" -- "$FIXTURES/cg_stacks" b
+run_tare cg diff --format=tsv -n 0 "$TMP/da.out" "$TMP/db.out"
+self_in() { "$TARE" cg top -n 0 --format=tsv "$1" | awk -F'\t' -v f="$2" '$1 == f { print $3 }'; }
+grow=$(( $(self_in "$TMP/db.out" leaf_b) - $(self_in "$TMP/da.out" leaf_b) ))
+expect_eq "$(awk -F'\t' 'NR > 1 && $5 != 0 { print $1, $5 }' <<<"$out")" "leaf_b $grow" \
+    "tare cg diff: the two profiles differ in leaf_b alone"
+run_tare cg page --diff "$TMP/da.out" "$TMP/db.out" -o "$TMP/diff.html"
+expect_rc 0 "page --diff"
+res=$(browse "$TMP/diff.html" "$SHOTDIR/cg-page-diff-screenshot.png" leaf_b)
+expect_eq "$(field "$res" errors)" "[]" "diff page: no errors"
+expect_eq "$(field "$res" changed)" '["+leaf_b"]' "diff page: leaf_b's frames coloured as more cost, and no other"
+expect_eq "$(field "$res" moved)" "[\"leaf_b +$(sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$grow")\"]" "diff page: the movers table has leaf_b alone changed, by tare cg diff's delta"
+expect_eq "$(field "$res" movers.0.0)" '"leaf_b"' "diff page: the biggest mover first"
+expect_match "$(field "$res" tooltip)" 'self before [0-9,]+, after [0-9,]+ \(\+[0-9,]+\)' "diff page: hover tells before and after"
+# new and gone: cg_recurse before, cg_stacks after
+run_tare cg page --diff "$TMP/rec.out" "$TMP/da.out" -o "$TMP/diff2.html"
+res=$(browse "$TMP/diff2.html")
+expect_eq "$(field "$res" errors)" "[]" "new/gone diff page: no errors"
+expect_match "$(field "$res" moved)" '"fib -[0-9,]+ gone"' "diff page: fib, only before, is gone"
+expect_match "$(field "$res" moved)" '"leaf_b \+[0-9,]+ new"' "diff page: leaf_b, only after, is new"
+run_tare cg page --diff "$TMP/da.out" -o "$TMP/x.html"
+expect_rc 2 "page --diff wants two profiles"
+run_tare cg page --diff "$TMP/st.out" "$TMP/da.out" -o "$TMP/x.html"
+expect_rc 2 "page --diff of profiles with different events"
+expect_match "$err" "different events" "page --diff: says the events differ"
+
 # hostile names in the browser: text, nothing run
 res=$(browse "$TMP/names.html" "" "$H" "$T")
 expect_eq "$(field "$res" errors)" "[]" "hostile page: no dialogs, no errors"
