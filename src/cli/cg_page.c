@@ -109,6 +109,9 @@ static int by_incl(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int write_lines(FILE *f, const struct cg_profile *p, const uint32_t *id, uint32_t n,
+                       const char *root);
+
 /* BEFORE's functions by (name, object file name), for --diff: two builds in two work trees
  * compare, as in `tare cg diff`. */
 static const struct cg_profile *key_p;
@@ -178,7 +181,8 @@ static bool big_func(const struct cg_profile *p, uint32_t g, double threshold, b
 /* The data: functions at or above the threshold (inclusive, any event) or in a frame, the
  * calls between them, the frames. Returns 0, or -1 out of memory. */
 static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
-                      double threshold, const char *title, const struct cg_profile *before)
+                      double threshold, const char *title, const struct cg_profile *before,
+                      const char *root)
 {
     int nev = p->nev;
     struct side bs = {0}, as = {0};
@@ -334,6 +338,10 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
             fprintf(f, "%s%" PRIu64, i ? "," : "", cg_frame_value(fl, i, k));
     }
     fputs("]]}", f);
+    if (write_lines(f, p, id, n, root) < 0) {
+        free(bs.sorted), free(as.sorted), free(gone), free(id), free(order), free(cost);
+        return -1;
+    }
     if (before) {
         fputs(",\n\"diff\":{\"totals\":", f);
         for (int k = 0; k < nev; k++)
@@ -356,7 +364,166 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
     return 0;
 }
 
-enum { OPT_THRESHOLD = 0x100, OPT_TITLE, OPT_DIFF, OPT_HELP };
+/* ---- annotated source ---- */
+
+#define SRC_MAX_LINES 5000               /* of one file: more, line numbers and costs only */
+#define SRC_MAX_BYTES ((size_t)4 << 20)   /* of all files' text in one page */
+
+/* The readable file for path as the profile writes it: itself, or with root, root/path
+ * (relative) or root/ and the path's last components, longest first (absolute: the
+ * profile was made elsewhere). Returns a malloc'd path or NULL. */
+static char *find_source(const char *path, const char *root)
+{
+    if (access(path, R_OK) == 0 && path[0])
+        return strdup(path);
+    if (!root)
+        return NULL;
+    for (const char *tail = path; tail; tail = strchr(tail + 1, '/')) {
+        const char *t = tail;
+        while (*t == '/')
+            t++;
+        if (!*t)
+            break;
+        char *cand = NULL;
+        if (asprintf(&cand, "%s/%s", root, t) < 0)
+            return NULL;
+        if (access(cand, R_OK) == 0)
+            return cand;
+        free(cand);
+    }
+    return NULL;
+}
+
+/* Lines lo..hi of file path as JSON strings into f (an array); false where it is unreadable
+ * or longer than the budget left (nothing written then). */
+static bool write_source(FILE *f, const char *path, uint32_t lo, uint32_t hi, size_t *budget)
+{
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return false;
+    char *line = NULL, **keep = calloc((size_t)(hi - lo + 1), sizeof *keep);
+    size_t cap = 0, used = 0;
+    uint32_t no = 0;
+    ssize_t n;
+    bool ok = keep != NULL;
+    while (ok && no < hi && (n = getline(&line, &cap, in)) >= 0) {
+        if (++no < lo)
+            continue;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = 0;
+        used += (size_t)n + 8;
+        if (used > *budget || !(keep[no - lo] = strdup(line)))
+            ok = false;
+    }
+    fclose(in);
+    free(line);
+    if (ok) {
+        *budget -= used;
+        fputc('[', f);
+        for (uint32_t i = 0; i + lo <= hi; i++) {
+            if (i)
+                fputc(',', f);
+            js_str(f, keep[i] ? keep[i] : "");
+        }
+        fputc(']', f);
+    }
+    for (uint32_t i = 0; keep && i + lo <= hi; i++)
+        free(keep[i]);
+    free(keep);
+    return ok;
+}
+
+static const struct cg_profile *line_p;
+
+static int by_line(const void *a, const void *b)
+{
+    const struct cg_line *x = &line_p->lines[*(const uint32_t *)a];
+    const struct cg_line *y = &line_p->lines[*(const uint32_t *)b];
+    if (x->file != y->file) {
+        int c = strcmp(cg_str(line_p, x->file), cg_str(line_p, y->file));
+        if (c)
+            return c;
+        return x->file < y->file ? -1 : 1;
+    }
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* "lines": per function of the page (id[]), its lines with cost [file, line, costs...];
+ * "files": each file those name, as the profile writes it, the file read (or null) and the
+ * text of the lines around them. Returns 0, -1 out of memory. */
+static int write_lines(FILE *f, const struct cg_profile *p, const uint32_t *id, uint32_t n,
+                       const char *root)
+{
+    int nev = p->nev;
+    uint32_t *at = calloc((size_t)n + 2, sizeof *at), *by = malloc(((size_t)p->nline + 1) *
+                                                                   sizeof *by);
+    uint32_t *fidx = calloc((size_t)p->nstr + 1, sizeof *fidx), nfiles = 0;
+    uint32_t *files = malloc(((size_t)p->nline + 1) * sizeof *files);
+    uint32_t *lo = malloc(((size_t)p->nline + 1) * sizeof *lo);
+    uint32_t *hi = malloc(((size_t)p->nline + 1) * sizeof *hi);
+    if (!at || !by || !fidx || !files || !lo || !hi) {
+        free(at), free(by), free(fidx), free(files), free(lo), free(hi);
+        return -1;
+    }
+    for (uint32_t l = 0; l < p->nline; l++)
+        if (id[p->lines[l].func] != UINT32_MAX)
+            at[id[p->lines[l].func] + 2]++;
+    for (uint32_t j = 0; j < n; j++)
+        at[j + 2] += at[j + 1];
+    for (uint32_t l = 0; l < p->nline; l++)
+        if (id[p->lines[l].func] != UINT32_MAX)
+            by[at[id[p->lines[l].func] + 1]++] = l;
+    line_p = p;
+    fputs(",\n\"lines\":[", f);
+    for (uint32_t j = 0; j < n; j++) {
+        qsort(by + at[j], at[j + 1] - at[j], sizeof *by, by_line);
+        fputs(j ? ",\n[" : "[", f);
+        for (uint32_t k = at[j]; k < at[j + 1]; k++) {
+            const struct cg_line *ln = &p->lines[by[k]];
+            uint32_t fi = fidx[ln->file];
+            if (!fi) {
+                fi = fidx[ln->file] = ++nfiles;
+                files[fi - 1] = ln->file;
+                lo[fi - 1] = ln->line;
+                hi[fi - 1] = ln->line;
+            }
+            if (ln->line < lo[fi - 1])
+                lo[fi - 1] = ln->line;
+            if (ln->line > hi[fi - 1])
+                hi[fi - 1] = ln->line;
+            fprintf(f, "%s[%" PRIu32 ",%" PRIu32, k > at[j] ? "," : "", fi - 1, ln->line);
+            for (int e = 0; e < nev; e++)
+                fprintf(f, ",%" PRIu64, p->line_cost[(size_t)by[k] * nev + e]);
+            fputc(']', f);
+        }
+        fputc(']', f);
+    }
+    fputs("],\n\"files\":[", f);
+    size_t budget = SRC_MAX_BYTES;
+    for (uint32_t i = 0; i < nfiles; i++) {
+        const char *path = cg_str(p, files[i]);
+        char *found = find_source(path, root);
+        uint32_t first = lo[i] > 3 ? lo[i] - 3 : 1, last = hi[i] + 3;
+        fputs(i ? ",\n{\"path\":" : "{\"path\":", f);
+        js_str(f, path);
+        fputs(",\"read\":", f);
+        if (found)
+            js_str(f, found);
+        else
+            fputs("null", f);
+        fprintf(f, ",\"first\":%" PRIu32 ",\"text\":", first);
+        if (!found || last - first >= SRC_MAX_LINES ||
+            !write_source(f, found, first, last, &budget))
+            fputs("null", f);
+        fputc('}', f);
+        free(found);
+    }
+    fputc(']', f);
+    free(at), free(by), free(fidx), free(files), free(lo), free(hi);
+    return 0;
+}
+
+enum { OPT_THRESHOLD = 0x100, OPT_TITLE, OPT_DIFF, OPT_SOURCE_ROOT, OPT_HELP };
 
 int cg_page_main(int argc, char **argv)
 {
@@ -365,10 +532,11 @@ int cg_page_main(int argc, char **argv)
         {"threshold", required_argument, NULL, OPT_THRESHOLD},
         {"title", required_argument, NULL, OPT_TITLE},
         {"diff", no_argument, NULL, OPT_DIFF},
+        {"source-root", required_argument, NULL, OPT_SOURCE_ROOT},
         {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
-    const char *outp = NULL, *title = NULL;
+    const char *outp = NULL, *title = NULL, *root = NULL;
     double threshold = 0.01;
     bool diff = false;
     optind = 1;
@@ -383,6 +551,7 @@ int cg_page_main(int argc, char **argv)
             break;
         case OPT_TITLE: title = optarg; break;
         case OPT_DIFF: diff = true; break;
+        case OPT_SOURCE_ROOT: root = optarg; break;
         case 'h':
         case OPT_HELP: cli_print_usage(stdout, cmd_cg_usage); return EXIT_OK;
         case ':':
@@ -405,7 +574,7 @@ int cg_page_main(int argc, char **argv)
             return rc;
         optind++;
     }
-    if ((rc = cg_graph_load(argv + optind, argc - optind, NULL, &p))) {
+    if ((rc = cg_graph_load(argv + optind, argc - optind, "", &p))) {
         if (before)
             cg_profile_free(before);
         return rc;
@@ -458,7 +627,7 @@ int cg_page_main(int argc, char **argv)
     fputs("</style>\n</head>\n<body>\n", f);
     fputs(page_body, f);
     fputs("<script type=\"application/json\" id=\"cg-data\">", f);
-    int w = write_data(f, p, &fl, threshold, title, before);
+    int w = write_data(f, p, &fl, threshold, title, before, root);
     fputs("</script>\n<script>\n", f);
     fputs(cg_page_js_text, f);
     fputs("</script>\n</body>\n</html>\n", f);

@@ -178,6 +178,34 @@
     t2.id = "callees";
     const b = s.appendChild(el("button", "", "show in the flame graph"));
     b.addEventListener("click", () => { $("search").value = r[0]; search(); });
+    showSource(s, f);
+  }
+
+  // the function's lines with their cost, file by file, with the text where it was readable
+  const SRC_ROWS = 400;
+  function showSource(s, f) {
+    const lines = (D.lines && D.lines[f]) || [];
+    if (!lines.length) return;
+    s.appendChild(el("h2", "", "source (self cost by line)"));
+    const byFile = new Map();
+    lines.forEach((l) => { if (!byFile.has(l[0])) byFile.set(l[0], []); byFile.get(l[0]).push(l); });
+    byFile.forEach((ls, fi) => {
+      const file = D.files[fi], cost = new Map(ls.map((l) => [l[1], l[2 + ev]]));
+      const h = s.appendChild(el("div", "srcfile", file.path));
+      if (file.text === null) h.appendChild(el("span", "muted", file.read === null
+        ? "  (not readable here: line numbers and costs only; --source-root DIR)" : "  (too long to include)"));
+      const rows = [];
+      if (file.text !== null) {
+        const lo = Math.max(file.first, ls[0][1] - 3), hi = Math.min(file.first + file.text.length - 1, ls[ls.length - 1][1] + 3);
+        for (let n = lo; n <= hi && rows.length < SRC_ROWS; n++)
+          rows.push([String(n), cost.has(n) ? num(cost.get(n)) : "", cost.has(n) ? pct(cost.get(n), D.totals[ev]) : "", file.text[n - file.first]]);
+      } else {
+        ls.forEach((l) => rows.push([String(l[1]), num(l[2 + ev]), pct(l[2 + ev], D.totals[ev]), ""]));
+      }
+      const t = s.appendChild(table(["line", D.events[ev], "%", "source"], rows));
+      t.className = "src";
+      t.querySelectorAll("tbody tr").forEach((tr, k) => { if (rows[k][1] !== "") tr.classList.add("hot"); });
+    });
   }
 
   const TOP_ROWS = 300;

@@ -22,7 +22,7 @@ const char cmd_cg_usage[] =
     "tare cg info FILE... [--format text|json]\n"
     "tare cg folded FILE... [--event EV] [--threshold PCT]\n"
     "tare cg dot FILE... [--event EV] [--node-threshold PCT] [--edge-threshold PCT]\n"
-    "tare cg page FILE... -o OUT [--threshold PCT] [--title TEXT]\n"
+    "tare cg page FILE... -o OUT [--threshold PCT] [--title TEXT] [--source-root DIR]\n"
     "tare cg page --diff BEFORE AFTER -o OUT [--threshold PCT] [--title TEXT]";
 
 static const char cg_options[] =

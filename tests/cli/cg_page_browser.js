@@ -151,6 +151,9 @@ async function run() {
       f.dispatchEvent(new Event('input')); return Array.from(document.querySelectorAll('#top tbody tr td:first-child')).map(e => e.textContent); })()`);
     await evaluate(`Array.from(document.querySelectorAll('#top tbody a')).find(a => a.textContent === ${JSON.stringify(wantFunc)})?.click()`);
     out.func = await evaluate("document.querySelector('#func h2.fname')?.textContent");
+    out.source = await evaluate(`Array.from(document.querySelectorAll('#func .srcfile')).map(h => ({ file: h.firstChild.textContent,
+      note: h.querySelector('.muted')?.textContent || '',
+      rows: Array.from(h.nextElementSibling.querySelectorAll('tbody tr')).map(r => Array.from(r.children).map(c => c.textContent)) }))`);
     const rows = (id) => `Array.from(document.querySelectorAll('#${id} tbody tr')).map(r => Array.from(r.children).slice(0, 3).map(c => c.textContent))`;
     out.callers = await evaluate(rows("callers"));
     out.callees = await evaluate(rows("callees"));

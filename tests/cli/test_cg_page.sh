@@ -106,9 +106,30 @@ mkdir -p "$TMP/src" && cp "$TARE_ROOT"/tests/fixtures/cg/* "$TMP/src/"
 cc -O2 -g -o "$TMP/inl" "$TMP/src/inl_a.c" "$TMP/src/inl_b.c"
 cgrun "$TMP/inl.out" -- "$TMP/inl"
 run_tare cg page "$TMP/inl.out" -o "$TMP/inl.html"
-res=$(browse "$TMP/inl.html" "" hot_a)
+res=$(browse "$TMP/inl.html" "" hot_a hot_a)
 expect_eq "$(field "$res" errors)" "[]" "inlined fixture: no errors"
 expect_eq "$(field "$res" name_frames.0.value)" "$(incl_of "$TMP/inl.out" hot_a)" "hot_a's frame = its inclusive cost, inlined pieces merged"
+# annotated source: hot_a's lines in its two files, as `tare cg lines` has them, with the text
+src_rows() {  # the rows with a cost: file:line cost
+    node -e 'for (const f of JSON.parse(process.argv[1])) for (const r of f.rows) if (r[1] !== "") console.log(f.file + ":" + r[0] + " " + r[1].replace(/,/g, ""))' "$1"
+}
+run_tare cg lines hot_a --format=tsv "$TMP/inl.out"
+want_lines=$(awk -F'\t' 'NR > 1 { print $2 ":" $3 " " $4 }' <<<"$out" | LC_ALL=C sort)
+check "tare cg lines: hot_a has lines in two files" test "$(cut -d: -f1 <<<"$want_lines" | sort -u | wc -l)" -eq 2
+expect_eq "$(src_rows "$(field "$res" source)" | LC_ALL=C sort)" "$want_lines" "the function view's source: hot_a's lines and costs, as tare cg lines has them"
+expect_eq "$(node -e 'const f = JSON.parse(process.argv[1]).find(f => f.file.endsWith("/inl.h")); console.log(f.rows.find(r => r[0] === "5")[3])' "$(field "$res" source)")" \
+    "$(sed -n 5p "$TMP/src/inl.h")" "the source text of inl.h line 5"
+# the sources moved away: line numbers and costs only, and --source-root finds them again
+mkdir -p "$TMP/moved" && mv "$TMP/src" "$TMP/moved/src"
+run_tare cg page "$TMP/inl.out" -o "$TMP/inl2.html"
+res=$(browse "$TMP/inl2.html" "" hot_a hot_a)
+expect_match "$(field "$res" source.0.note)" "not readable here" "sources gone: the page says so"
+expect_eq "$(src_rows "$(field "$res" source)" | LC_ALL=C sort)" "$want_lines" "sources gone: still each line's cost"
+run_tare cg page "$TMP/inl.out" -o "$TMP/inl3.html" --source-root "$TMP/moved"
+res=$(browse "$TMP/inl3.html" "" hot_a hot_a)
+expect_eq "$(field "$res" source.0.note)" '""' "--source-root: the sources found"
+expect_eq "$(node -e 'const f = JSON.parse(process.argv[1]).find(f => f.file.endsWith("/inl.h")); console.log(f.rows.find(r => r[0] === "5")[3])' "$(field "$res" source)")" \
+    "$(sed -n 5p "$TMP/moved/src/inl.h")" "--source-root: the text of inl.h line 5"
 
 # --diff: cg_stacks with "b" makes leaf_b do 1,000 more rounds and nothing else
 cgrun "$TMP/da.out" -- "$FIXTURES/cg_stacks" a
