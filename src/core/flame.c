@@ -2,6 +2,7 @@
  * stacks, flame graphs and `tare cg page` draw. See flame.h for what is exact and what is not. */
 #include "core/flame.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,4 +236,50 @@ void cg_flame_self(const struct cg_flame *fl, int ev, uint64_t *self)
         uint32_t up = fl->frames[i].parent;
         self[up] = self[up] > v ? self[up] - v : 0;
     }
+}
+
+bool cg_flame_check(const struct cg_flame *fl, const struct cg_profile *p, char *why, size_t n)
+{
+    int nev = fl->nev;
+    if (fl->n == 0 || fl->frames[0].func != CG_FRAME_ROOT || fl->frames[0].depth != 0) {
+        snprintf(why, n, "no root frame");
+        return false;
+    }
+    for (int k = 0; k < nev; k++)
+        if (cg_frame_value(fl, 0, k) != cg_total(p, k)) {
+            snprintf(why, n, "root %d: %llu, not the total", k,
+                     (unsigned long long)cg_frame_value(fl, 0, k));
+            return false;
+        }
+    uint64_t *kids = calloc((size_t)fl->n * (nev ? nev : 1), sizeof *kids);
+    uint32_t *path = malloc(((size_t)fl->n + 1) * sizeof *path);
+    bool ok = kids && path;
+    if (!ok)
+        snprintf(why, n, "out of memory");
+    for (uint32_t i = 1; ok && i < fl->n; i++) {
+        const struct cg_frame *fr = &fl->frames[i];
+        uint32_t up = fr->parent;
+        if (up >= i || fr->depth != fl->frames[up].depth + 1) {
+            snprintf(why, n, "frame %u: parent %u, depth %u", i, up, fr->depth);
+            ok = false;
+            break;
+        }
+        path[fr->depth] = i;
+        for (uint32_t d = 1; fr->func < CG_FRAME_OTHER && d < fr->depth; d++)
+            if (fl->frames[path[d]].func == fr->func) {
+                snprintf(why, n, "frame %u: function %u twice on its path", i, fr->func);
+                ok = false;
+            }
+        for (int k = 0; ok && k < nev; k++) {
+            uint64_t *s = &kids[(size_t)up * nev + k];
+            if (__builtin_add_overflow(*s, cg_frame_value(fl, i, k), s) ||
+                *s > cg_frame_value(fl, up, k)) {
+                snprintf(why, n, "frame %u: its children are worth more than it", up);
+                ok = false;
+            }
+        }
+    }
+    free(kids);
+    free(path);
+    return ok;
 }

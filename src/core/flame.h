@@ -66,4 +66,10 @@ static inline uint64_t cg_frame_value(const struct cg_flame *fl, uint32_t i, int
 /* The self value of each frame for event ev into self[0..n) (the value less the children's). */
 void cg_flame_self(const struct cg_flame *fl, int ev, uint64_t *self);
 
+/* The tree's invariants: frame 0 is the root with the program's totals; each frame comes
+ * after its parent, one deeper; no frame's children add up to more than it (so the self
+ * values add up to the totals); no function twice on one path. False and why where one
+ * fails (a bug: the unit tests and the fuzz target ask). */
+bool cg_flame_check(const struct cg_flame *fl, const struct cg_profile *p, char *why, size_t n);
+
 #endif

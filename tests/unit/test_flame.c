@@ -39,9 +39,15 @@ static void path_of(const struct cg_profile *p, const struct cg_flame *fl, uint3
     }
 }
 
-/* All frames as "path=value[ exact]" lines, in the tree's order. */
+/* All frames as "path=value[ exact]" lines, in the tree's order; the tree's invariants
+ * checked first. */
 static void dump(const struct cg_profile *p, const struct cg_flame *fl, char *out, size_t n)
 {
+    char why[256] = "";
+    bool ok = cg_flame_check(fl, p, why, sizeof why);
+    if (!ok)
+        fprintf(stderr, "cg_flame_check: %s\n", why);
+    CHECK(ok);
     out[0] = 0;
     for (uint32_t i = 1; i < fl->n; i++) {
         char path[512];
