@@ -24,6 +24,16 @@ struct cand {
 
 static const struct cg_profile *sort_p;
 
+/* x * num / den, rounded down, in 128 bits (costs reach 2^64: a double would round them, and
+ * a product past 2^64 wrap); at most UINT64_MAX. */
+static uint64_t muldiv(uint64_t x, uint64_t num, unsigned __int128 den)
+{
+    if (den == 0)
+        return 0;
+    unsigned __int128 r = (unsigned __int128)x * num / den;
+    return r > UINT64_MAX ? UINT64_MAX : (uint64_t)r;
+}
+
 static int by_value(const void *a, const void *b)
 {
     const struct cand *x = a, *y = b;
@@ -84,9 +94,11 @@ static int expand(struct build *b, uint32_t i)
         return 0;
     struct cand *c = malloc((size_t)ncand * sizeof *c);
     uint64_t *vals = calloc((size_t)ncand * (nev ? nev : 1), sizeof *vals);
-    uint64_t *sum = calloc((size_t)nev + 1, sizeof *sum), *v = calloc((size_t)nev + 1, sizeof *v);
+    unsigned __int128 *sum = calloc((size_t)nev + 1, sizeof *sum);
+    uint64_t *other = calloc((size_t)nev + 1, sizeof *other);
+    uint64_t *v = calloc((size_t)nev + 1, sizeof *v);
     int rc = -1;
-    if (!c || !vals || !sum || !v) {
+    if (!c || !vals || !sum || !other || !v) {
         err_set(b->e, ERR_SYSTEM, "out of memory");
         goto done;
     }
@@ -116,7 +128,7 @@ static int expand(struct build *b, uint32_t i)
                                                                     : cg_edge_all(p, x, k);
                 uint64_t in = cg_incl(p, f)[k];
                 if (!whole)
-                    cost = in ? (uint64_t)((double)cost * ((double)v[k] / (double)in)) : 0;
+                    cost = muldiv(cost, v[k], in);
                 any |= (cv[k] = cost) != 0;
             }
         }
@@ -129,20 +141,18 @@ static int expand(struct build *b, uint32_t i)
         n++;
     }
     /* callees worth more than the frame (estimates, or a profile at odds with itself):
-     * scaled down to it */
+     * scaled down to it (each rounded down, so that they stay within it) */
     bool scaled = false;
     for (int k = 0; k < nev; k++) {
         if (sum[k] <= v[k])
             continue;
         scaled = true;
         for (uint32_t j = 0; j < n; j++)
-            c[j].val[k] = (uint64_t)((double)c[j].val[k] * ((double)v[k] / (double)sum[k]));
+            c[j].val[k] = muldiv(c[j].val[k], v[k], sum[k]);
     }
     sort_p = p;
     qsort(c, n, sizeof *c, by_value);
-    uint64_t *other = sum;     /* reused: the callees merged */
-    memset(other, 0, (size_t)nev * sizeof *other);
-    uint32_t nother = 0;
+    uint32_t nother = 0;     /* the callees merged, worth other[] */
     for (uint32_t j = 0; j < n; j++) {
         if (depth + 1 >= b->max_depth || !big_enough(b, c[j].val)) {
             for (int k = 0; k < nev; k++)
@@ -171,6 +181,7 @@ done:
     free(c);
     free(vals);
     free(sum);
+    free(other);
     free(v);
     return rc;
 }
