@@ -38,6 +38,14 @@ static const char cg_options[] =
     "                       process may use, at most 8; 1: no threads);\n"
     "                       the answer is the same for any N\n"
     "  -f, --format FORMAT  text (default), tsv or json\n"
+    "      --threshold PCT  folded, page: callees under PCT% of the total merged into\n"
+    "                       'other' (defaults 0.001 and 0.01)\n"
+    "      --node-threshold PCT, --edge-threshold PCT\n"
+    "                       dot: functions (calls) under PCT% left out (0.5, 0.1)\n"
+    "  -o, --output OUT     page: the HTML file to write\n"
+    "      --diff           page: BEFORE AFTER, frames coloured by the change\n"
+    "      --title TEXT     page: its title\n"
+    "      --source-root DIR  page: where to look for source files not at their path\n"
     "  -h, --help           show this help\n";
 
 struct cg_cli {
