@@ -63,6 +63,9 @@ $(BUILD)/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# the page's script and style are put into tare by cg_page.c (.incbin)
+$(BUILD)/src/cli/cg_page.o: src/cli/cg_page.js src/cli/cg_page.css
+
 $(LIBCORE): $(CORE_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^

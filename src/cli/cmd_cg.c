@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cg_graph.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
@@ -18,7 +19,11 @@ const char cmd_cg_usage[] =
     "tare cg diff BEFORE AFTER [-n N] [--inclusive | --allocs] [--format ...]\n"
     "tare cg allocs FILE... [-n N] [--format ...]\n"
     "tare cg lines NAME FILE... [--format ...]\n"
-    "tare cg info FILE... [--format text|json]";
+    "tare cg info FILE... [--format text|json]\n"
+    "tare cg folded FILE... [--event EV] [--threshold PCT]\n"
+    "tare cg dot FILE... [--event EV] [--node-threshold PCT] [--edge-threshold PCT]\n"
+    "tare cg page FILE... -o OUT [--threshold PCT] [--title TEXT] [--source-root DIR]\n"
+    "tare cg page --diff BEFORE AFTER -o OUT [--threshold PCT] [--title TEXT]";
 
 static const char cg_options[] =
     "\nOptions:\n"
@@ -33,6 +38,14 @@ static const char cg_options[] =
     "                       process may use, at most 8; 1: no threads);\n"
     "                       the answer is the same for any N\n"
     "  -f, --format FORMAT  text (default), tsv or json\n"
+    "      --threshold PCT  folded, page: callees under PCT% of the total merged into\n"
+    "                       'other' (defaults 0.001 and 0.01)\n"
+    "      --node-threshold PCT, --edge-threshold PCT\n"
+    "                       dot: functions (calls) under PCT% left out (0.5, 0.1)\n"
+    "  -o, --output OUT     page: the HTML file to write\n"
+    "      --diff           page: BEFORE AFTER, frames coloured by the change\n"
+    "      --title TEXT     page: its title\n"
+    "      --source-root DIR  page: where to look for source files not at their path\n"
     "  -h, --help           show this help\n";
 
 struct cg_cli {
@@ -1013,6 +1026,12 @@ int cmd_cg(int argc, char **argv)
         return cli_usage_error("cg", cmd_cg_usage, "no subcommand given");
     }
     c.sub = argv[1];
+    if (strcmp(c.sub, "folded") == 0)     /* pictures of a profile: cg_graph.c, own options */
+        return cg_folded_main(argc - 1, argv + 1);
+    if (strcmp(c.sub, "dot") == 0)
+        return cg_dot_main(argc - 1, argv + 1);
+    if (strcmp(c.sub, "page") == 0)
+        return cg_page_main(argc - 1, argv + 1);
     static const char *const subs[] = {"top", "callers", "callees", "diff", "allocs", "lines",
                                        "info"};
     bool known = false;

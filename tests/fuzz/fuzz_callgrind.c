@@ -4,11 +4,14 @@
  * cost (cg_profile_check), and the allocation sites add up to the allocation count, in sums
  * that may not pass 2^64 (the reader refuses costs that do: a sum here that wraps is a total
  * it let through wrapped). Read in one range and again cut into small
- * ranges lexed in threads, it must give the same model or the same error. */
+ * ranges lexed in threads, it must give the same model or the same error. Its frame tree
+ * (core/flame.c, what folded stacks and the page draw) keeps its invariants (cg_flame_check),
+ * or is refused as too big. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/flame.h"
 #include "core/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -35,6 +38,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             if (lines > sum)
                 abort();
+        }
+        /* the frame tree, every frame or small ones merged into "other" */
+        struct cg_flame fl;
+        struct cg_flame_opts fo = {.min_frac = size && data[0] & 1 ? 0.01 : 0,
+                                   .max_frames = 100000};
+        if (cg_flame_build(p, &fo, &fl, &e) == 0) {
+            if (!cg_flame_check(&fl, p, why, sizeof why))
+                abort();
+            cg_flame_free(&fl);
+        } else if (e.kind != ERR_INPUT) {
+            abort();
         }
         /* call sites, seen through PLT stubs, account for every allocation */
         struct cg_site *sites;

@@ -1,0 +1,324 @@
+/* cg_graph.c: `tare cg folded` (Brendan Gregg's folded stacks, from the frame tree of
+ * core/flame.c) and `tare cg dot` (a Graphviz call graph pruned as gprof2dot prunes). */
+#define _GNU_SOURCE
+#include "cli/cg_graph.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/out.h"
+#include "core/flame.h"
+
+int cg_graph_load(char **files, int n, const char *lines_for, struct cg_profile **out)
+{
+    struct err e = {0};
+    struct cg_profile *p = cg_profile_new();
+    if (!p) {
+        cli_error("cg", "out of memory");
+        return EXIT_USAGE;
+    }
+    struct cg_read_opts o = {.lines_for = lines_for};
+    for (int i = 0; i < n; i++)
+        if (cg_read_file(p, files[i], &o, &e) < 0) {
+            cg_profile_free(p);
+            return cli_fail("cg", &e);
+        }
+    if (cg_profile_finish(p, &e) < 0) {
+        cg_profile_free(p);
+        return cli_fail("cg", &e);
+    }
+    *out = p;
+    return EXIT_OK;
+}
+
+int cg_graph_event(const struct cg_profile *p, const char *name, const char *file)
+{
+    if (!name) {
+        if (p->nev == 0)
+            cli_error("cg", "'%s' has no events", file);
+        return p->nev > 0 ? 0 : -1;
+    }
+    int ev = cg_event_index(p, name);
+    if (ev < 0)
+        cli_error("cg", "no event '%s' in '%s'", name, file);
+    return ev;
+}
+
+bool cg_graph_percent(const char *opt, const char *arg, double *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !(v >= 0 && v <= 100)) {
+        cli_usage_error("cg", cmd_cg_usage, "%s wants a percentage from 0 to 100, not '%s'", opt,
+                        arg);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+enum { OPT_EVENT = 0x100, OPT_THRESHOLD, OPT_NODE, OPT_EDGE, OPT_HELP };
+
+/* The options folded and dot share; false: the error is printed, *rc its status. */
+struct graph_cli {
+    const char *sub, *event;
+    double threshold, node, edge;
+    char **files;
+    int nfiles;
+};
+
+static bool parse(int argc, char **argv, struct graph_cli *c, int *rc)
+{
+    static const struct option longopts[] = {
+        {"event", required_argument, NULL, OPT_EVENT},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"node-threshold", required_argument, NULL, OPT_NODE},
+        {"edge-threshold", required_argument, NULL, OPT_EDGE},
+        {"help", no_argument, NULL, OPT_HELP},
+        {0},
+    };
+    bool dot = strcmp(c->sub, "dot") == 0;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    *rc = EXIT_USAGE;
+    while ((ch = getopt_long(argc, argv, ":e:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'e':
+        case OPT_EVENT: c->event = optarg; break;
+        case OPT_THRESHOLD:
+            if (dot)
+                return cli_usage_error("cg", cmd_cg_usage, "dot: --node-threshold and "
+                                       "--edge-threshold, not --threshold"), false;
+            if (!cg_graph_percent("--threshold", optarg, &c->threshold))
+                return false;
+            break;
+        case OPT_NODE:
+        case OPT_EDGE:
+            if (!dot)
+                return cli_usage_error("cg", cmd_cg_usage, "%s is for 'dot'",
+                                       argv[optind - 1]), false;
+            if (!cg_graph_percent(ch == OPT_NODE ? "--node-threshold" : "--edge-threshold",
+                                  optarg, ch == OPT_NODE ? &c->node : &c->edge))
+                return false;
+            break;
+        case 'h':
+        case OPT_HELP:
+            cli_print_usage(stdout, cmd_cg_usage);
+            *rc = EXIT_OK;
+            return false;
+        case ':':
+            return cli_usage_error("cg", cmd_cg_usage, "option '%s' needs a value",
+                                   argv[optind - 1]), false;
+        default:
+            return cli_usage_error("cg", cmd_cg_usage, "unknown option '%s'",
+                                   argv[optind - 1]), false;
+        }
+    }
+    c->files = argv + optind;
+    c->nfiles = argc - optind;
+    if (c->nfiles < 1)
+        return cli_usage_error("cg", cmd_cg_usage, "%s: no profile given", c->sub), false;
+    return true;
+}
+
+/* ---- folded ---- */
+
+/* A name in a folded line: ';' separates frames there, so one in a name is written ':'. */
+static void put_folded_name(FILE *f, const char *s)
+{
+    for (const char *semi; (semi = strchr(s, ';')); s = semi + 1) {
+        fwrite(s, 1, (size_t)(semi - s), f);
+        fputc(':', f);
+    }
+    fputs(s, f);
+}
+
+static const char *frame_name(const struct cg_profile *p, const struct cg_flame *fl, uint32_t i)
+{
+    uint32_t f = fl->frames[i].func;
+    if (f == CG_FRAME_OTHER)
+        return "[other]";
+    if (f == CG_FRAME_ROOT)
+        return "[unreached]";
+    return cg_str(p, p->funcs[f].name);
+}
+
+int cg_folded_main(int argc, char **argv)
+{
+    /* 0.001%: on the 27 MB cc1 profile of bench/, 70,384 lines (48 MB) in about a second;
+     * every frame (0) is more than 4,000,000 */
+    struct graph_cli c = {.sub = "folded", .threshold = 0.001};
+    int rc;
+    if (!parse(argc, argv, &c, &rc))
+        return rc;
+    struct cg_profile *p;
+    if ((rc = cg_graph_load(c.files, c.nfiles, NULL, &p)))
+        return rc;
+    int ev = cg_graph_event(p, c.event, c.files[0]);
+    if (ev < 0) {
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
+    struct cg_flame fl;
+    struct err e = {0};
+    struct cg_flame_opts o = {.min_frac = c.threshold / 100};
+    if (cg_flame_build(p, &o, &fl, &e) < 0) {
+        cg_profile_free(p);
+        return cli_fail("cg", &e);
+    }
+    uint64_t *self = malloc(((size_t)fl.n + 1) * sizeof *self);
+    uint32_t *path = malloc(((size_t)fl.n + 1) * sizeof *path);
+    if (!self || !path) {
+        free(self);
+        free(path);
+        cg_flame_free(&fl);
+        cg_profile_free(p);
+        cli_error("cg", "out of memory");
+        return EXIT_USAGE;
+    }
+    cg_flame_self(&fl, ev, self);
+    if (self[0])     /* cost no root's calls hold */
+        printf("[unreached] %" PRIu64 "\n", self[0]);
+    for (uint32_t i = 1; i < fl.n; i++) {
+        uint32_t d = fl.frames[i].depth;
+        path[d] = i;
+        if (!self[i])
+            continue;
+        for (uint32_t k = 1; k <= d; k++) {
+            if (k > 1)
+                fputc(';', stdout);
+            put_folded_name(stdout, frame_name(p, &fl, path[k]));
+        }
+        printf(" %" PRIu64 "\n", self[i]);
+    }
+    free(self);
+    free(path);
+    cg_flame_free(&fl);
+    cg_profile_free(p);
+    return EXIT_OK;
+}
+
+/* ---- dot ---- */
+
+/* The length of the UTF-8 sequence at s, or 0 where it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
+          : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* A name inside a DOT double-quoted string: quote and backslash escaped, control characters
+ * and bytes that are not UTF-8 as '?', long names cut (Graphviz lays out every character). */
+static void put_dot_name(FILE *f, const char *s)
+{
+    size_t shown = 0;
+    while (*s) {
+        if (shown == 80) {
+            fputs("...", f);
+            return;
+        }
+        const unsigned char *u = (const unsigned char *)s;
+        int n = utf8_len(u);
+        if (n == 0 || u[0] < 0x20 || u[0] == 0x7f) {
+            fputc('?', f);
+            s++;
+        } else {
+            if (*s == '"' || *s == '\\')
+                fputc('\\', f);
+            fwrite(s, 1, (size_t)n, f);
+            s += n;
+        }
+        shown++;
+    }
+}
+
+/* gprof2dot's colours: from blue (cold) through green and yellow to red (hot), by the
+ * share of the total. */
+static void dot_colour(char *buf, size_t n, double frac)
+{
+    double h = (1.0 - (frac < 0 ? 0 : frac > 1 ? 1 : frac)) * 0.66;
+    snprintf(buf, n, "%.3f 0.45 1.0", h);
+}
+
+static void pct_of(char *buf, size_t n, uint64_t part, uint64_t total)
+{
+    snprintf(buf, n, "%.2f%%", total ? 100.0 * (double)part / (double)total : 0.0);
+}
+
+int cg_dot_main(int argc, char **argv)
+{
+    struct graph_cli c = {.sub = "dot", .node = 0.5, .edge = 0.1};
+    int rc;
+    if (!parse(argc, argv, &c, &rc))
+        return rc;
+    struct cg_profile *p;
+    if ((rc = cg_graph_load(c.files, c.nfiles, NULL, &p)))
+        return rc;
+    int ev = cg_graph_event(p, c.event, c.files[0]);
+    if (ev < 0) {
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
+    uint64_t total = cg_total(p, ev);
+    bool *keep = calloc((size_t)p->nfunc + 1, sizeof *keep);
+    if (!keep) {
+        cg_profile_free(p);
+        cli_error("cg", "out of memory");
+        return EXIT_USAGE;
+    }
+    double node_min = c.node / 100 * (double)total, edge_min = c.edge / 100 * (double)total;
+    char a[40], b[40], col[40];
+    printf("digraph \"callgraph\" {\n");
+    printf("  graph [fontname=\"sans\", label=\"");
+    put_dot_name(stdout, p->command ? p->command : "profile");
+    printf("\\n%s %s; nodes under %.2f%%, edges under %.2f%% not shown\", labelloc=t];\n",
+           cg_event_name(p, ev), fmt_count(a, (double)total), c.node, c.edge);
+    printf("  node [fontname=\"sans\", shape=box, style=filled];\n");
+    printf("  edge [fontname=\"sans\"];\n");
+    uint32_t nodes = 0, edges = 0;
+    for (uint32_t f = 0; f < p->nfunc; f++) {
+        uint64_t in = cg_incl(p, f)[ev], s = cg_self(p, f)[ev];
+        if (p->funcs[f].folded || (in == 0 && s == 0) || (double)in < node_min)
+            continue;
+        keep[f] = true;
+        nodes++;
+        pct_of(a, sizeof a, in, total);
+        pct_of(b, sizeof b, s, total);
+        dot_colour(col, sizeof col, total ? (double)in / (double)total : 0);
+        printf("  f%" PRIu32 " [label=\"", f);
+        put_dot_name(stdout, cg_str(p, p->funcs[f].name));
+        printf("\\n%s%s\\n(%s)\", fillcolor=\"%s\", tooltip=\"", p->funcs[f].incl_bound ? "<=" : "",
+               a, b, col);
+        put_dot_name(stdout, cg_str(p, p->funcs[f].obj));
+        printf("\"];\n");
+    }
+    for (uint32_t x = 0; x < p->nedge; x++) {
+        const struct cg_edge *ed = &p->edges[x];
+        if (ed->caller == ed->callee || !keep[ed->caller] || !keep[ed->callee])
+            continue;
+        uint64_t cost = cg_edge_kind(p, x) == CG_EDGE_OUTER ? cg_edge_outer_cost(p, x, ev)
+                                                            : cg_edge_all(p, x, ev);
+        if ((double)cost < edge_min || (cost == 0 && ed->calls == 0))
+            continue;
+        edges++;
+        pct_of(a, sizeof a, cost, total);
+        dot_colour(col, sizeof col, total ? (double)cost / (double)total : 0);
+        printf("  f%" PRIu32 " -> f%" PRIu32 " [label=\"%s\\n%s\u00d7\", color=\"%s\"%s];\n",
+               ed->caller, ed->callee, a, fmt_count(b, (double)ed->calls), col,
+               cg_edge_kind(p, x) == CG_EDGE_OUTER ? "" : ", style=dashed");
+    }
+    printf("}\n");
+    free(keep);
+    cg_profile_free(p);
+    (void)nodes, (void)edges;
+    return EXIT_OK;
+}

@@ -1,0 +1,177 @@
+// cg_page_browser.js PAGE SCREENSHOT NAME CALLEE EVENT: loads a `tare cg page` page in headless
+// Chromium over the DevTools protocol (node's own WebSocket-free pipe, no packages) and prints
+// one JSON line of what it saw: console errors and exceptions, the root frame's value and
+// width, the frames of function NAME (values, widths), what a click on NAME's frame did (the
+// zoom), the tooltip, the search, the function view of CALLEE (its callers with their call
+// counts), the top table, and the root after switching to EVENT. Saves a screenshot.
+"use strict";
+const { spawn } = require("child_process");
+const fs = require("fs");
+const path = require("path");
+const os = require("os");
+
+const [page, shot, wantName, wantFunc, wantEvent] = process.argv.slice(2);
+const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tare-chromium-"));
+// The DevTools protocol over a pipe (fd 3: to chromium, fd 4: from it; messages end in NUL),
+// so no WebSocket client is needed.
+const proc = spawn(chromium, ["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
+  "--no-default-browser-check", "--remote-debugging-pipe", "--user-data-dir=" + profile,
+  "--window-size=1400,1000", "about:blank"], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
+const timer = setTimeout(() => fail("timed out"), 60000);
+
+function fail(msg) {
+  console.log(JSON.stringify({ error: msg }));
+  finish(3);
+}
+function finish(code) {
+  clearTimeout(timer);
+  try { proc.kill("SIGKILL"); } catch (e) { /* gone */ }
+  try { fs.rmSync(profile, { recursive: true, force: true }); } catch (e) { /* best effort */ }
+  process.exit(code);
+}
+
+let stderr = "";
+proc.stderr.on("data", (d) => { stderr += d; });
+proc.on("exit", () => fail("chromium exited: " + stderr.slice(-500)));
+const toChrome = proc.stdio[3], fromChrome = proc.stdio[4];
+let id = 0, session = null, loaded = null, pending = "";
+const waiting = new Map(), errors = [];
+fromChrome.on("data", (d) => {
+  pending += d.toString("utf8");
+  let k;
+  while ((k = pending.indexOf("\0")) >= 0) {
+    const msg = JSON.parse(pending.slice(0, k));
+    pending = pending.slice(k + 1);
+    onMessage(msg);
+  }
+});
+function onMessage(msg) {
+  if (msg.id && waiting.has(msg.id)) { waiting.get(msg.id)(msg); waiting.delete(msg.id); return; }
+  if (msg.method === "Runtime.exceptionThrown")
+    errors.push("exception: " + ((msg.params.exceptionDetails.exception || {}).description ||
+      msg.params.exceptionDetails.text).slice(0, 300));
+  if (msg.method === "Runtime.consoleAPICalled" && (msg.params.type === "error" || msg.params.type === "warning"))
+    errors.push("console." + msg.params.type + ": " + JSON.stringify(msg.params.args).slice(0, 300));
+  if (msg.method === "Log.entryAdded" && msg.params.entry.level === "error")
+    errors.push("log: " + msg.params.entry.text);
+  if (msg.method === "Page.javascriptDialogOpening") {
+    errors.push("dialog: " + msg.params.message);
+    send("Page.handleJavaScriptDialog", { accept: true });
+  }
+  if (msg.method === "Page.loadEventFired" && loaded) loaded();
+}
+function send(method, params = {}, toBrowser = false) {
+  return new Promise((ok, ko) => {
+    const i = ++id;
+    waiting.set(i, (m) => m.error ? ko(new Error(method + ": " + JSON.stringify(m.error))) : ok(m));
+    const m = { id: i, method, params };
+    if (session && !toBrowser) m.sessionId = session;
+    toChrome.write(JSON.stringify(m) + "\0");
+  });
+}
+run().catch((e) => fail(String(e && e.stack || e)));
+
+async function run() {
+  const t = await send("Target.createTarget", { url: "about:blank" }, true);
+  const a = await send("Target.attachToTarget", { targetId: t.result.targetId, flatten: true }, true);
+  session = a.result.sessionId;
+  const evaluate = async (expr) => {
+    const r = await send("Runtime.evaluate", { expression: expr, returnByValue: true });
+    if (r.result.exceptionDetails) throw new Error("evaluate: " + JSON.stringify(r.result.exceptionDetails));
+    return r.result.result.value;
+  };
+  const click = async (x, y) => {
+    await send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button: "left", clickCount: 1 });
+    await send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button: "left", clickCount: 1 });
+  };
+  await send("Runtime.enable");
+  await send("Log.enable");
+  await send("Page.enable");
+  await send("Emulation.setDeviceMetricsOverride", { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
+  const load = new Promise((ok) => { loaded = ok; });
+  await send("Page.navigate", { url: "file://" + path.resolve(page) });
+  await load;
+  const out = { errors };
+  out.ready = await evaluate("document.body.getAttribute('data-ready')");
+  out.interactive_ms = await evaluate("Math.round(performance.now())");
+  out.script_ms = Number(await evaluate("document.body.getAttribute('data-script-ms')"));
+  out.title = await evaluate("document.title");
+  out.scripts = await evaluate("document.querySelectorAll('script').length");
+  out.events = await evaluate("Array.from(document.querySelectorAll('#events button')).map(b => b.dataset.value)");
+  // helpers inside the page: the frames drawn, with the function each stands for
+  await evaluate(`window.__d = JSON.parse(document.getElementById('cg-data').textContent);
+    window.__frames = (name) => Array.from(document.querySelectorAll('#flame .fr')).filter(e => {
+      const f = __d.fr.f[Number(e.dataset.i)]; return f >= 0 && __d.f[f][0] === name; });
+    window.__root = () => { const r = document.querySelector('#flame .fr[data-i="0"]');
+      return { value: Number(r.dataset.v), width: r.getBoundingClientRect().width,
+               flame_width: document.getElementById('flame').clientWidth }; }; 0`);
+  out.root = await evaluate("__root()");
+  out.frames = await evaluate("document.querySelectorAll('#flame .fr').length");
+  // --diff: the functions whose frames are coloured as changed, and the movers table
+  out.changed = await evaluate(`Array.from(new Set(Array.from(document.querySelectorAll('#flame .fr.up, #flame .fr.down'))
+    .map(e => (e.classList.contains('up') ? '+' : '-') + __d.f[__d.fr.f[Number(e.dataset.i)]][0]))).sort()`);
+  out.movers = await evaluate(`Array.from(document.querySelectorAll('#movers tbody tr')).slice(0, 3)
+    .map(r => Array.from(r.children).map(c => c.textContent))`);
+  out.moved = await evaluate(`Array.from(document.querySelectorAll('#movers tbody tr')).filter(r => r.children[4].textContent !== '0')
+    .map(r => r.children[0].textContent + ' ' + r.children[4].textContent + (r.children[6].textContent ? ' ' + r.children[6].textContent : ''))`);
+  if (wantName) {
+    const frames = `__frames(${JSON.stringify(wantName)}).map(e => ({ i: Number(e.dataset.i), value: Number(e.dataset.v),
+      width: e.getBoundingClientRect().width }))`;
+    out.name_frames = await evaluate(frames);
+    const f = out.name_frames.slice().sort((x, y) => y.width - x.width)[0];    // the widest
+    if (f) {
+      const box = await evaluate(`(() => { const e = document.querySelector('#flame .fr[data-i="${f.i}"]');
+        e.scrollIntoView({ block: "center" }); const r = e.getBoundingClientRect();
+        return [r.left + r.width / 2, r.top + r.height / 2]; })()`);
+      await send("Input.dispatchMouseEvent", { type: "mouseMoved", x: box[0], y: box[1] });
+      out.tooltip = await evaluate("document.getElementById('tip').style.display === 'block' ? document.getElementById('tip').textContent : ''");
+      out.clicked = await evaluate(`Number(document.elementFromPoint(${box[0]}, ${box[1]})?.closest('.fr')?.dataset.i)`);
+      await click(box[0], box[1]);
+      out.zoom = await evaluate("Number(document.getElementById('flame').dataset.zoom)");
+      out.zoomed_frame = await evaluate(`(() => { const e = document.querySelector('#flame .fr[data-i="${f.i}"]');
+        if (!e) return null; return { width: e.getBoundingClientRect().width, flame_width: document.getElementById('flame').clientWidth }; })()`);
+      out.func_after_click = await evaluate("document.querySelector('#func h2.fname')?.textContent");
+      await evaluate("document.getElementById('reset').click()");
+      out.zoom_reset = await evaluate("Number(document.getElementById('flame').dataset.zoom)");
+      // search
+      out.matched = await evaluate(`(() => { const s = document.getElementById('search'); s.value = ${JSON.stringify(wantName)};
+        s.dispatchEvent(new Event('input')); const n = document.querySelectorAll('#flame .fr.match').length;
+        const t = document.getElementById('matched').textContent; s.value = ''; s.dispatchEvent(new Event('input'));
+        return [n, t]; })()`);
+    }
+  }
+  // the top table: rows, sorting by self, the filter
+  out.top_rows = await evaluate("document.querySelectorAll('#top tbody tr').length");
+  out.top_first = await evaluate("document.querySelector('#top tbody tr td')?.textContent");
+  await evaluate("document.querySelectorAll('#top th')[2].click()");
+  out.top_first_by_self = await evaluate("document.querySelector('#top tbody tr td')?.textContent");
+  if (wantFunc) {
+    out.filtered = await evaluate(`(() => { const f = document.getElementById('topfilter'); f.value = ${JSON.stringify(wantFunc)};
+      f.dispatchEvent(new Event('input')); return Array.from(document.querySelectorAll('#top tbody tr td:first-child')).map(e => e.textContent); })()`);
+    await evaluate(`Array.from(document.querySelectorAll('#top tbody a')).find(a => a.textContent === ${JSON.stringify(wantFunc)})?.click()`);
+    out.func = await evaluate("document.querySelector('#func h2.fname')?.textContent");
+    out.source = await evaluate(`Array.from(document.querySelectorAll('#func .srcfile')).map(h => ({ file: h.firstChild.textContent,
+      note: h.querySelector('.muted')?.textContent || '',
+      rows: Array.from(h.nextElementSibling.querySelectorAll('tbody tr')).map(r => Array.from(r.children).map(c => c.textContent)) }))`);
+    const rows = (id) => `Array.from(document.querySelectorAll('#${id} tbody tr')).map(r => Array.from(r.children).slice(0, 3).map(c => c.textContent))`;
+    out.callers = await evaluate(rows("callers"));
+    out.callees = await evaluate(rows("callees"));
+    // a caller's link leads to that function's view
+    await evaluate("document.querySelector('#callers tbody a')?.click()");
+    out.func_after_link = await evaluate("document.querySelector('#func h2.fname')?.textContent");
+  }
+  if (wantEvent) {
+    await evaluate(`document.querySelector('#events button[data-value="${wantEvent}"]').click()`);
+    out.root_after_event = await evaluate("__root()");
+    out.event_on = await evaluate("document.querySelector('#events button.on')?.dataset.value");
+  }
+  out.html_bytes = fs.statSync(page).size;
+  if (shot) {
+    await evaluate("document.getElementById('events').querySelector('button').click()");
+    const img = await send("Page.captureScreenshot", { format: "png" });
+    fs.writeFileSync(shot, Buffer.from(img.result.data, "base64"));
+  }
+  console.log(JSON.stringify(out));
+  finish(0);
+}

@@ -1,0 +1,142 @@
+/* test_flame.c: the frame tree (core/flame.c) of hand-written profiles, each answer worked
+ * out by hand: exact stacks, the estimate below a function with two callers, recursion cut,
+ * small callees merged into "other". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/flame.h"
+#include "core/profile.h"
+#include "unit.h"
+
+static struct cg_profile *load(const char *text)
+{
+    struct err e = {0};
+    struct cg_profile *p = cg_profile_new();
+    if (cg_read_mem(p, "t.out", text, strlen(text), NULL, &e) < 0 ||
+        cg_profile_finish(p, &e) < 0) {
+        fprintf(stderr, "load: %s\n", e.msg);
+        cg_profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* "main;R;S" for frame i */
+static void path_of(const struct cg_profile *p, const struct cg_flame *fl, uint32_t i, char *buf,
+                    size_t n)
+{
+    const char *parts[64];
+    int k = 0;
+    for (; i != 0 && k < 64; i = fl->frames[i].parent) {
+        uint32_t f = fl->frames[i].func;
+        parts[k++] = f == CG_FRAME_OTHER ? "[other]" : cg_str(p, p->funcs[f].name);
+    }
+    buf[0] = 0;
+    while (k-- > 0) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, n - used, "%s%s", used ? ";" : "", parts[k]);
+    }
+}
+
+/* All frames as "path=value[ exact]" lines, in the tree's order; the tree's invariants
+ * checked first. */
+static void dump(const struct cg_profile *p, const struct cg_flame *fl, char *out, size_t n)
+{
+    char why[256] = "";
+    bool ok = cg_flame_check(fl, p, why, sizeof why);
+    if (!ok)
+        fprintf(stderr, "cg_flame_check: %s\n", why);
+    CHECK(ok);
+    out[0] = 0;
+    for (uint32_t i = 1; i < fl->n; i++) {
+        char path[512];
+        path_of(p, fl, i, path, sizeof path);
+        size_t used = strlen(out);
+        snprintf(out + used, n - used, "%s=%llu%s\n", path,
+                 (unsigned long long)cg_frame_value(fl, i, 0), fl->frames[i].exact ? " exact" : "");
+    }
+}
+
+/* main calls L and R; both call S (two callers), which calls D. */
+static const char two_callers[] =
+    "events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) L\ncalls=1 1\n1 40\n"
+    "cfn=(3) R\ncalls=1 1\n1 60\n"
+    "fn=(2)\n1 20\ncfn=(4) S\ncalls=1 1\n1 20\n"
+    "fn=(3)\ncfn=(4)\ncalls=1 1\n1 60\n"
+    "fn=(4)\n1 30\ncfn=(5) D\ncalls=2 1\n1 50\n"
+    "fn=(5)\n1 50\ntotals: 110\n";
+
+/* main -> A -> B -> A'2 -> B'2, with callgrind's recursion marks */
+static const char mutual[] =
+    "events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) A\ncalls=1 1\n1 100\n"
+    "fn=(2)\n1 20\ncfn=(3) B\ncalls=1 1\n1 80\n"
+    "fn=(3)\n1 20\ncfn=(4) A'2\ncalls=1 1\n1 60\n"
+    "fn=(4)\n1 20\ncfn=(5) B'2\ncalls=1 1\n1 40\n"
+    "fn=(5)\n1 40\ntotals: 110\n";
+
+/* fib'2 .. fib'3 under main: one frame */
+static const char fib[] =
+    "events: Ir\nfl=f.c\nfn=(1) main\n1 10\ncfn=(2) fib\ncalls=1 1\n1 100\n"
+    "fn=(2)\n1 20\ncfn=(3) fib'2\ncalls=2 1\n1 80\n"
+    "fn=(3)\n1 60\ncfn=(4) fib'3\ncalls=1 1\n1 20\n"
+    "fn=(4)\n1 20\ntotals: 110\n";
+
+int main(void)
+{
+    char got[4096];
+    struct err e = {0};
+    struct cg_flame fl;
+    struct cg_profile *p = load(two_callers);
+    CHECK(p);
+    if (p) {
+        CHECK(cg_flame_build(p, NULL, &fl, &e) == 0);
+        CHECK_INT(cg_frame_value(&fl, 0, 0), 110);
+        CHECK(fl.frames[0].func == CG_FRAME_ROOT);
+        dump(p, &fl, got, sizeof got);
+        /* R's call into S costs 60 of S's 80: D's 50 splits 60:20 (37 and 12, rounded down) */
+        CHECK_STR(got, "main=110 exact\nmain;R=60 exact\nmain;R;S=60 exact\nmain;R;S;D=37\n"
+                       "main;L=40 exact\nmain;L;S=20 exact\nmain;L;S;D=12\n");
+        CHECK_INT(fl.unreached, 0);
+        uint64_t self[16];
+        cg_flame_self(&fl, 0, self);
+        CHECK_INT(self[0], 0);
+        CHECK_INT(self[1], 10);   /* main */
+        CHECK_INT(self[3], 23);   /* R;S: 60 less D's 37 */
+        cg_flame_free(&fl);
+        /* 20% of 110 is 22: L;S (20) merged into an "other" under L; R;S;D (37) kept */
+        struct cg_flame_opts o = {.min_frac = 0.2};
+        CHECK(cg_flame_build(p, &o, &fl, &e) == 0);
+        dump(p, &fl, got, sizeof got);
+        CHECK_STR(got, "main=110 exact\nmain;R=60 exact\nmain;R;S=60 exact\nmain;R;S;D=37\n"
+                       "main;L=40 exact\nmain;L;[other]=20\n");
+        CHECK_INT(fl.merged, 1);
+        cg_flame_free(&fl);
+        /* a frame limit too small: an error, not a partial tree */
+        o = (struct cg_flame_opts){.max_frames = 3};
+        CHECK(cg_flame_build(p, &o, &fl, &e) < 0);
+        CHECK(e.kind == ERR_INPUT && strstr(e.msg, "more than 3 frames"));
+        CHECK(fl.frames == NULL && fl.n == 0);
+        cg_profile_free(p);
+    }
+    p = load(mutual);
+    CHECK(p);
+    if (p) {
+        CHECK(cg_flame_build(p, NULL, &fl, &e) == 0);
+        dump(p, &fl, got, sizeof got);
+        /* A'2 and B'2 are inside B's outermost call (80): no frame of their own */
+        CHECK_STR(got, "main=110 exact\nmain;A=100 exact\nmain;A;B=80 exact\n");
+        cg_flame_free(&fl);
+        cg_profile_free(p);
+    }
+    p = load(fib);
+    CHECK(p);
+    if (p) {
+        CHECK(cg_flame_build(p, NULL, &fl, &e) == 0);
+        dump(p, &fl, got, sizeof got);
+        CHECK_STR(got, "main=110 exact\nmain;fib=100 exact\n");
+        cg_flame_free(&fl);
+        cg_profile_free(p);
+    }
+    return unit_done("flame");
+}
