@@ -98,6 +98,22 @@ double hist_value(const struct hist_table *t, size_t row, int m);
  */
 long hist_append(const char *path, const char *text, size_t len, struct err *e);
 
+/*
+ * Merges history files (shards) into out (history_merge.c): the union of their columns by
+ * canonical name in first-seen order, the rows in commit order (then by series, then as given),
+ * a cell a file lacks written NA, a row identical to the one before it in that order (a shard
+ * merged again) written once. Every input is locked shared and out exclusive
+ * (hist_lockset_open) until out is replaced: the rows go to out.tmp.PID, synced, then renamed
+ * onto out, so out is the old file or the new one. tmp_named (may be NULL) is called with the
+ * temporary file's name before it is created and with NULL once it is gone (with SIGINT,
+ * SIGTERM and SIGHUP held across the rename), so that a signal handler can remove it; it
+ * returns -1 to refuse a name (too long for it). torn (may be NULL) gets, per input, the line
+ * of a torn last row left out, or 0; it is filled as files are read, also when a later one
+ * fails. Returns the rows written, or -1 with e set.
+ */
+long hist_merge(char **paths, int n, const char *out, int (*tmp_named)(const char *path),
+                size_t *torn, struct err *e);
+
 /* Series gathered from one or more tables: rows joined by (commit, benchmark). */
 struct hist_series {
     char *name;          /* benchmark column: "bench" or "bench+lane" */
