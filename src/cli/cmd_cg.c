@@ -145,42 +145,6 @@ static const char *le(const struct cg_profile *p, uint32_t f)
 }
 
 
-static const struct cg_profile *sort_p;
-static int sort_ev;
-static bool sort_incl;
-
-static int by_cost(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const uint64_t *cx = sort_incl ? cg_incl(sort_p, x) : cg_self(sort_p, x);
-    const uint64_t *cy = sort_incl ? cg_incl(sort_p, y) : cg_self(sort_p, y);
-    if (cx[sort_ev] != cy[sort_ev])
-        return cx[sort_ev] > cy[sort_ev] ? -1 : 1;
-    int c = strcmp(cg_str(sort_p, sort_p->funcs[x].name), cg_str(sort_p, sort_p->funcs[y].name));
-    return c ? c
-             : strcmp(cg_str(sort_p, sort_p->funcs[x].obj), cg_str(sort_p, sort_p->funcs[y].obj));
-}
-
-/* The n first of idx[0..m) in the order of cmp, in idx[0..n), the others dropped: one pass
- * that keeps the best n in order, most of the rest refused by one comparison with the last
- * of them. (Sorting 35,000 functions to print 20 took a millisecond, after the threads were
- * done.) cmp must be a total order, so that the result is what sorting all would give. */
-static uint32_t best_first(uint32_t *idx, uint32_t m, uint32_t n,
-                           int (*cmp)(const void *, const void *))
-{
-    uint32_t k = 0;     /* idx[0..k): the best so far, in order; k <= i, so idx[i] is unread */
-    for (uint32_t i = 0; i < m; i++) {
-        uint32_t f = idx[i];
-        if (k == n && cmp(&f, &idx[n - 1]) >= 0)
-            continue;
-        uint32_t j = k < n ? k++ : n - 1;
-        for (; j > 0 && cmp(&f, &idx[j - 1]) < 0; j--)
-            idx[j] = idx[j - 1];
-        idx[j] = f;
-    }
-    return k;
-}
-
 static int cg_top(struct cg_cli *c)
 {
     if (c->nargs < 1)
@@ -194,20 +158,14 @@ static int cg_top(struct cg_cli *c)
         cg_profile_free(p);
         return EXIT_USAGE;
     }
-    uint32_t *idx = malloc((p->nfunc + 1) * sizeof *idx);
-    uint32_t m = 0;
-    for (uint32_t f = 0; f < p->nfunc; f++) {
-        if (cg_self(p, f)[ev] == 0 && cg_incl(p, f)[ev] == 0)
-            continue;
-        if (c->grep && !strstr(cg_str(p, p->funcs[f].name), c->grep))
-            continue;
-        idx[m++] = f;
+    uint32_t *idx;
+    long nidx = cg_top_funcs(p, ev, c->inclusive, c->grep, c->n > 0 ? (uint32_t)c->n : 0, &idx);
+    if (nidx < 0) {
+        cli_error("cg", "out of memory");
+        cg_profile_free(p);
+        return EXIT_USAGE;
     }
-    sort_p = p, sort_ev = ev, sort_incl = c->inclusive;
-    if (c->n > 0 && (uint32_t)c->n < m)
-        m = best_first(idx, m, (uint32_t)c->n, by_cost);
-    else
-        qsort(idx, m, sizeof *idx, by_cost);
+    uint32_t m = (uint32_t)nidx;
     uint64_t total = cg_total(p, ev);
     struct table t;
     if (c->fmt == FMT_TEXT) {
@@ -331,8 +289,7 @@ static int by_match(const void *a, const void *b)
     bool ey = strcmp(cg_str(match_p, match_p->funcs[y].name), match_name) == 0;
     if (ex != ey)
         return ex ? -1 : 1;
-    sort_p = match_p, sort_ev = match_ev, sort_incl = true;
-    return by_cost(a, b);
+    return cg_cmp_cost(match_p, match_ev, true, x, y);
 }
 
 /* The functions NAME names (exactly, or containing it), exact ones first; 0: none. */
@@ -620,51 +577,6 @@ static int cg_allocs(struct cg_cli *c)
 
 /* ---- diff ---- */
 
-struct drow {
-    const char *name, *obj;
-    bool has_a, has_b;
-    bool bound_a, bound_b;      /* --inclusive: that side's cost is an upper bound */
-    uint64_t a, b;
-};
-
-static int by_delta(const void *x, const void *y)
-{
-    const struct drow *r = x, *s = y;
-    uint64_t dr = r->a > r->b ? r->a - r->b : r->b - r->a;
-    uint64_t ds = s->a > s->b ? s->a - s->b : s->b - s->a;
-    if (dr != ds)
-        return dr > ds ? -1 : 1;
-    int c = strcmp(r->name, s->name);
-    return c ? c : strcmp(r->obj, s->obj);
-}
-
-/* Functions match by name and object file name (not its directory: two builds of one program
- * in two work trees are the same program); rows are found through an open-addressing hash. */
-struct rowset {
-    struct drow *rows;
-    int n;
-    int *hash;
-    uint32_t cap;
-};
-
-static struct drow *row_get(struct rowset *rs, const char *name, const char *obj)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (const char *s = name; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    for (const char *s = base(obj); *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    uint32_t k = h & (rs->cap - 1);
-    for (; rs->hash[k] >= 0; k = (k + 1) & (rs->cap - 1)) {
-        struct drow *r = &rs->rows[rs->hash[k]];
-        if (strcmp(r->name, name) == 0 && strcmp(base(r->obj), base(obj)) == 0)
-            return r;
-    }
-    rs->hash[k] = rs->n;
-    rs->rows[rs->n] = (struct drow){.name = name, .obj = obj};
-    return &rs->rows[rs->n++];
-}
-
 static int cg_diff(struct cg_cli *c)
 {
     if (c->nargs != 2)
@@ -684,68 +596,18 @@ static int cg_diff(struct cg_cli *c)
         cg_profile_free(pb);
         return EXIT_USAGE;
     }
-    /* rows: every function (or call site) of either side; a hash would be faster, but the
-     * number of functions with cost is small next to the reading */
-    uint32_t na = 0, nb = 0;
-    struct cg_site *sa = NULL, *sb = NULL;
-    if (c->allocs) {
-        if (!alloc_sites(pa, &sa, &na) || !alloc_sites(pb, &sb, &nb)) {
-            free(sa);
-            free(sb);
-            cg_profile_free(pa);
-            cg_profile_free(pb);
-            return EXIT_USAGE;
-        }
-    } else {
-        na = pa->nfunc;
-        nb = pb->nfunc;
-    }
-    struct rowset rs = {.cap = 2};
-    while (rs.cap < (na + nb) * 2 + 2)
-        rs.cap *= 2;
-    rs.rows = calloc((size_t)na + nb + 1, sizeof *rs.rows);
-    rs.hash = malloc(rs.cap * sizeof *rs.hash);
-    if (!rs.rows || !rs.hash) {
+    struct cg_diff_row *rows;
+    enum cg_diff_by by = c->allocs      ? CG_DIFF_ALLOCS
+                         : c->inclusive ? CG_DIFF_INCLUSIVE
+                                        : CG_DIFF_SELF;
+    long nrows = cg_profile_diff(pa, ea, pb, eb, by, &rows);
+    if (nrows < 0) {
         cli_error("cg", "out of memory");
-        free(rs.rows);
-        free(rs.hash);
-        free(sa);
-        free(sb);
         cg_profile_free(pa);
         cg_profile_free(pb);
         return EXIT_USAGE;
     }
-    for (uint32_t i = 0; i < rs.cap; i++)
-        rs.hash[i] = -1;
-    for (int side = 0; side < 2; side++) {
-        const struct cg_profile *p = side ? pb : pa;
-        const struct cg_site *sites = side ? sb : sa;
-        uint32_t count = side ? nb : na;
-        int ev = side ? eb : ea;
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t f = c->allocs ? sites[i].func : i;
-            uint64_t v = c->allocs      ? sites[i].allocations
-                         : c->inclusive ? cg_incl(p, f)[ev]
-                                        : cg_self(p, f)[ev];
-            if (!c->allocs && v == 0)
-                continue;
-            struct drow *r = row_get(&rs, cg_str(p, p->funcs[f].name), cg_str(p, p->funcs[f].obj));
-            bool bound = c->inclusive && p->funcs[f].incl_bound;
-            if (side) {
-                r->has_b = true;
-                r->b += v;
-                r->bound_b |= bound;
-            } else {
-                r->has_a = true;
-                r->a += v;
-                r->bound_a |= bound;
-            }
-        }
-    }
-    free(rs.hash);
-    struct drow *rows = rs.rows;
-    int n = rs.n;
-    qsort(rows, n, sizeof *rows, by_delta);
+    int n = (int)nrows;
     int shown = c->n > 0 && c->n < n ? (int)c->n : n;
     uint64_t ta = c->allocs ? cg_allocations(pa) : cg_total(pa, ea);
     uint64_t tb = c->allocs ? cg_allocations(pb) : cg_total(pb, eb);
@@ -762,7 +624,7 @@ static int cg_diff(struct cg_cli *c)
         table_init(&t, c->inclusive ? 7 : 6, h, 0x3);
     }
     for (int i = 0; i < shown; i++) {
-        const struct drow *r = &rows[i];
+        const struct cg_diff_row *r = &rows[i];
         int64_t d = (int64_t)(r->b - r->a);
         char change[40];
         bool bound = r->bound_a || r->bound_b;
@@ -828,8 +690,6 @@ static int cg_diff(struct cg_cli *c)
     }
     table_free(&t);
     free(rows);
-    free(sa);
-    free(sb);
     cg_profile_free(pa);
     cg_profile_free(pb);
     return EXIT_OK;
