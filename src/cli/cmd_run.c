@@ -21,6 +21,7 @@
 #include "core/count.h"
 #include "core/history.h"
 #include "core/proc.h"
+#include "core/series.h"
 #include "core/session.h"
 #include "core/stats.h"
 #include "core/suite.h"
@@ -128,9 +129,7 @@ static int plan_series(const struct suite *su, int nl, struct rseries *s, struct
             const struct suite_lane *lane = su->nlanes ? &su->lanes[l] : NULL;
             x->lane = lane && lane->name[0] ? lane->name : NULL;
             x->tail = "";
-            if (asprintf(&x->name, "%s%s%s", su->bench[b].name, x->lane ? "+" : "",
-                         x->lane ? x->lane : "") < 0)
-                x->name = NULL;
+            x->name = series_name(su->bench[b].name, x->lane);
             x->env = lane ? lane->env : NULL;
             if (!x->name) {
                 cli_error(CMD, "out of memory");
