@@ -10,7 +10,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "cli/count_out.h"
 #include "cli/out.h"
 #include "core/count.h"
+#include "core/gitwt.h"
 #include "core/history.h"
 #include "core/proc.h"
 #include "core/series.h"
@@ -218,47 +218,6 @@ static int measure_wall(struct wall_pass *w, int nl, struct rseries *s, struct r
         }
     }
     return 0;
-}
-
-/* stdout of argv run in dir, first line, or NULL. */
-static char *capture(char *const argv[], const char *dir)
-{
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return NULL;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(p[0]);
-        close(p[1]);
-        return NULL;
-    }
-    if (pid == 0) {
-        dup2(p[1], 1);
-        int dn = open("/dev/null", O_WRONLY);
-        if (dn >= 0)
-            dup2(dn, 2);
-        if (dir && chdir(dir) < 0)
-            _exit(127);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(p[1]);
-    char buf[256];
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof buf - 1 &&
-           ((r = read(p[0], buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
-        if (r > 0)
-            n += r;
-    close(p[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return NULL;
-    buf[n] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    return buf[0] ? strdup(buf) : NULL;
 }
 
 /* "16c x86_64 AMD EPYC 7B13": core count, machine, CPU model; nothing about the host or user. */
@@ -614,8 +573,8 @@ int cmd_run(int argc, char **argv)
         if (commit_opt) {
             commit = strdup(commit_opt);
         } else {
-            char *git[] = {"git", "rev-parse", "HEAD", NULL};
-            if (!(commit = capture(git, su.dir))) {
+            struct err ge = {0};
+            if (gitwt_head(su.dir, &commit, &ge) < 0) {
                 cli_error(CMD, "no --commit, and 'git rev-parse HEAD' failed in '%s'", su.dir);
                 suite_free(&su);
                 return EXIT_USAGE;
