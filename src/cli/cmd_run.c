@@ -677,10 +677,8 @@ int cmd_run(int argc, char **argv)
         table_free(&t);
         goto out;
     }
-    fputs(
-        "date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference\n",
-        h);
-    fputs("date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\n", ch);
+    hist_write_header(h, HIST_WALL);
+    hist_write_header(ch, HIST_COUNT);
     bool any_failed = false;
     if (fmt == FMT_JSON) {
         fputs("{\"date\": ", stdout);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/err.h"
 
@@ -19,6 +20,19 @@ enum hist_metric {
     HM_COUNT
 };
 extern const char *const hist_metric_names[HM_COUNT];
+/* The columns besides the metrics, by the names the reader looks for (hist_table's c_*). */
+enum hist_column {
+    HC_DATE, HC_COMMIT, HC_BENCHMARK, HC_RUNS, HC_RUNNER, HC_REFERENCE, HC_TOOLCHAIN,
+    HC_COUNT
+};
+extern const char *const hist_column_names[HC_COUNT];
+/* The history files tare run writes: DIR/wall.tsv and DIR/count.tsv. */
+enum hist_file { HIST_WALL, HIST_COUNT };
+/* Writes the header line of such a file to f, from the names above and the metrics' (wall:
+ * date, commit, benchmark, median_s, min_s, ref_median_s, ratio, runs, runner, reference;
+ * count: date, commit, benchmark, instructions, allocations, bytes, peak_bytes, toolchain).
+ * Returns 0, or -1 when f refused the write. */
+int hist_write_header(FILE *f, enum hist_file which);
 /* Counts that reproduce run to run (alarm at a fixed threshold), as against wall clock. */
 bool hist_metric_deterministic(int m);
 /* The metric a column name stands for (after the mapping), or -1. */

@@ -249,6 +249,40 @@ static void test_append(void)
     hist_table_free(&t);
 }
 
+/* The headers tare run writes, read back: every column found by the reader's names. */
+static void test_headers(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    CHECK_INT(hist_write_header(m, HIST_WALL), 0);
+    fclose(m);
+    CHECK_STR(buf, "date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner"
+                   "\treference\n");
+    struct hist_table t;
+    struct err e = {0};
+    CHECK_INT(parse(buf, &t, &e), 0);
+    CHECK(t.c_date == 0 && t.c_commit == 1 && t.c_benchmark == 2 && t.c_runs == 7 &&
+          t.c_runner == 8 && t.c_reference == 9 && t.c_toolchain == -1);
+    for (int k = HM_MEDIAN_S; k <= HM_RATIO; k++)
+        CHECK_INT(t.c_metric[k], 3 + k);
+    CHECK_INT(t.c_metric[HM_INSTRUCTIONS], -1);
+    hist_table_free(&t);
+    free(buf);
+    buf = NULL;
+    m = open_memstream(&buf, &len);
+    CHECK_INT(hist_write_header(m, HIST_COUNT), 0);
+    fclose(m);
+    CHECK_STR(buf, "date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes"
+                   "\ttoolchain\n");
+    CHECK_INT(parse(buf, &t, &e), 0);
+    CHECK(t.c_toolchain == 7 && t.c_runs == -1 && t.c_metric[HM_MEDIAN_S] == -1);
+    for (int k = HM_INSTRUCTIONS; k <= HM_PEAK_BYTES; k++)
+        CHECK_INT(t.c_metric[k], 3 + k - HM_INSTRUCTIONS);
+    hist_table_free(&t);
+    free(buf);
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -753,6 +787,7 @@ int main(void)
     test_mutsu();
     test_append();
     test_merge();
+    test_headers();
     test_concurrent();
     test_lock_replaced();
     test_db();
