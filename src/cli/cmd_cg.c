@@ -11,14 +11,24 @@
 #include "cli/out.h"
 #include "core/profile.h"
 
+/* Each subcommand's usage line, once: the subcommand table and the usage are made of them. */
+#define CG_USAGE_TOP \
+    "tare cg top FILE... [-n N] [--event EV] [--inclusive] [--grep TEXT] [--format text|tsv|json]"
+#define CG_USAGE_CALLERS "tare cg callers NAME FILE... [-n N] [--exact] [--format ...]"
+#define CG_USAGE_CALLEES "tare cg callees NAME FILE... [-n N] [--exact] [--format ...]"
+#define CG_USAGE_DIFF "tare cg diff BEFORE AFTER [-n N] [--inclusive | --allocs] [--format ...]"
+#define CG_USAGE_ALLOCS "tare cg allocs FILE... [-n N] [--format ...]"
+#define CG_USAGE_LINES "tare cg lines NAME FILE... [--format ...]"
+#define CG_USAGE_INFO "tare cg info FILE... [--format text|json]"
+
 const char cmd_cg_usage[] =
-    "tare cg top FILE... [-n N] [--event EV] [--inclusive] [--grep TEXT] [--format text|tsv|json]\n"
-    "tare cg callers NAME FILE... [-n N] [--exact] [--format ...]\n"
-    "tare cg callees NAME FILE... [-n N] [--exact] [--format ...]\n"
-    "tare cg diff BEFORE AFTER [-n N] [--inclusive | --allocs] [--format ...]\n"
-    "tare cg allocs FILE... [-n N] [--format ...]\n"
-    "tare cg lines NAME FILE... [--format ...]\n"
-    "tare cg info FILE... [--format text|json]";
+    CG_USAGE_TOP "\n"
+    CG_USAGE_CALLERS "\n"
+    CG_USAGE_CALLEES "\n"
+    CG_USAGE_DIFF "\n"
+    CG_USAGE_ALLOCS "\n"
+    CG_USAGE_LINES "\n"
+    CG_USAGE_INFO;
 
 static const char cg_options[] =
     "\nOptions:\n"
@@ -848,6 +858,32 @@ static int cg_info(struct cg_cli *c)
     return EXIT_OK;
 }
 
+static int cg_callers(struct cg_cli *c)
+{
+    return cg_calls(c, true);
+}
+
+static int cg_callees(struct cg_cli *c)
+{
+    return cg_calls(c, false);
+}
+
+/* The subcommands: adding one is a function, a usage line above (and in cmd_cg_usage), a line
+ * here, and its part of doc/tare-cg.1. */
+static const struct cg_sub {
+    const char *name;
+    int (*run)(struct cg_cli *c);
+    const char *usage;
+} cg_subs[] = {
+    {"top", cg_top, CG_USAGE_TOP},
+    {"callers", cg_callers, CG_USAGE_CALLERS},
+    {"callees", cg_callees, CG_USAGE_CALLEES},
+    {"diff", cg_diff, CG_USAGE_DIFF},
+    {"allocs", cg_allocs, CG_USAGE_ALLOCS},
+    {"lines", cg_lines, CG_USAGE_LINES},
+    {"info", cg_info, CG_USAGE_INFO},
+};
+
 int cmd_cg(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -873,12 +909,11 @@ int cmd_cg(int argc, char **argv)
         return cli_usage_error("cg", cmd_cg_usage, "no subcommand given");
     }
     c.sub = argv[1];
-    static const char *const subs[] = {"top", "callers", "callees", "diff", "allocs", "lines",
-                                       "info"};
-    bool known = false;
-    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
-        known |= strcmp(c.sub, subs[i]) == 0;
-    if (!known)
+    const struct cg_sub *sub = NULL;
+    for (size_t i = 0; i < sizeof cg_subs / sizeof cg_subs[0]; i++)
+        if (strcmp(c.sub, cg_subs[i].name) == 0)
+            sub = &cg_subs[i];
+    if (!sub)
         return cli_usage_error("cg", cmd_cg_usage, "unknown subcommand '%s'", c.sub);
     argc--, argv++;
     optind = 1;
@@ -929,11 +964,5 @@ int cmd_cg(int argc, char **argv)
         return cli_usage_error("cg", cmd_cg_usage, "diff: --allocs or --inclusive, not both");
     if (c.exact && strcmp(c.sub, "callers") != 0 && strcmp(c.sub, "callees") != 0)
         return cli_usage_error("cg", cmd_cg_usage, "--exact is for 'callers' and 'callees'");
-    if (strcmp(c.sub, "top") == 0) return cg_top(&c);
-    if (strcmp(c.sub, "callers") == 0) return cg_calls(&c, true);
-    if (strcmp(c.sub, "callees") == 0) return cg_calls(&c, false);
-    if (strcmp(c.sub, "diff") == 0) return cg_diff(&c);
-    if (strcmp(c.sub, "allocs") == 0) return cg_allocs(&c);
-    if (strcmp(c.sub, "lines") == 0) return cg_lines(&c);
-    return cg_info(&c);
+    return sub->run(&c);
 }

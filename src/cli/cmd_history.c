@@ -14,20 +14,20 @@
 #include "core/history.h"
 #include "core/stats.h"
 
-const char cmd_history_usage[] =
-    "tare history append FILE < ROWS\n"
-    "tare history check [options] FILE...\n"
-    "tare history noise [--format FORMAT] FILE...\n"
-    "tare history merge FILE... -o OUT";
+/* Each subcommand's usage line, once: the subcommand table and the usage are made of them. */
+#define HISTORY_USAGE_APPEND "tare history append FILE < ROWS"
+#define HISTORY_USAGE_CHECK "tare history check [options] FILE..."
+#define HISTORY_USAGE_NOISE "tare history noise [--format FORMAT] FILE..."
+#define HISTORY_USAGE_MERGE "tare history merge FILE... -o OUT"
 
+const char cmd_history_usage[] =
+    HISTORY_USAGE_APPEND "\n"
+    HISTORY_USAGE_CHECK "\n"
+    HISTORY_USAGE_NOISE "\n"
+    HISTORY_USAGE_MERGE;
+
+/* After the subcommands' list (from history_subs). */
 static const char history_options[] =
-    "Subcommands:\n"
-    "  append FILE             append the rows on stdin (a header line, then rows) to FILE,\n"
-    "                          locked, as one write, synced\n"
-    "  check FILE...           regressions and improvements at the newest commit\n"
-    "  noise FILE...           per series and metric: median and p90 of |relative change|\n"
-    "                          between consecutive commits\n"
-    "  merge FILE... -o OUT    the rows of every file (shards) in one, in commit order\n"
     "Options of check:\n"
     "      --commit SHA        check this commit instead of the newest\n"
     "      --det-threshold PCT alarm on deterministic counts past PCT percent (default 2)\n"
@@ -39,9 +39,37 @@ static const char history_options[] =
 
 #define CMD "history"
 
+static int do_append(int argc, char **argv);
+static int do_check(int argc, char **argv);
+static int do_noise(int argc, char **argv);
+static int do_merge(int argc, char **argv);
+
+/* The subcommands: adding one is a function, a usage line above (and in cmd_history_usage), a
+ * line here (its entry in --help's list), and its part of doc/tare-history.1. */
+static const struct history_sub {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;
+    const char *help;     /* --help's lines for it, the first naming its arguments */
+} history_subs[] = {
+    {"append", do_append, HISTORY_USAGE_APPEND,
+     "  append FILE             append the rows on stdin (a header line, then rows) to FILE,\n"
+     "                          locked, as one write, synced\n"},
+    {"check", do_check, HISTORY_USAGE_CHECK,
+     "  check FILE...           regressions and improvements at the newest commit\n"},
+    {"noise", do_noise, HISTORY_USAGE_NOISE,
+     "  noise FILE...           per series and metric: median and p90 of |relative change|\n"
+     "                          between consecutive commits\n"},
+    {"merge", do_merge, HISTORY_USAGE_MERGE,
+     "  merge FILE... -o OUT    the rows of every file (shards) in one, in commit order\n"},
+};
+
 static int help(void)
 {
     cli_print_usage(stdout, cmd_history_usage);
+    fputs("Subcommands:\n", stdout);
+    for (size_t i = 0; i < sizeof history_subs / sizeof history_subs[0]; i++)
+        fputs(history_subs[i].help, stdout);
     fputs(history_options, stdout);
     return EXIT_OK;
 }
@@ -110,6 +138,10 @@ static void print_warnings(const struct hist_db *db)
 
 static int do_append(int argc, char **argv)
 {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+        return help();
+    if (argc >= 2 && argv[1][0] == '-' && argv[1][1])
+        return cli_usage_error(CMD, cmd_history_usage, "unknown option '%s'", argv[1]);
     if (argc != 2)
         return cli_usage_error(CMD, cmd_history_usage,
                                "append takes one FILE (rows come on stdin)");
@@ -664,23 +696,14 @@ int cmd_history(int argc, char **argv)
     const char *sub = argv[1];
     if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
         return help();
-    if (strcmp(sub, "append") == 0) {
-        if (argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
-            return help();
-        if (argc >= 3 && argv[2][0] == '-' && argv[2][1])
-            return cli_usage_error(CMD, cmd_history_usage, "unknown option '%s'", argv[2]);
-        return do_append(argc - 1, argv + 1);
-    }
-    /* getopt names its messages after argv[0]: "tare history check". */
-    static char prog[64];
-    snprintf(prog, sizeof prog, "tare history %s", sub);
-    argv[1] = prog;
-    if (strcmp(sub, "check") == 0)
-        return do_check(argc - 1, argv + 1);
-    if (strcmp(sub, "noise") == 0)
-        return do_noise(argc - 1, argv + 1);
-    if (strcmp(sub, "merge") == 0)
-        return do_merge(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof history_subs / sizeof history_subs[0]; i++)
+        if (strcmp(sub, history_subs[i].name) == 0) {
+            /* getopt names its messages after argv[0]: "tare history check". */
+            static char prog[64];
+            snprintf(prog, sizeof prog, "tare history %s", sub);
+            argv[1] = prog;
+            return history_subs[i].run(argc - 1, argv + 1);
+        }
     if (sub[0] == '-')
         return cli_usage_error(CMD, cmd_history_usage, "unknown option '%s'", sub);
     return cli_usage_error(CMD, cmd_history_usage, "unknown subcommand '%s'", sub);
