@@ -3,6 +3,8 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -245,4 +247,34 @@ void cli_install_signal_handlers(void)
 void cli_install_exit_on_signal(void)
 {
     install(on_signal_exit);
+}
+
+/* TARE_ALLOC_LIB, else beside the tare binary, else ../lib/tare/ from it. */
+int cli_find_alloc_lib(char *out, size_t n, struct err *e)
+{
+    const char *env = getenv("TARE_ALLOC_LIB");
+    if (env && env[0]) {
+        if (env[0] != '/' ? !realpath(env, out) : (size_t)snprintf(out, n, "%s", env) >= n)
+            return err_errno(e, ERR_INPUT, errno, "TARE_ALLOC_LIB '%s'", env);
+        if (access(out, R_OK) != 0)
+            return err_errno(e, ERR_INPUT, errno, "TARE_ALLOC_LIB '%s'", env);
+        return 0;
+    }
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len < 0)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot find tare's own path");
+    self[len] = '\0';
+    const char *dir = dirname(self);
+    static const char *const rel[] = {"/libtare-alloc.so", "/../lib/tare/libtare-alloc.so"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char p[PATH_MAX];
+        if ((size_t)snprintf(p, sizeof p, "%s%s", dir, rel[i]) < sizeof p && access(p, R_OK) == 0 &&
+            realpath(p, out))
+            return 0;
+    }
+    return err_set(e, ERR_UNSUPPORTED,
+                   "cannot find libtare-alloc.so beside '%s' or in '%s/../lib/tare'; "
+                   "set TARE_ALLOC_LIB",
+                   self, dir);
 }

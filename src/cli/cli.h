@@ -48,8 +48,8 @@ bool cli_parse_seconds(const char *cmd, const char *usage, const char *opt, cons
 bool cli_parse_format(const char *cmd, const char *usage, const char *arg, int allowed,
                       enum out_format *out);
 
-/* libtare-alloc.so: $TARE_ALLOC_LIB, else beside the tare binary, else ../lib/tare/ from it
- * (defined in cmd_alloc.c). ERR_UNSUPPORTED when it is nowhere. */
+/* libtare-alloc.so: $TARE_ALLOC_LIB, else beside the tare binary, else ../lib/tare/ from it.
+ * ERR_UNSUPPORTED when it is nowhere. */
 int cli_find_alloc_lib(char *out, size_t n, struct err *e);
 
 /* Prints the last lines of a failed run's stderr, indented as quoted output. */

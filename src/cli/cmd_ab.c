@@ -873,6 +873,181 @@ static int build_tree(struct ab *ab, const char *build, const char *cwd, const c
     return 0;
 }
 
+/* ---- plan, measure, report ---- */
+
+/* The two sides' targets, and the worktree of git mode. */
+struct ab_sides {
+    struct target *targets, *targets_b;
+    int nt, nt_b;
+    struct gitwt git;
+};
+
+/* What the options left for the plan. */
+struct ab_args {
+    struct target_spec *spec;
+    char **names;               /* room for two --name values */
+    const char *base, *build;
+    bool max_pairs_set, count_runs_set;
+};
+
+/* The options' combinations checked, then the two sides: command strings A and B, or one
+ * command after "--" (B in the working tree, A in a worktree of --base). 0, or the exit status
+ * after saying why. */
+static int ab_plan(struct ab *ab, struct ab_sides *sd, const struct ab_args *a, int argc,
+                   char **argv, int dd, struct err *e)
+{
+    struct target_spec *spec = a->spec;
+    char **names = a->names;
+    bool dashdash = dd < argc;
+    if (dashdash && optind < dd)
+        return cli_usage_error("ab", cmd_ab_usage, "give two command strings, or one command "
+                               "after '--' with --base, not both ('%s' comes before '--')",
+                               argv[optind]);
+    if ((a->max_pairs_set || ab->max_time > 0) && !ab->until)
+        return cli_usage_error("ab", cmd_ab_usage,
+                               "--max-pairs and --max-time only apply with --until-decided");
+    if (a->count_runs_set && !ab->count)
+        return cli_usage_error("ab", cmd_ab_usage, "--count-runs only applies with --count");
+    if (ab->until && ab->max_pairs < ab->pairs)
+        return cli_usage_error("ab", cmd_ab_usage, "--max-pairs %ld is fewer than --pairs %ld",
+                               ab->max_pairs, ab->pairs);
+    if (!dashdash) {
+        if (a->base || a->build)
+            return cli_usage_error("ab", cmd_ab_usage, "%s takes the command after '--'",
+                                   a->base ? "--base" : "--build");
+        if (dd - optind != 2)
+            return cli_usage_error("ab", cmd_ab_usage, "want two commands, A and B (got %d)",
+                                   dd - optind);
+        /* Unnamed, each side is called by its command: two runs of one program differ
+         * only in their arguments. */
+        for (int i = spec->nnames; i < 2; i++)
+            names[i] = argv[optind + i];
+        if (spec->nnames == 0 && strcmp(names[0], names[1]) == 0) {
+            names[0] = "A";         /* the same command twice: an A/A run */
+            names[1] = "B";
+        }
+        spec->nnames = 2;
+        if (targets_build(spec, argv + optind, 2, false, &sd->targets, &sd->nt, e) < 0)
+            return cli_fail("ab", e);
+        ab->a.t = &sd->targets[0];
+        ab->b.t = &sd->targets[1];
+        return 0;
+    }
+    if (argc - dd - 1 <= 0)
+        return cli_usage_error("ab", cmd_ab_usage, "no command after '--'");
+    if (spec->shell)
+        return cli_usage_error("ab", cmd_ab_usage,
+                               "--shell takes command strings, not a command after '--'");
+    /* The same command on both sides, in the two trees, named after them. */
+    struct target_spec one = {0};
+    char **cmdv = argv + dd + 1;
+    int cmdc = argc - dd - 1;
+    if (targets_build(&one, cmdv, cmdc, true, &sd->targets, &sd->nt, e) < 0 ||
+        targets_build(&one, cmdv, cmdc, true, &sd->targets_b, &sd->nt_b, e) < 0)
+        return cli_fail("ab", e);
+    struct target *ta = &sd->targets[0], *tb = &sd->targets_b[0];
+    free(ta->name);
+    free(tb->name);
+    ta->name = tb->name = NULL;
+    ab->a.t = ta;
+    ab->b.t = tb;
+    if (gitwt_open(&sd->git, a->base ? a->base : "HEAD", e) < 0)
+        return cli_fail("ab", e);
+    if (spec->nnames > 0)
+        ta->name = strdup(names[0]);
+    else if (asprintf(&ta->name, "%s (%.10s)", sd->git.rev, sd->git.commit) < 0)
+        ta->name = NULL;
+    tb->name = strdup(spec->nnames > 1 ? names[1] : "working tree");
+    if (!ta->name || !tb->name) {
+        cli_error("ab", "out of memory");
+        return EXIT_USAGE;
+    }
+    ab->git = &sd->git;
+    return 0;
+}
+
+/* Valgrind (--count) and the counters (--counters), found before any run: 0, or the exit
+ * status after saying why. */
+static int ab_tools(struct ab *ab, bool counters, struct ctr_set *ctr, struct err *e)
+{
+    if (ab->count) {
+        /* Before any run: without valgrind there is nothing to count with. */
+        if (count_find_valgrind(ab->valgrind, sizeof ab->valgrind, e) < 0)
+            return cli_fail("ab", e);
+        struct err lib_err = {0};
+        if (cli_find_alloc_lib(ab->alloc_lib, sizeof ab->alloc_lib, &lib_err) < 0)
+            snprintf(ab->alloc_why, sizeof ab->alloc_why, "%s",
+                     lib_err.msg[0] ? lib_err.msg : "?");
+    }
+    if (counters) {
+        if (counters_open_beside("ab", ctr, ab->pin, e) < 0)
+            return cli_fail("ab", e);
+        ab->ctr = ctr;
+    }
+    return 0;
+}
+
+/* The worktree made and built (git mode), the pairs, the count pass, the worktree removed:
+ * 0, or -1 with *status the exit status after saying what failed (and the CI files asked for
+ * written with the failure). */
+static int ab_run(struct ab *ab, struct gitwt *git, const char *build,
+                  const struct cli_export *ci_export, int *status, struct err *e)
+{
+    ab->progress = isatty(STDERR_FILENO) && !ab->h.show_output;
+    /* Before the worktree exists, so an interrupt from here on still reaches the cleanup. */
+    cli_install_signal_handlers();
+    int rc = 0;
+    if (ab->git) {
+        rc = gitwt_add(git, e);
+        struct stat st;
+        if (rc == 0 && (stat(git->cwd, &st) < 0 || !S_ISDIR(st.st_mode)))
+            rc = err_set(e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
+                         git->prefix, git->rev);
+        if (rc == 0 && build) {
+            char which[256];
+            snprintf(which, sizeof which, "'%s' (%.12s) in its worktree", git->rev, git->commit);
+            rc = build_tree(ab, build, git->cwd, which, e);
+            if (rc == 0)
+                rc = build_tree(ab, build, NULL, "the working tree", e);
+        }
+        ab->a.cwd = git->cwd;
+    }
+    if (rc == 0)
+        rc = measure(ab, e);
+    if (rc == 0 && ab->count)
+        rc = count_both(ab, e);
+    progress_done(ab);
+    char hint[1024] = "";
+    if (rc < 0 && ab->git)
+        missing_in_worktree(ab, hint, sizeof hint);
+    struct err rm_err = {0};
+    if (ab->git && gitwt_remove(git, &rm_err) < 0)
+        cli_error("ab", "%s", rm_err.msg);
+    if (rc == 0)
+        return 0;
+    *status = e->msg[0] ? cli_fail("ab", e) : cli_exit_for(e);
+    report_failure(&ab->a);
+    report_failure(&ab->b);
+    if (hint[0])
+        cli_error("ab", "hint: %s", hint);
+    if (cli_export_wanted(ci_export) && ab->a.t && ab->b.t)
+        export_ci(ab, ci_export, e->msg[0] ? e->msg : "the measurement failed");
+    return -1;
+}
+
+/* The verdict (and the counts) printed: the exit status (3 when --fail-if-slower and slower). */
+static int ab_report(const struct ab *ab, enum out_format fmt)
+{
+    bool count_failed = ab->counted && report_counts(ab);
+    if (fmt == FMT_JSON)
+        print_json(ab);
+    else
+        print_text(ab);
+    if (count_failed)
+        return EXIT_FAIL;
+    return ab->fail_if_slower && ab->res.verdict == STATS_SLOWER ? EXIT_REGRESSION : EXIT_OK;
+}
+
 int cmd_ab(int argc, char **argv)
 {
     enum { OPT_COUNT = 0x180, OPT_COUNTERS, OPT_PIN, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
@@ -919,9 +1094,7 @@ int cmd_ab(int argc, char **argv)
     int dd = find_dashdash(argc, argv);
     long v;
     char *names[2];
-    struct target *targets = NULL, *targets_b = NULL;
-    int nt = 0, nt_b = 0;
-    struct gitwt git = {0};
+    struct ab_sides sd = {0};
 
     spec.names = names;
     if (!harness_init(&ab.h, "ab", cmd_ab_usage, argc))
@@ -1024,163 +1197,18 @@ int cmd_ab(int argc, char **argv)
             goto done;
         }
     }
-    bool dashdash = dd < argc;
-    if (dashdash && optind < dd) {
-        cli_usage_error("ab", cmd_ab_usage, "give two command strings, or one command after "
-                        "'--' with --base, not both ('%s' comes before '--')", argv[optind]);
+    struct ab_args args = {.spec = &spec, .names = names, .base = base, .build = build,
+                           .max_pairs_set = max_pairs_set, .count_runs_set = count_runs_set};
+    if ((status = ab_plan(&ab, &sd, &args, argc, argv, dd, &e)) != 0)
         goto done;
-    }
-    if ((max_pairs_set || ab.max_time > 0) && !ab.until) {
-        cli_usage_error("ab", cmd_ab_usage,
-                        "--max-pairs and --max-time only apply with --until-decided");
-        goto done;
-    }
-    if (count_runs_set && !ab.count) {
-        cli_usage_error("ab", cmd_ab_usage, "--count-runs only applies with --count");
-        goto done;
-    }
-    if (ab.until && ab.max_pairs < ab.pairs) {
-        cli_usage_error("ab", cmd_ab_usage, "--max-pairs %ld is fewer than --pairs %ld",
-                        ab.max_pairs, ab.pairs);
-        goto done;
-    }
-    if (!dashdash) {
-        if (base || build) {
-            cli_usage_error("ab", cmd_ab_usage, "%s takes the command after '--'",
-                            base ? "--base" : "--build");
-            goto done;
-        }
-        if (dd - optind != 2) {
-            cli_usage_error("ab", cmd_ab_usage, "want two commands, A and B (got %d)", dd - optind);
-            goto done;
-        }
-        /* Unnamed, each side is called by its command: two runs of one program differ
-         * only in their arguments. */
-        for (int i = spec.nnames; i < 2; i++)
-            names[i] = argv[optind + i];
-        if (spec.nnames == 0 && strcmp(names[0], names[1]) == 0) {
-            names[0] = "A";         /* the same command twice: an A/A run */
-            names[1] = "B";
-        }
-        spec.nnames = 2;
-        if (targets_build(&spec, argv + optind, 2, false, &targets, &nt, &e) < 0) {
-            status = cli_fail("ab", &e);
-            goto done;
-        }
-        ab.a.t = &targets[0];
-        ab.b.t = &targets[1];
-    } else {
-        if (argc - dd - 1 <= 0) {
-            cli_usage_error("ab", cmd_ab_usage, "no command after '--'");
-            goto done;
-        }
-        if (spec.shell) {
-            cli_usage_error("ab", cmd_ab_usage,
-                            "--shell takes command strings, not a command after '--'");
-            goto done;
-        }
-        /* The same command on both sides, in the two trees, named after them. */
-        struct target_spec one = {0};
-        char **cmdv = argv + dd + 1;
-        int cmdc = argc - dd - 1;
-        if (targets_build(&one, cmdv, cmdc, true, &targets, &nt, &e) < 0 ||
-            targets_build(&one, cmdv, cmdc, true, &targets_b, &nt_b, &e) < 0) {
-            status = cli_fail("ab", &e);
-            goto done;
-        }
-        free(targets[0].name);
-        free(targets_b[0].name);
-        targets[0].name = targets_b[0].name = NULL;
-        ab.a.t = &targets[0];
-        ab.b.t = &targets_b[0];
-        if (gitwt_open(&git, base ? base : "HEAD", &e) < 0) {
-            status = cli_fail("ab", &e);
-            goto done;
-        }
-        if (spec.nnames > 0)
-            targets[0].name = strdup(names[0]);
-        else if (asprintf(&targets[0].name, "%s (%.10s)", git.rev, git.commit) < 0)
-            targets[0].name = NULL;
-        targets_b[0].name = strdup(spec.nnames > 1 ? names[1] : "working tree");
-        if (!targets[0].name || !targets_b[0].name) {
-            cli_error("ab", "out of memory");
-            goto done;
-        }
-        ab.git = &git;
-    }
     if ((status = harness_finish(&ab.h, spec.shell)) != 0)
         goto done;
-    status = EXIT_USAGE;
     ab.a.label = "A";
     ab.b.label = "B";
-    if (ab.count) {
-        /* Before any run: without valgrind there is nothing to count with. */
-        if (count_find_valgrind(ab.valgrind, sizeof ab.valgrind, &e) < 0) {
-            status = cli_fail("ab", &e);
-            goto done;
-        }
-        struct err lib_err = {0};
-        if (cli_find_alloc_lib(ab.alloc_lib, sizeof ab.alloc_lib, &lib_err) < 0)
-            snprintf(ab.alloc_why, sizeof ab.alloc_why, "%s", lib_err.msg[0] ? lib_err.msg : "?");
-    }
-    if (counters) {
-        if (counters_open_beside("ab", &ctr, ab.pin, &e) < 0) {
-            status = cli_fail("ab", &e);
-            goto done;
-        }
-        ab.ctr = &ctr;
-    }
-    ab.progress = isatty(STDERR_FILENO) && !ab.h.show_output;
-    /* Before the worktree exists, so an interrupt from here on still reaches the cleanup. */
-    cli_install_signal_handlers();
-    int rc = 0;
-    if (ab.git) {
-        rc = gitwt_add(&git, &e);
-        struct stat st;
-        if (rc == 0 && (stat(git.cwd, &st) < 0 || !S_ISDIR(st.st_mode)))
-            rc = err_set(&e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
-                         git.prefix, git.rev);
-        if (rc == 0 && build) {
-            char which[256];
-            snprintf(which, sizeof which, "'%s' (%.12s) in its worktree", git.rev, git.commit);
-            rc = build_tree(&ab, build, git.cwd, which, &e);
-            if (rc == 0)
-                rc = build_tree(&ab, build, NULL, "the working tree", &e);
-        }
-        ab.a.cwd = git.cwd;
-    }
-    if (rc == 0)
-        rc = measure(&ab, &e);
-    if (rc == 0 && ab.count)
-        rc = count_both(&ab, &e);
-    progress_done(&ab);
-    char hint[1024] = "";
-    if (rc < 0 && ab.git)
-        missing_in_worktree(&ab, hint, sizeof hint);
-    struct err rm_err = {0};
-    if (ab.git && gitwt_remove(&git, &rm_err) < 0)
-        cli_error("ab", "%s", rm_err.msg);
-    if (rc < 0) {
-        if (e.msg[0])
-            status = cli_fail("ab", &e);
-        else
-            status = cli_exit_for(&e);
-        report_failure(&ab.a);
-        report_failure(&ab.b);
-        if (hint[0])
-            cli_error("ab", "hint: %s", hint);
-        if (cli_export_wanted(&ci_export) && ab.a.t && ab.b.t)
-            export_ci(&ab, &ci_export, e.msg[0] ? e.msg : "the measurement failed");
+    if ((status = ab_tools(&ab, counters, &ctr, &e)) != 0 ||
+        ab_run(&ab, &sd.git, build, &ci_export, &status, &e) < 0)
         goto done;
-    }
-    bool count_failed = ab.counted && report_counts(&ab);
-    if (fmt == FMT_JSON)
-        print_json(&ab);
-    else
-        print_text(&ab);
-    status = count_failed ? EXIT_FAIL
-             : ab.fail_if_slower && ab.res.verdict == STATS_SLOWER ? EXIT_REGRESSION
-                                                                   : EXIT_OK;
+    status = ab_report(&ab, fmt);
     if (cli_export_wanted(&ci_export)) {
         int st = export_ci(&ab, &ci_export, NULL);
         if (st != EXIT_OK)
@@ -1197,15 +1225,15 @@ int cmd_ab(int argc, char **argv)
             break;
         }
 done:
-    targets_free(targets, nt);
-    free(targets);
-    targets_free(targets_b, nt_b);
-    free(targets_b);
+    targets_free(sd.targets, sd.nt);
+    free(sd.targets);
+    targets_free(sd.targets_b, sd.nt_b);
+    free(sd.targets_b);
     session_free(&ab.sess);
     free(ab.cjob);
     if (ab.ctr)
         ctr_set_free(ab.ctr);
-    gitwt_free(&git);
+    gitwt_free(&sd.git);
     harness_free(&ab.h);
     return status;
 }

@@ -12,18 +12,34 @@
 #include "cli/out.h"
 #include "core/profile.h"
 
+/* Each subcommand's usage line, once: the subcommand table and the usage are made of them. */
+#define CG_USAGE_TOP \
+    "tare cg top FILE... [-n N] [--event EV] [--inclusive] [--grep TEXT] [--format text|tsv|json]"
+#define CG_USAGE_CALLERS "tare cg callers NAME FILE... [-n N] [--exact] [--format ...]"
+#define CG_USAGE_CALLEES "tare cg callees NAME FILE... [-n N] [--exact] [--format ...]"
+#define CG_USAGE_DIFF "tare cg diff BEFORE AFTER [-n N] [--inclusive | --allocs] [--format ...]"
+#define CG_USAGE_ALLOCS "tare cg allocs FILE... [-n N] [--format ...]"
+#define CG_USAGE_LINES "tare cg lines NAME FILE... [--format ...]"
+#define CG_USAGE_INFO "tare cg info FILE... [--format text|json]"
+/* The pictures of a profile (cg_graph.c, cg_page.c) parse their own options. */
+#define CG_USAGE_FOLDED "tare cg folded FILE... [--event EV] [--threshold PCT]"
+#define CG_USAGE_DOT \
+    "tare cg dot FILE... [--event EV] [--node-threshold PCT] [--edge-threshold PCT]"
+#define CG_USAGE_PAGE \
+    "tare cg page FILE... -o OUT [--threshold PCT] [--title TEXT] [--source-root DIR]\n" \
+    "tare cg page --diff BEFORE AFTER -o OUT [--threshold PCT] [--title TEXT]"
+
 const char cmd_cg_usage[] =
-    "tare cg top FILE... [-n N] [--event EV] [--inclusive] [--grep TEXT] [--format text|tsv|json]\n"
-    "tare cg callers NAME FILE... [-n N] [--exact] [--format ...]\n"
-    "tare cg callees NAME FILE... [-n N] [--exact] [--format ...]\n"
-    "tare cg diff BEFORE AFTER [-n N] [--inclusive | --allocs] [--format ...]\n"
-    "tare cg allocs FILE... [-n N] [--format ...]\n"
-    "tare cg lines NAME FILE... [--format ...]\n"
-    "tare cg info FILE... [--format text|json]\n"
-    "tare cg folded FILE... [--event EV] [--threshold PCT]\n"
-    "tare cg dot FILE... [--event EV] [--node-threshold PCT] [--edge-threshold PCT]\n"
-    "tare cg page FILE... -o OUT [--threshold PCT] [--title TEXT] [--source-root DIR]\n"
-    "tare cg page --diff BEFORE AFTER -o OUT [--threshold PCT] [--title TEXT]";
+    CG_USAGE_TOP "\n"
+    CG_USAGE_CALLERS "\n"
+    CG_USAGE_CALLEES "\n"
+    CG_USAGE_DIFF "\n"
+    CG_USAGE_ALLOCS "\n"
+    CG_USAGE_LINES "\n"
+    CG_USAGE_INFO "\n"
+    CG_USAGE_FOLDED "\n"
+    CG_USAGE_DOT "\n"
+    CG_USAGE_PAGE;
 
 static const char cg_options[] =
     "\nOptions:\n"
@@ -158,42 +174,6 @@ static const char *le(const struct cg_profile *p, uint32_t f)
 }
 
 
-static const struct cg_profile *sort_p;
-static int sort_ev;
-static bool sort_incl;
-
-static int by_cost(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const uint64_t *cx = sort_incl ? cg_incl(sort_p, x) : cg_self(sort_p, x);
-    const uint64_t *cy = sort_incl ? cg_incl(sort_p, y) : cg_self(sort_p, y);
-    if (cx[sort_ev] != cy[sort_ev])
-        return cx[sort_ev] > cy[sort_ev] ? -1 : 1;
-    int c = strcmp(cg_str(sort_p, sort_p->funcs[x].name), cg_str(sort_p, sort_p->funcs[y].name));
-    return c ? c
-             : strcmp(cg_str(sort_p, sort_p->funcs[x].obj), cg_str(sort_p, sort_p->funcs[y].obj));
-}
-
-/* The n first of idx[0..m) in the order of cmp, in idx[0..n), the others dropped: one pass
- * that keeps the best n in order, most of the rest refused by one comparison with the last
- * of them. (Sorting 35,000 functions to print 20 took a millisecond, after the threads were
- * done.) cmp must be a total order, so that the result is what sorting all would give. */
-static uint32_t best_first(uint32_t *idx, uint32_t m, uint32_t n,
-                           int (*cmp)(const void *, const void *))
-{
-    uint32_t k = 0;     /* idx[0..k): the best so far, in order; k <= i, so idx[i] is unread */
-    for (uint32_t i = 0; i < m; i++) {
-        uint32_t f = idx[i];
-        if (k == n && cmp(&f, &idx[n - 1]) >= 0)
-            continue;
-        uint32_t j = k < n ? k++ : n - 1;
-        for (; j > 0 && cmp(&f, &idx[j - 1]) < 0; j--)
-            idx[j] = idx[j - 1];
-        idx[j] = f;
-    }
-    return k;
-}
-
 static int cg_top(struct cg_cli *c)
 {
     if (c->nargs < 1)
@@ -207,20 +187,14 @@ static int cg_top(struct cg_cli *c)
         cg_profile_free(p);
         return EXIT_USAGE;
     }
-    uint32_t *idx = malloc((p->nfunc + 1) * sizeof *idx);
-    uint32_t m = 0;
-    for (uint32_t f = 0; f < p->nfunc; f++) {
-        if (cg_self(p, f)[ev] == 0 && cg_incl(p, f)[ev] == 0)
-            continue;
-        if (c->grep && !strstr(cg_str(p, p->funcs[f].name), c->grep))
-            continue;
-        idx[m++] = f;
+    uint32_t *idx;
+    long nidx = cg_top_funcs(p, ev, c->inclusive, c->grep, c->n > 0 ? (uint32_t)c->n : 0, &idx);
+    if (nidx < 0) {
+        cli_error("cg", "out of memory");
+        cg_profile_free(p);
+        return EXIT_USAGE;
     }
-    sort_p = p, sort_ev = ev, sort_incl = c->inclusive;
-    if (c->n > 0 && (uint32_t)c->n < m)
-        m = best_first(idx, m, (uint32_t)c->n, by_cost);
-    else
-        qsort(idx, m, sizeof *idx, by_cost);
+    uint32_t m = (uint32_t)nidx;
     uint64_t total = cg_total(p, ev);
     struct table t;
     if (c->fmt == FMT_TEXT) {
@@ -344,8 +318,7 @@ static int by_match(const void *a, const void *b)
     bool ey = strcmp(cg_str(match_p, match_p->funcs[y].name), match_name) == 0;
     if (ex != ey)
         return ex ? -1 : 1;
-    sort_p = match_p, sort_ev = match_ev, sort_incl = true;
-    return by_cost(a, b);
+    return cg_cmp_cost(match_p, match_ev, true, x, y);
 }
 
 /* The functions NAME names (exactly, or containing it), exact ones first; 0: none. */
@@ -633,51 +606,6 @@ static int cg_allocs(struct cg_cli *c)
 
 /* ---- diff ---- */
 
-struct drow {
-    const char *name, *obj;
-    bool has_a, has_b;
-    bool bound_a, bound_b;      /* --inclusive: that side's cost is an upper bound */
-    uint64_t a, b;
-};
-
-static int by_delta(const void *x, const void *y)
-{
-    const struct drow *r = x, *s = y;
-    uint64_t dr = r->a > r->b ? r->a - r->b : r->b - r->a;
-    uint64_t ds = s->a > s->b ? s->a - s->b : s->b - s->a;
-    if (dr != ds)
-        return dr > ds ? -1 : 1;
-    int c = strcmp(r->name, s->name);
-    return c ? c : strcmp(r->obj, s->obj);
-}
-
-/* Functions match by name and object file name (not its directory: two builds of one program
- * in two work trees are the same program); rows are found through an open-addressing hash. */
-struct rowset {
-    struct drow *rows;
-    int n;
-    int *hash;
-    uint32_t cap;
-};
-
-static struct drow *row_get(struct rowset *rs, const char *name, const char *obj)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (const char *s = name; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    for (const char *s = base(obj); *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    uint32_t k = h & (rs->cap - 1);
-    for (; rs->hash[k] >= 0; k = (k + 1) & (rs->cap - 1)) {
-        struct drow *r = &rs->rows[rs->hash[k]];
-        if (strcmp(r->name, name) == 0 && strcmp(base(r->obj), base(obj)) == 0)
-            return r;
-    }
-    rs->hash[k] = rs->n;
-    rs->rows[rs->n] = (struct drow){.name = name, .obj = obj};
-    return &rs->rows[rs->n++];
-}
-
 static int cg_diff(struct cg_cli *c)
 {
     if (c->nargs != 2)
@@ -697,68 +625,18 @@ static int cg_diff(struct cg_cli *c)
         cg_profile_free(pb);
         return EXIT_USAGE;
     }
-    /* rows: every function (or call site) of either side; a hash would be faster, but the
-     * number of functions with cost is small next to the reading */
-    uint32_t na = 0, nb = 0;
-    struct cg_site *sa = NULL, *sb = NULL;
-    if (c->allocs) {
-        if (!alloc_sites(pa, &sa, &na) || !alloc_sites(pb, &sb, &nb)) {
-            free(sa);
-            free(sb);
-            cg_profile_free(pa);
-            cg_profile_free(pb);
-            return EXIT_USAGE;
-        }
-    } else {
-        na = pa->nfunc;
-        nb = pb->nfunc;
-    }
-    struct rowset rs = {.cap = 2};
-    while (rs.cap < (na + nb) * 2 + 2)
-        rs.cap *= 2;
-    rs.rows = calloc((size_t)na + nb + 1, sizeof *rs.rows);
-    rs.hash = malloc(rs.cap * sizeof *rs.hash);
-    if (!rs.rows || !rs.hash) {
+    struct cg_diff_row *rows;
+    enum cg_diff_by by = c->allocs      ? CG_DIFF_ALLOCS
+                         : c->inclusive ? CG_DIFF_INCLUSIVE
+                                        : CG_DIFF_SELF;
+    long nrows = cg_profile_diff(pa, ea, pb, eb, by, &rows);
+    if (nrows < 0) {
         cli_error("cg", "out of memory");
-        free(rs.rows);
-        free(rs.hash);
-        free(sa);
-        free(sb);
         cg_profile_free(pa);
         cg_profile_free(pb);
         return EXIT_USAGE;
     }
-    for (uint32_t i = 0; i < rs.cap; i++)
-        rs.hash[i] = -1;
-    for (int side = 0; side < 2; side++) {
-        const struct cg_profile *p = side ? pb : pa;
-        const struct cg_site *sites = side ? sb : sa;
-        uint32_t count = side ? nb : na;
-        int ev = side ? eb : ea;
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t f = c->allocs ? sites[i].func : i;
-            uint64_t v = c->allocs      ? sites[i].allocations
-                         : c->inclusive ? cg_incl(p, f)[ev]
-                                        : cg_self(p, f)[ev];
-            if (!c->allocs && v == 0)
-                continue;
-            struct drow *r = row_get(&rs, cg_str(p, p->funcs[f].name), cg_str(p, p->funcs[f].obj));
-            bool bound = c->inclusive && p->funcs[f].incl_bound;
-            if (side) {
-                r->has_b = true;
-                r->b += v;
-                r->bound_b |= bound;
-            } else {
-                r->has_a = true;
-                r->a += v;
-                r->bound_a |= bound;
-            }
-        }
-    }
-    free(rs.hash);
-    struct drow *rows = rs.rows;
-    int n = rs.n;
-    qsort(rows, n, sizeof *rows, by_delta);
+    int n = (int)nrows;
     int shown = c->n > 0 && c->n < n ? (int)c->n : n;
     uint64_t ta = c->allocs ? cg_allocations(pa) : cg_total(pa, ea);
     uint64_t tb = c->allocs ? cg_allocations(pb) : cg_total(pb, eb);
@@ -775,7 +653,7 @@ static int cg_diff(struct cg_cli *c)
         table_init(&t, c->inclusive ? 7 : 6, h, 0x3);
     }
     for (int i = 0; i < shown; i++) {
-        const struct drow *r = &rows[i];
+        const struct cg_diff_row *r = &rows[i];
         int64_t d = (int64_t)(r->b - r->a);
         char change[40];
         bool bound = r->bound_a || r->bound_b;
@@ -841,8 +719,6 @@ static int cg_diff(struct cg_cli *c)
     }
     table_free(&t);
     free(rows);
-    free(sa);
-    free(sb);
     cg_profile_free(pa);
     cg_profile_free(pb);
     return EXIT_OK;
@@ -1001,6 +877,32 @@ static int cg_info(struct cg_cli *c)
     return EXIT_OK;
 }
 
+static int cg_callers(struct cg_cli *c)
+{
+    return cg_calls(c, true);
+}
+
+static int cg_callees(struct cg_cli *c)
+{
+    return cg_calls(c, false);
+}
+
+/* The subcommands: adding one is a function, a usage line above (and in cmd_cg_usage), a line
+ * here, and its part of doc/tare-cg.1. */
+static const struct cg_sub {
+    const char *name;
+    int (*run)(struct cg_cli *c);
+    const char *usage;
+} cg_subs[] = {
+    {"top", cg_top, CG_USAGE_TOP},
+    {"callers", cg_callers, CG_USAGE_CALLERS},
+    {"callees", cg_callees, CG_USAGE_CALLEES},
+    {"diff", cg_diff, CG_USAGE_DIFF},
+    {"allocs", cg_allocs, CG_USAGE_ALLOCS},
+    {"lines", cg_lines, CG_USAGE_LINES},
+    {"info", cg_info, CG_USAGE_INFO},
+};
+
 int cmd_cg(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -1032,12 +934,11 @@ int cmd_cg(int argc, char **argv)
         return cg_dot_main(argc - 1, argv + 1);
     if (strcmp(c.sub, "page") == 0)
         return cg_page_main(argc - 1, argv + 1);
-    static const char *const subs[] = {"top", "callers", "callees", "diff", "allocs", "lines",
-                                       "info"};
-    bool known = false;
-    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
-        known |= strcmp(c.sub, subs[i]) == 0;
-    if (!known)
+    const struct cg_sub *sub = NULL;
+    for (size_t i = 0; i < sizeof cg_subs / sizeof cg_subs[0]; i++)
+        if (strcmp(c.sub, cg_subs[i].name) == 0)
+            sub = &cg_subs[i];
+    if (!sub)
         return cli_usage_error("cg", cmd_cg_usage, "unknown subcommand '%s'", c.sub);
     argc--, argv++;
     optind = 1;
@@ -1088,11 +989,5 @@ int cmd_cg(int argc, char **argv)
         return cli_usage_error("cg", cmd_cg_usage, "diff: --allocs or --inclusive, not both");
     if (c.exact && strcmp(c.sub, "callers") != 0 && strcmp(c.sub, "callees") != 0)
         return cli_usage_error("cg", cmd_cg_usage, "--exact is for 'callers' and 'callees'");
-    if (strcmp(c.sub, "top") == 0) return cg_top(&c);
-    if (strcmp(c.sub, "callers") == 0) return cg_calls(&c, true);
-    if (strcmp(c.sub, "callees") == 0) return cg_calls(&c, false);
-    if (strcmp(c.sub, "diff") == 0) return cg_diff(&c);
-    if (strcmp(c.sub, "allocs") == 0) return cg_allocs(&c);
-    if (strcmp(c.sub, "lines") == 0) return cg_lines(&c);
-    return cg_info(&c);
+    return sub->run(&c);
 }

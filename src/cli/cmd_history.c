@@ -1,7 +1,6 @@
 /* cmd_history.c: `tare history`, per-commit history files: append, check, noise, merge. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -19,20 +18,20 @@
 #include "core/history.h"
 #include "core/stats.h"
 
-const char cmd_history_usage[] =
-    "tare history append FILE < ROWS\n"
-    "tare history check [options] FILE...\n"
-    "tare history noise [--format FORMAT] FILE...\n"
-    "tare history merge FILE... -o OUT";
+/* Each subcommand's usage line, once: the subcommand table and the usage are made of them. */
+#define HISTORY_USAGE_APPEND "tare history append FILE < ROWS"
+#define HISTORY_USAGE_CHECK "tare history check [options] FILE..."
+#define HISTORY_USAGE_NOISE "tare history noise [--format FORMAT] FILE..."
+#define HISTORY_USAGE_MERGE "tare history merge FILE... -o OUT"
 
+const char cmd_history_usage[] =
+    HISTORY_USAGE_APPEND "\n"
+    HISTORY_USAGE_CHECK "\n"
+    HISTORY_USAGE_NOISE "\n"
+    HISTORY_USAGE_MERGE;
+
+/* After the subcommands' list (from history_subs). */
 static const char history_options[] =
-    "Subcommands:\n"
-    "  append FILE             append the rows on stdin (a header line, then rows) to FILE,\n"
-    "                          locked, as one write, synced\n"
-    "  check FILE...           regressions and improvements at the newest commit\n"
-    "  noise FILE...           per series and metric: median and p90 of |relative change|\n"
-    "                          between consecutive commits\n"
-    "  merge FILE... -o OUT    the rows of every file (shards) in one, in commit order\n"
     "Options of check:\n"
     "      --commit SHA        check this commit instead of the newest\n"
     "      --det-threshold PCT alarm on deterministic counts past PCT percent (default 2)\n"
@@ -46,9 +45,37 @@ static const char history_options[] =
 
 #define CMD "history"
 
+static int do_append(int argc, char **argv);
+static int do_check(int argc, char **argv);
+static int do_noise(int argc, char **argv);
+static int do_merge(int argc, char **argv);
+
+/* The subcommands: adding one is a function, a usage line above (and in cmd_history_usage), a
+ * line here (its entry in --help's list), and its part of doc/tare-history.1. */
+static const struct history_sub {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;
+    const char *help;     /* --help's lines for it, the first naming its arguments */
+} history_subs[] = {
+    {"append", do_append, HISTORY_USAGE_APPEND,
+     "  append FILE             append the rows on stdin (a header line, then rows) to FILE,\n"
+     "                          locked, as one write, synced\n"},
+    {"check", do_check, HISTORY_USAGE_CHECK,
+     "  check FILE...           regressions and improvements at the newest commit\n"},
+    {"noise", do_noise, HISTORY_USAGE_NOISE,
+     "  noise FILE...           per series and metric: median and p90 of |relative change|\n"
+     "                          between consecutive commits\n"},
+    {"merge", do_merge, HISTORY_USAGE_MERGE,
+     "  merge FILE... -o OUT    the rows of every file (shards) in one, in commit order\n"},
+};
+
 static int help(void)
 {
     cli_print_usage(stdout, cmd_history_usage);
+    fputs("Subcommands:\n", stdout);
+    for (size_t i = 0; i < sizeof history_subs / sizeof history_subs[0]; i++)
+        fputs(history_subs[i].help, stdout);
     fputs(history_options, stdout);
     return EXIT_OK;
 }
@@ -106,28 +133,6 @@ static void catch_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-/* The rename made durable: the directory synced (best effort: some file systems refuse). */
-static void sync_dir(const char *path)
-{
-    char *dir = strdup(path);
-    if (!dir)
-        return;
-    char *slash = strrchr(dir, '/');
-    const char *d = ".";
-    if (slash == dir) {
-        d = "/";
-    } else if (slash) {
-        *slash = '\0';
-        d = dir;
-    }
-    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        if (fsync(fd) < 0) { /* best effort */ }
-        close(fd);
-    }
-    free(dir);
-}
-
 /* What the reader skipped (a torn last row), before any result. */
 static void print_warnings(const struct hist_db *db)
 {
@@ -139,6 +144,10 @@ static void print_warnings(const struct hist_db *db)
 
 static int do_append(int argc, char **argv)
 {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+        return help();
+    if (argc >= 2 && argv[1][0] == '-' && argv[1][1])
+        return cli_usage_error(CMD, cmd_history_usage, "unknown option '%s'", argv[1]);
     if (argc != 2)
         return cli_usage_error(CMD, cmd_history_usage,
                                "append takes one FILE (rows come on stdin)");
@@ -678,19 +687,13 @@ static int do_noise(int argc, char **argv)
 
 /* ---- merge ---- */
 
-struct mrow { const struct hist_table *t; size_t r, file, seq, rank; };
-
-static int cmp_mrow(const void *a, const void *b)
+/* Names the temporary file merge writes, for the signal handler (-1: too long for it). */
+static int merge_tmp_named(const char *path)
 {
-    const struct mrow *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    /* Within a commit by series, so a row given twice sits next to itself. */
-    int c =
-        strcmp(hist_cell(x->t, x->r, x->t->c_benchmark), hist_cell(y->t, y->r, y->t->c_benchmark));
-    if (c)
-        return c;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    if (path && strlen(path) >= sizeof sig_tmp)
+        return -1;
+    set_sig_tmp(path);
+    return 0;
 }
 
 static int do_merge(int argc, char **argv)
@@ -720,172 +723,22 @@ static int do_merge(int argc, char **argv)
         return cli_usage_error(CMD, cmd_history_usage, "merge: no history FILE");
     catch_signals();
     int nf = argc - optind;
-    struct hist_table *t = calloc(nf, sizeof *t);
-    if (!t) {
+    size_t *torn = calloc(nf, sizeof *torn);
+    if (!torn) {
         cli_error(CMD, "out of memory");
         return EXIT_USAGE;
     }
     struct err e = {0};
-    int rc = EXIT_USAGE;
-    struct hist_lockset ls = {0};
-    char **cols = NULL;
-    int ncols = 0;
-    struct mrow *rows = NULL;
-    char *tmp = NULL;
-    FILE *f = NULL;
-    struct hist_db db;
-    hist_db_init(&db);
-    size_t total = 0;
-    /* Every input locked shared and OUT exclusive until OUT is replaced: rows appended to an
-     * input meanwhile wait for the lock, then go into the new OUT (tare-history(1)). */
-    if (hist_lockset_open(&ls, argv + optind, nf, outp, &e) < 0) {
-        rc = cli_fail(CMD, &e);
-        goto out;
-    }
-    for (int i = 0; i < nf; i++) {
-        if (hist_read_fd(ls.fd[i], argv[optind + i], &t[i], &e) < 0) {
-            rc = cli_fail(CMD, &e);
-            goto out;
-        }
-        total += t[i].nrows;
-        /* A torn row is left out of OUT: never rewritten as a whole one. */
-        if (t[i].torn_line)
+    long written = hist_merge(argv + optind, nf, outp, merge_tmp_named, torn, &e);
+    /* A torn row is left out of OUT: never rewritten as a whole one. */
+    for (int i = 0; i < nf; i++)
+        if (torn[i])
             cli_error(CMD, "warning: '%s' line %zu: no newline at its end: a row cut off "
-                      "mid-write, skipped", argv[optind + i], t[i].torn_line);
-        if (hist_db_add(&db, &t[i], &e) < 0) {
-            rc = cli_fail(CMD, &e);
-            goto out;
-        }
-    }
-    hist_db_finish(&db);
-    /* The union of the columns by tare's names, in first-seen order. */
-    cols = calloc(1, sizeof *cols);
-    if (!cols) {
-        cli_error(CMD, "out of memory");
-        goto out;
-    }
-    for (int i = 0; i < nf; i++)
-        for (int k = 0; k < t[i].ncols; k++) {
-            const char *name = hist_canonical(t[i].cols[k]);
-            bool seen = false;
-            for (int j = 0; j < ncols; j++)
-                seen |= strcmp(cols[j], name) == 0;
-            if (!seen) {
-                char **nc = realloc(cols, (ncols + 1) * sizeof *cols);
-                if (!nc)
-                    goto out;
-                cols = nc;
-                cols[ncols++] = (char *)name;
-            }
-        }
-    rows = calloc(total + 1, sizeof *rows);
-    if (!rows) {
-        cli_error(CMD, "out of memory");
-        goto out;
-    }
-    size_t nr = 0;
-    for (int i = 0; i < nf; i++)
-        for (size_t r = 0; r < t[i].nrows; r++) {
-            long k = hist_db_find_commit(&db, hist_cell(&t[i], r, t[i].c_commit), &e);
-            rows[nr] = (struct mrow){&t[i], r, (size_t)i, nr, (size_t)(k < 0 ? 0 : k)};
-            nr++;
-        }
-    qsort(rows, nr, sizeof *rows, cmp_mrow);
-    if (asprintf(&tmp, "%s.tmp.%d", outp, (int)getpid()) < 0) {
-        tmp = NULL;
-        goto out;
-    }
-    if (strlen(tmp) >= sizeof sig_tmp) {
-        cli_error(CMD, "'%s': name too long", outp);
-        goto out;
-    }
-    set_sig_tmp(tmp);   /* before it exists: the handler removes it */
-    int tfd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    f = tfd < 0 ? NULL : fdopen(tfd, "w");
-    if (!f) {
-        cli_error(CMD, "cannot create '%s': %s", tmp, strerror(errno));
-        if (tfd >= 0) {
-            close(tfd);
-            unlink(tmp);
-        }
-        goto out;
-    }
-    for (int j = 0; j < ncols; j++)
-        fprintf(f, "%s%c", cols[j], j + 1 < ncols ? '\t' : '\n');
-    /* Each file's column index for each output column. */
-    int *map = calloc((size_t)nf * ncols + 1, sizeof *map);
-    if (!map) {
-        cli_error(CMD, "out of memory");
-        goto out;
-    }
-    for (int i = 0; i < nf; i++)
-        for (int j = 0; j < ncols; j++) {
-            map[i * ncols + j] = -1;
-            for (int k = 0; k < t[i].ncols; k++)
-                if (strcmp(hist_canonical(t[i].cols[k]), cols[j]) == 0)
-                    map[i * ncols + j] = k;
-        }
-    char *prev = NULL;
-    size_t written = 0;
-    for (size_t r = 0; r < nr; r++) {
-        char *line = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&line, &len);
-        for (int j = 0; j < ncols; j++) {
-            int k = map[rows[r].file * ncols + j];
-            const char *s = k >= 0 ? hist_cell(rows[r].t, rows[r].r, k) : "";
-            fprintf(m, "%s%c", *s ? s : "NA", j + 1 < ncols ? '\t' : '\n');
-        }
-        fclose(m);
-        /* An identical row twice (a shard merged again) is written once. */
-        if (!prev || strcmp(prev, line) != 0) {
-            fputs(line, f);
-            written++;
-        }
-        free(prev);
-        prev = line;
-    }
-    free(prev);
-    free(map);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0) {
-        f = NULL;
-        cli_error(CMD, "cannot write '%s': %s", tmp, strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    f = NULL;
-    /* Signals held from the rename until the handler no longer names the temporary file: OUT
-     * is then the old file or the new one, never a partial one, and nothing is left behind. */
-    sigset_t hold, old;
-    signals_held(&hold);
-    sigprocmask(SIG_BLOCK, &hold, &old);
-    if (rename(tmp, outp) < 0) {
-        int saved = errno;
-        unlink(tmp);
-        sig_tmp[0] = '\0';
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        cli_error(CMD, "cannot rename '%s' to '%s': %s", tmp, outp, strerror(saved));
-        goto out;
-    }
-    sig_tmp[0] = '\0';
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    sync_dir(outp);
-    rc = EXIT_OK;
-out:
-    hist_lockset_free(&ls);   /* after the rename: waiting writers then find the new OUT */
-    if (f) {
-        fclose(f);
-        unlink(tmp);
-    }
-    set_sig_tmp(NULL);
-    free(tmp);
-    free(rows);
-    free(cols);
-    for (int i = 0; i < nf; i++)
-        hist_table_free(&t[i]);
-    free(t);
-    hist_db_free(&db);
-    return rc;
+                      "mid-write, skipped", argv[optind + i], torn[i]);
+    free(torn);
+    if (written < 0)
+        return cli_fail(CMD, &e);
+    return EXIT_OK;
 }
 
 int cmd_history(int argc, char **argv)
@@ -895,29 +748,23 @@ int cmd_history(int argc, char **argv)
     const char *sub = argv[1];
     if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
         return help();
-    if (strcmp(sub, "append") == 0) {
-        if (argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
-            return help();
-        if (argc >= 3 && argv[2][0] == '-' && argv[2][1])
-            return cli_usage_error(CMD, cmd_history_usage, "unknown option '%s'", argv[2]);
-        return do_append(argc - 1, argv + 1);
-    }
-    /* getopt names its messages after argv[0]: "tare history check". */
-    static char prog[64];
-    snprintf(prog, sizeof prog, "tare history %s", sub);
-    argv[1] = prog;
-    if (strcmp(sub, "check") == 0 || strcmp(sub, "noise") == 0) {
-        /* BRANCH:PATH arguments read from git into temporary copies */
-        char **tmps;
-        int st = cli_branch_resolve(CMD, argv + 2, argc - 2, &tmps);
-        if (st != EXIT_OK)
+    for (size_t i = 0; i < sizeof history_subs / sizeof history_subs[0]; i++)
+        if (strcmp(sub, history_subs[i].name) == 0) {
+            /* getopt names its messages after argv[0]: "tare history check". */
+            static char prog[64];
+            snprintf(prog, sizeof prog, "tare history %s", sub);
+            argv[1] = prog;
+            if (history_subs[i].run != do_check && history_subs[i].run != do_noise)
+                return history_subs[i].run(argc - 1, argv + 1);
+            /* BRANCH:PATH arguments read from git into temporary copies */
+            char **tmps;
+            int st = cli_branch_resolve(CMD, argv + 2, argc - 2, &tmps);
+            if (st != EXIT_OK)
+                return st;
+            st = history_subs[i].run(argc - 1, argv + 1);
+            cli_branch_release(tmps);
             return st;
-        st = sub[0] == 'c' ? do_check(argc - 1, argv + 1) : do_noise(argc - 1, argv + 1);
-        cli_branch_release(tmps);
-        return st;
-    }
-    if (strcmp(sub, "merge") == 0)
-        return do_merge(argc - 1, argv + 1);
+        }
     if (sub[0] == '-')
         return cli_usage_error(CMD, cmd_history_usage, "unknown option '%s'", sub);
     return cli_usage_error(CMD, cmd_history_usage, "unknown subcommand '%s'", sub);

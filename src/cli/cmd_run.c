@@ -10,7 +10,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,8 +21,10 @@
 #include "cli/out.h"
 #include "core/count.h"
 #include "core/gitbranch.h"
+#include "core/gitwt.h"
 #include "core/history.h"
 #include "core/proc.h"
+#include "core/series.h"
 #include "core/session.h"
 #include "core/stats.h"
 #include "core/suite.h"
@@ -137,9 +138,7 @@ static int plan_series(const struct suite *su, int nl, struct rseries *s, struct
             const struct suite_lane *lane = su->nlanes ? &su->lanes[l] : NULL;
             x->lane = lane && lane->name[0] ? lane->name : NULL;
             x->tail = "";
-            if (asprintf(&x->name, "%s%s%s", su->bench[b].name, x->lane ? "+" : "",
-                         x->lane ? x->lane : "") < 0)
-                x->name = NULL;
+            x->name = series_name(su->bench[b].name, x->lane);
             x->env = lane ? lane->env : NULL;
             if (!x->name) {
                 cli_error(CMD, "out of memory");
@@ -228,47 +227,6 @@ static int measure_wall(struct wall_pass *w, int nl, struct rseries *s, struct r
         }
     }
     return 0;
-}
-
-/* stdout of argv run in dir, first line, or NULL. */
-static char *capture(char *const argv[], const char *dir)
-{
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return NULL;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(p[0]);
-        close(p[1]);
-        return NULL;
-    }
-    if (pid == 0) {
-        dup2(p[1], 1);
-        int dn = open("/dev/null", O_WRONLY);
-        if (dn >= 0)
-            dup2(dn, 2);
-        if (dir && chdir(dir) < 0)
-            _exit(127);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(p[1]);
-    char buf[256];
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof buf - 1 &&
-           ((r = read(p[0], buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
-        if (r > 0)
-            n += r;
-    close(p[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return NULL;
-    buf[n] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    return buf[0] ? strdup(buf) : NULL;
 }
 
 /* "16c x86_64 AMD EPYC 7B13": core count, machine, CPU model; nothing about the host or user. */
@@ -541,6 +499,471 @@ static int run_to_branch(const char *spec, const char *wall, size_t wlen, const 
     return n ? gitbr_append(branch, f, n, msg, NULL, e) : 0;
 }
 
+/* ---- plan, measure, report ---- */
+
+/* What one tare run holds from its plan to its report. */
+struct run {
+    struct suite su;
+    bool do_wall, do_count, progress;
+    enum out_format fmt;
+    const char *hist_dir;
+    const char *hist_branch;    /* --history-branch BRANCH[:DIR], or NULL */
+    const struct cli_export *ci_export;   /* the CI files asked for */
+    char valgrind[4096], alloc_lib[4096];
+    struct err lib_err;         /* why there is no counting allocator (bytes and peak NA) */
+    struct count_opts co;
+    char *commit, date[32], runner[256];
+    int nl, ns;                 /* lanes (1 without), series (benchmarks x lanes) */
+    struct rseries *s, *ref;    /* s[b * nl + l]; ref[b] when the suite has a reference */
+    struct count_job *cj;
+    struct wall_pass wp;
+    char *rows, *crows;         /* the history rows of wall.tsv and count.tsv */
+    size_t rlen, clen;
+};
+
+/* The options a run's plan needs (the rest are in struct run). */
+struct run_args {
+    long runs, jobs;
+    int shard_k, shard_n;
+    bool want_wall, want_count;
+    const char *commit;
+};
+
+/* The passes, their tools, what the history rows need, and the series: 0, or the exit status
+ * after saying why. r->su is loaded. */
+static int run_plan(struct run *r, const struct run_args *a, struct err *e)
+{
+    struct suite *su = &r->su;
+    if (a->runs)
+        su->runs = a->runs;
+    suite_shard(su, a->shard_k, a->shard_n);
+    /* Neither flag: the wall pass, and the count pass too when the suite asks for it. */
+    r->do_wall = a->want_wall || !a->want_count;
+    r->do_count = a->want_count || (!a->want_wall && su->count);
+    /* What was asked runs; what the suite asks for beside it is said to be skipped. */
+    if (!r->do_wall)
+        cli_error(CMD, "note: --count alone: no wall-clock pass%s%s%s (add --wall for it)",
+                  su->reference ? ", so no run of the suite's reference '" : "",
+                  su->reference ? su->reference : "", su->reference ? "'" : "");
+    else if (!r->do_count && su->count)
+        cli_error(CMD, "note: --wall alone: no count pass, though the suite says count = yes "
+                  "(add --count for it)");
+
+    /* The count pass's tools, found before any measuring. */
+    r->co = (struct count_opts){.jobs = (int)a->jobs,
+                                .timeout_s = su->timeout > 1800 ? su->timeout : 1800};
+    if (r->do_count) {
+        if (count_find_valgrind(r->valgrind, sizeof r->valgrind, e) < 0)
+            return cli_fail(CMD, e);
+        r->co.valgrind = r->valgrind;
+        if (cli_find_alloc_lib(r->alloc_lib, sizeof r->alloc_lib, &r->lib_err) == 0)
+            r->co.alloc_lib = r->alloc_lib;
+    }
+
+    /* Everything the history rows need, before any measuring. */
+    if (r->hist_dir || r->hist_branch) {
+        if (a->commit) {
+            r->commit = strdup(a->commit);
+        } else {
+            struct err ge = {0};
+            if (gitwt_head(su->dir, &r->commit, &ge) < 0) {
+                cli_error(CMD, "no --commit, and 'git rev-parse HEAD' failed in '%s'", su->dir);
+                return EXIT_USAGE;
+            }
+        }
+        if (r->hist_dir && mkdir(r->hist_dir, 0777) < 0 && errno != EEXIST) {
+            cli_error(CMD, "cannot create '%s': %s", r->hist_dir, strerror(errno));
+            return EXIT_USAGE;
+        }
+    }
+    time_t now = time(NULL);
+    strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    runner_desc(r->runner, sizeof r->runner);
+
+    /* The series: every benchmark in every lane (or plain, without lanes). */
+    r->nl = su->nlanes ? su->nlanes : 1;
+    r->ns = su->nbench * r->nl;
+    r->s = calloc(r->ns + 1, sizeof *r->s);
+    r->ref = calloc(su->nbench + 1, sizeof *r->ref);
+    r->cj = calloc(r->ns + 1, sizeof *r->cj);
+    r->wp.su = su;
+    if (!r->s || !r->ref || !r->cj) {
+        cli_error(CMD, "out of memory");
+        return EXIT_USAGE;
+    }
+    return plan_series(su, r->nl, r->s, r->ref, e);
+}
+
+/* The wall pass, then the count pass (every series at once: counts do not depend on load):
+ * 0, or the exit status after saying why. */
+static int run_measure(struct run *r, struct err *e)
+{
+    const struct suite *su = &r->su;
+    cli_install_signal_handlers();
+    r->progress = isatty(2);
+    if (r->do_wall && measure_wall(&r->wp, r->nl, r->s, r->ref, r->progress, e) < 0) {
+        if (r->progress)
+            fputs("\r\033[K", stderr);
+        return cli_fail(CMD, e);
+    }
+    if (r->progress)
+        fputs("\r\033[K", stderr);
+    if (!r->do_count)
+        return 0;
+    struct rseries *s = r->s;
+    for (int i = 0; i < r->ns; i++) {
+        r->cj[i].name = s[i].name;
+        r->cj[i].argv = s[i].argv;
+        r->cj[i].env = s[i].env;
+        r->cj[i].cwd = su->dir;
+        struct err te = {0};
+        if (toolchain_of_command(s[i].argv[0], su->dir, s[i].toolchain, sizeof s[i].toolchain,
+                                 &te) < 0)
+            s[i].toolchain[0] = '\0';
+    }
+    struct count_progress cp = {.on = r->progress, .t0 = proc_now()};
+    r->co.progress = count_progress_print;
+    r->co.ctx = &cp;
+    int crc = count_run(r->cj, r->ns, &r->co, e);
+    r->co.ctx = NULL;
+    if (r->progress)
+        fputs("\r\033[K", stderr);
+    if (crc < 0)
+        return cli_fail(CMD, e);
+    if (!r->co.alloc_lib)
+        cli_error(CMD, "note: bytes and peak heap are NA: %s", r->lib_err.msg);
+    return 0;
+}
+
+/* One series' figures, as the report prints them and the history rows hold them. */
+struct run_row {
+    const struct rseries *x;
+    bool failed;
+    double med, mn, refm, ratio;
+    uint64_t cnt[4];             /* instructions, allocations, bytes, peak_bytes; COUNT_NA */
+    const char *tc;              /* toolchain, or NULL */
+};
+
+/* Series i's figures (and its failures said); refm: its reference's median (NAN: none). */
+static void run_row_get(const struct run *r, int i, double refm, struct run_row *w)
+{
+    const struct rseries *x = &r->s[i];
+    const struct count_job *j = &r->cj[i];
+    *w = (struct run_row){.x = x, .med = NAN, .mn = NAN, .refm = refm,
+                          .cnt = {COUNT_NA, COUNT_NA, COUNT_NA, COUNT_NA}};
+    if (r->do_wall) {
+        if (!x->failed && x->n) {
+            w->med = stats_median(x->times, x->n);
+            w->mn = stats_min(x->times, x->n);
+        } else {
+            w->failed = true;
+            cli_error(CMD, "'%s' failed: %s%s%.200s", x->name, x->why,
+                      x->tail[0] ? "; its stderr ended with: " : "", x->tail);
+        }
+    }
+    /* A count that failed is NA in every column, never a partial or zero count. */
+    if (r->do_count) {
+        if (j->note[0])
+            cli_error(CMD, "note: '%s': %s", x->name, j->note);
+        if (j->status == COUNT_OK) {
+            w->cnt[0] = j->instructions;
+            w->cnt[1] = j->allocations;
+            w->cnt[2] = j->bytes;
+            w->cnt[3] = j->peak_bytes;
+        } else {
+            w->failed = true;
+            cli_error(CMD, "'%s' count failed: %s%s%.200s", x->name, j->why,
+                      j->tail[0] ? "; its stderr ended with: " : "", j->tail);
+        }
+    }
+    w->ratio = w->med / w->refm;
+    w->tc = x->toolchain[0] ? x->toolchain : NULL;
+}
+
+static void run_row_json(const struct run *r, const struct run_row *w, bool first)
+{
+    const struct rseries *x = w->x;
+    fputs(first ? "{\"benchmark\": " : ", {\"benchmark\": ", stdout);
+    json_str(stdout, x->name);
+    fputs(", \"lane\": ", stdout);
+    if (x->lane)
+        json_str(stdout, x->lane);
+    else
+        fputs("null", stdout);
+    if (r->do_wall) {
+        printf(", \"runs\": %d, \"median_s\": ", x->n);
+        json_num(stdout, w->med);
+        fputs(", \"min_s\": ", stdout);
+        json_num(stdout, w->mn);
+        fputs(", \"ref_median_s\": ", stdout);
+        json_num(stdout, w->refm);
+        fputs(", \"ratio\": ", stdout);
+        json_num(stdout, w->ratio);
+    }
+    if (r->do_count) {
+        static const char *const key[] = {"instructions", "allocations", "bytes", "peak_bytes"};
+        for (int k = 0; k < 4; k++) {
+            printf(", \"%s\": ", key[k]);
+            count_json(stdout, w->cnt[k]);
+        }
+        fputs(", \"toolchain\": ", stdout);
+        if (w->tc)
+            json_str(stdout, w->tc);
+        else
+            fputs("null", stdout);
+    }
+    printf(", \"status\": \"%s\"}", w->failed ? "failed" : "ok");
+}
+
+/* The table's columns: those of the passes that ran (the table keeps hdr: it lives here). */
+struct run_cols { const char *hdr[16]; int nc, c_wall, c_count; };
+
+static void run_table_init(const struct run *r, struct table *t, struct run_cols *c)
+{
+    const char **hdr = c->hdr;
+    int nc = 0;
+    unsigned left = 1u | 2u;
+    c->c_wall = c->c_count = -1;
+    hdr[nc++] = "benchmark";
+    hdr[nc++] = "lane";
+    if (r->do_wall) {
+        c->c_wall = nc;
+        static const char *const wh[] = {"runs", "median_s", "min_s", "ref_median_s", "ratio"};
+        for (int i = 0; i < 5; i++)
+            hdr[nc++] = wh[i];
+    }
+    if (r->do_count) {
+        c->c_count = nc;
+        static const char *const ch[] = {"instructions", "allocations", "bytes", "peak_bytes"};
+        for (int i = 0; i < 4; i++)
+            hdr[nc++] = ch[i];
+        if (r->fmt != FMT_TEXT) {
+            left |= 1u << nc;
+            hdr[nc++] = "toolchain";
+        }
+    }
+    hdr[nc++] = "status";
+    c->nc = nc;
+    table_init(t, nc, hdr, left);
+}
+
+static void run_row_table(const struct run *r, const struct run_row *w, struct table *t,
+                          const struct run_cols *c)
+{
+    const struct rseries *x = w->x;
+    char nb[4][32];
+    table_row(t);
+    table_set(t, 0, "%s", x->name);
+    table_set(t, 1, "%s", x->lane ? x->lane : "-");
+    if (r->do_wall) {
+        int cw = c->c_wall;
+        table_set(t, cw, "%d", x->n);
+        if (r->fmt == FMT_TEXT) {
+            table_set(t, cw + 1, "%s", fmt_seconds(nb[0], w->med));
+            table_set(t, cw + 2, "%s", fmt_seconds(nb[1], w->mn));
+            table_set(t, cw + 3, "%s", fmt_seconds(nb[2], w->refm));
+            table_set(t, cw + 4, isnan(w->ratio) ? "NA" : "%.3f", w->ratio);
+        } else {
+            table_set(t, cw + 1, "%s", fmt_num(nb[0], w->med));
+            table_set(t, cw + 2, "%s", fmt_num(nb[1], w->mn));
+            table_set(t, cw + 3, "%s", fmt_num(nb[2], w->refm));
+            table_set(t, cw + 4, "%s", fmt_num(nb[3], w->ratio));
+        }
+    }
+    if (r->do_count) {
+        for (int k = 0; k < 4; k++)
+            table_set(t, c->c_count + k, "%s", count_cell(nb[0], w->cnt[k], r->fmt == FMT_TEXT));
+        if (r->fmt != FMT_TEXT)
+            table_set(t, c->c_count + 4, "%s", w->tc ? w->tc : "NA");
+    }
+    if (w->failed && r->fmt == FMT_TEXT && cli_use_color(stdout))
+        table_set(t, c->nc - 1, "\033[31mfailed\033[0m");
+    else
+        table_set(t, c->nc - 1, "%s", w->failed ? "failed" : "ok");
+}
+
+/* The series' history rows: to h (wall.tsv) and ch (count.tsv), the passes that ran. */
+static void run_row_history(const struct run *r, const struct run_row *w, FILE *h, FILE *ch)
+{
+    const struct rseries *x = w->x;
+    const char *commit = r->commit;
+    char nb[4][32];
+    if (r->do_wall) {
+        fprintf(h, "%s\t%s\t", r->date, commit ? commit : "NA");
+        tsv_cell(h, x->name);
+        fprintf(h, "\t%s", fmt_num(nb[0], w->med));
+        fprintf(h, "\t%s", fmt_num(nb[1], w->mn));
+        fprintf(h, "\t%s", fmt_num(nb[2], w->refm));
+        fprintf(h, "\t%s\t%d\t", fmt_num(nb[3], w->ratio), x->n);
+        tsv_cell(h, r->runner);
+        fputc('\t', h);
+        tsv_cell(h, r->su.reference ? r->su.reference : "NA");
+        fputc('\n', h);
+    }
+    if (r->do_count) {
+        fprintf(ch, "%s\t%s\t", r->date, commit ? commit : "NA");
+        tsv_cell(ch, x->name);
+        for (int k = 0; k < 4; k++)
+            fprintf(ch, "\t%s", count_cell(nb[0], w->cnt[k], false));
+        fputc('\t', ch);
+        tsv_cell(ch, w->tc ? w->tc : "NA");
+        fputc('\n', ch);
+    }
+}
+
+/* The series' records for the CI files (export_out.h): its wall clock and its counts. */
+static int run_row_export(const struct run *r, const struct run_row *w, int i,
+                          struct export_set *xset, struct err *e)
+{
+    const struct rseries *x = w->x;
+    int xrc = 0;
+    if (xset->suite && r->do_wall)
+        xrc = cli_export_add_wall(xset, x->name, x->times, x->n,
+                                  x->failed || !x->n ? x->why : NULL, w->ratio, e);
+    if (xset->suite && xrc == 0 && r->do_count)
+        xrc = cli_export_add_counts(xset, x->name, &r->cj[i], false, e);
+    return xrc;
+}
+
+/* [bench NAME] budgets of benchmark b: exceeded is a regression (exit 3), said with the
+ * figures, and the series' count records in the CI files marked so. True when exceeded. */
+static bool run_row_budget(const struct run *r, const struct run_row *w, int b,
+                           struct export_set *xset, int xrc)
+{
+    char bwhy[BUDGET_N][160];
+    const struct suite *su = &r->su;
+    if (!r->do_count || !cli_budget_check(CMD, w->x->name,
+                                          budget_find(su->budgets, su->nbudgets,
+                                                      su->bench[b].name),
+                                          w->cnt, bwhy))
+        return false;
+    for (int m = 0; xset->suite && xrc == 0 && m < BUDGET_N; m++)
+        if (bwhy[m][0] && xset->n >= BUDGET_N) {
+            struct export_rec *xr = &xset->r[xset->n - BUDGET_N + m];
+            xr->state = EXPORT_REGRESSED;
+            free((char *)xr->note);
+            xr->note = strdup(bwhy[m]);
+        }
+    return true;
+}
+
+/* The table (or JSON) on stdout, the history rows written: the exit status. */
+static int run_report(struct run *r, struct err *e)
+{
+    const struct suite *su = &r->su;
+    struct table t;
+    struct run_cols cols;
+    run_table_init(r, &t, &cols);
+    FILE *h = open_memstream(&r->rows, &r->rlen), *ch = open_memstream(&r->crows, &r->clen);
+    if (!h || !ch) {
+        if (h)
+            fclose(h);
+        if (ch)
+            fclose(ch);
+        table_free(&t);
+        return EXIT_USAGE;
+    }
+    hist_write_header(h, HIST_WALL);
+    hist_write_header(ch, HIST_COUNT);
+    bool any_failed = false, over_budget = false;
+    struct export_set xset = {0};
+    int xrc = 0;
+    if (cli_export_wanted(r->ci_export) && export_init(&xset, "tare run", e) < 0)
+        xrc = -1;
+    if (r->fmt == FMT_JSON) {
+        fputs("{\"date\": ", stdout);
+        json_str(stdout, r->date);
+        fputs(", \"commit\": ", stdout);
+        if (r->commit)
+            json_str(stdout, r->commit);
+        else
+            fputs("null", stdout);
+        fputs(", \"runner\": ", stdout);
+        json_str(stdout, r->runner);
+        fputs(", \"series\": [", stdout);
+    }
+    for (int b = 0; b < su->nbench; b++) {
+        const struct rseries *ref = &r->ref[b];
+        double refm = NAN;
+        if (r->do_wall && su->reference && !ref->failed && ref->n)
+            refm = stats_median(ref->times, ref->n);
+        if (r->do_wall && su->reference && ref->failed) {
+            cli_error(CMD, "reference for '%s' failed: %s", su->bench[b].name, ref->why);
+            any_failed = true;
+        }
+        for (int l = 0; l < r->nl; l++) {
+            struct run_row w;
+            run_row_get(r, b * r->nl + l, refm, &w);
+            any_failed |= w.failed;
+            if (xrc == 0)
+                xrc = run_row_export(r, &w, b * r->nl + l, &xset, e);
+            over_budget |= run_row_budget(r, &w, b, &xset, xrc);
+            if (r->fmt == FMT_JSON)
+                run_row_json(r, &w, !b && !l);
+            else
+                run_row_table(r, &w, &t, &cols);
+            run_row_history(r, &w, h, ch);
+        }
+    }
+    fclose(h);
+    fclose(ch);
+    if (r->fmt == FMT_JSON) {
+        fputs("]}\n", stdout);
+    } else {
+        if (r->fmt == FMT_TEXT && r->do_count)
+            printf(
+                "counts: instructions and allocations from one callgrind run, bytes and peak heap\n"
+                "from the counting allocator; toolchain: %s\n",
+                r->ns && r->s[0].toolchain[0] ? r->s[0].toolchain : "NA");
+        table_print(&t, stdout, r->fmt);
+    }
+    table_free(&t);
+    int rc = any_failed ? EXIT_FAIL : over_budget ? EXIT_REGRESSION : EXIT_OK;
+    if (su->nbudgets && !r->do_count)
+        cli_error(CMD, "note: the suite's budgets are not checked without the count pass "
+                  "(--count)");
+    /* Both files get their rows, or neither does. */
+    if (r->hist_dir) {
+        const char *names[2], *text[2];
+        size_t lens[2];
+        int n = 0;
+        if (r->do_wall)
+            names[n] = "wall.tsv", text[n] = r->rows, lens[n++] = r->rlen;
+        if (r->do_count)
+            names[n] = "count.tsv", text[n] = r->crows, lens[n++] = r->clen;
+        if (write_history(r->hist_dir, names, text, lens, n, e) < 0)
+            rc = cli_fail(CMD, e);
+    }
+    if (r->hist_branch &&
+        run_to_branch(r->hist_branch, r->do_wall ? r->rows : NULL, r->rlen,
+                      r->do_count ? r->crows : NULL, r->clen, r->commit, e) < 0)
+        rc = cli_fail(CMD, e);
+    if (xset.suite || xrc < 0) {
+        int st = xrc < 0 ? cli_fail(CMD, e) : cli_export_write(CMD, r->ci_export, &xset);
+        if (st != EXIT_OK)
+            rc = st;
+    }
+    export_free(&xset);
+    return rc;
+}
+
+static void run_free(struct run *r)
+{
+    free(r->rows);
+    free(r->crows);
+    for (int i = 0; r->s && i < r->ns; i++)
+        rseries_free(&r->s[i]);
+    for (int b = 0; r->ref && b < r->su.nbench; b++)
+        rseries_free(&r->ref[b]);
+    session_free(&r->wp.sess);
+    free(r->wp.x);
+    free(r->s);
+    free(r->ref);
+    free(r->cj);
+    free(r->commit);
+    suite_free(&r->su);
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -564,9 +987,6 @@ int cmd_run(int argc, char **argv)
     int shard_k = 1, shard_n = 1;
     enum out_format fmt = FMT_TEXT;
     struct cli_export ci_export = {0};
-    struct export_set xset = {0};
-    int xrc = 0;
-    bool over_budget = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "r:j:f:h", longopts, NULL)) != -1) {
@@ -622,368 +1042,28 @@ int cmd_run(int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error(CMD, cmd_run_usage,
                                optind >= argc ? "no SUITE file" : "one SUITE file only");
-    struct suite su;
-    struct err e = {0};
-    if (suite_load(argv[optind], &su, &e) < 0)
-        return cli_fail(CMD, &e);
-    if (runs)
-        su.runs = runs;
-    suite_shard(&su, shard_k, shard_n);
-    /* Neither flag: the wall pass, and the count pass too when the suite asks for it. */
-    bool do_wall = want_wall || !want_count;
-    bool do_count = want_count || (!want_wall && su.count);
-    /* What was asked runs; what the suite asks for beside it is said to be skipped. */
-    if (!do_wall)
-        cli_error(CMD, "note: --count alone: no wall-clock pass%s%s%s (add --wall for it)",
-                  su.reference ? ", so no run of the suite's reference '" : "",
-                  su.reference ? su.reference : "", su.reference ? "'" : "");
-    else if (!do_count && su.count)
-        cli_error(CMD, "note: --wall alone: no count pass, though the suite says count = yes "
-                  "(add --count for it)");
-
-    /* The count pass's tools, found before any measuring. */
-    char valgrind[4096], alloc_lib[4096];
-    struct err lib_err = {0};
-    struct count_opts co = {.jobs = (int)jobs, .timeout_s = su.timeout > 1800 ? su.timeout : 1800};
-    if (do_count) {
-        if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
-            suite_free(&su);
-            return cli_fail(CMD, &e);
-        }
-        co.valgrind = valgrind;
-        if (cli_find_alloc_lib(alloc_lib, sizeof alloc_lib, &lib_err) == 0)
-            co.alloc_lib = alloc_lib;
-    }
-
-    /* Everything the history rows need, before any measuring. */
-    char *commit = NULL, date[32], runner[256];
-    if (hist_dir || hist_branch) {
-        if (commit_opt) {
-            commit = strdup(commit_opt);
-        } else {
-            char *git[] = {"git", "rev-parse", "HEAD", NULL};
-            if (!(commit = capture(git, su.dir))) {
-                cli_error(CMD, "no --commit, and 'git rev-parse HEAD' failed in '%s'", su.dir);
-                suite_free(&su);
-                return EXIT_USAGE;
-            }
-        }
-        if (hist_dir && mkdir(hist_dir, 0777) < 0 && errno != EEXIST) {
-            cli_error(CMD, "cannot create '%s': %s", hist_dir, strerror(errno));
-            free(commit);
-            suite_free(&su);
-            return EXIT_USAGE;
-        }
-    }
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    runner_desc(runner, sizeof runner);
-
-    /* The series: every benchmark in every lane (or plain, without lanes). */
-    int nl = su.nlanes ? su.nlanes : 1;
-    int ns = su.nbench * nl;
-    struct rseries *s = calloc(ns + 1, sizeof *s), *ref = calloc(su.nbench + 1, sizeof *ref);
-    struct count_job *cj = calloc(ns + 1, sizeof *cj);
-    struct wall_pass wp = {.su = &su};
-    char *rows = NULL, *crows = NULL;
-    int rc = EXIT_USAGE;
-    if (!s || !ref || !cj)
-        goto out;
-    if ((rc = plan_series(&su, nl, s, ref, &e)) != 0)
-        goto out;
-    rc = EXIT_USAGE;
-
-    cli_install_signal_handlers();
-    bool progress = isatty(2);
-    if (do_wall && measure_wall(&wp, nl, s, ref, progress, &e) < 0) {
-        if (progress)
-            fputs("\r\033[K", stderr);
-        rc = cli_fail(CMD, &e);
-        goto out;
-    }
-    if (progress)
-        fputs("\r\033[K", stderr);
-
-    /* The deterministic pass, every series at once (-j): counts do not depend on load. */
-    if (do_count) {
-        for (int i = 0; i < ns; i++) {
-            cj[i].name = s[i].name;
-            cj[i].argv = s[i].argv;
-            cj[i].env = s[i].env;
-            cj[i].cwd = su.dir;
-            struct err te = {0};
-            if (toolchain_of_command(s[i].argv[0], su.dir, s[i].toolchain, sizeof s[i].toolchain,
-                                     &te) < 0)
-                s[i].toolchain[0] = '\0';
-        }
-        struct count_progress cp = {.on = progress, .t0 = proc_now()};
-        co.progress = count_progress_print;
-        co.ctx = &cp;
-        int crc = count_run(cj, ns, &co, &e);
-        if (progress)
-            fputs("\r\033[K", stderr);
-        if (crc < 0) {
-            rc = cli_fail(CMD, &e);
-            goto out;
-        }
-        if (!co.alloc_lib)
-            cli_error(CMD, "note: bytes and peak heap are NA: %s", lib_err.msg);
-    }
-
-    /* The table, and the history rows: the columns of the passes that ran. */
-    const char *hdr[16];
-    int nc = 0, c_wall = -1, c_count = -1;
-    unsigned left = 1u | 2u;
-    hdr[nc++] = "benchmark";
-    hdr[nc++] = "lane";
-    if (do_wall) {
-        c_wall = nc;
-        static const char *const wh[] = {"runs", "median_s", "min_s", "ref_median_s", "ratio"};
-        for (int i = 0; i < 5; i++)
-            hdr[nc++] = wh[i];
-    }
-    if (do_count) {
-        c_count = nc;
-        static const char *const ch[] = {"instructions", "allocations", "bytes", "peak_bytes"};
-        for (int i = 0; i < 4; i++)
-            hdr[nc++] = ch[i];
-        if (fmt != FMT_TEXT) {
-            left |= 1u << nc;
-            hdr[nc++] = "toolchain";
-        }
-    }
-    hdr[nc++] = "status";
-    struct table t;
-    table_init(&t, nc, hdr, left);
-    size_t rlen = 0, clen = 0;
-    FILE *h = open_memstream(&rows, &rlen), *ch = open_memstream(&crows, &clen);
-    if (!h || !ch) {
-        if (h)
-            fclose(h);
-        if (ch)
-            fclose(ch);
-        table_free(&t);
-        goto out;
-    }
-    fputs(
-        "date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference\n",
-        h);
-    fputs("date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\n", ch);
-    bool any_failed = false;
-    if (fmt == FMT_JSON) {
-        fputs("{\"date\": ", stdout);
-        json_str(stdout, date);
-        fputs(", \"commit\": ", stdout);
-        if (commit)
-            json_str(stdout, commit);
-        else
-            fputs("null", stdout);
-        fputs(", \"runner\": ", stdout);
-        json_str(stdout, runner);
-        fputs(", \"series\": [", stdout);
-    }
-    if (cli_export_wanted(&ci_export) && export_init(&xset, "tare run", &e) < 0)
-        xrc = -1;
-    for (int b = 0; b < su.nbench; b++) {
-        double refm = NAN;
-        if (do_wall && su.reference && !ref[b].failed && ref[b].n)
-            refm = stats_median(ref[b].times, ref[b].n);
-        if (do_wall && su.reference && ref[b].failed) {
-            cli_error(CMD, "reference for '%s' failed: %s", su.bench[b].name, ref[b].why);
-            any_failed = true;
-        }
-        for (int l = 0; l < nl; l++) {
-            struct rseries *x = &s[b * nl + l];
-            const struct count_job *j = &cj[b * nl + l];
-            bool failed = false;
-            double med = NAN, mn = NAN;
-            if (do_wall) {
-                if (!x->failed && x->n) {
-                    med = stats_median(x->times, x->n);
-                    mn = stats_min(x->times, x->n);
-                } else {
-                    failed = true;
-                    cli_error(CMD, "'%s' failed: %s%s%.200s", x->name, x->why,
-                              x->tail[0] ? "; its stderr ended with: " : "", x->tail);
-                }
-            }
-            /* A count that failed is NA in every column, never a partial or zero count. */
-            uint64_t cnt[4] = {COUNT_NA, COUNT_NA, COUNT_NA, COUNT_NA};
-            if (do_count) {
-                if (j->note[0])
-                    cli_error(CMD, "note: '%s': %s", x->name, j->note);
-                if (j->status == COUNT_OK) {
-                    cnt[0] = j->instructions;
-                    cnt[1] = j->allocations;
-                    cnt[2] = j->bytes;
-                    cnt[3] = j->peak_bytes;
-                } else {
-                    failed = true;
-                    cli_error(CMD, "'%s' count failed: %s%s%.200s", x->name, j->why,
-                              j->tail[0] ? "; its stderr ended with: " : "", j->tail);
-                }
-            }
-            any_failed |= failed;
-            double ratio = med / refm;
-            if (xset.suite && xrc == 0 && do_wall)
-                xrc = cli_export_add_wall(&xset, x->name, x->times, x->n,
-                                          x->failed || !x->n ? x->why : NULL, ratio, &e);
-            if (xset.suite && xrc == 0 && do_count)
-                xrc = cli_export_add_counts(&xset, x->name, j, false, &e);
-            /* [bench NAME] budgets: exceeded is a regression (exit 3), said with the figures */
-            char bwhy[BUDGET_N][160];
-            if (do_count && cli_budget_check(CMD, x->name, budget_find(su.budgets, su.nbudgets,
-                                             su.bench[b].name), cnt, bwhy)) {
-                over_budget = true;
-                for (int m = 0; xset.suite && xrc == 0 && m < BUDGET_N; m++)
-                    if (bwhy[m][0] && xset.n >= BUDGET_N) {
-                        struct export_rec *xr = &xset.r[xset.n - BUDGET_N + m];
-                        xr->state = EXPORT_REGRESSED;
-                        free((char *)xr->note);
-                        xr->note = strdup(bwhy[m]);
-                    }
-            }
-            const char *tc = x->toolchain[0] ? x->toolchain : NULL;
-            char nb[4][32];
-            if (fmt == FMT_JSON) {
-                fputs(b || l ? ", {\"benchmark\": " : "{\"benchmark\": ", stdout);
-                json_str(stdout, x->name);
-                fputs(", \"lane\": ", stdout);
-                if (x->lane)
-                    json_str(stdout, x->lane);
-                else
-                    fputs("null", stdout);
-                if (do_wall) {
-                    printf(", \"runs\": %d, \"median_s\": ", x->n);
-                    json_num(stdout, med);
-                    fputs(", \"min_s\": ", stdout);
-                    json_num(stdout, mn);
-                    fputs(", \"ref_median_s\": ", stdout);
-                    json_num(stdout, refm);
-                    fputs(", \"ratio\": ", stdout);
-                    json_num(stdout, ratio);
-                }
-                if (do_count) {
-                    static const char *const key[] = {"instructions", "allocations", "bytes",
-                                                      "peak_bytes"};
-                    for (int k = 0; k < 4; k++) {
-                        printf(", \"%s\": ", key[k]);
-                        count_json(stdout, cnt[k]);
-                    }
-                    fputs(", \"toolchain\": ", stdout);
-                    if (tc)
-                        json_str(stdout, tc);
-                    else
-                        fputs("null", stdout);
-                }
-                printf(", \"status\": \"%s\"}", failed ? "failed" : "ok");
-            } else {
-                table_row(&t);
-                table_set(&t, 0, "%s", x->name);
-                table_set(&t, 1, "%s", x->lane ? x->lane : "-");
-                if (do_wall) {
-                    int cw = c_wall;
-                    table_set(&t, cw, "%d", x->n);
-                    if (fmt == FMT_TEXT) {
-                        table_set(&t, cw + 1, "%s", fmt_seconds(nb[0], med));
-                        table_set(&t, cw + 2, "%s", fmt_seconds(nb[1], mn));
-                        table_set(&t, cw + 3, "%s", fmt_seconds(nb[2], refm));
-                        table_set(&t, cw + 4, isnan(ratio) ? "NA" : "%.3f", ratio);
-                    } else {
-                        table_set(&t, cw + 1, "%s", fmt_num(nb[0], med));
-                        table_set(&t, cw + 2, "%s", fmt_num(nb[1], mn));
-                        table_set(&t, cw + 3, "%s", fmt_num(nb[2], refm));
-                        table_set(&t, cw + 4, "%s", fmt_num(nb[3], ratio));
-                    }
-                }
-                if (do_count) {
-                    for (int k = 0; k < 4; k++)
-                        table_set(&t, c_count + k, "%s",
-                                  count_cell(nb[0], cnt[k], fmt == FMT_TEXT));
-                    if (fmt != FMT_TEXT)
-                        table_set(&t, c_count + 4, "%s", tc ? tc : "NA");
-                }
-                if (failed && fmt == FMT_TEXT && cli_use_color(stdout))
-                    table_set(&t, nc - 1, "\033[31mfailed\033[0m");
-                else
-                    table_set(&t, nc - 1, "%s", failed ? "failed" : "ok");
-            }
-            if (do_wall) {
-                fprintf(h, "%s\t%s\t", date, commit ? commit : "NA");
-                tsv_cell(h, x->name);
-                fprintf(h, "\t%s", fmt_num(nb[0], med));
-                fprintf(h, "\t%s", fmt_num(nb[1], mn));
-                fprintf(h, "\t%s", fmt_num(nb[2], refm));
-                fprintf(h, "\t%s\t%d\t", fmt_num(nb[3], ratio), x->n);
-                tsv_cell(h, runner);
-                fputc('\t', h);
-                tsv_cell(h, su.reference ? su.reference : "NA");
-                fputc('\n', h);
-            }
-            if (do_count) {
-                fprintf(ch, "%s\t%s\t", date, commit ? commit : "NA");
-                tsv_cell(ch, x->name);
-                for (int k = 0; k < 4; k++)
-                    fprintf(ch, "\t%s", count_cell(nb[0], cnt[k], false));
-                fputc('\t', ch);
-                tsv_cell(ch, tc ? tc : "NA");
-                fputc('\n', ch);
-            }
-        }
-    }
-    fclose(h);
-    fclose(ch);
-    if (fmt == FMT_JSON) {
-        fputs("]}\n", stdout);
-    } else {
-        if (fmt == FMT_TEXT && do_count)
-            printf(
-                "counts: instructions and allocations from one callgrind run, bytes and peak heap\n"
-                "from the counting allocator; toolchain: %s\n",
-                ns && s[0].toolchain[0] ? s[0].toolchain : "NA");
-        table_print(&t, stdout, fmt);
-    }
-    table_free(&t);
-    rc = any_failed ? EXIT_FAIL : over_budget ? EXIT_REGRESSION : EXIT_OK;
-    if (su.nbudgets && !do_count)
-        cli_error(CMD, "note: the suite's budgets are not checked without the count pass "
-                  "(--count)");
-    /* Both files get their rows, or neither does. */
-    if (hist_dir) {
-        const char *names[2], *text[2];
-        size_t lens[2];
-        int n = 0;
-        if (do_wall)
-            names[n] = "wall.tsv", text[n] = rows, lens[n++] = rlen;
-        if (do_count)
-            names[n] = "count.tsv", text[n] = crows, lens[n++] = clen;
-        if (write_history(hist_dir, names, text, lens, n, &e) < 0)
-            rc = cli_fail(CMD, &e);
-    }
-    if (hist_branch && run_to_branch(hist_branch, do_wall ? rows : NULL, rlen,
-                                     do_count ? crows : NULL, clen, commit, &e) < 0)
-        rc = cli_fail(CMD, &e);
-    if (xset.suite || xrc < 0) {
-        int st = xrc < 0 ? cli_fail(CMD, &e) : cli_export_write(CMD, &ci_export, &xset);
-        if (st != EXIT_OK)
-            rc = st;
-    }
-out:
-    if (rc == EXIT_USAGE && !e.msg[0] && (!s || !ref || !cj))
+    struct run *r = calloc(1, sizeof *r);
+    if (!r) {
         cli_error(CMD, "out of memory");
-    free(rows);
-    free(crows);
-    for (int i = 0; s && i < ns; i++)
-        rseries_free(&s[i]);
-    for (int b = 0; ref && b < su.nbench; b++)
-        rseries_free(&ref[b]);
-    session_free(&wp.sess);
-    free(wp.x);
-    free(s);
-    free(ref);
-    free(cj);
-    free(commit);
-    suite_free(&su);
-    export_free(&xset);
+        return EXIT_USAGE;
+    }
+    r->fmt = fmt;
+    r->hist_dir = hist_dir;
+    r->hist_branch = hist_branch;
+    r->ci_export = &ci_export;
+    struct run_args a = {.runs = runs, .jobs = jobs, .shard_k = shard_k, .shard_n = shard_n,
+                         .want_wall = want_wall, .want_count = want_count, .commit = commit_opt};
+    struct err e = {0};
+    if (suite_load(argv[optind], &r->su, &e) < 0) {
+        free(r);
+        return cli_fail(CMD, &e);
+    }
+    int rc = run_plan(r, &a, &e);
+    if (rc == 0)
+        rc = run_measure(r, &e);
+    if (rc == 0)
+        rc = run_report(r, &e);
+    run_free(r);
+    free(r);
     return rc;
 }

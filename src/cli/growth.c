@@ -33,7 +33,7 @@ static uint64_t metric(const struct count_job *j, int m)
 
 /* The series' name without parameter i: the target's name less its combination's label,
  * then the other parameters' values. */
-static char *series_name(const struct harness *h, const struct target *t, int combo, int i)
+static char *growth_base_name(const struct harness *h, const struct target *t, int combo, int i)
 {
     const struct harness_combo *co = &h->combo[combo];
     size_t base = strlen(t->name) - strlen(co->label) - (co->label[0] ? 1 : 0);
@@ -114,7 +114,7 @@ int growth_fit(const struct harness *h, const struct count_job *jobs, const stru
                 struct growth *x1 = &g[ng];
                 *x1 = (struct growth){.param = p->var, .nvalues = p->n, .from = p->values[0],
                                       .to = p->values[p->n - 1]};
-                if (!(x1->series = series_name(h, &t[r * nc + c], c, i)))
+                if (!(x1->series = growth_base_name(h, &t[r * nc + c], c, i)))
                     goto nomem;
                 ng++;
                 fit_one(x1, p, x, jobs, idx);

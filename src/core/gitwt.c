@@ -92,6 +92,25 @@ static void chomp(char *s)
         s[--n] = '\0';
 }
 
+int gitwt_head(const char *dir, char **sha, struct err *e)
+{
+    char *argv[] = {"git", "rev-parse", "HEAD", NULL};
+    char why[512] = "", *out = NULL;
+    *sha = NULL;
+    int rc = git_run(dir, argv, &out, why, sizeof why, e);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        out[strcspn(out, "\n")] = '\0';
+    if (rc > 0 || !out[0]) {
+        free(out);
+        return err_set(e, ERR_INPUT, "git rev-parse HEAD failed in '%s' (git says: %s)", dir,
+                       why[0] ? why : "nothing");
+    }
+    *sha = out;
+    return 0;
+}
+
 int gitwt_open(struct gitwt *w, const char *rev, struct err *e)
 {
     memset(w, 0, sizeof *w);

@@ -21,6 +21,9 @@ struct gitwt {
  * nothing. ERR_INPUT when this is not a git repository or rev names no commit.
  */
 int gitwt_open(struct gitwt *w, const char *rev, struct err *e);
+/* The commit checked out in dir (git rev-parse HEAD there): *sha malloc'd, the full hash.
+ * -1 with e set when git cannot run or says no (not a repository, no commit yet). */
+int gitwt_head(const char *dir, char **sha, struct err *e);
 /* Makes the temporary worktree (git worktree add --detach); the user's tree and index are
  * not touched. On failure nothing is left behind. */
 int gitwt_add(struct gitwt *w, struct err *e);

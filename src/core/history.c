@@ -22,6 +22,32 @@ const char *const hist_metric_names[HM_COUNT] = {
     "instructions", "allocations", "bytes", "peak_bytes",
 };
 
+const char *const hist_column_names[HC_COUNT] = {
+    "date", "commit", "benchmark", "runs", "runner", "reference", "toolchain",
+};
+
+/* The columns of the files tare run writes, in order: a metric, or HM_COUNT + a column. */
+static const int hist_file_columns[][11] = {
+    [HIST_WALL] = {HM_COUNT + HC_DATE, HM_COUNT + HC_COMMIT, HM_COUNT + HC_BENCHMARK,
+                   HM_MEDIAN_S, HM_MIN_S, HM_REF_MEDIAN_S, HM_RATIO, HM_COUNT + HC_RUNS,
+                   HM_COUNT + HC_RUNNER, HM_COUNT + HC_REFERENCE, -1},
+    [HIST_COUNT] = {HM_COUNT + HC_DATE, HM_COUNT + HC_COMMIT, HM_COUNT + HC_BENCHMARK,
+                    HM_INSTRUCTIONS, HM_ALLOCATIONS, HM_BYTES, HM_PEAK_BYTES,
+                    HM_COUNT + HC_TOOLCHAIN, -1},
+};
+
+int hist_write_header(FILE *f, enum hist_file which)
+{
+    const int *c = hist_file_columns[which];
+    for (int i = 0; c[i] >= 0; i++) {
+        const char *name = c[i] < HM_COUNT ? hist_metric_names[c[i]]
+                                           : hist_column_names[c[i] - HM_COUNT];
+        if (fprintf(f, "%s%c", name, c[i + 1] >= 0 ? '\t' : '\n') < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* The seed's column names, read as tare's (documented in tare-history(1)). */
 static const struct { const char *from, *to; } hist_alias[] = {
     {"mutsu_median_s", "median_s"},
@@ -255,24 +281,24 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
                         goto fail;
                     }
             }
-            t->c_date = find_col(t, "date");
-            t->c_commit = find_col(t, "commit");
-            t->c_benchmark = find_col(t, "benchmark");
+            t->c_date = find_col(t, hist_column_names[HC_DATE]);
+            t->c_commit = find_col(t, hist_column_names[HC_COMMIT]);
+            t->c_benchmark = find_col(t, hist_column_names[HC_BENCHMARK]);
             if (t->c_commit < 0 || t->c_benchmark < 0) {
                 /* One column with commas in it: CSV (hyperfine's --export-csv, say). */
                 bool csv = t->ncols == 1 && strchr(t->cols[0], ',');
                 err_set(e, ERR_INPUT, "'%s' line 1: no '%s' column: not a history file%s", name,
-                        t->c_commit < 0 ? "commit" : "benchmark",
+                        hist_column_names[t->c_commit < 0 ? HC_COMMIT : HC_BENCHMARK],
                         csv ? " (this looks like CSV: a history file is TSV, tab-separated, "
                         "with commit and benchmark columns; see tare-history(1))" : "");
                 goto fail;
             }
             for (int m = 0; m < HM_COUNT; m++)
                 t->c_metric[m] = find_col(t, hist_metric_names[m]);
-            t->c_runner = find_col(t, "runner");
-            t->c_reference = find_col(t, "reference");
-            t->c_toolchain = find_col(t, "toolchain");
-            t->c_runs = find_col(t, "runs");
+            t->c_runner = find_col(t, hist_column_names[HC_RUNNER]);
+            t->c_reference = find_col(t, hist_column_names[HC_REFERENCE]);
+            t->c_toolchain = find_col(t, hist_column_names[HC_TOOLCHAIN]);
+            t->c_runs = find_col(t, hist_column_names[HC_RUNS]);
         } else if (*p) {
             char **row = t->cells + t->nrows * t->ncols;
             int n = split_tabs(p, row, t->ncols);

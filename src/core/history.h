@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/err.h"
 
@@ -19,6 +20,19 @@ enum hist_metric {
     HM_COUNT
 };
 extern const char *const hist_metric_names[HM_COUNT];
+/* The columns besides the metrics, by the names the reader looks for (hist_table's c_*). */
+enum hist_column {
+    HC_DATE, HC_COMMIT, HC_BENCHMARK, HC_RUNS, HC_RUNNER, HC_REFERENCE, HC_TOOLCHAIN,
+    HC_COUNT
+};
+extern const char *const hist_column_names[HC_COUNT];
+/* The history files tare run writes: DIR/wall.tsv and DIR/count.tsv. */
+enum hist_file { HIST_WALL, HIST_COUNT };
+/* Writes the header line of such a file to f, from the names above and the metrics' (wall:
+ * date, commit, benchmark, median_s, min_s, ref_median_s, ratio, runs, runner, reference;
+ * count: date, commit, benchmark, instructions, allocations, bytes, peak_bytes, toolchain).
+ * Returns 0, or -1 when f refused the write. */
+int hist_write_header(FILE *f, enum hist_file which);
 /* Counts that reproduce run to run (alarm at a fixed threshold), as against wall clock. */
 bool hist_metric_deterministic(int m);
 /* The metric a column name stands for (after the mapping), or -1. */
@@ -97,6 +111,22 @@ double hist_value(const struct hist_table *t, size_t row, int m);
  * Returns the number of rows appended, or -1.
  */
 long hist_append(const char *path, const char *text, size_t len, struct err *e);
+
+/*
+ * Merges history files (shards) into out (history_merge.c): the union of their columns by
+ * canonical name in first-seen order, the rows in commit order (then by series, then as given),
+ * a cell a file lacks written NA, a row identical to the one before it in that order (a shard
+ * merged again) written once. Every input is locked shared and out exclusive
+ * (hist_lockset_open) until out is replaced: the rows go to out.tmp.PID, synced, then renamed
+ * onto out, so out is the old file or the new one. tmp_named (may be NULL) is called with the
+ * temporary file's name before it is created and with NULL once it is gone (with SIGINT,
+ * SIGTERM and SIGHUP held across the rename), so that a signal handler can remove it; it
+ * returns -1 to refuse a name (too long for it). torn (may be NULL) gets, per input, the line
+ * of a torn last row left out, or 0; it is filled as files are read, also when a later one
+ * fails. Returns the rows written, or -1 with e set.
+ */
+long hist_merge(char **paths, int n, const char *out, int (*tmp_named)(const char *path),
+                size_t *torn, struct err *e);
 
 /* Series gathered from one or more tables: rows joined by (commit, benchmark). */
 struct hist_series {

@@ -1173,3 +1173,179 @@ bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, cha
     return true;
 #undef DIFFER
 }
+
+/* ---- views: top-N and the diff of two profiles ---- */
+
+struct top_ctx { const struct cg_profile *p; int ev; bool incl; };
+
+int cg_cmp_cost(const struct cg_profile *p, int ev, bool inclusive, uint32_t x, uint32_t y)
+{
+    const uint64_t *cx = inclusive ? cg_incl(p, x) : cg_self(p, x);
+    const uint64_t *cy = inclusive ? cg_incl(p, y) : cg_self(p, y);
+    if (cx[ev] != cy[ev])
+        return cx[ev] > cy[ev] ? -1 : 1;
+    int k = strcmp(cg_str(p, p->funcs[x].name), cg_str(p, p->funcs[y].name));
+    return k ? k : strcmp(cg_str(p, p->funcs[x].obj), cg_str(p, p->funcs[y].obj));
+}
+
+static int by_cost(const void *a, const void *b, void *arg)
+{
+    const struct top_ctx *c = arg;
+    return cg_cmp_cost(c->p, c->ev, c->incl, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+/* The n first of idx[0..m) in the order of by_cost, in idx[0..n), the others dropped: one pass
+ * that keeps the best n in order, most of the rest refused by one comparison with the last
+ * of them. (Sorting 35,000 functions to print 20 took a millisecond, after the threads were
+ * done.) The order is total, so the result is what sorting all would give. */
+static uint32_t best_first(uint32_t *idx, uint32_t m, uint32_t n, struct top_ctx *c)
+{
+    uint32_t k = 0;     /* idx[0..k): the best so far, in order; k <= i, so idx[i] is unread */
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t f = idx[i];
+        if (k == n && by_cost(&f, &idx[n - 1], c) >= 0)
+            continue;
+        uint32_t j = k < n ? k++ : n - 1;
+        for (; j > 0 && by_cost(&f, &idx[j - 1], c) < 0; j--)
+            idx[j] = idx[j - 1];
+        idx[j] = f;
+    }
+    return k;
+}
+
+long cg_top_funcs(const struct cg_profile *p, int ev, bool inclusive, const char *grep,
+                  uint32_t n, uint32_t **out)
+{
+    uint32_t *idx = malloc((p->nfunc + 1) * sizeof *idx);
+    *out = idx;
+    if (!idx)
+        return -1;
+    uint32_t m = 0;
+    for (uint32_t f = 0; f < p->nfunc; f++) {
+        if (cg_self(p, f)[ev] == 0 && cg_incl(p, f)[ev] == 0)
+            continue;
+        if (grep && !strstr(cg_str(p, p->funcs[f].name), grep))
+            continue;
+        idx[m++] = f;
+    }
+    struct top_ctx c = {p, ev, inclusive};
+    if (n > 0 && n < m)
+        m = best_first(idx, m, n, &c);
+    else
+        qsort_r(idx, m, sizeof *idx, by_cost, &c);
+    return m;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+static int by_delta(const void *x, const void *y)
+{
+    const struct cg_diff_row *r = x, *s = y;
+    uint64_t dr = r->a > r->b ? r->a - r->b : r->b - r->a;
+    uint64_t ds = s->a > s->b ? s->a - s->b : s->b - s->a;
+    if (dr != ds)
+        return dr > ds ? -1 : 1;
+    int c = strcmp(r->name, s->name);
+    return c ? c : strcmp(r->obj, s->obj);
+}
+
+/* Functions match by name and object file name (not its directory: two builds of one program
+ * in two work trees are the same program); rows are found through an open-addressing hash. */
+struct rowset {
+    struct cg_diff_row *rows;
+    long n;
+    long *hash;
+    uint32_t cap;
+};
+
+static struct cg_diff_row *row_get(struct rowset *rs, const char *name, const char *obj)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *s = name; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (const char *s = base_name(obj); *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    uint32_t k = h & (rs->cap - 1);
+    for (; rs->hash[k] >= 0; k = (k + 1) & (rs->cap - 1)) {
+        struct cg_diff_row *r = &rs->rows[rs->hash[k]];
+        if (strcmp(r->name, name) == 0 && strcmp(base_name(r->obj), base_name(obj)) == 0)
+            return r;
+    }
+    rs->hash[k] = rs->n;
+    rs->rows[rs->n] = (struct cg_diff_row){.name = name, .obj = obj};
+    return &rs->rows[rs->n++];
+}
+
+/* One side's functions (or call sites) added to the rows. */
+static void diff_side(struct rowset *rs, const struct cg_profile *p, int ev, enum cg_diff_by by,
+                      const struct cg_site *sites, uint32_t count, bool after)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t f = by == CG_DIFF_ALLOCS ? sites[i].func : i;
+        uint64_t v = by == CG_DIFF_ALLOCS      ? sites[i].allocations
+                     : by == CG_DIFF_INCLUSIVE ? cg_incl(p, f)[ev]
+                                               : cg_self(p, f)[ev];
+        if (by != CG_DIFF_ALLOCS && v == 0)
+            continue;
+        struct cg_diff_row *r = row_get(rs, cg_str(p, p->funcs[f].name),
+                                        cg_str(p, p->funcs[f].obj));
+        bool bound = by == CG_DIFF_INCLUSIVE && p->funcs[f].incl_bound;
+        if (after) {
+            r->has_b = true;
+            r->b += v;
+            r->bound_b |= bound;
+        } else {
+            r->has_a = true;
+            r->a += v;
+            r->bound_a |= bound;
+        }
+    }
+}
+
+long cg_profile_diff(const struct cg_profile *pa, int ea, const struct cg_profile *pb, int eb,
+                     enum cg_diff_by by, struct cg_diff_row **out)
+{
+    *out = NULL;
+    uint32_t na = 0, nb = 0;
+    struct cg_site *sa = NULL, *sb = NULL;
+    if (by == CG_DIFF_ALLOCS) {
+        long a = cg_alloc_sites(pa, &sa);
+        long b = a < 0 ? -1 : cg_alloc_sites(pb, &sb);
+        if (a < 0 || b < 0) {
+            free(sa);
+            free(sb);
+            return -1;
+        }
+        na = (uint32_t)a;
+        nb = (uint32_t)b;
+    } else {
+        na = pa->nfunc;
+        nb = pb->nfunc;
+    }
+    struct rowset rs = {.cap = 2};
+    while (rs.cap < (na + nb) * 2 + 2)
+        rs.cap *= 2;
+    rs.rows = calloc((size_t)na + nb + 1, sizeof *rs.rows);
+    rs.hash = malloc(rs.cap * sizeof *rs.hash);
+    if (!rs.rows || !rs.hash) {
+        free(rs.rows);
+        free(rs.hash);
+        free(sa);
+        free(sb);
+        return -1;
+    }
+    for (uint32_t i = 0; i < rs.cap; i++)
+        rs.hash[i] = -1;
+    diff_side(&rs, pa, ea, by, sa, na, false);
+    diff_side(&rs, pb, eb, by, sb, nb, true);
+    free(rs.hash);
+    free(sa);
+    free(sb);
+    qsort(rs.rows, rs.n, sizeof *rs.rows, by_delta);
+    *out = rs.rows;
+    return rs.n;
+}

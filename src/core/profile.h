@@ -229,6 +229,35 @@ struct cg_site {
 };
 /* See above: the call sites of allocations. */
 long cg_alloc_sites(const struct cg_profile *p, struct cg_site **out);
+/* Functions x and y by cost of event ev (self, or inclusive), most costly first, then by name,
+ * then by object: a total order (<0, 0, >0 as for qsort). */
+int cg_cmp_cost(const struct cg_profile *p, int ev, bool inclusive, uint32_t x, uint32_t y);
+/*
+ * The functions with some cost of event ev (self or inclusive), those whose name contains grep
+ * where grep is not NULL, most costly first by self (inclusive: inclusive) cost, then by name,
+ * then by object; only the first n where n > 0. Returns how many (*out malloc'd: function
+ * indexes), or -1 out of memory.
+ */
+long cg_top_funcs(const struct cg_profile *p, int ev, bool inclusive, const char *grep,
+                  uint32_t n, uint32_t **out);
+/* What cg_profile_diff compares: self cost, inclusive cost, or allocation counts by call site. */
+enum cg_diff_by { CG_DIFF_SELF, CG_DIFF_INCLUSIVE, CG_DIFF_ALLOCS };
+/* One row of a diff: a function (or call site) of either side, matched by name and the object's
+ * base name (two builds in two work trees are one program). */
+struct cg_diff_row {
+    const char *name, *obj;     /* borrowed from the side that had it first (before, else after) */
+    bool has_a, has_b;          /* present before / after */
+    bool bound_a, bound_b;      /* CG_DIFF_INCLUSIVE: that side's cost is an upper bound */
+    uint64_t a, b;              /* cost before and after (0 where absent) */
+};
+/*
+ * Before (pa, event ea) against after (pb, event eb): every function with a cost on either side
+ * (by CG_DIFF_ALLOCS: every allocation call site), biggest absolute change first, then by name,
+ * then by object. Returns the number of rows (*out malloc'd; names borrowed from pa and pb), or
+ * -1 out of memory.
+ */
+long cg_profile_diff(const struct cg_profile *pa, int ea, const struct cg_profile *pb, int eb,
+                     enum cg_diff_by by, struct cg_diff_row **out);
 /* True if a and b hold the same model (functions, calls, lines, costs, in the same order);
  * else false and why. For tests: a file read in any number of ranges must give one answer. */
 bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, char *why, size_t n);

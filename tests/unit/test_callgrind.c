@@ -143,6 +143,99 @@ static void self_is(const char *text, const char *f, uint64_t want, int line)
 }
 #define SELF_IS(text, f, want) self_is(text, f, want, __LINE__)
 
+/* The views the CLI prints: top-N by self or inclusive cost, and the diff of two profiles,
+ * on two builds of one program (in /a and /b) whose costs are placed by hand. */
+static const char view_a[] =
+    "events: Ir\nob=/a/bin/x\nfl=x.c\nfn=main\n1 10\ncfn=f\ncalls=1 1\n1 100\n"
+    "cfn=g\ncalls=1 1\n1 11\nfn=alpha\n1 0\nfn=f\n1 100\nfn=g\n1 5\n"
+    "cob=/lib/libc.so.6\ncfn=malloc\ncalls=3 1\n1 6\n"
+    "ob=/lib/libc.so.6\nfn=malloc\n1 6\ntotals: 121\n";
+static const char view_b[] =
+    "events: Ir\nob=/b/bin/x\nfl=x.c\nfn=main\n1 10\ncfn=f\ncalls=1 1\n1 160\n"
+    "cfn=h\ncalls=1 1\n1 30\ncob=/lib/libc.so.6\ncfn=malloc\ncalls=5 1\n1 10\n"
+    "fn=f\n1 160\nfn=h\n1 30\nob=/lib/libc.so.6\nfn=malloc\n1 10\ntotals: 210\n";
+
+static const char *fname(const struct cg_profile *p, uint32_t f)
+{
+    return cg_str(p, p->funcs[f].name);
+}
+
+static void test_views(void)
+{
+    struct err e;
+    struct cg_profile *a = load(view_a, NULL, &e), *b = load(view_b, NULL, &e);
+    CHECK(a && b);
+    if (!a || !b) {
+        cg_profile_free(a);
+        cg_profile_free(b);
+        return;
+    }
+    /* Top by self cost: f 100, main 10, malloc 6, g 5; alpha (no cost) left out. */
+    uint32_t *idx;
+    CHECK_INT(cg_top_funcs(a, 0, false, NULL, 0, &idx), 4);
+    CHECK_STR(fname(a, idx[0]), "f");
+    CHECK_STR(fname(a, idx[1]), "main");
+    CHECK_STR(fname(a, idx[2]), "malloc");
+    CHECK_STR(fname(a, idx[3]), "g");
+    free(idx);
+    /* The first n only, the same as the first n of all (the one-pass selection). */
+    CHECK_INT(cg_top_funcs(a, 0, false, NULL, 2, &idx), 2);
+    CHECK_STR(fname(a, idx[0]), "f");
+    CHECK_STR(fname(a, idx[1]), "main");
+    free(idx);
+    /* Inclusive: main 121, f 100, g 11, malloc 6; a name filter. */
+    CHECK_INT(cg_top_funcs(a, 0, true, NULL, 3, &idx), 3);
+    CHECK_STR(fname(a, idx[0]), "main");
+    CHECK_STR(fname(a, idx[1]), "f");
+    CHECK_STR(fname(a, idx[2]), "g");
+    free(idx);
+    CHECK_INT(cg_top_funcs(a, 0, false, "a", 0, &idx), 2);
+    CHECK_STR(fname(a, idx[0]), "main");
+    CHECK_STR(fname(a, idx[1]), "malloc");
+    free(idx);
+    /* A tie in cost goes by name: g and a function of the same self cost. */
+    CHECK(cg_cmp_cost(a, 0, false, cg_find(a, NULL, "f"), cg_find(a, NULL, "g")) < 0);
+    CHECK(cg_cmp_cost(a, 0, false, cg_find(a, NULL, "g"), cg_find(a, NULL, "f")) > 0);
+    CHECK_INT(cg_cmp_cost(a, 0, true, cg_find(a, NULL, "g"), cg_find(a, NULL, "g")), 0);
+
+    /* Self: f +60, h new 30, g gone 5, malloc +4, main 0; f matched across /a and /b. */
+    struct cg_diff_row *r;
+    CHECK_INT(cg_profile_diff(a, 0, b, 0, CG_DIFF_SELF, &r), 5);
+    CHECK_STR(r[0].name, "f");
+    CHECK(r[0].has_a && r[0].has_b && r[0].a == 100 && r[0].b == 160);
+    CHECK_STR(r[0].obj, "/a/bin/x");
+    CHECK_STR(r[1].name, "h");
+    CHECK(!r[1].has_a && r[1].has_b && r[1].b == 30);
+    CHECK_STR(r[2].name, "g");
+    CHECK(r[2].has_a && !r[2].has_b && r[2].a == 5);
+    CHECK_STR(r[3].name, "malloc");
+    CHECK_STR(r[4].name, "main");
+    CHECK(r[4].a == 10 && r[4].b == 10);
+    free(r);
+    /* Inclusive: main +89 first, then f +60, h 30, g 11, malloc 4; no bounds here. */
+    CHECK_INT(cg_profile_diff(a, 0, b, 0, CG_DIFF_INCLUSIVE, &r), 5);
+    CHECK_STR(r[0].name, "main");
+    CHECK(r[0].a == 121 && r[0].b == 210 && !r[0].bound_a && !r[0].bound_b);
+    CHECK_STR(r[3].name, "g");
+    CHECK_INT(r[3].a, 11);
+    free(r);
+    /* Allocations by call site: main new with 5 calls, g gone with 3. */
+    CHECK_INT(cg_profile_diff(a, 0, b, 0, CG_DIFF_ALLOCS, &r), 2);
+    CHECK_STR(r[0].name, "main");
+    CHECK(!r[0].has_a && r[0].b == 5);
+    CHECK_STR(r[1].name, "g");
+    CHECK(r[1].has_a && !r[1].has_b && r[1].a == 3);
+    free(r);
+    /* A profile against itself: every row unchanged. */
+    long n = cg_profile_diff(a, 0, a, 0, CG_DIFF_SELF, &r);
+    CHECK_INT(n, 4);
+    for (long i = 0; i < n; i++)
+        CHECK(r[i].has_a && r[i].has_b && r[i].a == r[i].b);
+    free(r);
+    cg_profile_free(a);
+    cg_profile_free(b);
+}
+
 int main(void)
 {
     struct err e;
@@ -1064,5 +1157,6 @@ int main(void)
         free(text);
     }
 
+    test_views();
     return unit_done("test_callgrind");
 }

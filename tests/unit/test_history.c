@@ -249,6 +249,132 @@ static void test_append(void)
     hist_table_free(&t);
 }
 
+/* The headers tare run writes, read back: every column found by the reader's names. */
+static void test_headers(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    CHECK_INT(hist_write_header(m, HIST_WALL), 0);
+    fclose(m);
+    CHECK_STR(buf, "date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner"
+                   "\treference\n");
+    struct hist_table t;
+    struct err e = {0};
+    CHECK_INT(parse(buf, &t, &e), 0);
+    CHECK(t.c_date == 0 && t.c_commit == 1 && t.c_benchmark == 2 && t.c_runs == 7 &&
+          t.c_runner == 8 && t.c_reference == 9 && t.c_toolchain == -1);
+    for (int k = HM_MEDIAN_S; k <= HM_RATIO; k++)
+        CHECK_INT(t.c_metric[k], 3 + k);
+    CHECK_INT(t.c_metric[HM_INSTRUCTIONS], -1);
+    hist_table_free(&t);
+    free(buf);
+    buf = NULL;
+    m = open_memstream(&buf, &len);
+    CHECK_INT(hist_write_header(m, HIST_COUNT), 0);
+    fclose(m);
+    CHECK_STR(buf, "date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes"
+                   "\ttoolchain\n");
+    CHECK_INT(parse(buf, &t, &e), 0);
+    CHECK(t.c_toolchain == 7 && t.c_runs == -1 && t.c_metric[HM_MEDIAN_S] == -1);
+    for (int k = HM_INSTRUCTIONS; k <= HM_PEAK_BYTES; k++)
+        CHECK_INT(t.c_metric[k], 3 + k - HM_INSTRUCTIONS);
+    hist_table_free(&t);
+    free(buf);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static int tmp_calls, tmp_forgets;
+static char tmp_seen[400];
+
+static int note_tmp(const char *path)
+{
+    if (path) {
+        tmp_calls++;
+        snprintf(tmp_seen, sizeof tmp_seen, "%s", path);
+    } else {
+        tmp_forgets++;
+    }
+    return 0;
+}
+
+static int refuse_tmp(const char *path)
+{
+    return path ? -1 : 0;
+}
+
+/* Shards merged: columns united by canonical name, rows in commit (date) order then by series,
+ * absent cells NA, a row given twice written once, a torn row left out. */
+static void test_merge(void)
+{
+    char a[300], b[300], out[300];
+    snprintf(a, sizeof a, "%s/merge-a.tsv", dir);
+    snprintf(b, sizeof b, "%s/merge-b.tsv", dir);
+    snprintf(out, sizeof out, "%s/merge-out.tsv", dir);
+    write_file(a, "date\tcommit\tbenchmark\tmutsu_median_s\n"
+                  "2026-01-02\tc2\tzeta\t0.5\n"
+                  "2026-01-02\tc2\talpha\t0.25\n"
+                  "2026-01-01\tc1\talpha\t0.125\n");
+    write_file(b, "commit\tdate\tbenchmark\tinstructions\n"
+                  "c1\t2026-01-01\talpha\t1000\n"
+                  "c3\t2026-01-03\talpha\t900\n"
+                  "c3\t2026-01-03\tal");
+    /* a twice: its rows meet their copies in the order (same commit, series, next seq). */
+    char *paths[] = {a, a, b};
+    size_t torn[3] = {9, 9, 9};
+    struct err e = {0};
+    tmp_calls = tmp_forgets = 0;
+    CHECK_INT(hist_merge(paths, 3, out, note_tmp, torn, &e), 5);
+    CHECK_INT(torn[0], 0);
+    CHECK_INT(torn[1], 0);
+    CHECK_INT(torn[2], 4);
+    CHECK_INT(tmp_calls, 1);
+    CHECK(tmp_forgets >= 1);
+    char want_tmp[400];
+    snprintf(want_tmp, sizeof want_tmp, "%s.tmp.%d", out, (int)getpid());
+    CHECK_STR(tmp_seen, want_tmp);
+    CHECK(access(want_tmp, F_OK) != 0);
+    size_t len;
+    char *text = slurp(out, &len);
+    CHECK_STR(text, "date\tcommit\tbenchmark\tmedian_s\tinstructions\n"
+                    "2026-01-01\tc1\talpha\t0.125\tNA\n"
+                    "2026-01-01\tc1\talpha\tNA\t1000\n"
+                    "2026-01-02\tc2\talpha\t0.25\tNA\n"
+                    "2026-01-02\tc2\tzeta\t0.5\tNA\n"
+                    "2026-01-03\tc3\talpha\tNA\t900\n");
+    /* The output merged alone: the same rows, the same file. */
+    char out2[320];
+    snprintf(out2, sizeof out2, "%s/merge-out2.tsv", dir);
+    char *again[] = {out};
+    CHECK_INT(hist_merge(again, 1, out2, NULL, NULL, &e), 5);
+    size_t len2;
+    char *text2 = slurp(out2, &len2);
+    CHECK(text && text2 && len2 == len && memcmp(text, text2, len) == 0);
+    free(text);
+    free(text2);
+    /* A name the caller cannot hold is refused, and out is left as it was. */
+    CHECK_INT(hist_merge(paths, 1, out, refuse_tmp, NULL, &e), -1);
+    CHECK(strstr(e.msg, "name too long") != NULL);
+    text = slurp(out, &len);
+    CHECK(text && strstr(text, "\t900\n") != NULL);
+    free(text);
+    /* An unreadable input: -1, the error names it, out untouched. */
+    char missing[320];
+    snprintf(missing, sizeof missing, "%s/absent.tsv", dir);
+    char *bad[] = {a, missing};
+    CHECK_INT(hist_merge(bad, 2, out, NULL, NULL, &e), -1);
+    CHECK(strstr(e.msg, "absent.tsv") != NULL);
+}
+
 /* Eight processes append 500 rows each, one row per append, all at once: 4,000 intact rows. */
 static void test_concurrent(void)
 {
@@ -660,6 +786,8 @@ int main(void)
     test_parse();
     test_mutsu();
     test_append();
+    test_merge();
+    test_headers();
     test_concurrent();
     test_lock_replaced();
     test_db();
