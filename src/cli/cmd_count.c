@@ -28,6 +28,8 @@ static const char count_options[] =
     "  -t, --timeout SECONDS   kill a run after this long (default 1800: callgrind is slow)\n"
     "      --keep-profile DIR  keep each callgrind profile as DIR/NAME.callgrind.out\n"
     "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
+    "      --toggle-collect FUNC  count a region too: FUNC and what it calls (repeatable)\n"
+    "      --region marks      count a region too: from TARE_COUNT_START to TARE_COUNT_STOP\n"
     "      --show-output       pass the commands' stdout and stderr through\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
     "  -h, --help              show this help\n";
@@ -42,7 +44,11 @@ static const char *status_name(enum count_status s)
     }
 }
 
-static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm)
+/* Long-only options of the count engine, clear of the harness's 0x100 range. */
+enum { COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION };
+
+static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm,
+                       const char *region)
 {
     fputs("{\"series\": [", stdout);
     for (int i = 0; i < n; i++) {
@@ -60,6 +66,8 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
             fputs(", \"instructions_pass2\": ", stdout); count_json(stdout, j->instructions2);
             fputs(", \"allocations_pass2\": ", stdout); count_json(stdout, j->allocations2);
         }
+        if (region)
+            count_region_json(stdout, j, region);
         printf(", \"status\": \"%s\"", status_name(j->status));
         if (j->status != COUNT_OK) {
             fputs(", \"error\": ", stdout);
@@ -71,15 +79,18 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
 }
 
 static void print_table(const struct count_job *jobs, const struct target *t, int n,
-                        enum out_format fmt)
+                        enum out_format fmt, const char *region)
 {
     static const char *const tsv_h[] = {"name", "lane", "instructions", "allocations", "bytes",
-                                        "peak_bytes", "status"};
+                                        "peak_bytes", "region_instructions",
+                                        "region_allocations", "status"};
     static const char *const text_h[] = {"series", "instructions", "allocations", "bytes",
-                                         "peak heap", "status"};
+                                         "peak heap", "region instr", "region allocs", "status"};
     bool text = fmt == FMT_TEXT;
+    const char *h[9];
+    int nh = count_header(h, text ? text_h : tsv_h, text ? 8 : 9, region != NULL);
     struct table tb;
-    table_init(&tb, text ? 6 : 7, text ? text_h : tsv_h, text ? 0x1 : 0x3);
+    table_init(&tb, nh, h, text ? 0x1 : 0x3);
     char b[64];
     for (int i = 0; i < n; i++) {
         const struct count_job *j = &jobs[i];
@@ -92,6 +103,10 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         table_set(&tb, c++, "%s", count_cell(b, j->allocations, text));
         table_set(&tb, c++, "%s", count_cell(b, j->bytes, text));
         table_set(&tb, c++, "%s", count_cell(b, j->peak_bytes, text));
+        if (region) {
+            table_set(&tb, c++, "%s", count_cell(b, j->region_instructions, text));
+            table_set(&tb, c++, "%s", count_cell(b, j->region_allocations, text));
+        }
         if (text && j->status != COUNT_OK && cli_use_color(stdout))
             table_set(&tb, c++, "\033[31m%s\033[0m", status_name(j->status));
         else
@@ -100,6 +115,10 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
     if (text)
         printf("instructions (Ir) and allocations from one callgrind run after a native warm-up;\n"
                "bytes and peak heap from a native run under the counting allocator\n");
+    if (text && region)
+        printf("region (%s): instructions and allocations from a callgrind pass that collects\n"
+               "inside it only (allocations from the calls made in it); bytes and peak heap are\n"
+               "the whole process's\n", region);
     table_print(&tb, stdout, fmt);
     table_free(&tb);
 }
@@ -117,6 +136,8 @@ int cmd_count(int argc, char **argv)
         {"show-output", no_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
+        {"toggle-collect", required_argument, NULL, COUNT_OPT_TOGGLE},
+        {"region", required_argument, NULL, COUNT_OPT_REGION},
         {0},
     };
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -130,8 +151,10 @@ int cmd_count(int argc, char **argv)
     struct count_job *jobs = NULL;
     int nt = 0;
     long v;
+    char **toggles = calloc(argc + 1, sizeof *toggles);
+    char region[512] = "";
 
-    if (!target_spec_init(&spec, argc))
+    if (!toggles || !target_spec_init(&spec, argc))
         goto done;
     optind = 1;
     int c;
@@ -160,6 +183,15 @@ int cmd_count(int argc, char **argv)
                                   &fmt))
                 goto done;
             break;
+        case COUNT_OPT_TOGGLE: toggles[co.ntoggle++] = optarg; break;
+        case COUNT_OPT_REGION:
+            if (strcmp(optarg, "marks") != 0) {
+                cli_usage_error("count", cmd_count_usage, "--region takes 'marks', not '%s'",
+                                optarg);
+                goto done;
+            }
+            co.marks = true;
+            break;
         case 'h':
             cli_print_usage(stdout, cmd_count_usage);
             printf("\nDeterministic counts: instructions and allocations from one callgrind run\n"
@@ -174,6 +206,14 @@ int cmd_count(int argc, char **argv)
             goto done;
         }
     }
+    co.toggle = toggles;
+    if (co.marks && co.ntoggle) {
+        cli_usage_error("count", cmd_count_usage, "--region marks and --toggle-collect are two "
+                        "ways to say the region: give one");
+        goto done;
+    }
+    if (co.marks || co.ntoggle)
+        count_region_name(region, sizeof region, &co);
     if ((status = targets_from_args("count", cmd_count_usage, argc, argv, dd, &spec, &targets,
                                     &nt)) != 0)
         goto done;
@@ -221,6 +261,8 @@ int cmd_count(int argc, char **argv)
     for (int i = 0; i < nt; i++) {
         if (jobs[i].note[0])
             cli_error("count", "note: '%s': %s", targets[i].name, jobs[i].note);
+        if (jobs[i].region_why[0])
+            cli_error("count", "note: '%s': region NA: %s", targets[i].name, jobs[i].region_why);
         if (jobs[i].status == COUNT_OK)
             continue;
         any_failed = true;
@@ -234,12 +276,13 @@ int cmd_count(int argc, char **argv)
             cli_print_stderr_tail(jobs[i].tail);
     }
     if (fmt == FMT_JSON)
-        print_json(jobs, targets, nt, co.check_warm);
+        print_json(jobs, targets, nt, co.check_warm, region[0] ? region : NULL);
     else
-        print_table(jobs, targets, nt, fmt);
+        print_table(jobs, targets, nt, fmt, region[0] ? region : NULL);
     status = any_failed ? EXIT_FAIL : EXIT_OK;
 
 done:
+    free(toggles);
     free(jobs);
     targets_free(targets, nt);
     free(targets);

@@ -32,3 +32,37 @@ void count_json(FILE *f, uint64_t v)
     else
         fprintf(f, "%llu", (unsigned long long)v);
 }
+
+void count_region_name(char *buf, size_t size, const struct count_opts *o)
+{
+    if (o->marks) {
+        snprintf(buf, size, "marks");
+        return;
+    }
+    size_t len = (size_t)snprintf(buf, size, "toggle-collect=");
+    for (int i = 0; i < o->ntoggle && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "", o->toggle[i]);
+}
+
+void count_region_json(FILE *f, const struct count_job *j, const char *region)
+{
+    fputs(", \"region\": ", f);
+    json_str(f, region);
+    fputs(", \"region_instructions\": ", f);
+    count_json(f, j->region_instructions);
+    fputs(", \"region_allocations\": ", f);
+    count_json(f, j->region_allocations);
+    if (j->region_why[0]) {
+        fputs(", \"region_error\": ", f);
+        json_str(f, j->region_why);
+    }
+}
+
+int count_header(const char **h, const char *const *all, int n, bool region)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (region || i < n - 3 || i == n - 1)
+            h[k++] = all[i];
+    return k;
+}

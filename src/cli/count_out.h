@@ -21,4 +21,13 @@ const char *count_cell(char *buf, uint64_t v, bool human);
 /* A count in JSON: null when not measured. */
 void count_json(FILE *f, uint64_t v);
 
+/* The region's description for people and the JSON: "marks" or "toggle-collect=F,G". */
+void count_region_name(char *buf, size_t size, const struct count_opts *o);
+/* The region's JSON fields: region, region_instructions, region_allocations (null when NA),
+ * region_error when it was never entered. */
+void count_region_json(FILE *f, const struct count_job *j, const char *region);
+/* The first n of the columns in all (the region's two, just before the last, only when
+ * region): fills h, returns how many. */
+int count_header(const char **h, const char *const *all, int n, bool region);
+
 #endif

@@ -163,11 +163,29 @@ static int keep_profiles(const char *prefix, const char *dir, const char *job_na
     return rc;
 }
 
-/* One callgrind pass of job k; pass 2 is --check-warm's second. */
+/* The lane's variables plus one more (NAME=VALUE), or NULL when out of memory. */
+static char **env_plus(char *const *lane, const char *extra)
+{
+    size_t n = 0;
+    while (lane && lane[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        env[i] = lane[i];
+    env[n] = (char *)extra;
+    return env;
+}
+
+/* One callgrind pass of job k; pass 2 is --check-warm's second, pass 3 the region's (only
+ * the region's cost is collected: --toggle-collect, or the marks with --collect-atstart=no). */
 static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uint64_t *allocs,
                            struct err *fatal)
 {
     struct count_job *j = &sh->jobs[k];
+    const struct count_opts *o = sh->o;
+    bool region = pass == 3;
     char prefix[4096], outopt[4200];
     snprintf(prefix, sizeof prefix, "%s/job%d.pass%d.out", sh->tmpdir, k, pass);
     /* %p: every process the command starts writes its own profile, all of them summed. */
@@ -175,23 +193,40 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     int argc = 0;
     while (j->argv[argc])
         argc++;
-    char **argv = calloc(argc + 8, sizeof *argv);
-    if (!argv) {
-        err_set(fatal, ERR_SYSTEM, "out of memory");
-        return false;
+    char **argv = calloc(argc + 9 + o->ntoggle, sizeof *argv);
+    char **toggles = calloc(o->ntoggle + 1, sizeof *toggles);
+    char **env = region && o->marks ? env_plus(j->env, "TARE_COUNT_REGION=marks") : NULL;
+    bool ok = argv && toggles && (env || !(region && o->marks));
+    int a = 0, nt = 0;
+    if (ok) {
+        argv[a++] = (char *)o->valgrind;
+        argv[a++] = "--tool=callgrind";
+        argv[a++] = "--cache-sim=no";
+        argv[a++] = "--branch-sim=no";
+        argv[a++] = "--trace-children=yes";
+        argv[a++] = "--vgdb=no";   /* no FIFOs in $TMPDIR, which an interrupt would leave */
+        argv[a++] = outopt;
+        if (region && o->marks)
+            argv[a++] = "--collect-atstart=no";
+        for (int i = 0; region && i < o->ntoggle && ok; i++) {
+            ok = asprintf(&toggles[nt], "--toggle-collect=%s", o->toggle[i]) >= 0;
+            if (ok)
+                argv[a++] = toggles[nt++];
+        }
     }
-    int a = 0;
-    argv[a++] = (char *)sh->o->valgrind;
-    argv[a++] = "--tool=callgrind";
-    argv[a++] = "--cache-sim=no";
-    argv[a++] = "--branch-sim=no";
-    argv[a++] = "--trace-children=yes";
-    argv[a++] = "--vgdb=no";   /* no FIFOs in $TMPDIR, which an interrupt (SIGKILL) would leave */
-    argv[a++] = outopt;
-    for (int i = 0; i < argc; i++)
-        argv[a++] = j->argv[i];
-    argv[a] = NULL;
-    bool ok = run_step(sh, j, argv, "under callgrind:", j->env, fatal);
+    if (!ok) {
+        err_set(fatal, ERR_SYSTEM, "out of memory");
+    } else {
+        for (int i = 0; i < argc; i++)
+            argv[a++] = j->argv[i];
+        argv[a] = NULL;
+        ok = run_step(sh, j, argv, region ? "under callgrind (the region's pass):"
+                      : "under callgrind:", env ? env : j->env, fatal);
+    }
+    for (int i = 0; i < nt; i++)
+        free(toggles[i]);
+    free(toggles);
+    free(env);
     free(argv);
     if (ok) {
         struct err e = {0};
@@ -201,9 +236,9 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
             ok = false;
         }
     }
-    if (ok && pass == 1 && sh->o->keep_dir && keep_profiles(prefix, sh->o->keep_dir, j->name) < 0) {
+    if (ok && pass == 1 && o->keep_dir && keep_profiles(prefix, o->keep_dir, j->name) < 0) {
         j->status = COUNT_FAILED;
-        snprintf(j->why, sizeof j->why, "cannot keep its profile in '%.800s': %s", sh->o->keep_dir,
+        snprintf(j->why, sizeof j->why, "cannot keep its profile in '%.800s': %s", o->keep_dir,
                  strerror(errno));
         ok = false;
     }
@@ -293,6 +328,8 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     j->status = COUNT_OK;
     j->instructions = j->allocations = j->bytes = j->peak_bytes = COUNT_NA;
     j->instructions2 = j->allocations2 = COUNT_NA;
+    j->region_instructions = j->region_allocations = COUNT_NA;
+    j->region_why[0] = '\0';
     j->note[0] = '\0';
     double t0 = proc_now();
     /* 1. A native warm-up, never measured: caches, page cache, precompiled modules. */
@@ -316,6 +353,19 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
                      "not warm-stable: two callgrind passes gave %llu and %llu instructions, "
                      "%llu and %llu allocations", (unsigned long long)ir, (unsigned long long)ir2,
                      (unsigned long long)al, (unsigned long long)al2);
+        }
+    }
+    /* 2b. The region: a pass of its own, since what callgrind leaves out it does not count.
+     * Entering it costs at least one instruction, so a total of 0 means never entered. */
+    if (sh->o->ntoggle > 0 || sh->o->marks) {
+        uint64_t rir, ral;
+        if (!callgrind_pass(sh, k, 3, &rir, &ral, fatal))
+            goto out;
+        if (rir == 0) {
+            snprintf(j->region_why, sizeof j->region_why, "the region was never entered");
+        } else {
+            j->region_instructions = rir;
+            j->region_allocations = ral;
         }
     }
     j->instructions = ir;

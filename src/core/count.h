@@ -29,6 +29,10 @@ struct count_job {
     uint64_t instructions, allocations;   /* COUNT_NA when not measured */
     uint64_t bytes, peak_bytes;           /* COUNT_NA without the counting allocator */
     uint64_t instructions2, allocations2; /* the second pass of --check-warm */
+    /* A region's counts (--toggle-collect or the marks), from a callgrind pass of its own:
+     * COUNT_NA when no region was asked for, or it was never entered (region_why says). */
+    uint64_t region_instructions, region_allocations;
+    char region_why[128];
     char why[1024];                        /* what failed, for a person */
     char note[512];                        /* why bytes are NA though the rest is ok, or "" */
     char tail[PROC_STDERR_TAIL];          /* the end of the failing run's stderr */
@@ -43,6 +47,11 @@ struct count_opts {
     bool show_output;
     const char *valgrind;     /* the valgrind binary */
     const char *alloc_lib;    /* libtare-alloc.so for bytes and peak, or NULL: those stay NA */
+    /* A region: callgrind's --toggle-collect=FUNC for each of these, or with marks the
+     * program's TARE_COUNT_START/STOP (--collect-atstart=no, TARE_COUNT_REGION=marks set). */
+    char *const *toggle;
+    int ntoggle;
+    bool marks;
     /* Called (serialised) when a job starts and when it ends; may be NULL. */
     void (*progress)(void *ctx, const struct count_job *job, bool finished, int done, int total);
     void *ctx;
@@ -54,7 +63,8 @@ int count_find_valgrind(char *path, size_t size, struct err *e);
 /*
  * Measures every job, opts->jobs at a time. Each job: one native warm-up run (not measured),
  * one callgrind run (two with check_warm), one native run under the counting allocator when
- * alloc_lib is set; all with address-space randomisation off. A job that fails is marked in
+ * alloc_lib is set; all with address-space randomisation off. A region (toggle or marks) adds
+ * one callgrind pass that collects inside the region only. A job that fails is marked in
  * its status and why; the return is -1 only when tare cannot go on (interrupted, no temp dir).
  */
 int count_run(struct count_job *jobs, int n, const struct count_opts *opts, struct err *e);
