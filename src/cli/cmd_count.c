@@ -30,6 +30,7 @@ static const char count_options[] =
     "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
     "      --toggle-collect FUNC  count a region too: FUNC and what it calls (repeatable)\n"
     "      --region marks      count a region too: from TARE_COUNT_START to TARE_COUNT_STOP\n"
+    "      --valgrind-arg ARG  pass this option to valgrind too (repeatable)\n"
     "      --show-output       pass the commands' stdout and stderr through\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
     "  -h, --help              show this help\n";
@@ -45,10 +46,10 @@ static const char *status_name(enum count_status s)
 }
 
 /* Long-only options of the count engine, clear of the harness's 0x100 range. */
-enum { COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION };
+enum { COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG };
 
 static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm,
-                       const char *region)
+                       const char *region, const struct count_opts *co)
 {
     fputs("{\"series\": [", stdout);
     for (int i = 0; i < n; i++) {
@@ -68,6 +69,7 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
         }
         if (region)
             count_region_json(stdout, j, region);
+        count_vg_args_json(stdout, co);
         printf(", \"status\": \"%s\"", status_name(j->status));
         if (j->status != COUNT_OK) {
             fputs(", \"error\": ", stdout);
@@ -79,7 +81,7 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
 }
 
 static void print_table(const struct count_job *jobs, const struct target *t, int n,
-                        enum out_format fmt, const char *region)
+                        enum out_format fmt, const char *region, const struct count_opts *co)
 {
     static const char *const tsv_h[] = {"name", "lane", "instructions", "allocations", "bytes",
                                         "peak_bytes", "region_instructions",
@@ -115,6 +117,8 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
     if (text)
         printf("instructions (Ir) and allocations from one callgrind run after a native warm-up;\n"
                "bytes and peak heap from a native run under the counting allocator\n");
+    if (text && co->nvg_args)
+        count_vg_args_text(stdout, co);
     if (text && region)
         printf("region (%s): instructions and allocations from a callgrind pass that collects\n"
                "inside it only (allocations from the calls made in it); bytes and peak heap are\n"
@@ -138,6 +142,7 @@ int cmd_count(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {"toggle-collect", required_argument, NULL, COUNT_OPT_TOGGLE},
         {"region", required_argument, NULL, COUNT_OPT_REGION},
+        {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
         {0},
     };
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -152,9 +157,10 @@ int cmd_count(int argc, char **argv)
     int nt = 0;
     long v;
     char **toggles = calloc(argc + 1, sizeof *toggles);
+    char **vg_args = calloc(argc + 1, sizeof *vg_args);
     char region[512] = "";
 
-    if (!toggles || !target_spec_init(&spec, argc))
+    if (!toggles || !vg_args || !target_spec_init(&spec, argc))
         goto done;
     optind = 1;
     int c;
@@ -184,6 +190,11 @@ int cmd_count(int argc, char **argv)
                 goto done;
             break;
         case COUNT_OPT_TOGGLE: toggles[co.ntoggle++] = optarg; break;
+        case COUNT_OPT_VGARG:
+            if (!count_vg_arg_ok("count", cmd_count_usage, optarg))
+                goto done;
+            vg_args[co.nvg_args++] = optarg;
+            break;
         case COUNT_OPT_REGION:
             if (strcmp(optarg, "marks") != 0) {
                 cli_usage_error("count", cmd_count_usage, "--region takes 'marks', not '%s'",
@@ -207,6 +218,7 @@ int cmd_count(int argc, char **argv)
         }
     }
     co.toggle = toggles;
+    co.vg_args = vg_args;
     if (co.marks && co.ntoggle) {
         cli_usage_error("count", cmd_count_usage, "--region marks and --toggle-collect are two "
                         "ways to say the region: give one");
@@ -276,13 +288,14 @@ int cmd_count(int argc, char **argv)
             cli_print_stderr_tail(jobs[i].tail);
     }
     if (fmt == FMT_JSON)
-        print_json(jobs, targets, nt, co.check_warm, region[0] ? region : NULL);
+        print_json(jobs, targets, nt, co.check_warm, region[0] ? region : NULL, &co);
     else
-        print_table(jobs, targets, nt, fmt, region[0] ? region : NULL);
+        print_table(jobs, targets, nt, fmt, region[0] ? region : NULL, &co);
     status = any_failed ? EXIT_FAIL : EXIT_OK;
 
 done:
     free(toggles);
+    free(vg_args);
     free(jobs);
     targets_free(targets, nt);
     free(targets);

@@ -1,6 +1,9 @@
 /* count_out.c: the deterministic pass's progress line, table cells and JSON numbers. */
 #include "cli/count_out.h"
 
+#include <string.h>
+
+#include "cli/cli.h"
 #include "cli/out.h"
 #include "core/proc.h"
 
@@ -65,4 +68,42 @@ int count_header(const char **h, const char *const *all, int n, bool region)
         if (region || i < n - 3 || i == n - 1)
             h[k++] = all[i];
     return k;
+}
+
+bool count_vg_arg_ok(const char *cmd, const char *usage, const char *arg)
+{
+    static const char *const taken[] = {"--tool=", "--callgrind-out-file=",
+                                        "--cachegrind-out-file=", "--log-file=", "--log-fd="};
+    if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+        cli_usage_error(cmd, usage, "--valgrind-arg takes a valgrind option ('--NAME=VALUE'), "
+                        "not '%s'", arg);
+        return false;
+    }
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
+        if (strncmp(arg, taken[i], strlen(taken[i])) == 0) {
+            cli_usage_error(cmd, usage, "--valgrind-arg '%s': tare sets %s... itself, and reads "
+                            "what it gives", arg, taken[i]);
+            return false;
+        }
+    return true;
+}
+
+void count_vg_args_json(FILE *f, const struct count_opts *o)
+{
+    if (!o->nvg_args)
+        return;
+    fputs(", \"valgrind_args\": [", f);
+    for (int i = 0; i < o->nvg_args; i++) {
+        fputs(i ? ", " : "", f);
+        json_str(f, o->vg_args[i]);
+    }
+    fputs("]", f);
+}
+
+void count_vg_args_text(FILE *f, const struct count_opts *o)
+{
+    fputs("valgrind options added (counts under other options are not comparable):", f);
+    for (int i = 0; i < o->nvg_args; i++)
+        fprintf(f, " %s", o->vg_args[i]);
+    fputs("\n", f);
 }

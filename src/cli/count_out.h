@@ -30,4 +30,12 @@ void count_region_json(FILE *f, const struct count_job *j, const char *region);
  * region): fills h, returns how many. */
 int count_header(const char **h, const char *const *all, int n, bool region);
 
+/* Whether ARG can be passed to valgrind: an option ("--..."), not one that tare sets and
+ * reads back (the tool, the output file); says why on stderr when not. */
+bool count_vg_arg_ok(const char *cmd, const char *usage, const char *arg);
+/* The --valgrind-arg options: "valgrind_args": [...] in a series' JSON, nothing when none;
+ * a line for people. */
+void count_vg_args_json(FILE *f, const struct count_opts *o);
+void count_vg_args_text(FILE *f, const struct count_opts *o);
+
 #endif

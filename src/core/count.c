@@ -193,7 +193,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     int argc = 0;
     while (j->argv[argc])
         argc++;
-    char **argv = calloc(argc + 9 + o->ntoggle, sizeof *argv);
+    char **argv = calloc(argc + 9 + o->ntoggle + o->nvg_args, sizeof *argv);
     char **toggles = calloc(o->ntoggle + 1, sizeof *toggles);
     char **env = region && o->marks ? env_plus(j->env, "TARE_COUNT_REGION=marks") : NULL;
     bool ok = argv && toggles && (env || !(region && o->marks));
@@ -213,6 +213,8 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
             if (ok)
                 argv[a++] = toggles[nt++];
         }
+        for (int i = 0; i < o->nvg_args; i++)
+            argv[a++] = o->vg_args[i];
     }
     if (!ok) {
         err_set(fatal, ERR_SYSTEM, "out of memory");

@@ -52,6 +52,9 @@ struct count_opts {
     char *const *toggle;
     int ntoggle;
     bool marks;
+    /* More valgrind options (--valgrind-arg), after tare's own in every valgrind pass. */
+    char *const *vg_args;
+    int nvg_args;
     /* Called (serialised) when a job starts and when it ends; may be NULL. */
     void (*progress)(void *ctx, const struct count_job *job, bool finished, int done, int total);
     void *ctx;
