@@ -31,6 +31,7 @@ static const char count_options[] =
     "      --toggle-collect FUNC  count a region too: FUNC and what it calls (repeatable)\n"
     "      --region marks      count a region too: from TARE_COUNT_START to TARE_COUNT_STOP\n"
     "      --valgrind-arg ARG  pass this option to valgrind too (repeatable)\n"
+    "      --cache-sim         simulated L1 and LL cache misses, and estimated cycles\n"
     "      --show-output       pass the commands' stdout and stderr through\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
     "  -h, --help              show this help\n";
@@ -46,7 +47,7 @@ static const char *status_name(enum count_status s)
 }
 
 /* Long-only options of the count engine, clear of the harness's 0x100 range. */
-enum { COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG };
+enum { COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG, COUNT_OPT_CACHE };
 
 static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm,
                        const char *region, const struct count_opts *co)
@@ -70,6 +71,8 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
         if (region)
             count_region_json(stdout, j, region);
         count_vg_args_json(stdout, co);
+        if (co->cache_sim)
+            count_cache_json(stdout, j);
         printf(", \"status\": \"%s\"", status_name(j->status));
         if (j->status != COUNT_OK) {
             fputs(", \"error\": ", stdout);
@@ -84,13 +87,16 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
                         enum out_format fmt, const char *region, const struct count_opts *co)
 {
     static const char *const tsv_h[] = {"name", "lane", "instructions", "allocations", "bytes",
-                                        "peak_bytes", "region_instructions",
-                                        "region_allocations", "status"};
+                                        "peak_bytes"};
     static const char *const text_h[] = {"series", "instructions", "allocations", "bytes",
-                                         "peak heap", "region instr", "region allocs", "status"};
+                                         "peak heap"};
     bool text = fmt == FMT_TEXT;
-    const char *h[9];
-    int nh = count_header(h, text ? text_h : tsv_h, text ? 8 : 9, region != NULL);
+    const char *h[24];
+    int nh = 0;
+    for (; nh < (text ? 5 : 6); nh++)
+        h[nh] = text ? text_h[nh] : tsv_h[nh];
+    nh += count_extra_header(h + nh, text, region, co);
+    h[nh++] = "status";
     struct table tb;
     table_init(&tb, nh, h, text ? 0x1 : 0x3);
     char b[64];
@@ -105,10 +111,7 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         table_set(&tb, c++, "%s", count_cell(b, j->allocations, text));
         table_set(&tb, c++, "%s", count_cell(b, j->bytes, text));
         table_set(&tb, c++, "%s", count_cell(b, j->peak_bytes, text));
-        if (region) {
-            table_set(&tb, c++, "%s", count_cell(b, j->region_instructions, text));
-            table_set(&tb, c++, "%s", count_cell(b, j->region_allocations, text));
-        }
+        count_extra_cells(&tb, &c, j, text, region, co);
         if (text && j->status != COUNT_OK && cli_use_color(stdout))
             table_set(&tb, c++, "\033[31m%s\033[0m", status_name(j->status));
         else
@@ -117,12 +120,8 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
     if (text)
         printf("instructions (Ir) and allocations from one callgrind run after a native warm-up;\n"
                "bytes and peak heap from a native run under the counting allocator\n");
-    if (text && co->nvg_args)
-        count_vg_args_text(stdout, co);
-    if (text && region)
-        printf("region (%s): instructions and allocations from a callgrind pass that collects\n"
-               "inside it only (allocations from the calls made in it); bytes and peak heap are\n"
-               "the whole process's\n", region);
+    if (text)
+        count_extra_legend(stdout, region, co);
     table_print(&tb, stdout, fmt);
     table_free(&tb);
 }
@@ -143,6 +142,7 @@ int cmd_count(int argc, char **argv)
         {"toggle-collect", required_argument, NULL, COUNT_OPT_TOGGLE},
         {"region", required_argument, NULL, COUNT_OPT_REGION},
         {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
+        {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
         {0},
     };
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -190,6 +190,7 @@ int cmd_count(int argc, char **argv)
                 goto done;
             break;
         case COUNT_OPT_TOGGLE: toggles[co.ntoggle++] = optarg; break;
+        case COUNT_OPT_CACHE: co.cache_sim = true; break;
         case COUNT_OPT_VGARG:
             if (!count_vg_arg_ok("count", cmd_count_usage, optarg))
                 goto done;

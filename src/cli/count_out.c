@@ -61,13 +61,64 @@ void count_region_json(FILE *f, const struct count_job *j, const char *region)
     }
 }
 
-int count_header(const char **h, const char *const *all, int n, bool region)
+int count_extra_header(const char **h, bool text, const char *region,
+                       const struct count_opts *o)
 {
+    static const char *const cache_tsv[] = {"l1i_misses", "l1d_misses", "lli_misses",
+                                            "lld_misses", "est_cycles"};
+    static const char *const cache_text[] = {"L1i misses", "L1d misses", "LLi misses",
+                                             "LLd misses", "est. cycles"};
     int k = 0;
-    for (int i = 0; i < n; i++)
-        if (region || i < n - 3 || i == n - 1)
-            h[k++] = all[i];
+    if (region) {
+        h[k++] = text ? "region instr" : "region_instructions";
+        h[k++] = text ? "region allocs" : "region_allocations";
+    }
+    for (int i = 0; o->cache_sim && i < 5; i++)
+        h[k++] = text ? cache_text[i] : cache_tsv[i];
     return k;
+}
+
+void count_extra_cells(struct table *tb, int *c, const struct count_job *j, bool text,
+                       const char *region, const struct count_opts *o)
+{
+    char b[64];
+    if (region) {
+        table_set(tb, (*c)++, "%s", count_cell(b, j->region_instructions, text));
+        table_set(tb, (*c)++, "%s", count_cell(b, j->region_allocations, text));
+    }
+    if (o->cache_sim) {
+        const uint64_t v[] = {j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses,
+                              j->est_cycles};
+        for (int i = 0; i < 5; i++)
+            table_set(tb, (*c)++, "%s", count_cell(b, v[i], text));
+    }
+}
+
+void count_extra_legend(FILE *f, const char *region, const struct count_opts *o)
+{
+    if (o->nvg_args)
+        count_vg_args_text(f, o);
+    if (region)
+        fprintf(f, "region (%s): instructions and allocations from a callgrind pass that "
+                "collects\ninside it only (allocations from the calls made in it); bytes and "
+                "peak heap are\nthe whole process's\n", region);
+    if (o->cache_sim)
+        fputs("misses from callgrind's cache simulation (of this machine's cache sizes, or the\n"
+              "--I1/--D1/--LL given);\n"
+              "est. cycles = Ir + 10 x L1 misses + 100 x LL misses, a model, not a "
+              "measurement\n", f);
+}
+
+void count_cache_json(FILE *f, const struct count_job *j)
+{
+    static const char *const names[] = {"l1i_misses", "l1d_misses", "lli_misses", "lld_misses",
+                                        "est_cycles"};
+    const uint64_t v[] = {j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses,
+                          j->est_cycles};
+    for (int i = 0; i < 5; i++) {
+        fprintf(f, ", \"%s\": ", names[i]);
+        count_json(f, v[i]);
+    }
 }
 
 bool count_vg_arg_ok(const char *cmd, const char *usage, const char *arg)

@@ -26,9 +26,17 @@ void count_region_name(char *buf, size_t size, const struct count_opts *o);
 /* The region's JSON fields: region, region_instructions, region_allocations (null when NA),
  * region_error when it was never entered. */
 void count_region_json(FILE *f, const struct count_job *j, const char *region);
-/* The first n of the columns in all (the region's two, just before the last, only when
- * region): fills h, returns how many. */
-int count_header(const char **h, const char *const *all, int n, bool region);
+/* The columns after peak_bytes that the options ask for (the region's, --cache-sim's):
+ * their names into h (for people with text), how many; their cells, from column *c on;
+ * and the lines above a text table that say what they are. */
+struct table;
+int count_extra_header(const char **h, bool text, const char *region,
+                       const struct count_opts *o);
+void count_extra_cells(struct table *tb, int *c, const struct count_job *j, bool text,
+                       const char *region, const struct count_opts *o);
+void count_extra_legend(FILE *f, const char *region, const struct count_opts *o);
+/* --cache-sim's JSON fields (null when NA). */
+void count_cache_json(FILE *f, const struct count_job *j);
 
 /* Whether ARG can be passed to valgrind: an option ("--..."), not one that tare sets and
  * reads back (the tool, the output file); says why on stderr when not. */

@@ -97,8 +97,26 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
     return false;
 }
 
+/* What one callgrind pass gives: the misses are COUNT_NA without the cache simulation. */
+struct pass_counts {
+    uint64_t ir, allocs, l1i, l1d, lli, lld;
+};
+
+/* The sum of the named events, or COUNT_NA when the profile lacks any of them. */
+static uint64_t event_sum(const struct cg_profile *p, const char *const *names)
+{
+    uint64_t sum = 0;
+    for (; *names; names++) {
+        int ev = cg_event_index(p, *names);
+        if (ev < 0)
+            return COUNT_NA;
+        sum += cg_total(p, ev);
+    }
+    return sum;
+}
+
 /* Reads every file callgrind wrote for one run (dumps add .1, .2 ...) into one profile. */
-static int read_profiles(const char *prefix, uint64_t *ir, uint64_t *allocs, struct err *e)
+static int read_profiles(const char *prefix, struct pass_counts *pc, struct err *e)
 {
     char pattern[4200];
     snprintf(pattern, sizeof pattern, "%s*", prefix);
@@ -120,8 +138,14 @@ static int read_profiles(const char *prefix, uint64_t *ir, uint64_t *allocs, str
         if (ev < 0)
             rc = err_set(e, ERR_MEASURE, "profile '%s' has no Ir event", prefix);
         else {
-            *ir = cg_total(p, ev);
-            *allocs = cg_allocations(p);
+            static const char *const i1[] = {"I1mr", NULL}, *const d1[] = {"D1mr", "D1mw", NULL};
+            static const char *const il[] = {"ILmr", NULL}, *const dl[] = {"DLmr", "DLmw", NULL};
+            pc->ir = cg_total(p, ev);
+            pc->allocs = cg_allocations(p);
+            pc->l1i = event_sum(p, i1);
+            pc->l1d = event_sum(p, d1);
+            pc->lli = event_sum(p, il);
+            pc->lld = event_sum(p, dl);
         }
     }
     cg_profile_free(p);
@@ -180,7 +204,7 @@ static char **env_plus(char *const *lane, const char *extra)
 
 /* One callgrind pass of job k; pass 2 is --check-warm's second, pass 3 the region's (only
  * the region's cost is collected: --toggle-collect, or the marks with --collect-atstart=no). */
-static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uint64_t *allocs,
+static bool callgrind_pass(struct shared *sh, int k, int pass, struct pass_counts *pc,
                            struct err *fatal)
 {
     struct count_job *j = &sh->jobs[k];
@@ -201,7 +225,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     if (ok) {
         argv[a++] = (char *)o->valgrind;
         argv[a++] = "--tool=callgrind";
-        argv[a++] = "--cache-sim=no";
+        argv[a++] = o->cache_sim ? "--cache-sim=yes" : "--cache-sim=no";
         argv[a++] = "--branch-sim=no";
         argv[a++] = "--trace-children=yes";
         argv[a++] = "--vgdb=no";   /* no FIFOs in $TMPDIR, which an interrupt would leave */
@@ -232,7 +256,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uin
     free(argv);
     if (ok) {
         struct err e = {0};
-        if (read_profiles(prefix, ir, allocs, &e) < 0) {
+        if (read_profiles(prefix, pc, &e) < 0) {
             j->status = COUNT_FAILED;
             snprintf(j->why, sizeof j->why, "reading its profile: %.900s", e.msg);
             ok = false;
@@ -324,6 +348,22 @@ static void alloc_pass(struct shared *sh, int k, struct err *fatal)
     unlink(out);
 }
 
+/* The simulated misses and the cycles model (a model, not a measurement: iai-callgrind's
+ * weights); NA if the profile lacks an event or the sum passes 2^64. */
+static void set_cache(struct count_job *j, const struct pass_counts *pc)
+{
+    j->l1i_misses = pc->l1i;
+    j->l1d_misses = pc->l1d;
+    j->lli_misses = pc->lli;
+    j->lld_misses = pc->lld;
+    if (pc->l1i == COUNT_NA || pc->l1d == COUNT_NA || pc->lli == COUNT_NA || pc->lld == COUNT_NA)
+        return;
+    long double c = (long double)pc->ir + 10.0L * ((long double)pc->l1i + pc->l1d) +
+                    100.0L * ((long double)pc->lli + pc->lld);
+    if (c < 1.8e19L)
+        j->est_cycles = pc->ir + 10 * (pc->l1i + pc->l1d) + 100 * (pc->lli + pc->lld);
+}
+
 static void run_job(struct shared *sh, int k, struct err *fatal)
 {
     struct count_job *j = &sh->jobs[k];
@@ -332,19 +372,22 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     j->instructions2 = j->allocations2 = COUNT_NA;
     j->region_instructions = j->region_allocations = COUNT_NA;
     j->region_why[0] = '\0';
+    j->l1i_misses = j->l1d_misses = j->lli_misses = j->lld_misses = j->est_cycles = COUNT_NA;
     j->note[0] = '\0';
     double t0 = proc_now();
     /* 1. A native warm-up, never measured: caches, page cache, precompiled modules. */
     if (!run_step(sh, j, j->argv, "native warm-up run", j->env, fatal))
         goto out;
     /* 2. Instructions and allocations from callgrind. */
-    uint64_t ir, al;
-    if (!callgrind_pass(sh, k, 1, &ir, &al, fatal))
+    struct pass_counts pc;
+    if (!callgrind_pass(sh, k, 1, &pc, fatal))
         goto out;
+    uint64_t ir = pc.ir, al = pc.allocs;
     if (sh->o->check_warm) {
-        uint64_t ir2, al2;
-        if (!callgrind_pass(sh, k, 2, &ir2, &al2, fatal))
+        struct pass_counts pc2;
+        if (!callgrind_pass(sh, k, 2, &pc2, fatal))
             goto out;
+        uint64_t ir2 = pc2.ir, al2 = pc2.allocs;
         j->instructions2 = ir2;
         j->allocations2 = al2;
         double di = ir ? (double)(ir > ir2 ? ir - ir2 : ir2 - ir) / ir : 0;
@@ -360,18 +403,20 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     /* 2b. The region: a pass of its own, since what callgrind leaves out it does not count.
      * Entering it costs at least one instruction, so a total of 0 means never entered. */
     if (sh->o->ntoggle > 0 || sh->o->marks) {
-        uint64_t rir, ral;
-        if (!callgrind_pass(sh, k, 3, &rir, &ral, fatal))
+        struct pass_counts rc;
+        if (!callgrind_pass(sh, k, 3, &rc, fatal))
             goto out;
-        if (rir == 0) {
+        if (rc.ir == 0) {
             snprintf(j->region_why, sizeof j->region_why, "the region was never entered");
         } else {
-            j->region_instructions = rir;
-            j->region_allocations = ral;
+            j->region_instructions = rc.ir;
+            j->region_allocations = rc.allocs;
         }
     }
     j->instructions = ir;
     j->allocations = al;
+    if (sh->o->cache_sim)
+        set_cache(j, &pc);
     /* 3. Bytes and peak heap need the counting allocator (a native run, LD_PRELOAD). */
     if (sh->o->alloc_lib)
         alloc_pass(sh, k, fatal);

@@ -33,6 +33,9 @@ struct count_job {
      * COUNT_NA when no region was asked for, or it was never entered (region_why says). */
     uint64_t region_instructions, region_allocations;
     char region_why[128];
+    /* --cache-sim: simulated misses (COUNT_NA without it) and the cycles model
+     * est_cycles = Ir + 10 x (l1i + l1d misses) + 100 x (lli + lld misses). */
+    uint64_t l1i_misses, l1d_misses, lli_misses, lld_misses, est_cycles;
     char why[1024];                        /* what failed, for a person */
     char note[512];                        /* why bytes are NA though the rest is ok, or "" */
     char tail[PROC_STDERR_TAIL];          /* the end of the failing run's stderr */
@@ -52,6 +55,7 @@ struct count_opts {
     char *const *toggle;
     int ntoggle;
     bool marks;
+    bool cache_sim;           /* callgrind's cache simulation in its passes (--cache-sim=yes) */
     /* More valgrind options (--valgrind-arg), after tare's own in every valgrind pass. */
     char *const *vg_args;
     int nvg_args;
