@@ -32,6 +32,7 @@ static const char count_options[] =
     "      --region marks      count a region too: from TARE_COUNT_START to TARE_COUNT_STOP\n"
     "      --valgrind-arg ARG  pass this option to valgrind too (repeatable)\n"
     "      --cache-sim         simulated L1 and LL cache misses, and estimated cycles\n"
+    "      --subtract CMD      count CMD too (each lane); show the counts less CMD's\n"
     "      --show-output       pass the commands' stdout and stderr through\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
     "  -h, --help              show this help\n";
@@ -47,11 +48,15 @@ static const char *status_name(enum count_status s)
 }
 
 /* Long-only options of the count engine, clear of the harness's 0x100 range. */
-enum { COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG, COUNT_OPT_CACHE };
+enum {
+    COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG, COUNT_OPT_CACHE,
+    COUNT_OPT_SUBTRACT,
+};
 
-static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm,
-                       const char *region, const struct count_opts *co)
+static void print_json(const struct count_job *jobs, const struct target *t, int n,
+                       const struct count_view *v)
 {
+    const struct count_opts *co = v->co;
     fputs("{\"series\": [", stdout);
     for (int i = 0; i < n; i++) {
         const struct count_job *j = &jobs[i];
@@ -64,12 +69,14 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
         fputs(", \"allocations\": ", stdout); count_json(stdout, j->allocations);
         fputs(", \"bytes\": ", stdout); count_json(stdout, j->bytes);
         fputs(", \"peak_bytes\": ", stdout); count_json(stdout, j->peak_bytes);
-        if (check_warm) {
+        if (co->check_warm) {
             fputs(", \"instructions_pass2\": ", stdout); count_json(stdout, j->instructions2);
             fputs(", \"allocations_pass2\": ", stdout); count_json(stdout, j->allocations2);
         }
-        if (region)
-            count_region_json(stdout, j, region);
+        if (v->region)
+            count_region_json(stdout, j, v->region);
+        if (v->subtract)
+            count_net_json(stdout, j, v->subtract);
         count_vg_args_json(stdout, co);
         if (co->cache_sim)
             count_cache_json(stdout, j);
@@ -84,7 +91,7 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
 }
 
 static void print_table(const struct count_job *jobs, const struct target *t, int n,
-                        enum out_format fmt, const char *region, const struct count_opts *co)
+                        enum out_format fmt, const struct count_view *v)
 {
     static const char *const tsv_h[] = {"name", "lane", "instructions", "allocations", "bytes",
                                         "peak_bytes"};
@@ -95,7 +102,7 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
     int nh = 0;
     for (; nh < (text ? 5 : 6); nh++)
         h[nh] = text ? text_h[nh] : tsv_h[nh];
-    nh += count_extra_header(h + nh, text, region, co);
+    nh += count_extra_header(h + nh, text, v);
     h[nh++] = "status";
     struct table tb;
     table_init(&tb, nh, h, text ? 0x1 : 0x3);
@@ -111,7 +118,7 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         table_set(&tb, c++, "%s", count_cell(b, j->allocations, text));
         table_set(&tb, c++, "%s", count_cell(b, j->bytes, text));
         table_set(&tb, c++, "%s", count_cell(b, j->peak_bytes, text));
-        count_extra_cells(&tb, &c, j, text, region, co);
+        count_extra_cells(&tb, &c, j, text, v);
         if (text && j->status != COUNT_OK && cli_use_color(stdout))
             table_set(&tb, c++, "\033[31m%s\033[0m", status_name(j->status));
         else
@@ -121,9 +128,38 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         printf("instructions (Ir) and allocations from one callgrind run after a native warm-up;\n"
                "bytes and peak heap from a native run under the counting allocator\n");
     if (text)
-        count_extra_legend(stdout, region, co);
+        count_extra_legend(stdout, v);
     table_print(&tb, stdout, fmt);
     table_free(&tb);
+}
+
+/* --subtract CMD: its series, one a lane, named baseline[+LANE], appended to *t. */
+static int add_baselines(const struct target_spec *spec, const char *cmd, struct target **t,
+                         int *n)
+{
+    struct target_spec bs = *spec;
+    char *name = "baseline", *argv1[] = {(char *)cmd, NULL};
+    bs.names = &name;
+    bs.nnames = 1;
+    struct target *b = NULL;
+    int nb = 0;
+    struct err e = {0};
+    if (targets_build(&bs, argv1, 1, false, &b, &nb, &e) < 0) {
+        err_prefix(&e, "--subtract");
+        return cli_fail("count", &e);
+    }
+    struct target *all = realloc(*t, (size_t)(*n + nb) * sizeof *all);
+    if (!all) {
+        targets_free(b, nb);
+        free(b);
+        cli_error("count", "out of memory");
+        return EXIT_USAGE;
+    }
+    memcpy(all + *n, b, (size_t)nb * sizeof *b);
+    free(b);
+    *t = all;
+    *n += nb;
+    return 0;
 }
 
 int cmd_count(int argc, char **argv)
@@ -143,6 +179,7 @@ int cmd_count(int argc, char **argv)
         {"region", required_argument, NULL, COUNT_OPT_REGION},
         {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
         {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
+        {"subtract", required_argument, NULL, COUNT_OPT_SUBTRACT},
         {0},
     };
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -159,6 +196,8 @@ int cmd_count(int argc, char **argv)
     char **toggles = calloc(argc + 1, sizeof *toggles);
     char **vg_args = calloc(argc + 1, sizeof *vg_args);
     char region[512] = "";
+    const char *subtract = NULL;
+    int nall = 0;   /* the series, then the baselines of --subtract (one a lane) */
 
     if (!toggles || !vg_args || !target_spec_init(&spec, argc))
         goto done;
@@ -191,6 +230,7 @@ int cmd_count(int argc, char **argv)
             break;
         case COUNT_OPT_TOGGLE: toggles[co.ntoggle++] = optarg; break;
         case COUNT_OPT_CACHE: co.cache_sim = true; break;
+        case COUNT_OPT_SUBTRACT: subtract = optarg; break;
         case COUNT_OPT_VGARG:
             if (!count_vg_arg_ok("count", cmd_count_usage, optarg))
                 goto done;
@@ -230,6 +270,9 @@ int cmd_count(int argc, char **argv)
     if ((status = targets_from_args("count", cmd_count_usage, argc, argv, dd, &spec, &targets,
                                     &nt)) != 0)
         goto done;
+    nall = nt;
+    if (subtract && (status = add_baselines(&spec, subtract, &targets, &nall)) != 0)
+        goto done;
     status = EXIT_USAGE;
     char valgrind[4096];
     if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
@@ -247,12 +290,12 @@ int cmd_count(int argc, char **argv)
                   strerror(errno));
         goto done;
     }
-    jobs = calloc(nt, sizeof *jobs);
+    jobs = calloc(nall, sizeof *jobs);
     if (!jobs) {
         cli_error("count", "out of memory");
         goto done;
     }
-    for (int i = 0; i < nt; i++) {
+    for (int i = 0; i < nall; i++) {
         jobs[i].name = targets[i].name;
         jobs[i].argv = targets[i].argv;
         jobs[i].env = targets[i].env;
@@ -261,7 +304,7 @@ int cmd_count(int argc, char **argv)
     co.progress = count_progress_print;
     co.ctx = &ps;
     cli_install_signal_handlers();
-    int rc = count_run(jobs, nt, &co, &e);
+    int rc = count_run(jobs, nall, &co, &e);
     if (ps.on)
         fputs("\r\033[K", stderr);
     if (rc < 0) {
@@ -271,7 +314,7 @@ int cmd_count(int argc, char **argv)
     bool any_failed = false;
     if (!co.alloc_lib)
         cli_error("count", "note: bytes and peak heap are NA: %s", lib_err.msg);
-    for (int i = 0; i < nt; i++) {
+    for (int i = 0; i < nall; i++) {
         if (jobs[i].note[0])
             cli_error("count", "note: '%s': %s", targets[i].name, jobs[i].note);
         if (jobs[i].region_why[0])
@@ -288,17 +331,21 @@ int cmd_count(int argc, char **argv)
         if (jobs[i].tail[0])
             cli_print_stderr_tail(jobs[i].tail);
     }
+    /* A lane's series less that lane's baseline (series are command-major, lane-minor). */
+    for (int i = 0; subtract && i < nt; i++)
+        count_subtract(&jobs[i], &jobs[nt + i % (nall - nt)]);
+    struct count_view view = {.co = &co, .region = region[0] ? region : NULL, .subtract = subtract};
     if (fmt == FMT_JSON)
-        print_json(jobs, targets, nt, co.check_warm, region[0] ? region : NULL, &co);
+        print_json(jobs, targets, nt, &view);
     else
-        print_table(jobs, targets, nt, fmt, region[0] ? region : NULL, &co);
+        print_table(jobs, targets, nt, fmt, &view);
     status = any_failed ? EXIT_FAIL : EXIT_OK;
 
 done:
     free(toggles);
     free(vg_args);
     free(jobs);
-    targets_free(targets, nt);
+    targets_free(targets, nall > nt ? nall : nt);
     free(targets);
     target_spec_free(&spec);
     return status;

@@ -61,17 +61,22 @@ void count_region_json(FILE *f, const struct count_job *j, const char *region)
     }
 }
 
-int count_extra_header(const char **h, bool text, const char *region,
-                       const struct count_opts *o)
+int count_extra_header(const char **h, bool text, const struct count_view *v)
 {
+    const struct count_opts *o = v->co;
     static const char *const cache_tsv[] = {"l1i_misses", "l1d_misses", "lli_misses",
                                             "lld_misses", "est_cycles"};
     static const char *const cache_text[] = {"L1i misses", "L1d misses", "LLi misses",
                                              "LLd misses", "est. cycles"};
     int k = 0;
-    if (region) {
+    if (v->region) {
         h[k++] = text ? "region instr" : "region_instructions";
         h[k++] = text ? "region allocs" : "region_allocations";
+    }
+    if (v->subtract) {
+        h[k++] = text ? "net instr" : "net_instructions";
+        h[k++] = text ? "net allocs" : "net_allocations";
+        h[k++] = text ? "net bytes" : "net_bytes";
     }
     for (int i = 0; o->cache_sim && i < 5; i++)
         h[k++] = text ? cache_text[i] : cache_tsv[i];
@@ -79,25 +84,35 @@ int count_extra_header(const char **h, bool text, const char *region,
 }
 
 void count_extra_cells(struct table *tb, int *c, const struct count_job *j, bool text,
-                       const char *region, const struct count_opts *o)
+                       const struct count_view *v)
 {
     char b[64];
-    if (region) {
+    if (v->region) {
         table_set(tb, (*c)++, "%s", count_cell(b, j->region_instructions, text));
         table_set(tb, (*c)++, "%s", count_cell(b, j->region_allocations, text));
     }
-    if (o->cache_sim) {
-        const uint64_t v[] = {j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses,
+    if (v->subtract) {
+        table_set(tb, (*c)++, "%s", count_cell(b, j->net_instructions, text));
+        table_set(tb, (*c)++, "%s", count_cell(b, j->net_allocations, text));
+        table_set(tb, (*c)++, "%s", count_cell(b, j->net_bytes, text));
+    }
+    if (v->co->cache_sim) {
+        const uint64_t m[] = {j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses,
                               j->est_cycles};
         for (int i = 0; i < 5; i++)
-            table_set(tb, (*c)++, "%s", count_cell(b, v[i], text));
+            table_set(tb, (*c)++, "%s", count_cell(b, m[i], text));
     }
 }
 
-void count_extra_legend(FILE *f, const char *region, const struct count_opts *o)
+void count_extra_legend(FILE *f, const struct count_view *v)
 {
+    const struct count_opts *o = v->co;
+    const char *region = v->region;
     if (o->nvg_args)
         count_vg_args_text(f, o);
+    if (v->subtract)
+        fprintf(f, "net: the counts less those of the baseline '%s', counted in the same pass\n"
+                "(NA where the baseline's is the larger)\n", v->subtract);
     if (region)
         fprintf(f, "region (%s): instructions and allocations from a callgrind pass that "
                 "collects\ninside it only (allocations from the calls made in it); bytes and "
@@ -157,4 +172,19 @@ void count_vg_args_text(FILE *f, const struct count_opts *o)
     for (int i = 0; i < o->nvg_args; i++)
         fprintf(f, " %s", o->vg_args[i]);
     fputs("\n", f);
+}
+
+void count_net_json(FILE *f, const struct count_job *j, const char *subtract)
+{
+    static const char *const names[] = {"baseline_instructions", "baseline_allocations",
+                                        "baseline_bytes", "net_instructions", "net_allocations",
+                                        "net_bytes"};
+    const uint64_t v[] = {j->base_instructions, j->base_allocations, j->base_bytes,
+                          j->net_instructions, j->net_allocations, j->net_bytes};
+    fputs(", \"subtract\": ", f);
+    json_str(f, subtract);
+    for (int i = 0; i < 6; i++) {
+        fprintf(f, ", \"%s\": ", names[i]);
+        count_json(f, v[i]);
+    }
 }

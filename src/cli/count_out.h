@@ -26,15 +26,23 @@ void count_region_name(char *buf, size_t size, const struct count_opts *o);
 /* The region's JSON fields: region, region_instructions, region_allocations (null when NA),
  * region_error when it was never entered. */
 void count_region_json(FILE *f, const struct count_job *j, const char *region);
-/* The columns after peak_bytes that the options ask for (the region's, --cache-sim's):
- * their names into h (for people with text), how many; their cells, from column *c on;
- * and the lines above a text table that say what they are. */
+/* What a table shows beyond the plain counts: the options, the region's name ("marks",
+ * "toggle-collect=F"), the --subtract command; NULL where not asked. */
+struct count_view {
+    const struct count_opts *co;
+    const char *region;
+    const char *subtract;
+};
+/* The columns after peak_bytes that the options ask for (the region's, the net counts,
+ * --cache-sim's): their names into h (for people with text), how many; their cells, from
+ * column *c on; and the lines above a text table that say what they are. */
 struct table;
-int count_extra_header(const char **h, bool text, const char *region,
-                       const struct count_opts *o);
+int count_extra_header(const char **h, bool text, const struct count_view *v);
 void count_extra_cells(struct table *tb, int *c, const struct count_job *j, bool text,
-                       const char *region, const struct count_opts *o);
-void count_extra_legend(FILE *f, const char *region, const struct count_opts *o);
+                       const struct count_view *v);
+void count_extra_legend(FILE *f, const struct count_view *v);
+/* --subtract's JSON fields: subtract, baseline_* and net_* (null when NA). */
+void count_net_json(FILE *f, const struct count_job *j, const char *subtract);
 /* --cache-sim's JSON fields (null when NA). */
 void count_cache_json(FILE *f, const struct count_job *j);
 

@@ -373,6 +373,8 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     j->region_instructions = j->region_allocations = COUNT_NA;
     j->region_why[0] = '\0';
     j->l1i_misses = j->l1d_misses = j->lli_misses = j->lld_misses = j->est_cycles = COUNT_NA;
+    j->net_instructions = j->net_allocations = j->net_bytes = COUNT_NA;
+    j->base_instructions = j->base_allocations = j->base_bytes = COUNT_NA;
     j->note[0] = '\0';
     double t0 = proc_now();
     /* 1. A native warm-up, never measured: caches, page cache, precompiled modules. */
@@ -496,4 +498,22 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
         return -1;
     }
     return 0;
+}
+
+uint64_t count_net(uint64_t raw, uint64_t base)
+{
+    if (raw == COUNT_NA || base == COUNT_NA || base > raw)
+        return COUNT_NA;
+    return raw - base;
+}
+
+void count_subtract(struct count_job *j, const struct count_job *base)
+{
+    bool ok = j->status == COUNT_OK && base->status == COUNT_OK;
+    j->base_instructions = base->status == COUNT_OK ? base->instructions : COUNT_NA;
+    j->base_allocations = base->status == COUNT_OK ? base->allocations : COUNT_NA;
+    j->base_bytes = base->status == COUNT_OK ? base->bytes : COUNT_NA;
+    j->net_instructions = ok ? count_net(j->instructions, base->instructions) : COUNT_NA;
+    j->net_allocations = ok ? count_net(j->allocations, base->allocations) : COUNT_NA;
+    j->net_bytes = ok ? count_net(j->bytes, base->bytes) : COUNT_NA;
 }

@@ -36,6 +36,10 @@ struct count_job {
     /* --cache-sim: simulated misses (COUNT_NA without it) and the cycles model
      * est_cycles = Ir + 10 x (l1i + l1d misses) + 100 x (lli + lld misses). */
     uint64_t l1i_misses, l1d_misses, lli_misses, lld_misses, est_cycles;
+    /* --subtract: these counts less a baseline command's (count_subtract); COUNT_NA when
+     * not asked, when either is NA, or when the baseline's is the larger. */
+    uint64_t net_instructions, net_allocations, net_bytes;
+    uint64_t base_instructions, base_allocations, base_bytes;   /* the baseline's, as taken */
     char why[1024];                        /* what failed, for a person */
     char note[512];                        /* why bytes are NA though the rest is ok, or "" */
     char tail[PROC_STDERR_TAIL];          /* the end of the failing run's stderr */
@@ -75,5 +79,10 @@ int count_find_valgrind(char *path, size_t size, struct err *e);
  * its status and why; the return is -1 only when tare cannot go on (interrupted, no temp dir).
  */
 int count_run(struct count_job *jobs, int n, const struct count_opts *opts, struct err *e);
+
+/* raw - base, or COUNT_NA when either is COUNT_NA or base > raw (never a negative or 0 made up). */
+uint64_t count_net(uint64_t raw, uint64_t base);
+/* Fills j's net_* from j's counts less base's (a baseline counted in the same count_run). */
+void count_subtract(struct count_job *j, const struct count_job *base);
 
 #endif
