@@ -33,6 +33,7 @@ static const char count_options[] =
     "      --valgrind-arg ARG  pass this option to valgrind too (repeatable)\n"
     "      --cache-sim         simulated L1 and LL cache misses, and estimated cycles\n"
     "      --subtract CMD      count CMD too (each lane); show the counts less CMD's\n"
+    "      --engine ENGINE     callgrind (default) or cachegrind (faster: no call graph)\n"
     "      --show-output       pass the commands' stdout and stderr through\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
     "  -h, --help              show this help\n";
@@ -50,7 +51,7 @@ static const char *status_name(enum count_status s)
 /* Long-only options of the count engine, clear of the harness's 0x100 range. */
 enum {
     COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG, COUNT_OPT_CACHE,
-    COUNT_OPT_SUBTRACT,
+    COUNT_OPT_SUBTRACT, COUNT_OPT_ENGINE,
 };
 
 static void print_json(const struct count_job *jobs, const struct target *t, int n,
@@ -80,6 +81,7 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
         count_vg_args_json(stdout, co);
         if (co->cache_sim)
             count_cache_json(stdout, j);
+        printf(", \"engine\": \"%s\"", count_engine_name(co->engine));
         printf(", \"status\": \"%s\"", status_name(j->status));
         if (j->status != COUNT_OK) {
             fputs(", \"error\": ", stdout);
@@ -124,7 +126,10 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         else
             table_set(&tb, c++, "%s", status_name(j->status));
     }
-    if (text)
+    if (text && v->co->engine == COUNT_CACHEGRIND)
+        printf("instructions (Ir) from one cachegrind run after a native warm-up; allocations,\n"
+               "bytes and peak heap from a native run under the counting allocator\n");
+    else if (text)
         printf("instructions (Ir) and allocations from one callgrind run after a native warm-up;\n"
                "bytes and peak heap from a native run under the counting allocator\n");
     if (text)
@@ -180,6 +185,7 @@ int cmd_count(int argc, char **argv)
         {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
         {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
         {"subtract", required_argument, NULL, COUNT_OPT_SUBTRACT},
+        {"engine", required_argument, NULL, COUNT_OPT_ENGINE},
         {0},
     };
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -197,6 +203,7 @@ int cmd_count(int argc, char **argv)
     char **vg_args = calloc(argc + 1, sizeof *vg_args);
     char region[512] = "";
     const char *subtract = NULL;
+    bool engine_given = false;
     int nall = 0;   /* the series, then the baselines of --subtract (one a lane) */
 
     if (!toggles || !vg_args || !target_spec_init(&spec, argc))
@@ -231,6 +238,11 @@ int cmd_count(int argc, char **argv)
         case COUNT_OPT_TOGGLE: toggles[co.ntoggle++] = optarg; break;
         case COUNT_OPT_CACHE: co.cache_sim = true; break;
         case COUNT_OPT_SUBTRACT: subtract = optarg; break;
+        case COUNT_OPT_ENGINE:
+            if (!count_parse_engine("count", cmd_count_usage, optarg, &co.engine))
+                goto done;
+            engine_given = true;
+            break;
         case COUNT_OPT_VGARG:
             if (!count_vg_arg_ok("count", cmd_count_usage, optarg))
                 goto done;
@@ -260,6 +272,8 @@ int cmd_count(int argc, char **argv)
     }
     co.toggle = toggles;
     co.vg_args = vg_args;
+    if (!count_engine_ok("count", cmd_count_usage, &co))
+        goto done;
     if (co.marks && co.ntoggle) {
         cli_usage_error("count", cmd_count_usage, "--region marks and --toggle-collect are two "
                         "ways to say the region: give one");
@@ -313,7 +327,8 @@ int cmd_count(int argc, char **argv)
     }
     bool any_failed = false;
     if (!co.alloc_lib)
-        cli_error("count", "note: bytes and peak heap are NA: %s", lib_err.msg);
+        cli_error("count", "note: %s are NA: %s", co.engine == COUNT_CACHEGRIND
+                  ? "allocations, bytes and peak heap" : "bytes and peak heap", lib_err.msg);
     for (int i = 0; i < nall; i++) {
         if (jobs[i].note[0])
             cli_error("count", "note: '%s': %s", targets[i].name, jobs[i].note);
@@ -334,7 +349,8 @@ int cmd_count(int argc, char **argv)
     /* A lane's series less that lane's baseline (series are command-major, lane-minor). */
     for (int i = 0; subtract && i < nt; i++)
         count_subtract(&jobs[i], &jobs[nt + i % (nall - nt)]);
-    struct count_view view = {.co = &co, .region = region[0] ? region : NULL, .subtract = subtract};
+    struct count_view view = {.co = &co, .region = region[0] ? region : NULL, .subtract = subtract,
+                              .engine_column = engine_given};
     if (fmt == FMT_JSON)
         print_json(jobs, targets, nt, &view);
     else

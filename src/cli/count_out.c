@@ -80,6 +80,8 @@ int count_extra_header(const char **h, bool text, const struct count_view *v)
     }
     for (int i = 0; o->cache_sim && i < 5; i++)
         h[k++] = text ? cache_text[i] : cache_tsv[i];
+    if (v->engine_column && !text)
+        h[k++] = "engine";
     return k;
 }
 
@@ -102,6 +104,8 @@ void count_extra_cells(struct table *tb, int *c, const struct count_job *j, bool
         for (int i = 0; i < 5; i++)
             table_set(tb, (*c)++, "%s", count_cell(b, m[i], text));
     }
+    if (v->engine_column && !text)
+        table_set(tb, (*c)++, "%s", count_engine_name(v->co->engine));
 }
 
 void count_extra_legend(FILE *f, const struct count_view *v)
@@ -187,4 +191,29 @@ void count_net_json(FILE *f, const struct count_job *j, const char *subtract)
         fprintf(f, ", \"%s\": ", names[i]);
         count_json(f, v[i]);
     }
+}
+
+bool count_parse_engine(const char *cmd, const char *usage, const char *arg,
+                        enum count_engine *engine)
+{
+    if (strcmp(arg, "callgrind") == 0)
+        *engine = COUNT_CALLGRIND;
+    else if (strcmp(arg, "cachegrind") == 0)
+        *engine = COUNT_CACHEGRIND;
+    else {
+        cli_usage_error(cmd, usage, "--engine takes callgrind or cachegrind, not '%s'", arg);
+        return false;
+    }
+    return true;
+}
+
+bool count_engine_ok(const char *cmd, const char *usage, const struct count_opts *o)
+{
+    const char *needs = o->keep_dir ? "--keep-profile" : o->ntoggle ? "--toggle-collect"
+                        : o->marks ? "--region marks" : NULL;
+    if (o->engine != COUNT_CACHEGRIND || !needs)
+        return true;
+    cli_usage_error(cmd, usage, "%s needs --engine callgrind (cachegrind has no call graph)",
+                    needs);
+    return false;
 }

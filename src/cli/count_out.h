@@ -32,6 +32,7 @@ struct count_view {
     const struct count_opts *co;
     const char *region;
     const char *subtract;
+    bool engine_column;   /* --engine given: an engine column in the TSV */
 };
 /* The columns after peak_bytes that the options ask for (the region's, the net counts,
  * --cache-sim's): their names into h (for people with text), how many; their cells, from
@@ -53,5 +54,12 @@ bool count_vg_arg_ok(const char *cmd, const char *usage, const char *arg);
  * a line for people. */
 void count_vg_args_json(FILE *f, const struct count_opts *o);
 void count_vg_args_text(FILE *f, const struct count_opts *o);
+
+/* --engine NAME into *engine; false (the error and the usage printed) when it is neither. */
+bool count_parse_engine(const char *cmd, const char *usage, const char *arg,
+                        enum count_engine *engine);
+/* Whether the options go with the engine (cachegrind has no call graph: no --keep-profile
+ * for tare cg, no region); says why on stderr when not. */
+bool count_engine_ok(const char *cmd, const char *usage, const struct count_opts *o);
 
 #endif

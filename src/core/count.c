@@ -17,6 +17,11 @@
 #include "core/allocreport.h"
 #include "core/profile.h"
 
+const char *count_engine_name(enum count_engine engine)
+{
+    return engine == COUNT_CACHEGRIND ? "cachegrind" : "callgrind";
+}
+
 int count_find_valgrind(char *path, size_t size, struct err *e)
 {
     const char *forced = getenv("TARE_VALGRIND");
@@ -116,13 +121,14 @@ static uint64_t event_sum(const struct cg_profile *p, const char *const *names)
 }
 
 /* Reads every file callgrind wrote for one run (dumps add .1, .2 ...) into one profile. */
-static int read_profiles(const char *prefix, struct pass_counts *pc, struct err *e)
+static int read_profiles(const char *prefix, bool call_graph, struct pass_counts *pc,
+                         struct err *e)
 {
     char pattern[4200];
     snprintf(pattern, sizeof pattern, "%s*", prefix);
     glob_t g;
     if (glob(pattern, 0, NULL, &g) != 0)
-        return err_set(e, ERR_MEASURE, "callgrind wrote no profile '%s'", prefix);
+        return err_set(e, ERR_MEASURE, "valgrind wrote no profile '%s'", prefix);
     struct cg_profile *p = cg_profile_new();
     if (!p) {
         globfree(&g);
@@ -141,7 +147,8 @@ static int read_profiles(const char *prefix, struct pass_counts *pc, struct err 
             static const char *const i1[] = {"I1mr", NULL}, *const d1[] = {"D1mr", "D1mw", NULL};
             static const char *const il[] = {"ILmr", NULL}, *const dl[] = {"DLmr", "DLmw", NULL};
             pc->ir = cg_total(p, ev);
-            pc->allocs = cg_allocations(p);
+            /* A cachegrind profile has no calls: its allocations come from elsewhere. */
+            pc->allocs = call_graph ? cg_allocations(p) : COUNT_NA;
             pc->l1i = event_sum(p, i1);
             pc->l1d = event_sum(p, d1);
             pc->lli = event_sum(p, il);
@@ -209,11 +216,11 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, struct pass_count
 {
     struct count_job *j = &sh->jobs[k];
     const struct count_opts *o = sh->o;
-    bool region = pass == 3;
+    bool region = pass == 3, cachegrind = o->engine == COUNT_CACHEGRIND;
     char prefix[4096], outopt[4200];
     snprintf(prefix, sizeof prefix, "%s/job%d.pass%d.out", sh->tmpdir, k, pass);
     /* %p: every process the command starts writes its own profile, all of them summed. */
-    snprintf(outopt, sizeof outopt, "--callgrind-out-file=%s.%%p", prefix);
+    snprintf(outopt, sizeof outopt, "--%s-out-file=%s.%%p", count_engine_name(o->engine), prefix);
     int argc = 0;
     while (j->argv[argc])
         argc++;
@@ -224,7 +231,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, struct pass_count
     int a = 0, nt = 0;
     if (ok) {
         argv[a++] = (char *)o->valgrind;
-        argv[a++] = "--tool=callgrind";
+        argv[a++] = cachegrind ? "--tool=cachegrind" : "--tool=callgrind";
         argv[a++] = o->cache_sim ? "--cache-sim=yes" : "--cache-sim=no";
         argv[a++] = "--branch-sim=no";
         argv[a++] = "--trace-children=yes";
@@ -247,7 +254,8 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, struct pass_count
             argv[a++] = j->argv[i];
         argv[a] = NULL;
         ok = run_step(sh, j, argv, region ? "under callgrind (the region's pass):"
-                      : "under callgrind:", env ? env : j->env, fatal);
+                      : cachegrind ? "under cachegrind:" : "under callgrind:",
+                      env ? env : j->env, fatal);
     }
     for (int i = 0; i < nt; i++)
         free(toggles[i]);
@@ -256,7 +264,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, struct pass_count
     free(argv);
     if (ok) {
         struct err e = {0};
-        if (read_profiles(prefix, pc, &e) < 0) {
+        if (read_profiles(prefix, !cachegrind, pc, &e) < 0) {
             j->status = COUNT_FAILED;
             snprintf(j->why, sizeof j->why, "reading its profile: %.900s", e.msg);
             ok = false;
@@ -325,23 +333,27 @@ static void alloc_pass(struct shared *sh, int k, struct err *fatal)
     struct alloc_report rep = {0};
     struct alloc_totals t = {0};
     struct err e = {0};
+    const char *what = sh->o->engine == COUNT_CACHEGRIND ? "allocations, bytes and peak heap"
+                       : "bytes and peak heap";
     if (access(out, F_OK) != 0) {
         snprintf(j->note, sizeof j->note,
-                 "bytes and peak heap are NA: it wrote no allocation report "
-                 "(statically linked, or it clears LD_PRELOAD)");
+                 "%s are NA: it wrote no allocation report "
+                 "(statically linked, or it clears LD_PRELOAD)", what);
     } else if (allocreport_read_file(out, &rep, &e) < 0 ||
                allocreport_sum(&rep, -1, &t, &e) < 0) {
-        snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: %.400s", e.msg);
+        snprintf(j->note, sizeof j->note, "%s are NA: %.400s", what, e.msg);
     } else if (t.nprocs == 0) {
         snprintf(j->note, sizeof j->note,
-                 "bytes and peak heap are NA: it wrote no allocation report "
-                 "of its own (it replaced LD_PRELOAD?)");
+                 "%s are NA: it wrote no allocation report "
+                 "of its own (it replaced LD_PRELOAD?)", what);
     } else if (t.own_malloc) {
-        snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: it defines its own malloc, "
-                 "which the counting allocator cannot see into");
+        snprintf(j->note, sizeof j->note, "%s are NA: it defines its own malloc, "
+                 "which the counting allocator cannot see into", what);
     } else {
         j->bytes = t.bytes;
         j->peak_bytes = t.peak_bytes;
+        if (sh->o->engine == COUNT_CACHEGRIND)
+            j->allocations = t.allocations;
     }
     allocreport_totals_free(&t);
     allocreport_free(&rep);
@@ -393,13 +405,19 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
         j->instructions2 = ir2;
         j->allocations2 = al2;
         double di = ir ? (double)(ir > ir2 ? ir - ir2 : ir2 - ir) / ir : 0;
-        double da = al ? (double)(al > al2 ? al - al2 : al2 - al) / al : (al2 ? 1 : 0);
+        double da = al == COUNT_NA || al2 == COUNT_NA ? 0
+                    : al ? (double)(al > al2 ? al - al2 : al2 - al) / al : (al2 ? 1 : 0);
         if (di > 1e-4 || da > 1e-4) {
             j->status = COUNT_UNSTABLE;
             snprintf(j->why, sizeof j->why,
-                     "not warm-stable: two callgrind passes gave %llu and %llu instructions, "
-                     "%llu and %llu allocations", (unsigned long long)ir, (unsigned long long)ir2,
-                     (unsigned long long)al, (unsigned long long)al2);
+                     "not warm-stable: two %s passes gave %llu and %llu instructions",
+                     count_engine_name(sh->o->engine), (unsigned long long)ir,
+                     (unsigned long long)ir2);
+            if (al != COUNT_NA && al2 != COUNT_NA) {
+                size_t len = strlen(j->why);
+                snprintf(j->why + len, sizeof j->why - len, ", %llu and %llu allocations",
+                         (unsigned long long)al, (unsigned long long)al2);
+            }
         }
     }
     /* 2b. The region: a pass of its own, since what callgrind leaves out it does not count.

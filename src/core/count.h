@@ -46,6 +46,13 @@ struct count_job {
     double seconds;                       /* how long this job took, all passes */
 };
 
+/* What counts the instructions (--engine). */
+enum count_engine {
+    COUNT_CALLGRIND,    /* instructions and allocations from callgrind (call edges) */
+    COUNT_CACHEGRIND,   /* instructions from cachegrind (faster, no call graph); allocations
+                         * from the native run under the counting allocator */
+};
+
 struct count_opts {
     int jobs;                 /* how many commands at once (counts do not depend on load) */
     double timeout_s;         /* per run, native or under valgrind; 0: none */
@@ -59,7 +66,8 @@ struct count_opts {
     char *const *toggle;
     int ntoggle;
     bool marks;
-    bool cache_sim;           /* callgrind's cache simulation in its passes (--cache-sim=yes) */
+    enum count_engine engine;
+    bool cache_sim;           /* the tool's cache simulation in its passes (--cache-sim=yes) */
     /* More valgrind options (--valgrind-arg), after tare's own in every valgrind pass. */
     char *const *vg_args;
     int nvg_args;
@@ -68,19 +76,25 @@ struct count_opts {
     void *ctx;
 };
 
+/* "callgrind" or "cachegrind". */
+const char *count_engine_name(enum count_engine engine);
+
 /* Finds valgrind on PATH (or $TARE_VALGRIND); ERR_UNSUPPORTED naming the package if absent. */
 int count_find_valgrind(char *path, size_t size, struct err *e);
 
 /*
  * Measures every job, opts->jobs at a time. Each job: one native warm-up run (not measured),
  * one callgrind run (two with check_warm), one native run under the counting allocator when
- * alloc_lib is set; all with address-space randomisation off. A region (toggle or marks) adds
- * one callgrind pass that collects inside the region only. A job that fails is marked in
- * its status and why; the return is -1 only when tare cannot go on (interrupted, no temp dir).
+ * alloc_lib is set; all with address-space randomisation off. With COUNT_CACHEGRIND the
+ * valgrind runs are cachegrind's, and allocations come from the counting allocator's run. A
+ * region (toggle or marks) adds one callgrind pass that collects inside the region only. A
+ * job that fails is marked in its status and why; the return is -1 only when tare cannot go
+ * on (interrupted, no temp dir).
  */
 int count_run(struct count_job *jobs, int n, const struct count_opts *opts, struct err *e);
 
-/* raw - base, or COUNT_NA when either is COUNT_NA or base > raw (never a negative or 0 made up). */
+/* raw - base, or COUNT_NA when either is COUNT_NA or base > raw (never a negative, nor a 0
+ * made up). */
 uint64_t count_net(uint64_t raw, uint64_t base);
 /* Fills j's net_* from j's counts less base's (a baseline counted in the same count_run). */
 void count_subtract(struct count_job *j, const struct count_job *base);

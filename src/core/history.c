@@ -272,6 +272,7 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
             t->c_runner = find_col(t, "runner");
             t->c_reference = find_col(t, "reference");
             t->c_toolchain = find_col(t, "toolchain");
+            t->c_engine = find_col(t, "engine");
             t->c_runs = find_col(t, "runs");
         } else if (*p) {
             char **row = t->cells + t->nrows * t->ncols;
@@ -1052,12 +1053,28 @@ static long point_index(struct hist_db *db, long si, long ci)
     return (long)s->n++;
 }
 
+/* A row's series: its benchmark, or BENCHMARK@ENGINE for counts another engine than callgrind
+ * (the default, and what rows without an engine column were) took. */
+static long add_series_engine(struct hist_db *db, const struct hist_table *t, size_t r)
+{
+    const char *bench = hist_cell(t, r, t->c_benchmark);
+    const char *eng = t->c_engine >= 0 ? hist_cell(t, r, t->c_engine) : "";
+    if (!*eng || strcmp(eng, "NA") == 0 || strcmp(eng, "callgrind") == 0)
+        return add_series(db, bench);
+    char *key = NULL;
+    if (asprintf(&key, "%s@%s", bench, eng) < 0)
+        return -1;
+    long si = add_series(db, key);
+    free(key);
+    return si;
+}
+
 int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
 {
     db->sorted = false;
     for (size_t r = 0; r < t->nrows; r++) {
         long ci = add_commit(db, hist_cell(t, r, t->c_commit), hist_cell(t, r, t->c_date));
-        long si = ci < 0 ? -1 : add_series(db, hist_cell(t, r, t->c_benchmark));
+        long si = ci < 0 ? -1 : add_series_engine(db, t, r);
         long pi = si < 0 ? -1 : point_index(db, si, ci);
         if (pi < 0)
             return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);

@@ -39,6 +39,8 @@ struct hist_table {
     int c_date, c_commit, c_benchmark;   /* column indexes; date may be -1 */
     int c_metric[HM_COUNT];              /* -1 where the file has no such column */
     int c_runner, c_reference, c_toolchain, c_runs;
+    int c_engine;        /* what counted (tare count --engine); rows of another engine than
+                          * callgrind are series of their own, NAME@ENGINE: never compared */
     size_t torn_line; /* a last line without its newline (a writer cut off): skipped; 0 if none */
 };
 
