@@ -20,6 +20,7 @@
 const char *const hist_metric_names[HM_COUNT] = {
     "median_s", "min_s", "ref_median_s", "ratio",
     "instructions", "allocations", "bytes", "peak_bytes",
+    "l1i_misses", "l1d_misses", "lli_misses", "lld_misses", "est_cycles",
 };
 
 /* The seed's column names, read as tare's (documented in tare-history(1)). */

@@ -16,6 +16,8 @@
 enum hist_metric {
     HM_MEDIAN_S, HM_MIN_S, HM_REF_MEDIAN_S, HM_RATIO,
     HM_INSTRUCTIONS, HM_ALLOCATIONS, HM_BYTES, HM_PEAK_BYTES,
+    /* tare count --cache-sim's simulated misses and cycles model */
+    HM_L1I_MISSES, HM_L1D_MISSES, HM_LLI_MISSES, HM_LLD_MISSES, HM_EST_CYCLES,
     HM_COUNT
 };
 extern const char *const hist_metric_names[HM_COUNT];

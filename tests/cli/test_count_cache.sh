@@ -49,4 +49,21 @@ run_tare count --cache-sim "${caches[@]}" -- "$F/walk" 64 1
 expect_match "$out" "a model, not a measurement" "text calls the cycles a model"
 expect_match "$out" "est. cycles" "text column"
 
+# history check reads the cache columns as deterministic metrics (the 2% threshold): 31
+# commits flat, then L1d and LLd misses +30% with instructions flat.
+tmp=$(mktemp -d)
+{ printf 'date\tcommit\tbenchmark\tinstructions\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses\test_cycles\n'
+  for i in $(seq 1 32); do
+      d=1000; [ "$i" -eq 32 ] && d=1300
+      printf '2026-01-%02dT%02d:00:00Z\tc%02d\tbench\t1000000\t50\t%d\t40\t%d\t%d\n' $((1 + i / 24)) $((i % 24)) "$i" "$d" "$d" $((1000000 + 10 * (50 + d) + 100 * (40 + d)))
+  done; } > "$tmp/count.tsv"
+run_tare history check "$tmp/count.tsv"
+expect_rc 1 "history check flags the misses"
+expect_match "$out" "checked 6 metrics of 1 series" "the cache columns are metrics"
+expect_match "$out" "bench +l1d_misses +1,000 +1,300 +\+30.0% +2.0%" "L1d misses at the deterministic threshold"
+expect_match "$out" "bench +est_cycles .* \+3.0% +2.0%" "estimated cycles too"
+expect_no_match "$out" "bench +instructions" "instructions flat: not flagged"
+expect_no_match "$out" "does not read" "no column left unread"
+rm -rf "$tmp"
+
 done_testing
