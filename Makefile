@@ -122,6 +122,10 @@ FIXTURE_LDFLAGS_static_hello := -static
 FIXTURE_LDFLAGS_alloc_scopes := -DTARE_ALLOC_STATS -Iinclude
 FIXTURE_LDFLAGS_alloc_nopie := -fno-pie -no-pie
 $(BUILD)/fixtures/alloc_scopes: include/tare/scope.h
+# Count regions: the same program with its marks off and on (<valgrind/callgrind.h>).
+FIXTURE_LDFLAGS_region := -Iinclude
+FIXTURE_LDFLAGS_region_marks := -Iinclude
+$(BUILD)/fixtures/region $(BUILD)/fixtures/region_marks: include/tare/scope.h tests/fixtures/region.c
 
 deps:  ## check the Debian packages the tests need are installed (scripts/install-deps)
 	$(Q)scripts/install-deps check

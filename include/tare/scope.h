@@ -1,4 +1,5 @@
-/* tare/scope.h: allocation scopes for libtare-alloc; nothing at all unless TARE_ALLOC_STATS.
+/* tare/scope.h: allocation scopes for libtare-alloc; nothing at all unless TARE_ALLOC_STATS;
+ * and count marks for `tare count --region marks`; nothing at all unless TARE_COUNT_MARKS.
  *
  *     TARE_SCOPE("parse");                 counts until the end of the enclosing block
  *     TARE_SCOPE_BEGIN(phase, "resolve");  a named scope ...
@@ -12,9 +13,50 @@
  * of the ones still open); a scope left open by a return or a goto closes at the end of its
  * block. The weak references need a position-independent executable (the default on Debian
  * and most distributions) or the program linked with -ltare-alloc.
+ *
+ *     TARE_COUNT_START();   instructions and allocations from here ...
+ *     TARE_COUNT_STOP();    ... to here are `tare count --region marks`'s region
+ *
+ * Compile with -DTARE_COUNT_MARKS to turn them on (they need Debian's valgrind headers,
+ * <valgrind/callgrind.h>); without it they expand to nothing. When on, each is callgrind's
+ * CALLGRIND_TOGGLE_COLLECT client request, made only when TARE_COUNT_REGION=marks is in the
+ * environment (tare sets it in the region's pass, with --collect-atstart=no), so a plain run,
+ * `tare count`'s whole-program pass and `tare cg` profiles are not cut by them. Natively a mark
+ * costs a few instructions (the first one a getenv). START and STOP alternate, START first;
+ * they are not nested, and one thread at a time is between them.
  */
 #ifndef TARE_SCOPE_H
 #define TARE_SCOPE_H
+
+#ifdef TARE_COUNT_MARKS
+#include <stdlib.h>
+#include <string.h>
+#include <valgrind/callgrind.h>
+
+/* Whether this run is tare's region pass: read once, at the first mark. */
+static inline int tare__count_marks_on(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *v = getenv("TARE_COUNT_REGION");
+        on = v && strcmp(v, "marks") == 0;
+    }
+    return on;
+}
+
+#define TARE_COUNT_START() \
+    do { \
+        if (tare__count_marks_on()) \
+            CALLGRIND_TOGGLE_COLLECT; \
+    } while (0)
+#define TARE_COUNT_STOP() TARE_COUNT_START()
+
+#else /* !TARE_COUNT_MARKS */
+
+#define TARE_COUNT_START() ((void)0)
+#define TARE_COUNT_STOP() ((void)0)
+
+#endif
 
 #ifdef TARE_ALLOC_STATS
 

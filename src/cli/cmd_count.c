@@ -35,6 +35,12 @@ static const char count_options[] =
     "  -t, --timeout SECONDS   kill a run after this long (default 1800: callgrind is slow)\n"
     "      --keep-profile DIR  keep each callgrind profile as DIR/NAME.callgrind.out\n"
     "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
+    "      --toggle-collect FUNC  count a region too: FUNC and what it calls (repeatable)\n"
+    "      --region marks      count a region too: from TARE_COUNT_START to TARE_COUNT_STOP\n"
+    "      --valgrind-arg ARG  pass this option to valgrind too (repeatable)\n"
+    "      --cache-sim         simulated L1 and LL cache misses, and estimated cycles\n"
+    "      --subtract CMD      count CMD too (each lane); show the counts less CMD's\n"
+    "      --engine ENGINE     callgrind (default) or cachegrind (faster: no call graph)\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
     "      --metric METRIC     instructions (default), allocations, bytes or peak_bytes,\n"
     "                          for --fail-above and --fail-below\n"
@@ -56,9 +62,16 @@ static const char *status_name(enum count_status s)
     }
 }
 
-static void print_json(const struct count_job *jobs, const struct target *t, int n, bool check_warm,
-                       const struct growth *g, int ng)
+/* Long-only options of the count engine, clear of the harness's 0x100 range. */
+enum {
+    COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG, COUNT_OPT_CACHE,
+    COUNT_OPT_SUBTRACT, COUNT_OPT_ENGINE,
+};
+
+static void print_json(const struct count_job *jobs, const struct target *t, int n,
+                       const struct count_view *v, const struct growth *g, int ng)
 {
+    const struct count_opts *co = v->co;
     fputs("{\"series\": [", stdout);
     for (int i = 0; i < n; i++) {
         const struct count_job *j = &jobs[i];
@@ -71,10 +84,18 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
         fputs(", \"allocations\": ", stdout); count_json(stdout, j->allocations);
         fputs(", \"bytes\": ", stdout); count_json(stdout, j->bytes);
         fputs(", \"peak_bytes\": ", stdout); count_json(stdout, j->peak_bytes);
-        if (check_warm) {
+        if (co->check_warm) {
             fputs(", \"instructions_pass2\": ", stdout); count_json(stdout, j->instructions2);
             fputs(", \"allocations_pass2\": ", stdout); count_json(stdout, j->allocations2);
         }
+        if (v->region)
+            count_region_json(stdout, j, v->region);
+        if (v->subtract)
+            count_net_json(stdout, j, v->subtract);
+        count_vg_args_json(stdout, co);
+        if (co->cache_sim)
+            count_cache_json(stdout, j);
+        printf(", \"engine\": \"%s\"", count_engine_name(co->engine));
         printf(", \"status\": \"%s\"", status_name(j->status));
         if (j->status != COUNT_OK) {
             fputs(", \"error\": ", stdout);
@@ -88,15 +109,21 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
 }
 
 static void print_table(const struct count_job *jobs, const struct target *t, int n,
-                        enum out_format fmt)
+                        enum out_format fmt, const struct count_view *v)
 {
     static const char *const tsv_h[] = {"name", "lane", "instructions", "allocations", "bytes",
-                                        "peak_bytes", "status"};
+                                        "peak_bytes"};
     static const char *const text_h[] = {"series", "instructions", "allocations", "bytes",
-                                         "peak heap", "status"};
+                                         "peak heap"};
     bool text = fmt == FMT_TEXT;
+    const char *h[24];
+    int nh = 0;
+    for (; nh < (text ? 5 : 6); nh++)
+        h[nh] = text ? text_h[nh] : tsv_h[nh];
+    nh += count_extra_header(h + nh, text, v);
+    h[nh++] = "status";
     struct table tb;
-    table_init(&tb, text ? 6 : 7, text ? text_h : tsv_h, text ? 0x1 : 0x3);
+    table_init(&tb, nh, h, text ? 0x1 : 0x3);
     char b[64];
     for (int i = 0; i < n; i++) {
         const struct count_job *j = &jobs[i];
@@ -109,14 +136,20 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         table_set(&tb, c++, "%s", count_cell(b, j->allocations, text));
         table_set(&tb, c++, "%s", count_cell(b, j->bytes, text));
         table_set(&tb, c++, "%s", count_cell(b, j->peak_bytes, text));
+        count_extra_cells(&tb, &c, j, text, v);
         if (text && j->status != COUNT_OK && cli_use_color(stdout))
             table_set(&tb, c++, "\033[31m%s\033[0m", status_name(j->status));
         else
             table_set(&tb, c++, "%s", status_name(j->status));
     }
-    if (text)
+    if (text && v->co->engine == COUNT_CACHEGRIND)
+        printf("instructions (Ir) from one cachegrind run after a native warm-up; allocations,\n"
+               "bytes and peak heap from a native run under the counting allocator\n");
+    else if (text)
         printf("instructions (Ir) and allocations from one callgrind run after a native warm-up;\n"
                "bytes and peak heap from a native run under the counting allocator\n");
+    if (text)
+        count_extra_legend(stdout, v);
     table_print(&tb, stdout, fmt);
     table_free(&tb);
 }
@@ -166,6 +199,35 @@ static bool parse_limit(const char *opt, const char *arg, uint64_t *out)
     return true;
 }
 
+/* --subtract CMD: its series, one a lane, named baseline[+LANE], appended to *t. */
+static int add_baselines(const struct target_spec *spec, const char *cmd, struct target **t,
+                         int *n)
+{
+    struct target_spec bs = *spec;
+    char *name = "baseline", *argv1[] = {(char *)cmd, NULL};
+    bs.names = &name;
+    bs.nnames = 1;
+    struct target *b = NULL;
+    int nb = 0;
+    struct err e = {0};
+    if (targets_build(&bs, argv1, 1, false, &b, &nb, &e) < 0) {
+        err_prefix(&e, "--subtract");
+        return cli_fail("count", &e);
+    }
+    struct target *all = realloc(*t, (size_t)(*n + nb) * sizeof *all);
+    if (!all) {
+        targets_free(b, nb);
+        free(b);
+        cli_error("count", "out of memory");
+        return EXIT_USAGE;
+    }
+    memcpy(all + *n, b, (size_t)nb * sizeof *b);
+    free(b);
+    *t = all;
+    *n += nb;
+    return 0;
+}
+
 int cmd_count(int argc, char **argv)
 {
     /* not 'C': hyperfine's -C is --conclude */
@@ -187,6 +249,12 @@ int cmd_count(int argc, char **argv)
         {"fail-below", required_argument, NULL, OPT_FAIL_BELOW},
         HARNESS_LONGOPTS,
         HARNESS_PARAM_LONGOPTS,
+        {"toggle-collect", required_argument, NULL, COUNT_OPT_TOGGLE},
+        {"region", required_argument, NULL, COUNT_OPT_REGION},
+        {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
+        {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
+        {"subtract", required_argument, NULL, COUNT_OPT_SUBTRACT},
+        {"engine", required_argument, NULL, COUNT_OPT_ENGINE},
         {0},
     };
     const char *metric = "instructions";
@@ -207,8 +275,15 @@ int cmd_count(int argc, char **argv)
     struct count_job *jobs = NULL;
     int nt = 0;
     long v;
+    char **toggles = calloc(argc + 1, sizeof *toggles);
+    char **vg_args = calloc(argc + 1, sizeof *vg_args);
+    char region[512] = "";
+    const char *subtract = NULL;
+    bool engine_given = false;
+    int nall = 0;   /* the series, then the baselines of --subtract (one a lane) */
 
-    if (!target_spec_init(&spec, argc) || !harness_init(&h, "count", cmd_count_usage, argc))
+    if (!toggles || !vg_args || !target_spec_init(&spec, argc) ||
+        !harness_init(&h, "count", cmd_count_usage, argc))
         goto done;
     optind = 1;
     int c;
@@ -263,6 +338,27 @@ int cmd_count(int argc, char **argv)
                 goto done;
             fail_below = true;
             break;
+        case COUNT_OPT_TOGGLE: toggles[co.ntoggle++] = optarg; break;
+        case COUNT_OPT_CACHE: co.cache_sim = true; break;
+        case COUNT_OPT_SUBTRACT: subtract = optarg; break;
+        case COUNT_OPT_ENGINE:
+            if (!count_parse_engine("count", cmd_count_usage, optarg, &co.engine))
+                goto done;
+            engine_given = true;
+            break;
+        case COUNT_OPT_VGARG:
+            if (!count_vg_arg_ok("count", cmd_count_usage, optarg))
+                goto done;
+            vg_args[co.nvg_args++] = optarg;
+            break;
+        case COUNT_OPT_REGION:
+            if (strcmp(optarg, "marks") != 0) {
+                cli_usage_error("count", cmd_count_usage, "--region takes 'marks', not '%s'",
+                                optarg);
+                goto done;
+            }
+            co.marks = true;
+            break;
         case 'h':
             cli_print_usage(stdout, cmd_count_usage);
             printf("\nDeterministic counts: instructions and allocations from one callgrind run\n"
@@ -282,6 +378,17 @@ int cmd_count(int argc, char **argv)
             goto done;
         }
     }
+    co.toggle = toggles;
+    co.vg_args = vg_args;
+    if (!count_engine_ok("count", cmd_count_usage, &co))
+        goto done;
+    if (co.marks && co.ntoggle) {
+        cli_usage_error("count", cmd_count_usage, "--region marks and --toggle-collect are two "
+                        "ways to say the region: give one");
+        goto done;
+    }
+    if (co.marks || co.ntoggle)
+        count_region_name(region, sizeof region, &co);
     if ((status = harness_finish(&h, spec.shell)) != 0)
         goto done;
     if ((status = harness_targets(&h, argc, argv, dd, &spec, &targets, &nt)) != 0) {
@@ -293,6 +400,9 @@ int cmd_count(int argc, char **argv)
     co.show_output = h.show_output;
     co.stdin_path = h.input;
     co.stdout_path = h.output_file;
+    nall = nt;
+    if (subtract && (status = add_baselines(&spec, subtract, &targets, &nall)) != 0)
+        goto done;
     status = EXIT_USAGE;
     char valgrind[4096];
     if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
@@ -312,12 +422,12 @@ int cmd_count(int argc, char **argv)
                   strerror(errno));
         goto done;
     }
-    jobs = calloc(nt, sizeof *jobs);
+    jobs = calloc(nall, sizeof *jobs);
     if (!jobs) {
         cli_error("count", "out of memory");
         goto done;
     }
-    for (int i = 0; i < nt; i++) {
+    for (int i = 0; i < nall; i++) {
         jobs[i].name = targets[i].name;
         jobs[i].argv = targets[i].argv;
         jobs[i].env = targets[i].env;
@@ -332,7 +442,7 @@ int cmd_count(int argc, char **argv)
     co.progress = count_progress_print;
     co.ctx = &ps;
     cli_install_signal_handlers();
-    int rc = count_run(jobs, nt, &co, &e);
+    int rc = count_run(jobs, nall, &co, &e);
     if (ps.on)
         fputs("\r\033[K", stderr);
     if (rc < 0) {
@@ -343,10 +453,13 @@ int cmd_count(int argc, char **argv)
     }
     bool any_failed = false;
     if (!co.alloc_lib)
-        cli_error("count", "note: bytes and peak heap are NA: %s", lib_err.msg);
-    for (int i = 0; i < nt; i++) {
+        cli_error("count", "note: %s are NA: %s", co.engine == COUNT_CACHEGRIND
+                  ? "allocations, bytes and peak heap" : "bytes and peak heap", lib_err.msg);
+    for (int i = 0; i < nall; i++) {
         if (jobs[i].note[0])
             cli_error("count", "note: '%s': %s", targets[i].name, jobs[i].note);
+        if (jobs[i].region_why[0])
+            cli_error("count", "note: '%s': region NA: %s", targets[i].name, jobs[i].region_why);
         if (jobs[i].status == COUNT_OK)
             continue;
         any_failed = true;
@@ -359,15 +472,20 @@ int cmd_count(int argc, char **argv)
         if (jobs[i].tail[0])
             cli_print_stderr_tail(jobs[i].tail);
     }
+    /* A lane's series less that lane's baseline (series are command-major, lane-minor). */
+    for (int i = 0; subtract && i < nt; i++)
+        count_subtract(&jobs[i], &jobs[nt + i % (nall - nt)]);
+    struct count_view view = {.co = &co, .region = region[0] ? region : NULL, .subtract = subtract,
+                              .engine_column = engine_given};
     if (growth_fit(&h, jobs, targets, nt, &growth, &ngrowth) < 0) {
         cli_error("count", "out of memory");
         status = EXIT_USAGE;
         goto done;
     }
     if (fmt == FMT_JSON) {
-        print_json(jobs, targets, nt, co.check_warm, growth, ngrowth);
+        print_json(jobs, targets, nt, &view, growth, ngrowth);
     } else {
-        print_table(jobs, targets, nt, fmt);
+        print_table(jobs, targets, nt, fmt, &view);
         if (fmt == FMT_TEXT)
             growth_print_text(stdout, growth, ngrowth);
         else
@@ -390,8 +508,10 @@ int cmd_count(int argc, char **argv)
 done:
     growth_free(growth, ngrowth);
     harness_free(&h);
+    free(toggles);
+    free(vg_args);
     free(jobs);
-    targets_free(targets, nt);
+    targets_free(targets, nall > nt ? nall : nt);
     free(targets);
     target_spec_free(&spec);
     return status;

@@ -234,7 +234,7 @@ static const char *untested_str(char *buf, size_t size, const struct hist_step *
 static char *unknown_columns(char **paths, int np, size_t *n)
 {
     static const char *const known[] = {"date", "commit", "benchmark", "runner", "reference",
-                                        "toolchain", "runs"};
+                                        "toolchain", "runs", "engine"};
     char *out = NULL, *line = NULL;
     size_t len = 0, cap = 0;
     FILE *m = open_memstream(&out, &len);
@@ -275,7 +275,7 @@ static char *unknown_columns(char **paths, int np, size_t *n)
 static void json_columns(FILE *f, char **paths, int np)
 {
     static const char *const known[] = {"date", "commit", "benchmark", "runner", "reference",
-                                        "toolchain", "runs"};
+                                        "toolchain", "runs", "engine"};
     char *line = NULL;
     size_t cap = 0;
     bool first = true;

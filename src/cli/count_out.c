@@ -1,6 +1,9 @@
 /* count_out.c: the deterministic pass's progress line, table cells and JSON numbers. */
 #include "cli/count_out.h"
 
+#include <string.h>
+
+#include "cli/cli.h"
 #include "cli/out.h"
 #include "core/proc.h"
 
@@ -31,4 +34,186 @@ void count_json(FILE *f, uint64_t v)
         fputs("null", f);
     else
         fprintf(f, "%llu", (unsigned long long)v);
+}
+
+void count_region_name(char *buf, size_t size, const struct count_opts *o)
+{
+    if (o->marks) {
+        snprintf(buf, size, "marks");
+        return;
+    }
+    size_t len = (size_t)snprintf(buf, size, "toggle-collect=");
+    for (int i = 0; i < o->ntoggle && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "", o->toggle[i]);
+}
+
+void count_region_json(FILE *f, const struct count_job *j, const char *region)
+{
+    fputs(", \"region\": ", f);
+    json_str(f, region);
+    fputs(", \"region_instructions\": ", f);
+    count_json(f, j->region_instructions);
+    fputs(", \"region_allocations\": ", f);
+    count_json(f, j->region_allocations);
+    if (j->region_why[0]) {
+        fputs(", \"region_error\": ", f);
+        json_str(f, j->region_why);
+    }
+}
+
+int count_extra_header(const char **h, bool text, const struct count_view *v)
+{
+    const struct count_opts *o = v->co;
+    static const char *const cache_tsv[] = {"l1i_misses", "l1d_misses", "lli_misses",
+                                            "lld_misses", "est_cycles"};
+    static const char *const cache_text[] = {"L1i misses", "L1d misses", "LLi misses",
+                                             "LLd misses", "est. cycles"};
+    int k = 0;
+    if (v->region) {
+        h[k++] = text ? "region instr" : "region_instructions";
+        h[k++] = text ? "region allocs" : "region_allocations";
+    }
+    if (v->subtract) {
+        h[k++] = text ? "net instr" : "net_instructions";
+        h[k++] = text ? "net allocs" : "net_allocations";
+        h[k++] = text ? "net bytes" : "net_bytes";
+    }
+    for (int i = 0; o->cache_sim && i < 5; i++)
+        h[k++] = text ? cache_text[i] : cache_tsv[i];
+    if (v->engine_column && !text)
+        h[k++] = "engine";
+    return k;
+}
+
+void count_extra_cells(struct table *tb, int *c, const struct count_job *j, bool text,
+                       const struct count_view *v)
+{
+    char b[64];
+    if (v->region) {
+        table_set(tb, (*c)++, "%s", count_cell(b, j->region_instructions, text));
+        table_set(tb, (*c)++, "%s", count_cell(b, j->region_allocations, text));
+    }
+    if (v->subtract) {
+        table_set(tb, (*c)++, "%s", count_cell(b, j->net_instructions, text));
+        table_set(tb, (*c)++, "%s", count_cell(b, j->net_allocations, text));
+        table_set(tb, (*c)++, "%s", count_cell(b, j->net_bytes, text));
+    }
+    if (v->co->cache_sim) {
+        const uint64_t m[] = {j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses,
+                              j->est_cycles};
+        for (int i = 0; i < 5; i++)
+            table_set(tb, (*c)++, "%s", count_cell(b, m[i], text));
+    }
+    if (v->engine_column && !text)
+        table_set(tb, (*c)++, "%s", count_engine_name(v->co->engine));
+}
+
+void count_extra_legend(FILE *f, const struct count_view *v)
+{
+    const struct count_opts *o = v->co;
+    const char *region = v->region;
+    if (o->nvg_args)
+        count_vg_args_text(f, o);
+    if (v->subtract)
+        fprintf(f, "net: the counts less those of the baseline '%s', counted in the same pass\n"
+                "(NA where the baseline's is the larger)\n", v->subtract);
+    if (region)
+        fprintf(f, "region (%s): instructions and allocations from a callgrind pass that "
+                "collects\ninside it only (allocations from the calls made in it); bytes and "
+                "peak heap are\nthe whole process's\n", region);
+    if (o->cache_sim)
+        fputs("misses from callgrind's cache simulation (of this machine's cache sizes, or the\n"
+              "--I1/--D1/--LL given);\n"
+              "est. cycles = Ir + 10 x L1 misses + 100 x LL misses, a model, not a "
+              "measurement\n", f);
+}
+
+void count_cache_json(FILE *f, const struct count_job *j)
+{
+    static const char *const names[] = {"l1i_misses", "l1d_misses", "lli_misses", "lld_misses",
+                                        "est_cycles"};
+    const uint64_t v[] = {j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses,
+                          j->est_cycles};
+    for (int i = 0; i < 5; i++) {
+        fprintf(f, ", \"%s\": ", names[i]);
+        count_json(f, v[i]);
+    }
+}
+
+bool count_vg_arg_ok(const char *cmd, const char *usage, const char *arg)
+{
+    static const char *const taken[] = {"--tool=", "--callgrind-out-file=",
+                                        "--cachegrind-out-file=", "--log-file=", "--log-fd="};
+    if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+        cli_usage_error(cmd, usage, "--valgrind-arg takes a valgrind option ('--NAME=VALUE'), "
+                        "not '%s'", arg);
+        return false;
+    }
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
+        if (strncmp(arg, taken[i], strlen(taken[i])) == 0) {
+            cli_usage_error(cmd, usage, "--valgrind-arg '%s': tare sets %s... itself, and reads "
+                            "what it gives", arg, taken[i]);
+            return false;
+        }
+    return true;
+}
+
+void count_vg_args_json(FILE *f, const struct count_opts *o)
+{
+    if (!o->nvg_args)
+        return;
+    fputs(", \"valgrind_args\": [", f);
+    for (int i = 0; i < o->nvg_args; i++) {
+        fputs(i ? ", " : "", f);
+        json_str(f, o->vg_args[i]);
+    }
+    fputs("]", f);
+}
+
+void count_vg_args_text(FILE *f, const struct count_opts *o)
+{
+    fputs("valgrind options added (counts under other options are not comparable):", f);
+    for (int i = 0; i < o->nvg_args; i++)
+        fprintf(f, " %s", o->vg_args[i]);
+    fputs("\n", f);
+}
+
+void count_net_json(FILE *f, const struct count_job *j, const char *subtract)
+{
+    static const char *const names[] = {"baseline_instructions", "baseline_allocations",
+                                        "baseline_bytes", "net_instructions", "net_allocations",
+                                        "net_bytes"};
+    const uint64_t v[] = {j->base_instructions, j->base_allocations, j->base_bytes,
+                          j->net_instructions, j->net_allocations, j->net_bytes};
+    fputs(", \"subtract\": ", f);
+    json_str(f, subtract);
+    for (int i = 0; i < 6; i++) {
+        fprintf(f, ", \"%s\": ", names[i]);
+        count_json(f, v[i]);
+    }
+}
+
+bool count_parse_engine(const char *cmd, const char *usage, const char *arg,
+                        enum count_engine *engine)
+{
+    if (strcmp(arg, "callgrind") == 0)
+        *engine = COUNT_CALLGRIND;
+    else if (strcmp(arg, "cachegrind") == 0)
+        *engine = COUNT_CACHEGRIND;
+    else {
+        cli_usage_error(cmd, usage, "--engine takes callgrind or cachegrind, not '%s'", arg);
+        return false;
+    }
+    return true;
+}
+
+bool count_engine_ok(const char *cmd, const char *usage, const struct count_opts *o)
+{
+    const char *needs = o->keep_dir ? "--keep-profile" : o->ntoggle ? "--toggle-collect"
+                        : o->marks ? "--region marks" : NULL;
+    if (o->engine != COUNT_CACHEGRIND || !needs)
+        return true;
+    cli_usage_error(cmd, usage, "%s needs --engine callgrind (cachegrind has no call graph)",
+                    needs);
+    return false;
 }

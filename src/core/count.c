@@ -17,6 +17,11 @@
 #include "core/allocreport.h"
 #include "core/profile.h"
 
+const char *count_engine_name(enum count_engine engine)
+{
+    return engine == COUNT_CACHEGRIND ? "cachegrind" : "callgrind";
+}
+
 int count_find_valgrind(char *path, size_t size, struct err *e)
 {
     const char *forced = getenv("TARE_VALGRIND");
@@ -142,14 +147,33 @@ static bool run_one(struct shared *sh, struct count_job *j, const struct proc_op
     return false;
 }
 
+/* What one callgrind pass gives: the misses are COUNT_NA without the cache simulation. */
+struct pass_counts {
+    uint64_t ir, allocs, l1i, l1d, lli, lld;
+};
+
+/* The sum of the named events, or COUNT_NA when the profile lacks any of them. */
+static uint64_t event_sum(const struct cg_profile *p, const char *const *names)
+{
+    uint64_t sum = 0;
+    for (; *names; names++) {
+        int ev = cg_event_index(p, *names);
+        if (ev < 0)
+            return COUNT_NA;
+        sum += cg_total(p, ev);
+    }
+    return sum;
+}
+
 /* Reads every file callgrind wrote for one run (dumps add .1, .2 ...) into one profile. */
-static int read_profiles(const char *prefix, uint64_t *ir, uint64_t *allocs, struct err *e)
+static int read_profiles(const char *prefix, bool call_graph, struct pass_counts *pc,
+                         struct err *e)
 {
     char pattern[4200];
     snprintf(pattern, sizeof pattern, "%s*", prefix);
     glob_t g;
     if (glob(pattern, 0, NULL, &g) != 0)
-        return err_set(e, ERR_MEASURE, "callgrind wrote no profile '%s'", prefix);
+        return err_set(e, ERR_MEASURE, "valgrind wrote no profile '%s'", prefix);
     struct cg_profile *p = cg_profile_new();
     if (!p) {
         globfree(&g);
@@ -165,8 +189,15 @@ static int read_profiles(const char *prefix, uint64_t *ir, uint64_t *allocs, str
         if (ev < 0)
             rc = err_set(e, ERR_MEASURE, "profile '%s' has no Ir event", prefix);
         else {
-            *ir = cg_total(p, ev);
-            *allocs = cg_allocations(p);
+            static const char *const i1[] = {"I1mr", NULL}, *const d1[] = {"D1mr", "D1mw", NULL};
+            static const char *const il[] = {"ILmr", NULL}, *const dl[] = {"DLmr", "DLmw", NULL};
+            pc->ir = cg_total(p, ev);
+            /* A cachegrind profile has no calls: its allocations come from elsewhere. */
+            pc->allocs = call_graph ? cg_allocations(p) : COUNT_NA;
+            pc->l1i = event_sum(p, i1);
+            pc->l1d = event_sum(p, d1);
+            pc->lli = event_sum(p, il);
+            pc->lld = event_sum(p, dl);
         }
     }
     cg_profile_free(p);
@@ -208,48 +239,99 @@ static int keep_profiles(const char *prefix, const char *dir, const char *job_na
     return rc;
 }
 
-/* One callgrind pass of job k; pass 2 is --check-warm's second. */
-static bool callgrind_pass(struct shared *sh, int k, int pass, uint64_t *ir, uint64_t *allocs,
+/* The lane's variables plus one more (NAME=VALUE), or NULL when out of memory. */
+static char **env_plus(char *const *lane, const char *extra)
+{
+    size_t n = 0;
+    while (lane && lane[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        env[i] = lane[i];
+    env[n] = (char *)extra;
+    return env;
+}
+
+/* TARE_ITERATION of a counted run, numbered in the order they run: the callgrind pass 1,
+ * --check-warm's second 2, the region's pass (3) next, the allocator's run (0) last. */
+static long pass_iteration(const struct count_opts *o, int pass)
+{
+    long n = 1 + (o->check_warm ? 1 : 0);
+    if (pass == 1 || pass == 2)
+        return pass;
+    if (pass == 3)
+        return n + 1;
+    return n + (o->ntoggle > 0 || o->marks ? 1 : 0) + 1;
+}
+
+/* One callgrind pass of job k; pass 2 is --check-warm's second, pass 3 the region's (only
+ * the region's cost is collected: --toggle-collect, or the marks with --collect-atstart=no). */
+static bool callgrind_pass(struct shared *sh, int k, int pass, struct pass_counts *pc,
                            struct err *fatal)
 {
     struct count_job *j = &sh->jobs[k];
+    const struct count_opts *o = sh->o;
+    bool region = pass == 3, cachegrind = o->engine == COUNT_CACHEGRIND;
     char prefix[4096], outopt[4200];
     snprintf(prefix, sizeof prefix, "%s/job%d.pass%d.out", sh->tmpdir, k, pass);
     /* %p: every process the command starts writes its own profile, all of them summed. */
-    snprintf(outopt, sizeof outopt, "--callgrind-out-file=%s.%%p", prefix);
+    snprintf(outopt, sizeof outopt, "--%s-out-file=%s.%%p", count_engine_name(o->engine), prefix);
     int argc = 0;
     while (j->argv[argc])
         argc++;
-    char **argv = calloc(argc + 8, sizeof *argv);
-    if (!argv) {
-        err_set(fatal, ERR_SYSTEM, "out of memory");
-        return false;
+    char **argv = calloc(argc + 9 + o->ntoggle + o->nvg_args, sizeof *argv);
+    char **toggles = calloc(o->ntoggle + 1, sizeof *toggles);
+    char **env = region && o->marks ? env_plus(j->env, "TARE_COUNT_REGION=marks") : NULL;
+    bool ok = argv && toggles && (env || !(region && o->marks));
+    int a = 0, nt = 0;
+    if (ok) {
+        argv[a++] = (char *)o->valgrind;
+        argv[a++] = cachegrind ? "--tool=cachegrind" : "--tool=callgrind";
+        argv[a++] = o->cache_sim ? "--cache-sim=yes" : "--cache-sim=no";
+        argv[a++] = "--branch-sim=no";
+        argv[a++] = "--trace-children=yes";
+        argv[a++] = "--vgdb=no";   /* no FIFOs in $TMPDIR, which an interrupt would leave */
+        argv[a++] = outopt;
+        if (region && o->marks)
+            argv[a++] = "--collect-atstart=no";
+        for (int i = 0; region && i < o->ntoggle && ok; i++) {
+            ok = asprintf(&toggles[nt], "--toggle-collect=%s", o->toggle[i]) >= 0;
+            if (ok)
+                argv[a++] = toggles[nt++];
+        }
+        for (int i = 0; i < o->nvg_args; i++)
+            argv[a++] = o->vg_args[i];
     }
-    int a = 0;
-    argv[a++] = (char *)sh->o->valgrind;
-    argv[a++] = "--tool=callgrind";
-    argv[a++] = "--cache-sim=no";
-    argv[a++] = "--branch-sim=no";
-    argv[a++] = "--trace-children=yes";
-    argv[a++] = "--vgdb=no";   /* no FIFOs in $TMPDIR, which an interrupt (SIGKILL) would leave */
-    argv[a++] = outopt;
-    for (int i = 0; i < argc; i++)
-        argv[a++] = j->argv[i];
-    argv[a] = NULL;
-    bool ok = run_step(sh, j, argv, "under callgrind:", j->env, pass,
-                       pass == 1 ? "callgrind run" : "second callgrind run", fatal);
+    if (!ok) {
+        err_set(fatal, ERR_SYSTEM, "out of memory");
+    } else {
+        for (int i = 0; i < argc; i++)
+            argv[a++] = j->argv[i];
+        argv[a] = NULL;
+        ok = run_step(sh, j, argv, region ? "under callgrind (the region's pass):"
+                      : cachegrind ? "under cachegrind:" : "under callgrind:",
+                      env ? env : j->env, pass_iteration(o, pass),
+                      region ? "region's callgrind run"
+                      : pass == 1 ? "callgrind run" : "second callgrind run", fatal);
+    }
+    for (int i = 0; i < nt; i++)
+        free(toggles[i]);
+    free(toggles);
+    free(env);
     free(argv);
     if (ok) {
         struct err e = {0};
-        if (read_profiles(prefix, ir, allocs, &e) < 0) {
+        if (read_profiles(prefix, !cachegrind, pc, &e) < 0) {
             j->status = COUNT_FAILED;
             snprintf(j->why, sizeof j->why, "reading its profile: %.900s", e.msg);
             ok = false;
         }
     }
-    if (ok && pass == 1 && sh->o->keep_dir && keep_profiles(prefix, sh->o->keep_dir, j->name) < 0) {
+    if (ok && pass == 1 && o->keep_dir && keep_profiles(prefix, o->keep_dir, j->name) < 0) {
         j->status = COUNT_FAILED;
-        snprintf(j->why, sizeof j->why, "cannot keep its profile in '%.800s': %s", sh->o->keep_dir,
+        snprintf(j->why, sizeof j->why, "cannot keep its profile in '%.800s': %s", o->keep_dir,
                  strerror(errno));
         ok = false;
     }
@@ -300,7 +382,7 @@ static void alloc_pass(struct shared *sh, int k, struct err *fatal)
         return;
     }
     bool ok = run_step(sh, j, j->argv, "native run under libtare-alloc.so", env,
-                       sh->o->check_warm ? 3 : 2, "run under the counting allocator", fatal);
+                       pass_iteration(sh->o, 0), "run under the counting allocator", fatal);
     for (char **v = env; *v; v++)
         free(*v);
     free(env);
@@ -311,27 +393,47 @@ static void alloc_pass(struct shared *sh, int k, struct err *fatal)
     struct alloc_report rep = {0};
     struct alloc_totals t = {0};
     struct err e = {0};
+    const char *what = sh->o->engine == COUNT_CACHEGRIND ? "allocations, bytes and peak heap"
+                       : "bytes and peak heap";
     if (access(out, F_OK) != 0) {
         snprintf(j->note, sizeof j->note,
-                 "bytes and peak heap are NA: it wrote no allocation report "
-                 "(statically linked, or it clears LD_PRELOAD)");
+                 "%s are NA: it wrote no allocation report "
+                 "(statically linked, or it clears LD_PRELOAD)", what);
     } else if (allocreport_read_file(out, &rep, &e) < 0 ||
                allocreport_sum(&rep, -1, &t, &e) < 0) {
-        snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: %.400s", e.msg);
+        snprintf(j->note, sizeof j->note, "%s are NA: %.400s", what, e.msg);
     } else if (t.nprocs == 0) {
         snprintf(j->note, sizeof j->note,
-                 "bytes and peak heap are NA: it wrote no allocation report "
-                 "of its own (it replaced LD_PRELOAD?)");
+                 "%s are NA: it wrote no allocation report "
+                 "of its own (it replaced LD_PRELOAD?)", what);
     } else if (t.own_malloc) {
-        snprintf(j->note, sizeof j->note, "bytes and peak heap are NA: it defines its own malloc, "
-                 "which the counting allocator cannot see into");
+        snprintf(j->note, sizeof j->note, "%s are NA: it defines its own malloc, "
+                 "which the counting allocator cannot see into", what);
     } else {
         j->bytes = t.bytes;
         j->peak_bytes = t.peak_bytes;
+        if (sh->o->engine == COUNT_CACHEGRIND)
+            j->allocations = t.allocations;
     }
     allocreport_totals_free(&t);
     allocreport_free(&rep);
     unlink(out);
+}
+
+/* The simulated misses and the cycles model (a model, not a measurement: iai-callgrind's
+ * weights); NA if the profile lacks an event or the sum passes 2^64. */
+static void set_cache(struct count_job *j, const struct pass_counts *pc)
+{
+    j->l1i_misses = pc->l1i;
+    j->l1d_misses = pc->l1d;
+    j->lli_misses = pc->lli;
+    j->lld_misses = pc->lld;
+    if (pc->l1i == COUNT_NA || pc->l1d == COUNT_NA || pc->lli == COUNT_NA || pc->lld == COUNT_NA)
+        return;
+    long double c = (long double)pc->ir + 10.0L * ((long double)pc->l1i + pc->l1d) +
+                    100.0L * ((long double)pc->lli + pc->lld);
+    if (c < 1.8e19L)
+        j->est_cycles = pc->ir + 10 * (pc->l1i + pc->l1d) + 100 * (pc->lli + pc->lld);
 }
 
 static void run_job(struct shared *sh, int k, struct err *fatal)
@@ -340,6 +442,11 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     j->status = COUNT_OK;
     j->instructions = j->allocations = j->bytes = j->peak_bytes = COUNT_NA;
     j->instructions2 = j->allocations2 = COUNT_NA;
+    j->region_instructions = j->region_allocations = COUNT_NA;
+    j->region_why[0] = '\0';
+    j->l1i_misses = j->l1d_misses = j->lli_misses = j->lld_misses = j->est_cycles = COUNT_NA;
+    j->net_instructions = j->net_allocations = j->net_bytes = COUNT_NA;
+    j->base_instructions = j->base_allocations = j->base_bytes = COUNT_NA;
     j->note[0] = '\0';
     double t0 = proc_now();
     if (!hooks(sh, j, "setup", &j->setup, 0, NULL, fatal))
@@ -348,27 +455,50 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     if (!run_step(sh, j, j->argv, "native warm-up run", j->env, -1, "native warm-up run", fatal))
         goto out;
     /* 2. Instructions and allocations from callgrind. */
-    uint64_t ir, al;
-    if (!callgrind_pass(sh, k, 1, &ir, &al, fatal))
+    struct pass_counts pc;
+    if (!callgrind_pass(sh, k, 1, &pc, fatal))
         goto out;
+    uint64_t ir = pc.ir, al = pc.allocs;
     if (sh->o->check_warm) {
-        uint64_t ir2, al2;
-        if (!callgrind_pass(sh, k, 2, &ir2, &al2, fatal))
+        struct pass_counts pc2;
+        if (!callgrind_pass(sh, k, 2, &pc2, fatal))
             goto out;
+        uint64_t ir2 = pc2.ir, al2 = pc2.allocs;
         j->instructions2 = ir2;
         j->allocations2 = al2;
         double di = ir ? (double)(ir > ir2 ? ir - ir2 : ir2 - ir) / ir : 0;
-        double da = al ? (double)(al > al2 ? al - al2 : al2 - al) / al : (al2 ? 1 : 0);
+        double da = al == COUNT_NA || al2 == COUNT_NA ? 0
+                    : al ? (double)(al > al2 ? al - al2 : al2 - al) / al : (al2 ? 1 : 0);
         if (di > 1e-4 || da > 1e-4) {
             j->status = COUNT_UNSTABLE;
             snprintf(j->why, sizeof j->why,
-                     "not warm-stable: two callgrind passes gave %llu and %llu instructions, "
-                     "%llu and %llu allocations", (unsigned long long)ir, (unsigned long long)ir2,
-                     (unsigned long long)al, (unsigned long long)al2);
+                     "not warm-stable: two %s passes gave %llu and %llu instructions",
+                     count_engine_name(sh->o->engine), (unsigned long long)ir,
+                     (unsigned long long)ir2);
+            if (al != COUNT_NA && al2 != COUNT_NA) {
+                size_t len = strlen(j->why);
+                snprintf(j->why + len, sizeof j->why - len, ", %llu and %llu allocations",
+                         (unsigned long long)al, (unsigned long long)al2);
+            }
+        }
+    }
+    /* 2b. The region: a pass of its own, since what callgrind leaves out it does not count.
+     * Entering it costs at least one instruction, so a total of 0 means never entered. */
+    if (sh->o->ntoggle > 0 || sh->o->marks) {
+        struct pass_counts rc;
+        if (!callgrind_pass(sh, k, 3, &rc, fatal))
+            goto out;
+        if (rc.ir == 0) {
+            snprintf(j->region_why, sizeof j->region_why, "the region was never entered");
+        } else {
+            j->region_instructions = rc.ir;
+            j->region_allocations = rc.allocs;
         }
     }
     j->instructions = ir;
     j->allocations = al;
+    if (sh->o->cache_sim)
+        set_cache(j, &pc);
     /* 3. Bytes and peak heap need the counting allocator (a native run, LD_PRELOAD). */
     if (sh->o->alloc_lib)
         alloc_pass(sh, k, fatal);
@@ -472,4 +602,22 @@ uint64_t count_job_metric(const struct count_job *job, const char *name)
     if (strcmp(name, "peak_bytes") == 0)
         return job->peak_bytes;
     return COUNT_NA;
+}
+
+uint64_t count_net(uint64_t raw, uint64_t base)
+{
+    if (raw == COUNT_NA || base == COUNT_NA || base > raw)
+        return COUNT_NA;
+    return raw - base;
+}
+
+void count_subtract(struct count_job *j, const struct count_job *base)
+{
+    bool ok = j->status == COUNT_OK && base->status == COUNT_OK;
+    j->base_instructions = base->status == COUNT_OK ? base->instructions : COUNT_NA;
+    j->base_allocations = base->status == COUNT_OK ? base->allocations : COUNT_NA;
+    j->base_bytes = base->status == COUNT_OK ? base->bytes : COUNT_NA;
+    j->net_instructions = ok ? count_net(j->instructions, base->instructions) : COUNT_NA;
+    j->net_allocations = ok ? count_net(j->allocations, base->allocations) : COUNT_NA;
+    j->net_bytes = ok ? count_net(j->bytes, base->bytes) : COUNT_NA;
 }

@@ -35,10 +35,28 @@ struct count_job {
     uint64_t instructions, allocations;   /* COUNT_NA when not measured */
     uint64_t bytes, peak_bytes;           /* COUNT_NA without the counting allocator */
     uint64_t instructions2, allocations2; /* the second pass of --check-warm */
+    /* A region's counts (--toggle-collect or the marks), from a callgrind pass of its own:
+     * COUNT_NA when no region was asked for, or it was never entered (region_why says). */
+    uint64_t region_instructions, region_allocations;
+    char region_why[128];
+    /* --cache-sim: simulated misses (COUNT_NA without it) and the cycles model
+     * est_cycles = Ir + 10 x (l1i + l1d misses) + 100 x (lli + lld misses). */
+    uint64_t l1i_misses, l1d_misses, lli_misses, lld_misses, est_cycles;
+    /* --subtract: these counts less a baseline command's (count_subtract); COUNT_NA when
+     * not asked, when either is NA, or when the baseline's is the larger. */
+    uint64_t net_instructions, net_allocations, net_bytes;
+    uint64_t base_instructions, base_allocations, base_bytes;   /* the baseline's, as taken */
     char why[1024];                        /* what failed, for a person */
     char note[512];                        /* why bytes are NA though the rest is ok, or "" */
     char tail[PROC_STDERR_TAIL];          /* the end of the failing run's stderr */
     double seconds;                       /* how long this job took, all passes */
+};
+
+/* What counts the instructions (--engine). */
+enum count_engine {
+    COUNT_CALLGRIND,    /* instructions and allocations from callgrind (call edges) */
+    COUNT_CACHEGRIND,   /* instructions from cachegrind (faster, no call graph); allocations
+                         * from the native run under the counting allocator */
 };
 
 struct count_opts {
@@ -51,10 +69,23 @@ struct count_opts {
     const char *stdout_path;  /* every run's stdout (truncated by each), or NULL */
     const char *valgrind;     /* the valgrind binary */
     const char *alloc_lib;    /* libtare-alloc.so for bytes and peak, or NULL: those stay NA */
+    /* A region: callgrind's --toggle-collect=FUNC for each of these, or with marks the
+     * program's TARE_COUNT_START/STOP (--collect-atstart=no, TARE_COUNT_REGION=marks set). */
+    char *const *toggle;
+    int ntoggle;
+    bool marks;
+    enum count_engine engine;
+    bool cache_sim;           /* the tool's cache simulation in its passes (--cache-sim=yes) */
+    /* More valgrind options (--valgrind-arg), after tare's own in every valgrind pass. */
+    char *const *vg_args;
+    int nvg_args;
     /* Called (serialised) when a job starts and when it ends; may be NULL. */
     void (*progress)(void *ctx, const struct count_job *job, bool finished, int done, int total);
     void *ctx;
 };
+
+/* "callgrind" or "cachegrind". */
+const char *count_engine_name(enum count_engine engine);
 
 /* Finds valgrind on PATH (or $TARE_VALGRIND); ERR_UNSUPPORTED naming the package if absent. */
 int count_find_valgrind(char *path, size_t size, struct err *e);
@@ -62,8 +93,11 @@ int count_find_valgrind(char *path, size_t size, struct err *e);
 /*
  * Measures every job, opts->jobs at a time. Each job: one native warm-up run (not measured),
  * one callgrind run (two with check_warm), one native run under the counting allocator when
- * alloc_lib is set; all with address-space randomisation off. A job that fails is marked in
- * its status and why; the return is -1 only when tare cannot go on (interrupted, no temp dir).
+ * alloc_lib is set; all with address-space randomisation off. With COUNT_CACHEGRIND the
+ * valgrind runs are cachegrind's, and allocations come from the counting allocator's run. A
+ * region (toggle or marks) adds one callgrind pass that collects inside the region only. A
+ * job that fails is marked in its status and why; the return is -1 only when tare cannot go
+ * on (interrupted, no temp dir).
  */
 int count_run(struct count_job *jobs, int n, const struct count_opts *opts, struct err *e);
 
@@ -71,5 +105,10 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *opts, stru
 bool count_metric_valid(const char *name);
 /* The job's count of that metric, COUNT_NA when it was not measured or name is unknown. */
 uint64_t count_job_metric(const struct count_job *job, const char *name);
+/* raw - base, or COUNT_NA when either is COUNT_NA or base > raw (never a negative, nor a 0
+ * made up). */
+uint64_t count_net(uint64_t raw, uint64_t base);
+/* Fills j's net_* from j's counts less base's (a baseline counted in the same count_run). */
+void count_subtract(struct count_job *j, const struct count_job *base);
 
 #endif

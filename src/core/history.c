@@ -20,10 +20,11 @@
 const char *const hist_metric_names[HM_COUNT] = {
     "median_s", "min_s", "ref_median_s", "ratio",
     "instructions", "allocations", "bytes", "peak_bytes",
+    "l1i_misses", "l1d_misses", "lli_misses", "lld_misses", "est_cycles",
 };
 
 const char *const hist_column_names[HC_COUNT] = {
-    "date", "commit", "benchmark", "runs", "runner", "reference", "toolchain",
+    "date", "commit", "benchmark", "runs", "runner", "reference", "toolchain", "engine",
 };
 
 /* The columns of the files tare run writes, in order: a metric, or HM_COUNT + a column. */
@@ -298,6 +299,7 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
             t->c_runner = find_col(t, hist_column_names[HC_RUNNER]);
             t->c_reference = find_col(t, hist_column_names[HC_REFERENCE]);
             t->c_toolchain = find_col(t, hist_column_names[HC_TOOLCHAIN]);
+            t->c_engine = find_col(t, hist_column_names[HC_ENGINE]);
             t->c_runs = find_col(t, hist_column_names[HC_RUNS]);
         } else if (*p) {
             char **row = t->cells + t->nrows * t->ncols;
@@ -1078,12 +1080,28 @@ static long point_index(struct hist_db *db, long si, long ci)
     return (long)s->n++;
 }
 
+/* A row's series: its benchmark, or BENCHMARK@ENGINE for counts another engine than callgrind
+ * (the default, and what rows without an engine column were) took. */
+static long add_series_engine(struct hist_db *db, const struct hist_table *t, size_t r)
+{
+    const char *bench = hist_cell(t, r, t->c_benchmark);
+    const char *eng = t->c_engine >= 0 ? hist_cell(t, r, t->c_engine) : "";
+    if (!*eng || strcmp(eng, "NA") == 0 || strcmp(eng, "callgrind") == 0)
+        return add_series(db, bench);
+    char *key = NULL;
+    if (asprintf(&key, "%s@%s", bench, eng) < 0)
+        return -1;
+    long si = add_series(db, key);
+    free(key);
+    return si;
+}
+
 int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
 {
     db->sorted = false;
     for (size_t r = 0; r < t->nrows; r++) {
         long ci = add_commit(db, hist_cell(t, r, t->c_commit), hist_cell(t, r, t->c_date));
-        long si = ci < 0 ? -1 : add_series(db, hist_cell(t, r, t->c_benchmark));
+        long si = ci < 0 ? -1 : add_series_engine(db, t, r);
         long pi = si < 0 ? -1 : point_index(db, si, ci);
         if (pi < 0)
             return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);

@@ -17,12 +17,15 @@
 enum hist_metric {
     HM_MEDIAN_S, HM_MIN_S, HM_REF_MEDIAN_S, HM_RATIO,
     HM_INSTRUCTIONS, HM_ALLOCATIONS, HM_BYTES, HM_PEAK_BYTES,
+    /* tare count --cache-sim's simulated misses and cycles model */
+    HM_L1I_MISSES, HM_L1D_MISSES, HM_LLI_MISSES, HM_LLD_MISSES, HM_EST_CYCLES,
     HM_COUNT
 };
 extern const char *const hist_metric_names[HM_COUNT];
 /* The columns besides the metrics, by the names the reader looks for (hist_table's c_*). */
 enum hist_column {
     HC_DATE, HC_COMMIT, HC_BENCHMARK, HC_RUNS, HC_RUNNER, HC_REFERENCE, HC_TOOLCHAIN,
+    HC_ENGINE,   /* tare count --engine: values of different engines are never compared */
     HC_COUNT
 };
 extern const char *const hist_column_names[HC_COUNT];
@@ -53,6 +56,8 @@ struct hist_table {
     int c_date, c_commit, c_benchmark;   /* column indexes; date may be -1 */
     int c_metric[HM_COUNT];              /* -1 where the file has no such column */
     int c_runner, c_reference, c_toolchain, c_runs;
+    int c_engine;        /* what counted (tare count --engine); rows of another engine than
+                          * callgrind are series of their own, NAME@ENGINE: never compared */
     size_t torn_line; /* a last line without its newline (a writer cut off): skipped; 0 if none */
 };
 

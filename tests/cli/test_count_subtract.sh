@@ -1,0 +1,56 @@
+# tare count --subtract CMD: a baseline counted in the same pass and taken off each series.
+. "$(dirname "$0")/lib.sh"
+F=$FIXTURES
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+collected() {
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p" --toggle-collect=hot "$@" 2>&1 |
+        sed -nE 's/^==[0-9]+== Collected : ([0-9]+)$/\1/p'
+}
+
+# The same program with a zero-work argument as the baseline leaves the loop's cost.
+run_tare count --format tsv --subtract "$F/region 0" "$F/region 1000" "$F/region 2000"
+expect_rc 0 "count with a baseline"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'name\tlane\tinstructions\tallocations\tbytes\tpeak_bytes\tnet_instructions\tnet_allocations\tnet_bytes\tstatus')" "TSV header with --subtract"
+n1=$(tsv_field "$out" 1 net_instructions); n2=$(tsv_field "$out" 2 net_instructions)
+t1=$(collected "$F/region" 1000); t2=$(collected "$F/region" 2000)
+expect_eq "$((n2 - n1))" "$((t2 - t1))" "net 2000 - net 1000 = callgrind's loop cost of 1000 iterations"
+# hot(N) allocates 16 bytes every 100 iterations; main's 5 allocations are the baseline's too.
+expect_eq "$(tsv_field "$out" 1 net_allocations)" 10 "net allocations of hot(1000)"
+expect_eq "$(tsv_field "$out" 2 net_allocations)" 20 "net allocations of hot(2000)"
+expect_eq "$(tsv_field "$out" 1 net_bytes)" 160 "net bytes of hot(1000)"
+raw=$(tsv_field "$out" 1 instructions)
+check "net is the raw less the start-up ($n1 < $raw)" test "$n1" -lt "$raw"
+check "net is more than the region alone (the call and atol: $n1 >= $t1)" test "$n1" -ge "$t1"
+# The baseline's counts, and raw = baseline + net, in the JSON.
+run_tare count --format json --subtract "$F/region 0" -- "$F/region" 1000
+expect_match "$out" '"subtract": "[^"]*region 0"' "JSON names the baseline command"
+base=$(sed -nE 's/.*"baseline_instructions": ([0-9]+).*/\1/p' <<<"$out")
+inst=$(sed -nE 's/.*"instructions": ([0-9]+), "allocations".*/\1/p' <<<"$out")
+net=$(sed -nE 's/.*"net_instructions": ([0-9]+).*/\1/p' <<<"$out")
+expect_eq "$((base + net))" "$inst" "raw = baseline + net"
+# A baseline larger than the series: NA, never a negative or 0.
+run_tare count --format tsv --subtract "$F/region 5000" -- "$F/region" 1000
+expect_rc 0 "a larger baseline is not a failure"
+expect_eq "$(tsv_field "$out" 1 net_instructions)" NA "net NA where the baseline is larger"
+expect_eq "$(tsv_field "$out" 1 net_allocations)" NA "net allocations NA likewise"
+check "raw still counted" test "$(tsv_field "$out" 1 instructions)" -gt 0
+# Lanes: one baseline a lane, in that lane's environment (envwork does TARE_WORK thousand
+# iterations: the baseline with TARE_WORK=1 is the series' own cost in lane one).
+run_tare count --format tsv --lane one:TARE_WORK=1 --lane two:TARE_WORK=2 --subtract "$F/envwork" -- "$F/envwork"
+expect_eq "$(tsv_field "$out" 1 net_instructions)" 0 "a lane's baseline runs in that lane (same command: net 0)"
+expect_eq "$(tsv_field "$out" 2 net_instructions)" 0 "and in lane two"
+# A failing baseline: the nets are NA and the exit status says a measurement failed.
+run_tare count --format tsv --subtract "$F/exit3" -- "$F/region" 10
+expect_rc 1 "a failing baseline is a failed measurement"
+expect_eq "$(tsv_field "$out" 1 net_instructions)" NA "net NA when the baseline failed"
+expect_match "$err" "'baseline' failed" "says the baseline failed"
+# A baseline that cannot be run is bad input.
+run_tare count --subtract "/nonexistent/base" -- "$F/region" 10
+expect_rc 2 "a baseline that cannot run"
+# Text: the nets beside the raw counts, and what they are.
+run_tare count --subtract "$F/region 0" -- "$F/region" 1000
+expect_match "$out" "net: the counts less those of the baseline" "text says what net is"
+expect_match "$out" "net instr" "text column"
+
+done_testing
