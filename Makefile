@@ -145,6 +145,14 @@ check-asan: $(FIX_BIN) $(ALLOC_SO)  ## the suite built with ASan+UBSan under bui
 	  TARE_ALLOC_LIB=$(abspath $(ALLOC_SO)) \
 	  TARE=build/asan/tare BUILD=build/asan FIXTURES=$(BUILD)/fixtures tests/run build/asan/results-asan.txt
 
+# The golden files (tests/golden/): `make check UPDATE=1` rewrites them as the suite runs (the
+# variable reaches tests/cli/test_golden.sh through the environment); this runs that test alone.
+GOLDEN_FIX := $(addprefix $(BUILD)/fixtures/,allocmix envwork crash exit3)
+.PHONY: golden-update
+golden-update: $(TARE) $(ALLOC_SO) $(GOLDEN_FIX)  ## rewrite tests/golden/ (as `make check UPDATE=1` does)
+	$(Q)UPDATE=1 TARE=$(TARE) BUILD=$(BUILD) FIXTURES=$(BUILD)/fixtures TARE_ROOT=$(CURDIR) \
+	  bash tests/cli/test_golden.sh
+
 $(BUILD)/.unit: $(UNIT_BIN)
 	@touch $@
 $(BUILD)/.replay: $(REPLAY_BIN)
