@@ -166,6 +166,12 @@ bench: $(TARE) $(FIX_BIN) $(EX_BIN)  ## the benchmarks in bench/ (bench/run)
 	$(Q)TARE=$(TARE) BUILD=$(BUILD) bench/run
 
 MAN1 := $(wildcard doc/*.1)
+# VERSION above is the version's one source: the binary gets it by -DTARE_VERSION, the
+# pkg-config file at install, and the man pages' .TH lines from this (tests/cli/test_version.sh
+# fails when a page or the binary says another).
+.PHONY: man-version
+man-version:  ## write VERSION into the .TH line of every man page in doc/
+	$(Q)sed -i 's/^\(\.TH [^"]*\)"tare [^"]*"/\1"tare $(VERSION)"/' $(MAN1)
 install: $(TARE) $(ALLOC_SO)  ## install tare, libtare-alloc, scope.h, man pages under PREFIX
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(TARE) $(DESTDIR)$(PREFIX)/bin/tare
