@@ -598,7 +598,9 @@ int cmd_run(int argc, char **argv)
     /* The count pass's tools, found before any measuring. */
     char valgrind[4096], alloc_lib[4096];
     struct err lib_err = {0};
-    struct count_opts co = {.jobs = (int)jobs, .timeout_s = su.timeout > 1800 ? su.timeout : 1800};
+    struct count_opts co = {.jobs = (int)jobs, .timeout_s = COUNT_TIMEOUT_S};
+    if (su.timeout > COUNT_TIMEOUT_S)   /* a suite's longer timeout, never a shorter one */
+        co.timeout_s = su.timeout;
     if (do_count) {
         if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
             suite_free(&su);
