@@ -145,20 +145,26 @@ static const char *le(const struct cg_profile *p, uint32_t f)
 }
 
 
-static const struct cg_profile *sort_p;
-static int sort_ev;
-static bool sort_incl;
+/* The order of functions by cost (qsort_r's context): event ev, self or inclusive; name
+ * (by_match) puts the functions of exactly that name first. */
+struct cost_order {
+    const struct cg_profile *p;
+    int ev;
+    bool incl;
+    const char *name;
+};
 
-static int by_cost(const void *a, const void *b)
+static int by_cost(const void *a, const void *b, void *ctx)
 {
+    const struct cost_order *o = ctx;
+    const struct cg_profile *p = o->p;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const uint64_t *cx = sort_incl ? cg_incl(sort_p, x) : cg_self(sort_p, x);
-    const uint64_t *cy = sort_incl ? cg_incl(sort_p, y) : cg_self(sort_p, y);
-    if (cx[sort_ev] != cy[sort_ev])
-        return cx[sort_ev] > cy[sort_ev] ? -1 : 1;
-    int c = strcmp(cg_str(sort_p, sort_p->funcs[x].name), cg_str(sort_p, sort_p->funcs[y].name));
-    return c ? c
-             : strcmp(cg_str(sort_p, sort_p->funcs[x].obj), cg_str(sort_p, sort_p->funcs[y].obj));
+    const uint64_t *cx = o->incl ? cg_incl(p, x) : cg_self(p, x);
+    const uint64_t *cy = o->incl ? cg_incl(p, y) : cg_self(p, y);
+    if (cx[o->ev] != cy[o->ev])
+        return cx[o->ev] > cy[o->ev] ? -1 : 1;
+    int c = strcmp(cg_str(p, p->funcs[x].name), cg_str(p, p->funcs[y].name));
+    return c ? c : strcmp(cg_str(p, p->funcs[x].obj), cg_str(p, p->funcs[y].obj));
 }
 
 /* The n first of idx[0..m) in the order of cmp, in idx[0..n), the others dropped: one pass
@@ -166,15 +172,15 @@ static int by_cost(const void *a, const void *b)
  * of them. (Sorting 35,000 functions to print 20 took a millisecond, after the threads were
  * done.) cmp must be a total order, so that the result is what sorting all would give. */
 static uint32_t best_first(uint32_t *idx, uint32_t m, uint32_t n,
-                           int (*cmp)(const void *, const void *))
+                           int (*cmp)(const void *, const void *, void *), void *ctx)
 {
     uint32_t k = 0;     /* idx[0..k): the best so far, in order; k <= i, so idx[i] is unread */
     for (uint32_t i = 0; i < m; i++) {
         uint32_t f = idx[i];
-        if (k == n && cmp(&f, &idx[n - 1]) >= 0)
+        if (k == n && cmp(&f, &idx[n - 1], ctx) >= 0)
             continue;
         uint32_t j = k < n ? k++ : n - 1;
-        for (; j > 0 && cmp(&f, &idx[j - 1]) < 0; j--)
+        for (; j > 0 && cmp(&f, &idx[j - 1], ctx) < 0; j--)
             idx[j] = idx[j - 1];
         idx[j] = f;
     }
@@ -203,11 +209,11 @@ static int cg_top(struct cg_cli *c)
             continue;
         idx[m++] = f;
     }
-    sort_p = p, sort_ev = ev, sort_incl = c->inclusive;
+    struct cost_order order = {p, ev, c->inclusive, NULL};
     if (c->n > 0 && (uint32_t)c->n < m)
-        m = best_first(idx, m, (uint32_t)c->n, by_cost);
+        m = best_first(idx, m, (uint32_t)c->n, by_cost, &order);
     else
-        qsort(idx, m, sizeof *idx, by_cost);
+        qsort_r(idx, m, sizeof *idx, by_cost, &order);
     uint64_t total = cg_total(p, ev);
     struct table t;
     if (c->fmt == FMT_TEXT) {
@@ -319,20 +325,16 @@ static uint32_t call_rows(const struct cg_profile *p, int ev, const uint32_t *es
     return n;
 }
 
-static const struct cg_profile *match_p;
-static int match_ev;
-static const char *match_name;
-
 /* Exact matches of the name first, then by inclusive cost. */
-static int by_match(const void *a, const void *b)
+static int by_match(const void *a, const void *b, void *ctx)
 {
+    const struct cost_order *o = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    bool ex = strcmp(cg_str(match_p, match_p->funcs[x].name), match_name) == 0;
-    bool ey = strcmp(cg_str(match_p, match_p->funcs[y].name), match_name) == 0;
+    bool ex = strcmp(cg_str(o->p, o->p->funcs[x].name), o->name) == 0;
+    bool ey = strcmp(cg_str(o->p, o->p->funcs[y].name), o->name) == 0;
     if (ex != ey)
         return ex ? -1 : 1;
-    sort_p = match_p, sort_ev = match_ev, sort_incl = true;
-    return by_cost(a, b);
+    return by_cost(a, b, ctx);
 }
 
 /* The functions NAME names (exactly, or containing it), exact ones first; 0: none. */
@@ -345,8 +347,8 @@ static uint32_t match_funcs(const struct cg_profile *p, int ev, const char *name
         if (!p->funcs[f].folded && (exact ? strcmp(s, name) == 0 : strstr(s, name) != NULL))
             fs[nf++] = f;
     }
-    match_p = p, match_ev = ev, match_name = name;
-    qsort(fs, nf, sizeof *fs, by_match);
+    struct cost_order order = {p, ev, true, name};
+    qsort_r(fs, nf, sizeof *fs, by_match, &order);
     return nf;
 }
 
@@ -548,10 +550,9 @@ static bool alloc_sites(const struct cg_profile *p, struct cg_site **out, uint32
     return true;
 }
 
-static const struct cg_profile *site_p;
-
-static int by_site(const void *a, const void *b)
+static int by_site(const void *a, const void *b, void *ctx)
 {
+    const struct cg_profile *site_p = ctx;
     const struct cg_site *x = a, *y = b;
     if (x->allocations != y->allocations)
         return x->allocations > y->allocations ? -1 : 1;
@@ -573,8 +574,7 @@ static int cg_allocs(struct cg_cli *c)
         cg_profile_free(p);
         return EXIT_USAGE;
     }
-    site_p = p;
-    qsort(s, n, sizeof *s, by_site);
+    qsort_r(s, n, sizeof *s, by_site, p);
     uint32_t shown = c->n > 0 && (uint32_t)c->n < n ? (uint32_t)c->n : n;
     uint64_t total = cg_allocations(p);
     struct table t;
@@ -837,10 +837,9 @@ static int cg_diff(struct cg_cli *c)
 
 /* ---- lines ---- */
 
-static const struct cg_profile *line_p;
-
-static int by_line(const void *a, const void *b)
+static int by_line(const void *a, const void *b, void *ctx)
 {
+    const struct cg_profile *line_p = ctx;
     const struct cg_line *x = &line_p->lines[*(const uint32_t *)a],
                          *y = &line_p->lines[*(const uint32_t *)b];
     if (x->func != y->func) {
@@ -880,8 +879,7 @@ static int cg_lines(struct cg_cli *c)
     for (uint32_t i = 0; i < p->nline; i++)
         if (p->line_cost[(size_t)i * p->nev + ev])
             idx[n++] = i;
-    line_p = p;
-    qsort(idx, n, sizeof *idx, by_line);
+    qsort_r(idx, n, sizeof *idx, by_line, p);
     struct table t;
     char a[40], b[40];
     if (c->fmt == FMT_TEXT) {
