@@ -186,7 +186,7 @@ clean:  ## remove build/
 	rm -rf build
 
 # The house rules (README "House rules"): FILE:LINE: RULE: what is wrong, for each break.
-checkstyle:  ## check the house rules on src/ and include/ (scripts/check-style)
+checkstyle:  ## check the house rules on src/, include/, tests/, examples/, bench/ (scripts/check-style)
 	$(Q)scripts/check-style
 
 help:  ## list these targets

@@ -89,14 +89,16 @@ H=mutsu-poly-call.tsv
 golden history-check.json 1 "$IN" mask_none history check --format json "$H"
 # The ninth commit of the excerpt: too few points for any step test, so nothing was checked.
 golden history-check-early.json 2 "$IN" mask_none history check --format json --commit ae05718 "$H"
-golden history-check-persist.json 1 "$IN" mask_none history check --format json --persist 1 --commit b0bee3c "$H"
+golden history-check-persist.json 1 "$IN" mask_none history check --format json --persist 1 \
+    --commit b0bee3c "$H"
 golden history-noise.tsv 0 "$IN" mask_none history noise --format tsv "$H"
 golden history-noise.json 0 "$IN" mask_none history noise --format json "$H"
 golden history-noise.csv 0 "$IN" mask_none history noise --format csv "$H"
 
 # ---- tare goal ----
 golden goal.json 0 "$IN" mask_none goal --from 59 --to 10 --format json
-golden goal-slices.json 0 "$IN" mask_none goal --from 121 --to 100 --slice 10 --format json -- 10% -10%
+golden goal-slices.json 0 "$IN" mask_none goal --from 121 --to 100 --slice 10 --format json -- \
+    10% -10%
 golden goal-higher.json 0 "$IN" mask_none goal --from 100 --to 150 --format json 5% 1.04x
 golden goal-reached.json 0 "$IN" mask_none goal --from 110.25 --to 100 --format json 5% 5
 

@@ -7,7 +7,8 @@ synopsis() {   # the SYNOPSIS lines of a man page, roff markup removed
 }
 
 usage_lines() { # the usage lines of --help, without "usage: " / "   or: "
-    "$TARE" "$@" --help | awk '/^(usage|   or): / { sub(/^(usage|   or): /, ""); print; next } { exit }'
+    "$TARE" "$@" --help | awk \
+        '/^(usage|   or): / { sub(/^(usage|   or): /, ""); print; next } { exit }'
 }
 
 check "tare help lists commands" test -n "$("$TARE" help --commands)"
@@ -15,7 +16,8 @@ for cmd in $("$TARE" help --commands); do
     page="$TARE_ROOT/doc/tare-$cmd.1"
     if [ ! -f "$page" ]; then not_ok "$cmd has no man page $page"; continue; fi
     ok
-    expect_eq "$(usage_lines "$cmd")" "$(synopsis "$page")" "usage of 'tare $cmd' vs SYNOPSIS of tare-$cmd.1"
+    expect_eq "$(usage_lines "$cmd")" "$(synopsis "$page")" \
+        "usage of 'tare $cmd' vs SYNOPSIS of tare-$cmd.1"
     run_tare "$cmd" --no-such-option
     expect_rc 2 "tare $cmd with an unknown option"
     expect_match "$err" "usage: tare $cmd" "tare $cmd with an unknown option prints usage"

@@ -32,7 +32,8 @@ expect_rc 0 "make man-version"
 for page in "$TMP"/doc/*.1; do
     n=$(basename "$page")
     expect_eq "$(th_version "$page")" 9.8.7 "make man-version rewrote $n's .TH"
-    expect_eq "$(diff "$ROOT/doc/$n" "$page" | grep -c '^[<>]')" 2 "make man-version changed only $n's .TH line"
+    expect_eq "$(diff "$ROOT/doc/$n" "$page" | grep -c '^[<>]')" 2 \
+        "make man-version changed only $n's .TH line"
 done
 
 done_testing

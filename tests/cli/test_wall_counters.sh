@@ -14,10 +14,13 @@ run_tare wall -n 1 -f tsv -- "$FIXTURES/busy" 1
 expect_rc 0 "wall plain"
 expect_eq "$(head -n 1 <<<"$out")" "$(printf 'name\tlane\truns\tmedian_s\tmin_s\tmax_s\tmad_s\tuser_s\tsys_s\tmax_rss_kb\tref_median_s\tratio\tstatus')" "plain header"
 
-run_tare wall --counters -n 3 -f tsv "$FIXTURES/touchmem 8" "$FIXTURES/touchmem 40" --name small --name big
+run_tare wall --counters -n 3 -f tsv "$FIXTURES/touchmem 8" "$FIXTURES/touchmem 40" --name \
+    small --name big
 expect_rc 0 "wall --counters"
 expect_eq "$(head -n 1 <<<"$out" | cut -f 1-13)" "$(printf 'name\tlane\truns\tmedian_s\tmin_s\tmax_s\tmad_s\tuser_s\tsys_s\tmax_rss_kb\tref_median_s\tratio\tstatus')" "the 13 columns first"
-expect_match "$(head -n 1 <<<"$out")" "	status	(cpu_core/|cpu_atom/)?cycles	.*	task-clock	page-faults	context-switches$" "then one per counter"
+expect_match "$(head -n 1 <<<"$out")" \
+    "	status	(cpu_core/|cpu_atom/)?cycles	.*	task-clock	page-faults	context-switches$" \
+    "then one per counter"
 pf_small=$(col "$out" 1 page-faults)
 pf_big=$(col "$out" 2 page-faults)
 check "page faults beside the times grow with memory ($pf_small -> $pf_big)" awk -v a="$pf_small" \
