@@ -153,8 +153,9 @@ def main(argv):
              ("alternate", 0.025)]
     print("\n%d-pair windows, every %d pairs (%s), judged as tare ab judges (95%%, 1%% threshold)"
           % (pairs, step, "overlapping" if step < pairs else "disjoint"))
-    print("%-10s %-9s %7s %9s %9s %12s %11s %11s %9s" % ("change", "rule", "trials", "same", "called",
-                                                 "median res", "med B/A", "mean B/A", "var T+"))
+    print("%-10s %-9s %7s %9s %9s %12s %11s %11s %9s"
+          % ("change", "rule", "trials", "same", "called", "median res", "med B/A", "mean B/A",
+             "var T+"))
     for c in [0.0] + changes:
         for rule, alpha in rules:
             rng = random.Random(20261130)

@@ -16,7 +16,8 @@ N=${BUSY_N:-100}          # busy N spins N million iterations: ~40 ms here
 CHANGES=${CHANGES:-3}  # percent more work for B; integer millions, so N*(100+c)/100
 PAIRS=20
 for t in hyperfine python3; do
-    command -v $t >/dev/null || { echo "bench_ab: needs $t (scripts/install-deps bench)" >&2; exit 1; }
+    command -v $t >/dev/null || { echo "bench_ab: needs $t (scripts/install-deps bench)" >&2; \
+        exit 1; }
 done
 [ -x "$BUSY" ] || { echo "bench_ab: no $BUSY (make $BUSY)" >&2; exit 1; }
 case $TARE in /*) ;; *) TARE=$PWD/$TARE ;; esac
@@ -53,7 +54,8 @@ def betacf(a, b, x):
 def ibeta(a, b, x):
     if x <= 0: return 0.0
     if x >= 1: return 1.0
-    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)
+    lbt = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+           + a * math.log(x) + b * math.log(1 - x))
     if x < (a + 1) / (a + b + 2):
         return math.exp(lbt) * betacf(a, b, x) / a
     return 1 - math.exp(lbt) * betacf(b, a, 1 - x) / b
@@ -86,7 +88,8 @@ if kind == "hyperfine":
     print(called, direction if called else "same", t_crit(df) * se / ma, mb / ma)
 else:
     called = 0 if d["verdict"] == "same" else 1
-    print(called, d["verdict"], d["detectable"] if d["detectable"] is not None else "inf", d["ratio"])
+    print(called, d["verdict"], d["detectable"] if d["detectable"] is not None else "inf",
+          d["ratio"])
 PY
 
 one_trial() {   # one_trial B_ARG ORDER: prints "tare: ..." and "hyperfine: ..." lines
@@ -108,11 +111,15 @@ one_trial() {   # one_trial B_ARG ORDER: prints "tare: ..." and "hyperfine: ..."
     if [ "$order" -eq 0 ]; then run_tare; run_hf; else run_hf; run_tare; fi
 }
 
-printf 'bench_ab: busy %s vs busy N*(1+c), %d pairs (tare ab) vs %d+%d sequential runs (hyperfine -N, Welch t-test, p < 0.05)\n' \
+printf \
+    'bench_ab: busy %s vs busy N*(1+c), %d pairs (tare ab) vs %d+%d sequential runs (hyperfine -N, Welch t-test, p < 0.05)\n' \
+    \
     "$N" $PAIRS $PAIRS $PAIRS
-printf 'commit %s, %s, load %s\n' "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" "$(date -u +%FT%TZ)" \
+printf 'commit %s, %s, load %s\n' "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
+    "$(date -u +%FT%TZ)" \
     "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-8s %-10s %7s %9s %12s %18s\n' change method trials called "called right" "median resolution"
+printf '%-8s %-10s %7s %9s %12s %18s\n' change method trials called "called right" \
+    "median resolution"
 t0=$SECONDS
 for c in 0 $CHANGES; do
     b=$((N * (100 + c) / 100))

@@ -25,14 +25,16 @@ trap 'rm -rf "$tmp"' EXIT
 
 printf 'bench_ab_aa: %d fresh A/A runs of 20 pairs (busy %s), %d runs of %d pairs (busy %s)\n' \
     "$TRIALS" "$N" "$LONG" "$LONG_PAIRS" "$LONG_N"
-printf 'commit %s, %s, load %s\n' "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" "$(date -u +%FT%TZ)" \
+printf 'commit %s, %s, load %s\n' "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
+    "$(date -u +%FT%TZ)" \
     "$(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$SECONDS
 for i in $(seq "$TRIALS"); do
     "$TARE" ab --pairs 20 --format=json "$BUSY $N" "$BUSY $N" > "$tmp/fresh_$i.json"
 done
 for i in $(seq "$LONG"); do
-    "$TARE" ab --pairs "$LONG_PAIRS" --format=json "$BUSY $LONG_N" "$BUSY $LONG_N" > "$tmp/long_$i.json"
+    "$TARE" ab --pairs "$LONG_PAIRS" --format=json "$BUSY $LONG_N" "$BUSY $LONG_N" > \
+        "$tmp/long_$i.json"
 done
 echo
 echo "== fresh runs: tare ab's own verdicts"

@@ -13,7 +13,8 @@ loop=$BUILD/fixtures/alloc_loop
 [ -x "$loop" ] || { echo "bench_alloc: $loop missing: run make $loop"; exit 1; }
 py=/usr/bin/python3
 for t in valgrind heaptrack; do
-    command -v $t >/dev/null || { echo "bench_alloc: $t is not installed (Debian package $t)"; exit 1; }
+    command -v $t >/dev/null || { echo "bench_alloc: $t is not installed (Debian package $t)"; \
+        exit 1; }
 done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 runs=${RUNS:-21}         # native and libtare-alloc: cheap, many runs
@@ -37,16 +38,20 @@ bench() {   # bench LABEL CMD...: one row per tool
     "$TARE" wall --runs "$slow_runs" -w 0 -f tsv --shell sh --name memcheck --name heaptrack \
         "valgrind -q --tool=memcheck $cmd" "heaptrack -o $tmp/ht $cmd >/dev/null" > "$tmp/slow.tsv"
     local nm nu ns tm tu ts
-    nm=$(col "$tmp/fast.tsv" "$name+native" median_s); nu=$(col "$tmp/fast.tsv" "$name+native" user_s)
+    nm=$(col "$tmp/fast.tsv" "$name+native" median_s); nu=$(col "$tmp/fast.tsv" \
+        "$name+native" user_s)
     ns=$(col "$tmp/fast.tsv" "$name+native" sys_s)
-    tm=$(col "$tmp/fast.tsv" "$name+tare-alloc" median_s); tu=$(col "$tmp/fast.tsv" "$name+tare-alloc" user_s)
+    tm=$(col "$tmp/fast.tsv" "$name+tare-alloc" median_s); tu=$(col "$tmp/fast.tsv" \
+        "$name+tare-alloc" user_s)
     ts=$(col "$tmp/fast.tsv" "$name+tare-alloc" sys_s)
-    awk -v l="$label" -v nm="$nm" -v nu="$nu" -v ns="$ns" -v tm="$tm" -v tu="$tu" -v ts="$ts" 'BEGIN {
+    awk -v l="$label" -v nm="$nm" -v nu="$nu" -v ns="$ns" -v tm="$tm" -v tu="$tu" -v \
+        ts="$ts" 'BEGIN {
         printf "  %s: native median %.3f s (cpu %.3f s)\n", l, nm, nu + ns
         printf "    %-14s %12s %12s\n", "tool", "wall ratio", "cpu ratio"
         printf "    %-14s %11.3fx %11.3fx\n", "libtare-alloc", tm / nm, (tu + ts) / (nu + ns) }' 
     for t in memcheck heaptrack; do
-        awk -v t=$t -v m="$(col "$tmp/slow.tsv" $t median_s)" -v u="$(col "$tmp/slow.tsv" $t user_s)" \
+        awk -v t=$t -v m="$(col "$tmp/slow.tsv" $t median_s)" -v \
+            u="$(col "$tmp/slow.tsv" $t user_s)" \
             -v s="$(col "$tmp/slow.tsv" $t sys_s)" -v nm="$nm" -v nu="$nu" -v ns="$ns" \
             'BEGIN { printf "    %-14s %11.1fx %11.1fx\n", t, m / nm, (u + s) / (nu + ns) }'
     done

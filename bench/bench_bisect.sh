@@ -30,7 +30,8 @@ echo "find commit 23 of 40 on instructions ($runs runs each, interleaved, after 
 awk -F'\t' 'NR > 1 { m[$1] = $4; printf "  %-15s median %.2f s\n", $1, $4 }
             END { printf "  ratio tare bisect / git bisect run: %.3f\n", m["tare-bisect"] / m["git-bisect-run"] }' "$tmp/wall.tsv"
 tare_builds=$(/usr/bin/python3 -c "import json; print(json.load(open('$tmp/tare.json'))['builds'])")
-tare_culprit=$(/usr/bin/python3 -c "import json; print(json.load(open('$tmp/tare.json'))['culprit']['subject'])")
+tare_culprit=$(/usr/bin/python3 -c \
+    "import json; print(json.load(open('$tmp/tare.json'))['culprit']['subject'])")
 git_runs=$(wc -l < "$tmp/git.runs")
 git_counts=$(( $(wc -l < "$tmp/git.builds") / git_runs + 2 ))
 git_culprit=$(sed -n 's/^\([0-9a-f]*\) is the first bad commit.*/\1/p' "$tmp/git.log")

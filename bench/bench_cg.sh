@@ -8,7 +8,8 @@ TARE=${TARE:-build/tare}
 BUILD=${BUILD:-build}
 runs=${CG_BENCH_RUNS:-21}
 
-command -v callgrind_annotate >/dev/null || { echo "bench_cg: needs callgrind_annotate (Debian: valgrind)" >&2; exit 1; }
+command -v callgrind_annotate >/dev/null || { echo \
+    "bench_cg: needs callgrind_annotate (Debian: valgrind)" >&2; exit 1; }
 prof=$(bench/cg_profile.sh)
 bytes=$(stat -c %s "$prof")
 lines=$(wc -l < "$prof")
@@ -17,7 +18,8 @@ cat "$prof" > /dev/null   # in the page cache for every tool alike
 calc() { awk "BEGIN { print $1 }"; }
 # field NAME COLUMN TSV: a column of one series of `tare wall --format=tsv`
 field() {
-    awk -F'\t' -v name="$1" -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+    awk -F'\t' -v name="$1" -v col="$2" \
+        'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
         $1 == name { print $c }' <<<"$3"
 }
 # json_num KEY N JSON: the Nth number under KEY in the JSON of `tare ab` or `tare cg info`
@@ -25,7 +27,8 @@ json_num() { grep -o "\"$1\": [0-9.e+-]*" <<<"$3" | sed -n "$2p" | awk '{ print 
 
 # tare (default threads, then one thread) and wc -l, runs interleaved, timed by tare wall
 # (posix_spawn and wait4: no shell between the clock and the command)
-w=$("$TARE" wall --runs "$runs" -w 2 --format=tsv --reference "wc -l $prof" --name tare --name tare-j1 \
+w=$("$TARE" wall --runs "$runs" -w 2 --format=tsv --reference "wc -l $prof" --name tare \
+    --name tare-j1 \
     "$TARE cg top $prof" "$TARE cg top -j 1 $prof")
 t_tare=$(field tare median_s "$w"); r_tare=$(field tare ratio "$w")
 t_tare1=$(field tare-j1 median_s "$w"); r_tare1=$(field tare-j1 ratio "$w")
@@ -45,8 +48,10 @@ if [ "$copies" -gt 0 ]; then
     trap 'rm -f "$big"' EXIT
     for ((i = 0; i < copies; i++)); do cat "$prof"; done > "$big"
     big_bytes=$(stat -c %s "$big")
-    sw=$("$TARE" wall --runs 3 -w 1 --format=tsv --reference "wc -l $big" --name tare "$TARE cg top $big")
-    t_big=$(field tare median_s "$sw"); r_big=$(field tare ratio "$sw"); rss_big=$(field tare max_rss_kb "$sw")
+    sw=$("$TARE" wall --runs 3 -w 1 --format=tsv --reference "wc -l $big" --name tare \
+        "$TARE cg top $big")
+    t_big=$(field tare median_s "$sw"); r_big=$(field tare ratio "$sw"); rss_big=$(field tare \
+        max_rss_kb "$sw")
     one=$(json_num Ir 1 "$("$TARE" cg info --format=json "$prof")")
     all=$(json_num Ir 1 "$("$TARE" cg info --format=json "$big")")
     [ "$all" = "$(awk -v a="$one" -v n="$copies" 'BEGIN { printf "%.0f", a * n }')" ] ||
@@ -54,7 +59,8 @@ if [ "$copies" -gt 0 ]; then
     rm -f "$big"
 fi
 # callgrind_annotate once (after a warm-up run), beside tare
-a=$("$TARE" wall --runs 1 -w 1 --format=tsv --reference "$TARE cg top $prof" --name annotate "callgrind_annotate $prof")
+a=$("$TARE" wall --runs 1 -w 1 --format=tsv --reference "$TARE cg top $prof" --name annotate \
+    "callgrind_annotate $prof")
 t_ann=$(field annotate median_s "$a"); r_ann=$(field annotate ratio "$a")
 
 printf 'profile: %s (%d bytes, %d lines)\n' "$prof" "$bytes" "$lines"
@@ -72,12 +78,19 @@ printf '%-22s %10s %13.2fx wc -l, paired (%s; medians %.1f and %.1f ms)\n' \
 printf '%-22s %10.4f %13.1fx tare cg top\n' callgrind_annotate "$t_ann" "$r_ann"
 cpus=$(nproc); threads=$cpus; [ "$threads" -gt 8 ] && threads=8
 printf 'threads: %d CPUs, so tare cg top read with %d (one per CPU, at most 8)\n' "$cpus" "$threads"
-printf 'tare peak RSS: %d KiB = %.2f x the file size\n' "$rss_kb" "$(calc "$rss_kb * 1024 / $bytes")"
+printf 'tare peak RSS: %d KiB = %.2f x the file size\n' "$rss_kb" \
+    "$(calc "$rss_kb * 1024 / $bytes")"
 if [ "$copies" -gt 0 ]; then
-    printf 'streaming: the profile %d times over (%d parts, %.2f GB): tare cg top %.3f s, %.2fx wc -l;\n' \
+    printf \
+        'streaming: the profile %d times over (%d parts, %.2f GB): tare cg top %.3f s, %.2fx wc -l;\n' \
+        \
         "$copies" "$copies" "$(calc "$big_bytes / 1e9")" "$t_big" "$r_big"
-    printf '           peak RSS %d KiB = %.4f x the file size (%d KiB for the profile once); totals %dx right\n' \
+    printf \
+        '           peak RSS %d KiB = %.4f x the file size (%d KiB for the profile once); totals %dx right\n' \
+        \
         "$rss_big" "$(calc "$rss_big * 1024 / $big_bytes")" "$rss_kb" "$copies"
 fi
-printf 'runs: tare, tare -j 1 and wc -l %d each, interleaved (median); then %d pairs of wc -l and tare\n' "$runs" "$runs"
+printf \
+    'runs: tare, tare -j 1 and wc -l %d each, interleaved (median); then %d pairs of wc -l and tare\n' \
+    "$runs" "$runs"
 printf '      (tare ab: Hodges-Lehmann ratio of the pairs); callgrind_annotate 1\n'

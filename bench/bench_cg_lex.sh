@@ -7,5 +7,6 @@ set -eu
 BUILD=${BUILD:-build}
 prof=$(bench/cg_profile.sh)
 make -s "$BUILD/libtare-core.a" BUILD="$BUILD"
-cc -std=gnu11 -O2 -Isrc -o "$BUILD/cg_lex_speed" bench/cg_lex_speed.c "$BUILD/libtare-core.a" -lm -linih -pthread
+cc -std=gnu11 -O2 -Isrc -o "$BUILD/cg_lex_speed" bench/cg_lex_speed.c "$BUILD/libtare-core.a" -lm \
+    -linih -pthread
 "$BUILD/cg_lex_speed" "$prof" "${CG_LEX_PASSES:-15}"

@@ -19,7 +19,8 @@ measure() {
     : > "$tmp/runs"
     for r in $(seq 1 "$RUNS"); do
         /usr/bin/time -f '%e %U %S %M' -o "$tmp/t" "$@" > /dev/null 2>&1 || {
-            rc=$?; [ "$name" = check-commit ] && [ $rc = 1 ] || { echo "$name failed ($rc)" >&2; exit 1; }; }
+            rc=$?; [ "$name" = check-commit ] && [ $rc = 1 ] || { echo "$name failed ($rc)" >&2; \
+                exit 1; }; }
         awk '{ print $1, $2 + $3, $4 }' "$tmp/t" >> "$tmp/runs"
     done
     local mid=$(((RUNS + 1) / 2)) k out=$name
@@ -29,7 +30,8 @@ measure() {
     echo "$out"
 }
 
-printf '%9s %8s  %-13s %8s %8s %11s %8s %9s %9s\n' rows commits command wall cpu peak_rss x_awk µs/row bytes/row
+printf '%9s %8s  %-13s %8s %8s %11s %8s %9s %9s\n' rows commits command wall cpu peak_rss x_awk \
+    µs/row bytes/row
 for rows in $ROWS; do
     commits=$((rows / 50))
     h=$tmp/h.tsv

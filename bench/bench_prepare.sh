@@ -6,7 +6,8 @@
 # busy machine). Hooks are never timed, so the medians of true must not move: printed too.
 set -eu
 : "${TARE:=build/tare}"
-command -v hyperfine >/dev/null || { echo "bench_prepare: hyperfine is not installed (Debian package hyperfine)"; exit 1; }
+command -v hyperfine >/dev/null || { echo \
+    "bench_prepare: hyperfine is not installed (Debian package hyperfine)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 runs=${RUNS:-300}
 rounds=${ROUNDS:-5}

@@ -9,7 +9,8 @@ BUILD=${BUILD:-build}
 ROUNDS=${ROUNDS:-3}
 N=$(nproc)
 for p in fib sort wordfreq yardstick; do
-    [ -x "$BUILD/examples/$p" ] || { echo "bench_run: no $BUILD/examples/$p (make $BUILD/examples/$p)" >&2; exit 1; }
+    [ -x "$BUILD/examples/$p" ] || { echo \
+        "bench_run: no $BUILD/examples/$p (make $BUILD/examples/$p)" >&2; exit 1; }
 done
 command -v valgrind >/dev/null || { echo "bench_run: needs valgrind" >&2; exit 1; }
 tmp=$(mktemp -d)
@@ -24,14 +25,16 @@ for r in $(seq "$ROUNDS"); do
         echo "$j $(echo "$t1 - $t0" | bc)" >> "$tmp/times"
     done
 done
-med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+med() { sort -n | awk \
+    '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 m1=$(awk '$1 == 1 { print $2 }' "$tmp/times" | med)
 mn=$(awk -v n="$N" '$1 == n { print $2 }' "$tmp/times" | med)
 printf '%-10s %10s\n' jobs "median s"
 printf '%-10s %10.2f\n' "-j 1" "$m1" "-j $N" "$mn"
 echo "ratio -j $N / -j 1: $(echo "scale=3; $mn / $m1" | bc)"
 # Counts do not depend on load: every round's instructions and allocations must agree.
-if [ "$(cat "$tmp"/j*.tsv | cut -f1,3,4 | sort -u | wc -l)" -eq "$(($(wc -l < "$tmp/j1.1.tsv")))" ]; then
+if [ "$(cat "$tmp"/j*.tsv | cut -f1,3,4 | sort -u | wc -l)" -eq \
+    "$(($(wc -l < "$tmp/j1.1.tsv")))" ]; then
     echo "counts identical across all $((2 * ROUNDS)) runs"
 else
     echo "counts differ between runs:"; cat "$tmp"/j*.tsv | cut -f1,3,4 | sort | uniq -c

@@ -26,7 +26,8 @@ for b, ms in series.items():
     for m, v in ms.items():
         ch = sorted(abs(v[i] / v[i - 1] - 1) for i in range(1, len(v)) if v[i - 1])
         if ch:
-            print(b, m, len(ch), statistics.median(ch), statistics.quantiles(ch, n=10)[-1], sep="\t")
+            print(b, m, len(ch), statistics.median(ch), statistics.quantiles(ch, n=10)[-1],
+                  sep="\t")
 PY
 
 hyperfine -N -w 2 -r "${RUNS:-15}" --export-json "$tmp/h.json" \

@@ -3,7 +3,8 @@
 # 2. Agreement on a ~50 ms command: each tool's median within the other's spread.
 set -eu
 : "${TARE:=build/tare}" "${BUILD:=build}"
-command -v hyperfine >/dev/null || { echo "bench_wall: hyperfine is not installed (Debian package hyperfine)"; exit 1; }
+command -v hyperfine >/dev/null || { echo \
+    "bench_wall: hyperfine is not installed (Debian package hyperfine)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 runs=${RUNS:-500}
 rounds=${ROUNDS:-5}
@@ -11,9 +12,11 @@ true_bin=$(command -v true)
 
 echo "overhead: median of $runs runs of $true_bin, $rounds rounds, tools alternating"
 for r in $(seq "$rounds"); do
-    "$TARE" wall --runs "$runs" -w 10 -f tsv -- "$true_bin" | awk -F'\t' 'NR == 2 { print $4 }' >> "$tmp/tare"
+    "$TARE" wall --runs "$runs" -w 10 -f tsv -- "$true_bin" | awk -F'\t' 'NR == 2 { print $4 }' \
+        >> "$tmp/tare"
     hyperfine -N -w 10 -r "$runs" --export-json "$tmp/h.json" "$true_bin" >/dev/null 2>&1
-    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/h.json" >> "$tmp/hf"
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' \
+        "$tmp/h.json" >> "$tmp/hf"
 done
 python3 - "$tmp/tare" "$tmp/hf" <<'PY'
 import statistics, sys

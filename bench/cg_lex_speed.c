@@ -1,9 +1,9 @@
 /* bench/cg_lex_speed.c: the callgrind reader's first pass (src/core/cg_lex.c) alone, on one
  * profile, against the floor of any reader of lines: counting the newline bytes of the same
- * mapped bytes, sixteen at a time (what `wc -l` does, less its read()). The whole read (`tare cg top`) is timed by
- * bench_cg.sh; this times what most of its CPU goes to, with nothing else in the way, so that
- * a change to the lexer can be judged to a percent or two, which the whole read on a shared
- * machine cannot.
+ * mapped bytes, sixteen at a time (what `wc -l` does, less its read()). The whole read (`tare cg
+ * top`) is timed by bench_cg.sh; this times what most of its CPU goes to, with nothing else in the
+ * way, so that a change to the lexer can be judged to a percent or two, which the whole read on a
+ * shared machine cannot.
  *
  * The file's body is cut as the reader cuts it with more than three threads (ranges of 256
  * KiB, each after the first beginning at a 'fn=' line, lexed from what is known there:
@@ -55,7 +55,8 @@ static unsigned long count_newlines(const char *s, const char *end)
         for (int k = 0; k < 255 && end - s >= 16; k++, s += 16)
             acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)s), nl));
         __m128i sum = _mm_sad_epu8(acc, zero);
-        n += (unsigned long)_mm_cvtsi128_si64(sum) + (unsigned long)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum));
+        n += (unsigned long)_mm_cvtsi128_si64(sum) +
+             (unsigned long)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum));
     }
 #endif
     for (; s < end; s++)

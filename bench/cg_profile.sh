@@ -7,7 +7,8 @@ BUILD=${BUILD:-build}
 dir=$BUILD/bench/cg
 prof=$dir/cc1.callgrind.out
 for tool in valgrind gcc; do
-    command -v "$tool" >/dev/null || { echo "cg_profile: needs $tool (Debian: valgrind, gcc)" >&2; exit 1; }
+    command -v "$tool" >/dev/null || { echo "cg_profile: needs $tool (Debian: valgrind, gcc)" \
+        >&2; exit 1; }
 done
 mkdir -p "$dir"
 if [ ! -s "$prof" ]; then

@@ -23,6 +23,8 @@
 #include "core/session.h"
 #include "core/stats.h"
 
+#define AB_ALPHA 0.05   /* the A/B's error rate, shared out among its looks */
+
 const char cmd_ab_usage[] =
     "tare ab [options] 'CMD A' 'CMD B'\n"
     "tare ab [options] [--base REV] [--build 'BUILD CMD'] -- CMD [ARG...]";
@@ -153,7 +155,7 @@ static int measure(struct ab *ab, struct err *e)
         harness_apply(&ab->h, &ab->series[i], 0);
     ab->seq = (struct session_looks){
         .first = ab->pairs, .max = ab->until ? ab->max_pairs : ab->pairs,
-        .max_time_s = ab->until ? ab->max_time : 0, .alpha = 0.05, .look = look, .ctx = ab,
+        .max_time_s = ab->until ? ab->max_time : 0, .alpha = AB_ALPHA, .look = look, .ctx = ab,
     };
     ab->plan = (struct session_plan){
         .series = ab->series, .nseries = 2, .warmup = ab->warmup, .order = SESSION_ALTERNATE,
@@ -242,7 +244,7 @@ static int count_both(struct ab *ab, struct err *e)
     }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct count_opts co = {
-        .jobs = (int)(ncpu > 1 ? (ncpu < 2 * n ? ncpu : 2 * n) : 1), .timeout_s = 1800,
+        .jobs = (int)(ncpu > 1 ? (ncpu < 2 * n ? ncpu : 2 * n) : 1), .timeout_s = COUNT_TIMEOUT_S,
         .valgrind = ab->valgrind, .alloc_lib = ab->alloc_why[0] ? NULL : ab->alloc_lib,
         .progress = on_count_progress, .ctx = ab,
     };
@@ -709,13 +711,13 @@ static void print_verdict(const struct ab *ab)
     if (ab->until)
         printf("; stopped: %s after %d look%s", ab->stopped, ab->looks, ab->looks == 1 ? "" : "s");
     printf("\n");
-    double conf = 1 - 0.05 / ab->planned_looks;
+    double conf = 1 - AB_ALPHA / ab->planned_looks;
     printf("B/A %s, %.3g%% interval %s .. %s (Hodges-Lehmann over the pairs' ratios; "
            "median pair ratio %s)\n", ratio_str(m, r->ratio), 100 * conf, ratio_str(c1, r->ci_low),
            ratio_str(c2, r->ci_high), ratio_str(c3, r->median_ratio));
     if (isnan(r->ci_low)) {
         printf("same: no detectable change: %ld pairs are too few for a %.0f%% interval "
-               "(use more pairs)\n", ab->n, 100 * (1 - 0.05 / ab->planned_looks));
+               "(use more pairs)\n", ab->n, 100 * (1 - AB_ALPHA / ab->planned_looks));
         return;
     }
     switch (r->verdict) {

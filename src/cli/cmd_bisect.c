@@ -579,7 +579,7 @@ int cmd_bisect(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    struct bisect_cli b = {.metric = "instructions", .timeout_s = 1800};
+    struct bisect_cli b = {.metric = "instructions", .timeout_s = COUNT_TIMEOUT_S};
     const char *good = NULL, *bad = NULL, *history = NULL;
     char *hist_good = NULL, *hist_bad = NULL;
     bool metric_given = false;

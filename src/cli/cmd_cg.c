@@ -174,6 +174,14 @@ static const char *le(const struct cg_profile *p, uint32_t f)
 }
 
 
+/* The order of the functions a name matches (qsort_r's context): exact matches of name
+ * first, then by cost of event ev, self or inclusive (cg_cmp_cost). */
+struct cost_order {
+    const struct cg_profile *p;
+    int ev;
+    bool incl;
+    const char *name;
+};
 static int cg_top(struct cg_cli *c)
 {
     if (c->nargs < 1)
@@ -306,19 +314,16 @@ static uint32_t call_rows(const struct cg_profile *p, int ev, const uint32_t *es
     return n;
 }
 
-static const struct cg_profile *match_p;
-static int match_ev;
-static const char *match_name;
-
 /* Exact matches of the name first, then by inclusive cost. */
-static int by_match(const void *a, const void *b)
+static int by_match(const void *a, const void *b, void *ctx)
 {
+    const struct cost_order *o = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    bool ex = strcmp(cg_str(match_p, match_p->funcs[x].name), match_name) == 0;
-    bool ey = strcmp(cg_str(match_p, match_p->funcs[y].name), match_name) == 0;
+    bool ex = strcmp(cg_str(o->p, o->p->funcs[x].name), o->name) == 0;
+    bool ey = strcmp(cg_str(o->p, o->p->funcs[y].name), o->name) == 0;
     if (ex != ey)
         return ex ? -1 : 1;
-    return cg_cmp_cost(match_p, match_ev, true, x, y);
+    return cg_cmp_cost(o->p, o->ev, o->incl, x, y);
 }
 
 /* The functions NAME names (exactly, or containing it), exact ones first; 0: none. */
@@ -331,8 +336,8 @@ static uint32_t match_funcs(const struct cg_profile *p, int ev, const char *name
         if (!p->funcs[f].folded && (exact ? strcmp(s, name) == 0 : strstr(s, name) != NULL))
             fs[nf++] = f;
     }
-    match_p = p, match_ev = ev, match_name = name;
-    qsort(fs, nf, sizeof *fs, by_match);
+    struct cost_order order = {p, ev, true, name};
+    qsort_r(fs, nf, sizeof *fs, by_match, &order);
     return nf;
 }
 
@@ -534,10 +539,9 @@ static bool alloc_sites(const struct cg_profile *p, struct cg_site **out, uint32
     return true;
 }
 
-static const struct cg_profile *site_p;
-
-static int by_site(const void *a, const void *b)
+static int by_site(const void *a, const void *b, void *ctx)
 {
+    const struct cg_profile *site_p = ctx;
     const struct cg_site *x = a, *y = b;
     if (x->allocations != y->allocations)
         return x->allocations > y->allocations ? -1 : 1;
@@ -559,8 +563,7 @@ static int cg_allocs(struct cg_cli *c)
         cg_profile_free(p);
         return EXIT_USAGE;
     }
-    site_p = p;
-    qsort(s, n, sizeof *s, by_site);
+    qsort_r(s, n, sizeof *s, by_site, p);
     uint32_t shown = c->n > 0 && (uint32_t)c->n < n ? (uint32_t)c->n : n;
     uint64_t total = cg_allocations(p);
     struct table t;
@@ -726,10 +729,9 @@ static int cg_diff(struct cg_cli *c)
 
 /* ---- lines ---- */
 
-static const struct cg_profile *line_p;
-
-static int by_line(const void *a, const void *b)
+static int by_line(const void *a, const void *b, void *ctx)
 {
+    const struct cg_profile *line_p = ctx;
     const struct cg_line *x = &line_p->lines[*(const uint32_t *)a],
                          *y = &line_p->lines[*(const uint32_t *)b];
     if (x->func != y->func) {
@@ -769,8 +771,7 @@ static int cg_lines(struct cg_cli *c)
     for (uint32_t i = 0; i < p->nline; i++)
         if (p->line_cost[(size_t)i * p->nev + ev])
             idx[n++] = i;
-    line_p = p;
-    qsort(idx, n, sizeof *idx, by_line);
+    qsort_r(idx, n, sizeof *idx, by_line, p);
     struct table t;
     char a[40], b[40];
     if (c->fmt == FMT_TEXT) {

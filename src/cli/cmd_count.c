@@ -264,7 +264,7 @@ int cmd_count(int argc, char **argv)
     struct growth *growth = NULL;
     int ngrowth = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    struct count_opts co = {.jobs = ncpu > 0 ? (int)ncpu : 1, .timeout_s = 1800};
+    struct count_opts co = {.jobs = ncpu > 0 ? (int)ncpu : 1, .timeout_s = COUNT_TIMEOUT_S};
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
     struct cli_export ci_export = {0};

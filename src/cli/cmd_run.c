@@ -550,8 +550,9 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
                   "(add --count for it)");
 
     /* The count pass's tools, found before any measuring. */
-    r->co = (struct count_opts){.jobs = (int)a->jobs,
-                                .timeout_s = su->timeout > 1800 ? su->timeout : 1800};
+    r->co = (struct count_opts){.jobs = (int)a->jobs, .timeout_s = COUNT_TIMEOUT_S};
+    if (su->timeout > COUNT_TIMEOUT_S)   /* a suite's longer timeout, never a shorter one */
+        r->co.timeout_s = su->timeout;
     if (r->do_count) {
         if (count_find_valgrind(r->valgrind, sizeof r->valgrind, e) < 0)
             return cli_fail(CMD, e);

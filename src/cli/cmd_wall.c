@@ -119,6 +119,12 @@ static struct summary summarize(const struct session_series *s)
     return m;
 }
 
+/* A first run is cold when it is past the others' median by more than COLD_MADS of their
+ * spread (MAD) and by more than COLD_RATIO: the spread alone would flag a steady command's
+ * tiny jitter, the ratio alone a noisy command's ordinary run. */
+#define COLD_MADS 3
+#define COLD_RATIO 1.10
+
 /* The seed's first rule: say so when the first run was cold. */
 static void note_cold(const struct wall *w, const struct session_series *s)
 {
@@ -127,7 +133,7 @@ static void note_cold(const struct wall *w, const struct session_series *s)
         return;
     char a[32], b[32];
     if (!isnan(s->warm_first)) {
-        if (s->warm_first > m.median + 3 * m.mad && s->warm_first > 1.10 * m.median)
+        if (s->warm_first > m.median + COLD_MADS * m.mad && s->warm_first > COLD_RATIO * m.median)
             fprintf(stderr,
                     "tare wall: note: the warm-up run of '%s' took %s against a median of %s: "
                     "it was cold, and was not counted\n",
@@ -135,7 +141,7 @@ static void note_cold(const struct wall *w, const struct session_series *s)
     } else if (s->n >= 3) {
         double rest = stats_median(s->wall_s + 1, s->n - 1);
         double mad = stats_mad(s->wall_s + 1, s->n - 1);
-        if (s->wall_s[0] > rest + 3 * mad && s->wall_s[0] > 1.10 * rest)
+        if (s->wall_s[0] > rest + COLD_MADS * mad && s->wall_s[0] > COLD_RATIO * rest)
             fprintf(stderr, "tare wall: note: the first run of '%s' took %s against a median of %s "
                     "for the others: it looks cold, and it was counted; use --warmup 1\n",
                     tgt(s)->name, fmt_seconds(a, s->wall_s[0]), fmt_seconds(b, rest));

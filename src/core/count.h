@@ -18,6 +18,9 @@ enum count_status {
 };
 
 #define COUNT_NA UINT64_MAX   /* a count that was not measured */
+/* The time limit of one run under callgrind unless told otherwise, in seconds: callgrind runs
+ * a program 20-100 times slower than natively. */
+#define COUNT_TIMEOUT_S 1800
 
 struct count_job {
     /* in */

@@ -1120,10 +1120,9 @@ int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
     return 0;
 }
 
-static const struct hist_db *sort_db;
-
-static int cmp_commit(const void *a, const void *b)
+static int cmp_commit(const void *a, const void *b, void *ctx)
 {
+    const struct hist_db *sort_db = ctx;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     int c = strcmp(sort_db->date[x], sort_db->date[y]);
     if (c)
@@ -1158,8 +1157,7 @@ void hist_db_finish(struct hist_db *db)
     for (size_t i = 0; i < n; i++)
         order[i] = i;
     /* Commits in date order (ISO 8601 sorts as text); equal or missing dates keep file order. */
-    sort_db = db;
-    qsort(order, n, sizeof *order, cmp_commit);
+    qsort_r(order, n, sizeof *order, cmp_commit, db);
     for (size_t i = 0; i < n; i++) {
         rank[order[i]] = i;
         c2[i] = db->commit[order[i]];

@@ -12,7 +12,8 @@ make_repo() {
         loop=200000; allocs=5000; broken=""; subject="commit $k: version $k"
         [ "$k" -ge 23 ] && loop=210000
         [ "$k" -ge 31 ] && allocs=5100
-        [ "$k" -eq 12 ] && broken="this line does not compile;" && subject="commit 12: does not build"
+        [ "$k" -eq 12 ] && broken="this line does not compile;" && \
+            subject="commit 12: does not build"
         [ "$k" -eq 23 ] && subject="commit 23: the loop 5% longer"
         [ "$k" -eq 31 ] && subject="commit 31: 2% more allocations"
         cat > "$dir/prog.c" <<EOF
@@ -40,7 +41,8 @@ int main(void)
 }
 EOF
         git -C "$dir" add prog.c
-        GIT_AUTHOR_DATE="2026-11-01T00:$(printf %02d "$k"):00Z" GIT_COMMITTER_DATE="2026-11-01T00:$(printf %02d "$k"):00Z" \
+        GIT_AUTHOR_DATE="2026-11-01T00:$(printf %02d "$k"):00Z" \
+            GIT_COMMITTER_DATE="2026-11-01T00:$(printf %02d "$k"):00Z" \
             git -C "$dir" commit -q -m "$subject"
         git -C "$dir" tag "c$k"
     done

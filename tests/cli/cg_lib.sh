@@ -2,12 +2,14 @@
 # valgrind here, the costs the profile itself states, and the model's invariants checked on
 # every profile made.
 
-cgrun() {   # cgrun OUT [valgrind options] -- PROG ARGS: a callgrind profile; "Collected" into $OUT.collected
+# cgrun OUT [valgrind options] -- PROG ARGS: a callgrind profile; "Collected" into $OUT.collected
+cgrun() {
     local out=$1; shift
     local opts=()
     while [ "$1" != -- ]; do opts+=("$1"); shift; done
     shift
-    valgrind --tool=callgrind "${opts[@]}" --callgrind-out-file="$out" "$@" > "$out.stdout" 2> "$out.log"
+    valgrind --tool=callgrind "${opts[@]}" --callgrind-out-file="$out" "$@" > "$out.stdout" \
+        2> "$out.log"
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out.log" | tail -n 1 > "$out.collected"
     local files=() f
     for f in "$out" "$out".[0-9]* "$out"-[0-9]*; do
@@ -19,7 +21,8 @@ json_num() {  # json_num JSON KEY: a top-level number
     sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" <<<"$1"
 }
 tsv_row() {   # tsv_row TSV COL VALUE: the first data row whose COL is VALUE
-    awk -F'\t' -v col="$2" -v val="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; print; next }
+    awk -F'\t' -v col="$2" -v val="$3" \
+        'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; print; next }
         c && $c == val { print; exit }' <<<"$1"
 }
 
@@ -78,5 +81,6 @@ cg_invariants() {
             print " " checked + 0 > "/dev/stderr"
         }' <(printf '%s\n' "$top") <(printf '%s\n' "$callers") 2> "$TMP/checked")
     expect_eq "$res" "sum=total 0 0" "$label: self costs add up to the total ($total), none inclusive above it, outer callers add up to each exact inclusive"
-    check "$label: some functions' callers checked ($(cat "$TMP/checked"))" test "$(cat "$TMP/checked")" -gt 0
+    check "$label: some functions' callers checked ($(cat "$TMP/checked"))" test \
+        "$(cat "$TMP/checked")" -gt 0
 }

@@ -39,13 +39,17 @@ expect_eq "$(jget "$out" verdict)" slower "twice the sleep is slower"
 r=$(jget "$out" ratio); lo=$(jget "$out" ci_low); hi=$(jget "$out" ci_high)
 # 80 ms against 20 ms plus start-up and wake-up delays: at most 4, and well over 1.
 check "ratio $r between 2 and 4.1" awk_ok 'r > 2 && r < 4.1' -v r="$r"
-check "interval $lo..$hi holds the estimate" awk_ok 'lo <= r && r <= hi && lo > 1' -v r="$r" -v lo="$lo" -v hi="$hi"
-expect_match "$out" '"a": \{"name": "[^"]*sleeper 0.02", "command": "[^"]*sleeper 0.02", "median_s": 0\.0[0-9]' "a's command and median"
+check "interval $lo..$hi holds the estimate" awk_ok 'lo <= r && r <= hi && lo > 1' -v r="$r" -v \
+    lo="$lo" -v hi="$hi"
+expect_match "$out" \
+    '"a": \{"name": "[^"]*sleeper 0.02", "command": "[^"]*sleeper 0.02", "median_s": 0\.0[0-9]' \
+    "a's command and median"
 expect_match "$out" '"b": \{"name": "[^"]*sleeper 0.08"' "b is the second command"
 expect_match "$out" '"confidence": 0\.9[0-9]*' "confidence reported"
 expect_eq "$(jget "$out" method)" hodges-lehmann "method"
 expect_eq "$(jget "$out" base)" null "no base without git mode"
-n_ratios=$(tr -d '\n' <<<"$out" | sed -n 's/.*"pair_ratios": \[\([^]]*\)\].*/\1/p' | awk -F, '{ print NF }')
+n_ratios=$(tr -d '\n' <<<"$out" | sed -n 's/.*"pair_ratios": \[\([^]]*\)\].*/\1/p' | awk -F, \
+    '{ print NF }')
 expect_eq "$n_ratios" 12 "one ratio per pair"
 
 run_tare ab --pairs 12 --fail-if-slower "$F/sleeper 0.02" "$F/sleeper 0.08"
@@ -70,19 +74,22 @@ run_tare ab --until-decided --pairs 10 --format=json "$F/sleeper 0.02" "$F/sleep
 expect_eq "$(jget "$out" stopped)" decided "four times the sleep is decided"
 expect_eq "$(jget "$out" verdict)" slower "until-decided: slower"
 expect_eq "$(jget "$out" planned_looks)" 6 "looks planned at 10, 20, 40, 80, 160, 200"
-check "each look's interval is a 1 - 0.05/6 one" awk_ok 'c >= 1 - 0.05 / 6' -v c="$(jget "$out" confidence)"
+check "each look's interval is a 1 - 0.05/6 one" awk_ok 'c >= 1 - 0.05 / 6' -v \
+    c="$(jget "$out" confidence)"
 # At six pairs, seven looks leave no interval (P(T+ = 0) = 1/64 > 0.05/7/2): a second look.
 run_tare ab --until-decided --pairs 6 --format=json "$F/sleeper 0.02" "$F/sleeper 0.08"
 looks=$(jget "$out" looks)
 check "six pairs cannot decide at 99.3%: $looks looks" test "$looks" -ge 2
 expect_eq "$(jget "$out" pairs)" $((6 << (looks - 1))) "looks come at doubling pairs"
 # Identical sleeps with a 50% threshold: the interval lies inside it at once.
-run_tare ab --until-decided --pairs 6 --threshold 50% --format=json "$F/sleeper 0.02" "$F/sleeper 0.02"
+run_tare ab --until-decided --pairs 6 --threshold 50% --format=json "$F/sleeper 0.02" \
+    "$F/sleeper 0.02"
 expect_eq "$(jget "$out" verdict)" same "A/A sleep is same"
 expect_eq "$(jget "$out" stopped)" decided "A/A within 50% is decided"
 # Pairs of two 30 ms sleeps cannot reach the first look (20 pairs) in 0.3 s: --max-time
 # stops at 5 pairs or fewer, too few for any interval, so nothing can be decided.
-run_tare ab --until-decided --pairs 20 --max-time 0.3 --format=json "$F/sleeper 0.03" "$F/sleeper 0.03"
+run_tare ab --until-decided --pairs 20 --max-time 0.3 --format=json "$F/sleeper 0.03" \
+    "$F/sleeper 0.03"
 expect_eq "$(jget "$out" stopped)" max-time "stopped by --max-time"
 check "at most 5 pairs in 0.3 s" awk_ok 'n >= 1 && n <= 5' -v n="$(jget "$out" pairs)"
 expect_eq "$(jget "$out" verdict)" same "no verdict at --max-time without an interval"
@@ -90,7 +97,8 @@ expect_eq "$(jget "$out" verdict)" same "no verdict at --max-time without an int
 # ---- failures ----
 run_tare ab --pairs 6 "$F/sleeper 0.01" "$F/exit3"
 expect_rc 1 "B fails"
-expect_match "$err" "tare ab: B '[^']*exit3' failed: exited with status 3 in the warm-up" "failure message"
+expect_match "$err" "tare ab: B '[^']*exit3' failed: exited with status 3 in the warm-up" \
+    "failure message"
 expect_match "$err" '\| exit3: something went wrong on purpose' "failure shows B's stderr"
 expect_eq "$out" "" "no result on failure"
 run_tare ab --pairs 6 -w 0 "$F/crash" "$F/sleeper 0.01"
@@ -130,14 +138,16 @@ instr() {
 }
 if command -v valgrind >/dev/null; then
     i0=$(instr 0); i1=$(instr 1)
-    truth=$(awk -v a="$i0" -v b="$i1" 'BEGIN { printf "%.6f", (a + 60 * (b - a)) / (a + 50 * (b - a)) }')
+    truth=$(awk -v a="$i0" -v b="$i1" \
+        'BEGIN { printf "%.6f", (a + 60 * (b - a)) / (a + 50 * (b - a)) }')
     check "instruction ratio $truth is near 1.2" awk_ok 't > 1.19 && t < 1.21' -v t="$truth"
     # Until decided: on a loaded machine one run of 40 pairs has been seen too noisy
     # to tell 20% (the interval held 1); more pairs, each look at 1 - 0.05/K, decide.
     run_tare ab --pairs 20 --until-decided --max-pairs 320 --format=json "$F/busy 50" "$F/busy 60"
     expect_rc 0 "busy 50 vs 60"
     lo=$(jget "$out" ci_low); hi=$(jget "$out" ci_high); r=$(jget "$out" ratio)
-    expect_eq "$(jget "$out" verdict)" slower "20% more work is slower (B/A $r, $lo..$hi, $(jget "$out" pairs) pairs)"
+    expect_eq "$(jget "$out" verdict)" slower \
+        "20% more work is slower (B/A $r, $lo..$hi, $(jget "$out" pairs) pairs)"
     # The interval is 95%; 5% more either side keeps a loaded 2-core box from flaking,
     # and still fails for a swapped ratio (0.83) or an interval that is off or too narrow.
     check "interval $lo..$hi holds the true ratio $truth" \
@@ -168,10 +178,13 @@ git_repo "$R"
 echo scratch > "$R/sub/untracked.txt"
 before_status=$(git -C "$R" status --porcelain)
 # From a subdirectory: the build and the command run at the same place in each tree.
-run_in() { local d=$1; shift; (cd "$d" && "$TARE" "$@") > "$TMP/out" 2> "$TMP/err"; rc=$?; out=$(cat "$TMP/out"); err=$(cat "$TMP/err"); }
-run_in "$R/sub" ab --base HEAD~1 --build 'cc -O1 -o prog prog.c' --pairs 20 --until-decided --format=json -- ./prog 40
+run_in() { local d=$1; shift; (cd "$d" && "$TARE" "$@") > "$TMP/out" 2> "$TMP/err"; rc=$?; \
+    out=$(cat "$TMP/out"); err=$(cat "$TMP/err"); }
+run_in "$R/sub" ab --base HEAD~1 --build 'cc -O1 -o prog prog.c' --pairs 20 --until-decided \
+    --format=json -- ./prog 40
 expect_rc 0 "git mode"
-expect_eq "$(jget "$out" verdict)" slower "the second commit's extra work is slower (B/A $(jget "$out" ratio))"
+expect_eq "$(jget "$out" verdict)" slower \
+    "the second commit's extra work is slower (B/A $(jget "$out" ratio))"
 expect_eq "$(jget "$out" commit)" "$(git -C "$R" rev-parse HEAD~1)" "base commit in the JSON"
 expect_eq "$(jget "$out" rev)" "HEAD~1" "base rev in the JSON"
 # 1.5 times the loop; start-up pulls it a little under. Generous for a loaded machine.
@@ -181,14 +194,17 @@ expect_match "$out" '"b": \{"name": "working tree", "command": "./prog 40"' "B i
 expect_eq "$(worktrees "$R")" 1 "the worktree is gone"
 expect_eq "$(leftovers)" 0 "no temporary directory left"
 expect_eq "$(git -C "$R" stash list)" "" "nothing stashed"
-expect_eq "$(git -C "$R" status --porcelain | grep -v '^?? sub/prog$')" "$before_status" "the user's tree is as it was (but for the build output)"
+expect_eq "$(git -C "$R" status --porcelain | grep -v '^?? sub/prog$')" "$before_status" \
+    "the user's tree is as it was (but for the build output)"
 
 # Uncommitted changes are B: take the extra work out again, compare against HEAD (default).
 sed -i 's/\* 1500000L/* 1000000L/' "$R/sub/prog.c"
 edited=$(cat "$R/sub/prog.c")
-run_in "$R/sub" ab --build 'cc -O1 -o prog prog.c' --pairs 20 --until-decided --format=json -- ./prog 40
+run_in "$R/sub" ab --build 'cc -O1 -o prog prog.c' --pairs 20 --until-decided --format=json \
+    -- ./prog 40
 expect_rc 0 "git mode against HEAD"
-expect_eq "$(jget "$out" verdict)" faster "the uncommitted change is faster (B/A $(jget "$out" ratio))"
+expect_eq "$(jget "$out" verdict)" faster \
+    "the uncommitted change is faster (B/A $(jget "$out" ratio))"
 expect_eq "$(jget "$out" rev)" "HEAD" "--base defaults to HEAD"
 expect_eq "$(cat "$R/sub/prog.c")" "$edited" "the uncommitted edit is still there"
 expect_eq "$(cat "$R/sub/untracked.txt")" scratch "the untracked file is still there"
@@ -196,13 +212,16 @@ expect_eq "$(worktrees "$R")" 1 "the worktree is gone again"
 
 # Text output names the base with its commit.
 run_in "$R/sub" ab --build 'cc -O1 -o prog prog.c' --pairs 6 -- ./prog 5
-expect_match "$out" "^A  HEAD \\($(git -C "$R" rev-parse --short=10 HEAD)\\)" "text names A by rev and commit"
+expect_match "$out" "^A  HEAD \\($(git -C "$R" rev-parse --short=10 HEAD)\\)" \
+    "text names A by rev and commit"
 expect_match "$out" '^B  working tree' "text names B the working tree"
 
 # A failing build is reported as such, and cleaned up.
 run_in "$R/sub" ab --build 'echo compiler says no >&2; exit 7' --pairs 6 -- ./prog 5
 expect_rc 1 "failing build"
-expect_match "$err" "tare ab: build of 'HEAD' \([0-9a-f]+\) in its worktree failed: 'echo compiler says no >&2; exit 7' exited with status 7" "build failure message"
+expect_match "$err" \
+    "tare ab: build of 'HEAD' \([0-9a-f]+\) in its worktree failed: 'echo compiler says no >&2; exit 7' exited with status 7" \
+    "build failure message"
 expect_match "$err" '\| compiler says no' "build failure shows its stderr"
 expect_eq "$(worktrees "$R")" 1 "worktree removed after a failed build"
 expect_eq "$(leftovers)" 0 "no temporary directory after a failed build"
@@ -217,7 +236,9 @@ expect_eq "$(worktrees "$R")" 1 "worktree removed after a failed command"
 run_in "$R/sub" ab --pairs 6 -- cat untracked.txt
 expect_rc 1 "an untracked file: A fails"
 expect_match "$err" "cat: untracked.txt: No such file" "the command's own message"
-expect_match "$err" "^tare ab: hint: 'untracked.txt' is in the working tree but not in 'HEAD' \(untracked, ignored or not committed there\), and A runs in a temporary worktree of 'HEAD'" \
+expect_match "$err" \
+    "^tare ab: hint: 'untracked.txt' is in the working tree but not in 'HEAD' \(untracked, ignored or not committed there\), and A runs in a temporary worktree of 'HEAD'" \
+    \
     "the hint names the untracked file"
 run_in "$R/sub" ab --pairs 6 -- cat no-such-file.txt
 expect_no_match "$err" "hint" "no hint for a file that is in neither tree"
@@ -227,7 +248,8 @@ expect_eq "$(worktrees "$R")" 1 "worktree removed after the untracked file"
 mkdir -p "$R/newdir"
 run_in "$R/newdir" ab --pairs 6 -- true
 expect_rc 2 "current directory missing in the base"
-expect_match "$err" "the current directory 'newdir/' does not exist in 'HEAD'" "missing directory message"
+expect_match "$err" "the current directory 'newdir/' does not exist in 'HEAD'" \
+    "missing directory message"
 expect_eq "$(worktrees "$R")" 1 "worktree removed after a missing directory"
 rmdir "$R/newdir"
 
@@ -242,7 +264,8 @@ expect_match "$err" "not in a git working tree" "not a repository message"
 # Ctrl-C (and SIGTERM) in the middle of measuring: exit 130 (143), the worktree removed.
 for sig in INT TERM; do
     want=130; [ $sig = TERM ] && want=143
-    (cd "$R/sub" && exec "$TARE" ab --build true --pairs 50 -- "$F/sleeper" 0.2) > "$TMP/out" 2> "$TMP/err" &
+    (cd "$R/sub" && exec "$TARE" ab --build true --pairs 50 -- "$F/sleeper" 0.2) > "$TMP/out" 2> \
+        "$TMP/err" &
     pid=$!
     for _ in $(seq 100); do
         [ "$(worktrees "$R")" -eq 2 ] && break

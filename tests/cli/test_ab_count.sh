@@ -7,7 +7,8 @@ jget() { tr -d '\n' <<<"$1" | sed -n "s/.*\"$2\": \(\"[^\"]*\"\|[^,}]*\).*/\1/p"
 # cget JSON SIDE FIELD: a field of "count": {"a": {...}, "b": {...}, "ratio": {...}}.
 cget() {
     tr -d '\n' <<<"$1" | sed -n 's/.*"count": {\(.*\)/\1/p' |
-        sed -n "s/.*\"$2\": {\([^}]*\)}.*/\1/p" | sed -n "s/.*\"$3\": \(\"[^\"]*\"\|[^,}]*\).*/\1/p" | tr -d '"'
+        sed -n "s/.*\"$2\": {\([^}]*\)}.*/\1/p" | sed -n \
+            "s/.*\"$3\": \(\"[^\"]*\"\|[^,}]*\).*/\1/p" | tr -d '"'
 }
 awk_ok() { local e=$1; shift; awk "$@" "BEGIN { exit !($e) }"; }
 valid_json() {
@@ -37,9 +38,11 @@ expect_eq "$(cget "$out" b status)" ok "B counted"
 check "busy 40 minus busy 20 ($ib - $ia) is exactly twice busy 20 minus busy 10 ($ia - $i10)" \
     test $((ib - ia)) -eq $((2 * (ia - i10)))
 r=$(cget "$out" ratio instructions)
-check "the instruction ratio $r is B over A ($ib / $ia)" awk_ok 'r - b / a < 1e-8 && b / a - r < 1e-8' -v r="$r" -v a="$ia" -v b="$ib"
+check "the instruction ratio $r is B over A ($ib / $ia)" awk_ok \
+    'r - b / a < 1e-8 && b / a - r < 1e-8' -v r="$r" -v a="$ia" -v b="$ib"
 check "and it is 1 + 2 (I(20) - I(10)) / I(20), to 1e-8" \
-    awk_ok 'r - (1 + 2 * (a - z) / a) < 1e-8 && (1 + 2 * (a - z) / a) - r < 1e-8' -v r="$r" -v a="$ia" -v z="$i10"
+    awk_ok 'r - (1 + 2 * (a - z) / a) < 1e-8 && (1 + 2 * (a - z) / a) - r < 1e-8' -v r="$r" -v \
+        a="$ia" -v z="$i10"
 # The pass is tare count's: the same numbers as tare count on the same command.
 run_tare count -f tsv -- "$F/busy" 20
 expect_eq "$(tsv_field "$out" 1 instructions)" "$ia" "A's instructions equal tare count's"
@@ -47,8 +50,11 @@ expect_eq "$(tsv_field "$out" 1 instructions)" "$ia" "A's instructions equal tar
 run_tare ab --pairs 6 --count "$F/busy 20" "$F/busy 40"
 expect_rc 0 "text"
 expect_match "$out" "^counts \(deterministic" "counts table"
-expect_match "$out" "^instructions +[0-9,]+ +[0-9,]+ +\+99\.[0-9]% +0\.00% +0\.00%$" "instructions row with its change and each side's spread"
-expect_match "$out" "^counts: B does more work: instructions \+99\.[0-9]% \(each side's runs vary by 0\.00% at most\)$" "busy 40 does more work"
+expect_match "$out" "^instructions +[0-9,]+ +[0-9,]+ +\+99\.[0-9]% +0\.00% +0\.00%$" \
+    "instructions row with its change and each side's spread"
+expect_match "$out" \
+    "^counts: B does more work: instructions \+99\.[0-9]% \(each side's runs vary by 0\.00% at most\)$" \
+    "busy 40 does more work"
 expect_match "$out" "^peak heap " "peak heap row"
 
 # ---- allocmix: 143 allocations by its definition, on both sides ----
@@ -84,11 +90,13 @@ run_tare ab --pairs 6 --count --format=json "$F/jitter 1000 50 $sa" "$F/jitter 1
 expect_rc 0 "ab --count, a change smaller than the spread"
 check "json parses" valid_json "$out"
 expect_eq "$(jget "$out" runs)" 2 "two passes of each side by default"
-expect_eq "$(cget "$out" a instructions)" "$(awk -v a="$v0" -v b="$v1" 'BEGIN { printf "%.0f", (a + b) / 2 }')" \
+expect_eq "$(cget "$out" a instructions)" \
+    "$(awk -v a="$v0" -v b="$v1" 'BEGIN { printf "%.0f", (a + b) / 2 }')" \
     "A's instructions: the median of its two passes, ($v0 + $v1) / 2"
 sp=$(cget "$out" a instructions_spread)
 check "A's spread $sp is (max - min) / median of its passes" \
-    awk_ok 's - (b - a) / ((a + b) / 2) < 1e-8 && (b - a) / ((a + b) / 2) - s < 1e-8' -v s="$sp" -v a="$v0" -v b="$v1"
+    awk_ok 's - (b - a) / ((a + b) / 2) < 1e-8 && (b - a) / ((a + b) / 2) - s < 1e-8' -v s="$sp" \
+        -v a="$v0" -v b="$v1"
 r=$(cget "$out" ratio instructions)
 check "the change ($r) is more than tare's 0.01% but less than A's spread ($sp)" \
     awk_ok 'r - 1 > 0.0001 && r - 1 < s' -v r="$r" -v s="$sp"
@@ -96,7 +104,9 @@ expect_eq "$(cget "$out" change instructions)" none "instructions: no change"
 expect_eq "$(jget "$out" work)" same "the counts show no change"
 sa=$(fresh sa); sb=$(fresh sb)
 run_tare ab --pairs 6 --count "$F/jitter 1000 50 $sa" "$F/jitter 1020 50 $sb"
-expect_match "$out" "^counts: no change the counts can show \(this program's counts vary by [0-9.]+% run to run\)$" \
+expect_match "$out" \
+    "^counts: no change the counts can show \(this program's counts vary by [0-9.]+% run to run\)$" \
+    \
     "text: no change the counts can show, with the spread"
 expect_no_match "$out" "more work" "never more work"
 # A change larger than the spread: 1100 against 1000 thousand iterations, about +9.5%.
@@ -108,7 +118,9 @@ expect_eq "$(cget "$out" change instructions)" more "instructions: more"
 expect_eq "$(jget "$out" work)" more "B does more work"
 sa=$(fresh sa); sb=$(fresh sb)
 run_tare ab --pairs 6 --count "$F/jitter 1100 50 $sa" "$F/jitter 1000 50 $sb"
-expect_match "$out" "^counts: B does less work: instructions -[0-9.]+% \(each side's runs vary by [0-9.]+% at most\)$" \
+expect_match "$out" \
+    "^counts: B does less work: instructions -[0-9.]+% \(each side's runs vary by [0-9.]+% at most\)$" \
+    \
     "the other way: less work"
 # A/A: one program on both sides (each with its own run counter): no change at all.
 sa=$(fresh sa); sb=$(fresh sb)
@@ -117,7 +129,8 @@ expect_eq "$(cget "$out" ratio instructions)" 1 "A/A: the same medians"
 expect_eq "$(jget "$out" work)" same "A/A: no change"
 # Three passes: counters 0, 1, 2 give v0, v1, v0; the median is v0.
 sa=$(fresh sa); sb=$(fresh sb)
-run_tare ab --pairs 6 --count --count-runs 3 --format=json "$F/jitter 1000 50 $sa" "$F/jitter 1000 50 $sb"
+run_tare ab --pairs 6 --count --count-runs 3 --format=json "$F/jitter 1000 50 $sa" \
+    "$F/jitter 1000 50 $sb"
 expect_eq "$(jget "$out" runs)" 3 "--count-runs 3"
 expect_eq "$(cget "$out" a instructions)" "$v0" "the median of three passes is the middle one"
 run_tare ab --count-runs 3 "$F/busy 1" "$F/busy 1"
@@ -131,11 +144,14 @@ expect_rc 2 "--count-runs 1: a spread needs two"
 run_tare ab --pairs 6 --count --threshold 99 "$F/busy 20" "$F/busy 21"
 expect_rc 0 "same wall clock, counts moved"
 expect_match "$out" "^same: " "verdict same"
-expect_match "$out" "^wall clock does not move while the counts do \(instructions \+4\.99%, allocations \+0\.00%\): B does more work" "says the clock did not move"
+expect_match "$out" \
+    "^wall clock does not move while the counts do \(instructions \+4\.99%, allocations \+0\.00%\): B does more work" \
+    "says the clock did not move"
 # The other way: four times the sleep is slower, and sleeping runs the same instructions.
 run_tare ab --pairs 8 --count --format=json "$F/sleeper 0.02" "$F/sleeper 0.08"
 expect_eq "$(jget "$out" verdict)" slower "sleeper: slower"
-expect_match "$(jget "$out" note)" "the wall clock moved but the counts did not" "the counts did not move"
+expect_match "$(jget "$out" note)" "the wall clock moved but the counts did not" \
+    "the counts did not move"
 check "sleeping twice as long: instructions within 0.01%" \
     awk_ok 'r > 0.9999 && r < 1.0001' -v r="$(cget "$out" ratio instructions)"
 
@@ -145,10 +161,14 @@ expect_rc 1 "counting failed"
 check "json still parses" valid_json "$out"
 expect_eq "$(cget "$out" a instructions)" null "A's instructions null"
 expect_eq "$(cget "$out" b status)" failed "B failed"
-expect_match "$(cget "$out" b error)" "under callgrind: exited with status 1" "the reason in the JSON"
+expect_match "$(cget "$out" b error)" "under callgrind: exited with status 1" \
+    "the reason in the JSON"
 expect_eq "$(cget "$out" ratio instructions)" null "no ratio"
-expect_match "$out" '"pairs": 6, "warmup": 1, "ratio": [0-9.]+,' "the wall-clock ratio is still there"
-expect_match "$err" "tare ab: counting A '[^']*busy 2' failed \(pass 1 of 2\): under callgrind: exited with status 1" "the reason on stderr"
+expect_match "$out" '"pairs": 6, "warmup": 1, "ratio": [0-9.]+,' \
+    "the wall-clock ratio is still there"
+expect_match "$err" \
+    "tare ab: counting A '[^']*busy 2' failed \(pass 1 of 2\): under callgrind: exited with status 1" \
+    "the reason on stderr"
 TARE_VALGRIND=/bin/false run_tare ab --pairs 6 --count "$F/busy 2" "$F/busy 3"
 expect_match "$out" "^instructions +NA +NA +NA +NA +NA$" "text: NA"
 # Valgrind kills a program with SIGILL for an instruction it cannot decode, and says so
@@ -156,8 +176,11 @@ expect_match "$out" "^instructions +NA +NA +NA +NA +NA$" "text: NA"
 if [ "$(uname -m)" = x86_64 ]; then
     run_tare ab --pairs 6 --count "$F/vgill" "$F/busy 1"
     expect_rc 1 "a side killed by valgrind's SIGILL"
-    expect_match "$err" "counting A '[^']*vgill' failed \(pass 1 of 2\): under callgrind: killed by signal 4" "the signal"
-    expect_match "$err" "^  \| vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0xFD 0x48" "valgrind's cause line kept"
+    expect_match "$err" \
+        "counting A '[^']*vgill' failed \(pass 1 of 2\): under callgrind: killed by signal 4" \
+        "the signal"
+    expect_match "$err" "^  \| vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0xFD 0x48" \
+        "valgrind's cause line kept"
     expect_match "$err" "^  \| \.\.\.$" "the lines left out are marked"
     expect_match "$err" "^  \| ==[0-9]+== I   refs: " "and the last lines still there"
 fi
@@ -181,7 +204,8 @@ cp "$TARE_ROOT/tests/fixtures/busy.c" "$R/prog.c"
 (cd "$R" && git init -q && git add prog.c &&
     git -c user.name=t -c user.email=t@example.com commit -qm one &&
     sed -i 's/\* 1000000L/* 1500000L/' prog.c)
-(cd "$R" && "$TARE" ab --build 'cc -O1 -o prog prog.c' --pairs 6 --count --format=json -- ./prog 20) \
+(cd "$R" && "$TARE" ab --build 'cc -O1 -o prog prog.c' --pairs 6 --count --format=json -- \
+    ./prog 20) \
     > "$TMP/out" 2> "$TMP/err"
 rc=$?; out=$(cat "$TMP/out"); err=$(cat "$TMP/err")
 expect_rc 0 "git mode --count"
@@ -198,16 +222,20 @@ done
 run_tare ab --pairs 6 --counters --format=json "$F/touchmem 8" "$F/touchmem 40"
 expect_rc 0 "ab --counters"
 check "json parses" valid_json "$out"
-side() { tr -d '\n' <<<"$1" | sed -n "s/.*\"$2\": {\"name\"\([^]]*\]\), \"counters\": {\([^}]*\)}.*/\2/p"; }
+side() { tr -d '\n' <<<"$1" | sed -n \
+    "s/.*\"$2\": {\"name\"\([^]]*\]\), \"counters\": {\([^}]*\)}.*/\2/p"; }
 pf_a=$(side "$out" a | sed -n 's/.*"page-faults": \([0-9.e+]*\).*/\1/p')
 pf_b=$(side "$out" b | sed -n 's/.*"page-faults": \([0-9.e+]*\).*/\1/p')
 # touchmem N touches N MiB: 32 MiB more is 8192 more 4 KiB pages; allow huge pages and
 # fault-around to take some, but not most.
-check "page faults grow with memory ($pf_a -> $pf_b)" awk_ok 'b - a > 32 * 200' -v a="$pf_a" -v b="$pf_b"
+check "page faults grow with memory ($pf_a -> $pf_b)" awk_ok 'b - a > 32 * 200' -v a="$pf_a" \
+    -v b="$pf_b"
 if [ "$has_core_pmu" = no ]; then
     expect_match "$(side "$out" a)" '"cycles": null' "cycles null, never 0"
     expect_match "$(side "$out" b)" '"instructions": null' "instructions null"
-    expect_match "$err" "^tare ab: note: cannot count 'cycles', 'instructions'.*no hardware counters.*perf_event_open: " "the clear word"
+    expect_match "$err" \
+        "^tare ab: note: cannot count 'cycles', 'instructions'.*no hardware counters.*perf_event_open: " \
+        "the clear word"
     expect_eq "$(grep -c "cannot count" <<<"$err")" 1 "said once"
 fi
 run_tare ab --pairs 6 --counters "$F/touchmem 8" "$F/touchmem 8"

@@ -14,9 +14,13 @@ json_field() {   # json_field JSON KEY: a top-level number
 want=$("$FIXTURES/alloc_known")
 run_tare alloc --format json -- "$FIXTURES/alloc_known"
 expect_rc 0 "alloc_known"
-expect_eq "allocations=$(json_field "$out" allocations) frees=$(json_field "$out" frees) bytes=$(json_field "$out" bytes)" \
+expect_eq \
+    "allocations=$(json_field "$out" allocations) frees=$(json_field "$out" frees) bytes=$(json_field "$out" bytes)" \
+    \
     "$want" "alloc_known: counts equal the program's own tally"
-expect_match "$out" '^\{"allocations": [0-9]+, "frees": [0-9]+, "bytes": [0-9]+, "peak_bytes": [0-9]+, "scopes": \[\]\}$' \
+expect_match "$out" \
+    '^\{"allocations": [0-9]+, "frees": [0-9]+, "bytes": [0-9]+, "peak_bytes": [0-9]+, "scopes": \[\]\}$' \
+    \
     "json has exactly the documented keys"
 
 if command -v valgrind >/dev/null; then
@@ -26,9 +30,12 @@ if command -v valgrind >/dev/null; then
          sed -nE 's/.*total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes allocated.*/\1 \2 \3/p' | tr -d ,)
     check "memcheck printed its heap summary" test -n "$vg"
     run_tare alloc --format json -- "$FIXTURES/alloc_known" memcheck
-    expect_eq "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" "$vg" \
+    expect_eq \
+        "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" \
+        "$vg" \
         "alloc_known: equal to memcheck's total heap usage"
-    want_m=$("$FIXTURES/alloc_known" memcheck | sed -E 's/allocations=([0-9]+) frees=([0-9]+) bytes=([0-9]+)/\1 \2 \3/')
+    want_m=$("$FIXTURES/alloc_known" memcheck | sed -E \
+        's/allocations=([0-9]+) frees=([0-9]+) bytes=([0-9]+)/\1 \2 \3/')
     expect_eq "$vg" "$want_m" "memcheck agrees with the program's own tally"
 else
     not_ok "valgrind is not installed (scripts/install-deps check)"
@@ -37,19 +44,22 @@ fi
 # peak_bytes: exact in a single-threaded program, as the program itself adds it up.
 wantp=$("$FIXTURES/alloc_known" peak)
 run_tare alloc --format json -- "$FIXTURES/alloc_known" peak
-expect_eq "peak_bytes=$(json_field "$out" peak_bytes)" "$wantp" "peak_bytes equals the program's own sum of usable sizes"
+expect_eq "peak_bytes=$(json_field "$out" peak_bytes)" "$wantp" \
+    "peak_bytes equals the program's own sum of usable sizes"
 check "the peak is not trivially small ($wantp)" test "${wantp#peak_bytes=}" -gt 1048576
 
 # The text report has the same numbers.
 run_tare alloc -- "$FIXTURES/alloc_known"
 expect_rc 0 "alloc_known, text"
-expect_match "$out" "^allocations +$(sed -E 's/allocations=([0-9]+).*/\1/' <<<"$want")$" "text: allocations"
+expect_match "$out" "^allocations +$(sed -E 's/allocations=([0-9]+).*/\1/' <<<"$want")$" \
+    "text: allocations"
 
 # --- scopes: nested, recursive, closed early, in five threads -------------------------------
 want=$("$FIXTURES/alloc_scopes")
 run_tare alloc --format json -- "$FIXTURES/alloc_scopes"
 expect_rc 0 "alloc_scopes"
-expect_eq "$(sed -E 's/.*"scopes": (\[.*\])\}$/\1/' <<<"$out")" "$want" "scopes: exact inclusive and exclusive counts"
+expect_eq "$(sed -E 's/.*"scopes": (\[.*\])\}$/\1/' <<<"$out")" "$want" \
+    "scopes: exact inclusive and exclusive counts"
 check "alloc_scopes runs uncounted without the library" test "$("$FIXTURES/alloc_scopes")" = "$want"
 if command -v valgrind >/dev/null; then
     # Totals over five threads, against memcheck. Bytes differ by a known amount: the
@@ -58,7 +68,8 @@ if command -v valgrind >/dev/null; then
     vg=$(valgrind --run-libc-freeres=no "$FIXTURES/alloc_scopes" 2>&1 >/dev/null |
          sed -nE 's/.*total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes allocated.*/\1 \2 \3/p' | tr -d ,)
     read -r va vf vb <<<"$vg"
-    expect_eq "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" \
+    expect_eq \
+        "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" \
         "$va $vf $((vb + 64))" "alloc_scopes: totals over threads equal memcheck's"
 fi
 run_tare alloc -- "$FIXTURES/alloc_scopes"
@@ -67,10 +78,16 @@ expect_match "$out" "^work +125 +1,625 +250 " "text: a scope row"
 
 # The report format straight from the library, through TARE_ALLOC_STATS=1 on stderr.
 line=$(TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_scopes" 2>&1 >/dev/null)
-expect_match "$line" '^tare-alloc 1 pid=[0-9]+ ppid=[0-9]+ end=exit status=ok allocations=[0-9]+ .* scopes=6 exe=' "report line"
-expect_match "$line" '^tare-alloc-scope 1 pid=[0-9]+ label=leaf entries=250 allocs_incl=625 allocs_excl=625 bytes_incl=62500 bytes_excl=62500$' "scope line"
-expect_match "$line" ' peak_slack=[1-9][0-9]* threads=5 ' "threaded: the peak's error bound is stated"
-line=$(TARE_ALLOC_PEAK=exact TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_scopes" 2>&1 >/dev/null)
+expect_match "$line" \
+    '^tare-alloc 1 pid=[0-9]+ ppid=[0-9]+ end=exit status=ok allocations=[0-9]+ .* scopes=6 exe=' \
+    "report line"
+expect_match "$line" \
+    '^tare-alloc-scope 1 pid=[0-9]+ label=leaf entries=250 allocs_incl=625 allocs_excl=625 bytes_incl=62500 bytes_excl=62500$' \
+    "scope line"
+expect_match "$line" ' peak_slack=[1-9][0-9]* threads=5 ' \
+    "threaded: the peak's error bound is stated"
+line=$(TARE_ALLOC_PEAK=exact TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_scopes" \
+    2>&1 >/dev/null)
 expect_match "$line" ' peak_slack=0 threads=5 ' "TARE_ALLOC_PEAK=exact: no error bound"
 check "no report without TARE_ALLOC_STATS or TARE_ALLOC_OUT" \
     test -z "$(LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" closed 2>&1)"
@@ -80,29 +97,38 @@ check "no report without TARE_ALLOC_STATS or TARE_ALLOC_OUT" \
 # or 1 of 10 and then (exec'd) 7 of 20.
 for mode in fork _exit; do
     run_tare alloc --format json -- "$FIXTURES/alloc_fork" $mode
-    expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "5 500" "$mode: the command's own process"
+    expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "5 500" \
+        "$mode: the command's own process"
     run_tare alloc --follow-children --format json -- "$FIXTURES/alloc_fork" $mode
-    expect_eq "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" \
+    expect_eq \
+        "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" \
         "10 10 550" "$mode: --follow-children adds the child"
 done
 run_tare alloc --follow-children --format json -- "$FIXTURES/alloc_fork" exec
-expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "13 650" "exec: child before and after exec"
+expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "13 650" \
+    "exec: child before and after exec"
 run_tare alloc --format json -- "$FIXTURES/alloc_fork" vfork
-expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "5 500" "vfork: the parent's counts are its own"
+expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "5 500" \
+    "vfork: the parent's counts are its own"
 run_tare alloc --follow-children --format json -- "$FIXTURES/alloc_fork" vfork
-expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "12 640" "vfork: a failed exec, then one that works"
+expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "12 640" \
+    "vfork: a failed exec, then one that works"
 run_tare alloc --follow-children -- "$FIXTURES/alloc_fork" fork
 expect_match "$out" "^processes +2$" "text: process count"
 run_tare alloc --follow-children -- "$FIXTURES/alloc_fork" exec
-expect_match "$out" " exec +1 +10 +[0-9]+ +alloc_fork$" "text: the process table has the image replaced by exec"
-expect_eq "$(grep -cE '^ *[0-9]+ +[0-9]+ +(exit|_exit|exec) ' <<<"$out")" 3 "text: one row per process image"
+expect_match "$out" " exec +1 +10 +[0-9]+ +alloc_fork$" \
+    "text: the process table has the image replaced by exec"
+expect_eq "$(grep -cE '^ *[0-9]+ +[0-9]+ +(exit|_exit|exec) ' <<<"$out")" 3 \
+    "text: one row per process image"
 TARE_ALLOC_OUT=$TMP/rep LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" exec
 expect_eq "$(grep -c '^tare-alloc 1 ' "$TMP/rep")" 3 "exec: one line per process image"
-expect_match "$(cat "$TMP/rep")" "end=exec .*allocations=1 frees=1 bytes=10 " "exec: the image replaced reports first"
+expect_match "$(cat "$TMP/rep")" "end=exec .*allocations=1 frees=1 bytes=10 " \
+    "exec: the image replaced reports first"
 line=$(TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" closed 2>&1)
 expect_match "$line" "allocations=4 frees=4 bytes=120 " "report survives a closed stderr"
 line=$(TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB "$FIXTURES/alloc_fork" clobber 2>&1)
-expect_match "$line" "allocations=4 frees=4 bytes=120 " "report reaches stderr when the program reuses the library's descriptor"
+expect_match "$line" "allocations=4 frees=4 bytes=120 " \
+    "report reaches stderr when the program reuses the library's descriptor"
 if command -v sort >/dev/null; then     # coreutils sort closes its stderr before exiting
     line=$(printf 'b\na\n' | TARE_ALLOC_STATS=1 LD_PRELOAD=$LIB sort 2>&1 >/dev/null)
     expect_match "$line" '^tare-alloc 1 .*exe=.*sort$' "sort's report survives its closing stderr"
@@ -123,12 +149,16 @@ if [ -f $JE ]; then
     check "jemalloc: linked against it" sh -c "ldd '$je' | grep -q libjemalloc"
     run_tare alloc --format json -- "$je" none
     expect_rc 0 "jemalloc: start-up alone"
-    base_a=$(json_field "$out" allocations) base_f=$(json_field "$out" frees) base_b=$(json_field "$out" bytes)
+    base_a=$(json_field "$out" allocations) base_f=$(json_field "$out" frees) base_b=$(json_field \
+        "$out" bytes)
     base_p=$(json_field "$out" peak_bytes)
     run_tare alloc --format json -- "$je"
     expect_rc 0 "jemalloc: every entry point"
-    expect_eq "allocations=$(( $(json_field "$out" allocations) - base_a )) frees=$(( $(json_field "$out" frees) - base_f )) bytes=$(( $(json_field "$out" bytes) - base_b ))" \
-        "$("$FIXTURES/alloc_known")" "jemalloc: counts beyond start-up equal the program's own tally"
+    expect_eq \
+        "allocations=$(( $(json_field "$out" allocations) - base_a )) frees=$(( $(json_field "$out" frees) - base_f )) bytes=$(( $(json_field "$out" bytes) - base_b ))" \
+        \
+        "$("$FIXTURES/alloc_known")" \
+            "jemalloc: counts beyond start-up equal the program's own tally"
     run_tare alloc --format json -- "$je" peak
     expect_eq "peak_bytes=$(( $(json_field "$out" peak_bytes) - base_p ))" "$("$je" peak)" \
         "jemalloc: peak beyond start-up equals the program's own sum of jemalloc's usable sizes"
@@ -147,7 +177,8 @@ expect_match "$err" "defines its own malloc" "own malloc: the clear message"
 expect_eq "$out" "" "own malloc: no counts printed"
 run_tare alloc --format json -- "$FIXTURES/alloc_nopie"
 expect_rc 0 "a non-PIE program that takes malloc's address is not one with its own malloc"
-expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "6 288" "non-PIE: its 6 allocations of 48 bytes"
+expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "6 288" \
+    "non-PIE: its 6 allocations of 48 bytes"
 run_tare alloc -- "$FIXTURES/crash"
 expect_rc 1 "a crashing command"
 expect_match "$err" "killed by signal" "a crashing command: said"
@@ -187,13 +218,17 @@ CC
     if command -v valgrind >/dev/null; then
         vg=$(valgrind --run-libc-freeres=no --run-cxx-freeres=no "$TMP/newdel" 2>&1 |
              sed -nE 's/.*total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes allocated.*/\1 \2 \3/p' | tr -d ,)
-        expect_eq "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" "$vg" \
+        expect_eq \
+            "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" \
+            "$vg" \
             "C++: equal to memcheck"
     fi
     # <tare/scope.h> from C++: the same scopes fixture, compiled as C++.
-    g++ -O1 -DTARE_ALLOC_STATS -I"$TARE_ROOT/include" -x c++ -o "$TMP/scopes_cc" "$TARE_ROOT/tests/fixtures/alloc_scopes.c" -lpthread
+    g++ -O1 -DTARE_ALLOC_STATS -I"$TARE_ROOT/include" -x c++ -o "$TMP/scopes_cc" \
+        "$TARE_ROOT/tests/fixtures/alloc_scopes.c" -lpthread
     run_tare alloc --format json -- "$TMP/scopes_cc"
-    expect_eq "$(sed -E 's/.*"scopes": (\[.*\])\}$/\1/' <<<"$out")" "$("$TMP/scopes_cc")" "C++: scopes exact"
+    expect_eq "$(sed -E 's/.*"scopes": (\[.*\])\}$/\1/' <<<"$out")" "$("$TMP/scopes_cc")" \
+        "C++: scopes exact"
 else
     not_ok "g++ is not installed"
 fi
@@ -220,7 +255,8 @@ if [ -x $PY ] && command -v valgrind >/dev/null; then
     check "python3: allocations within 0.1% of memcheck's ($ta vs $va)" \
         test $(( (ta - va) * (ta - va) * 1000000 )) -le $(( va * va ))
     check "python3: bytes within 0.1% of memcheck's ($tb vs $vb)" \
-        test $(( (tb - vb) / 1000 * ((tb - vb) / 1000) * 1000000 )) -le $(( vb / 1000 * (vb / 1000) ))
+        test $(( (tb - vb) / 1000 * ((tb - vb) / 1000) * 1000000 )) \
+            -le $(( vb / 1000 * (vb / 1000) ))
     check "python3: allocation-heavy ($ta)" test "$ta" -gt 50000
 fi
 
@@ -238,7 +274,9 @@ RS
         vg=$(valgrind --run-libc-freeres=no "$TMP/boxes" 2>&1 |
              sed -nE 's/.*total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes allocated.*/\1 \2 \3/p' | tr -d ,)
         run_tare alloc --format json -- "$TMP/boxes"
-        expect_eq "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" "$vg" \
+        expect_eq \
+            "$(json_field "$out" allocations) $(json_field "$out" frees) $(json_field "$out" bytes)" \
+            "$vg" \
             "Rust: equal to memcheck"
         check "Rust: at least its 1000 boxes" test "$(json_field "$out" allocations)" -ge 1000
     else
@@ -251,15 +289,20 @@ fi
 # --- the scope macros are nothing when TARE_ALLOC_STATS is not defined ----------------------
 sed '/TARE_SCOPE/d' "$TARE_ROOT/tests/fixtures/alloc_scopes.c" > "$TMP/plain.c"
 for opt in -O0 -O2; do
-    cc -std=gnu11 $opt -I"$TARE_ROOT/include" -c -o "$TMP/with.o" "$TARE_ROOT/tests/fixtures/alloc_scopes.c"
+    cc -std=gnu11 $opt -I"$TARE_ROOT/include" -c -o "$TMP/with.o" \
+        "$TARE_ROOT/tests/fixtures/alloc_scopes.c"
     cc -std=gnu11 $opt -I"$TARE_ROOT/include" -c -o "$TMP/without.o" "$TMP/plain.c"
     objcopy -O binary --only-section=.text "$TMP/with.o" "$TMP/with.text"
     objcopy -O binary --only-section=.text "$TMP/without.o" "$TMP/without.text"
-    check "scopes off ($opt): .text identical to the source without them" cmp -s "$TMP/with.text" "$TMP/without.text"
+    check "scopes off ($opt): .text identical to the source without them" cmp -s "$TMP/with.text" \
+        "$TMP/without.text"
     check "scopes off ($opt): .text not empty" test -s "$TMP/with.text"
-    check "scopes off ($opt): no reference to the runtime" sh -c "! nm '$TMP/with.o' | grep -q tare_scope"
+    check "scopes off ($opt): no reference to the runtime" sh -c \
+        "! nm '$TMP/with.o' | grep -q tare_scope"
 done
 # ...and on, they do reference it (so the test above could fail).
-cc -std=gnu11 -O2 -DTARE_ALLOC_STATS -I"$TARE_ROOT/include" -c -o "$TMP/on.o" "$TARE_ROOT/tests/fixtures/alloc_scopes.c"
-check "scopes on: weak references to the runtime" sh -c "nm '$TMP/on.o' | grep -q ' w tare_scope_enter'"
+cc -std=gnu11 -O2 -DTARE_ALLOC_STATS -I"$TARE_ROOT/include" -c -o "$TMP/on.o" \
+    "$TARE_ROOT/tests/fixtures/alloc_scopes.c"
+check "scopes on: weak references to the runtime" sh -c \
+    "nm '$TMP/on.o' | grep -q ' w tare_scope_enter'"
 done_testing

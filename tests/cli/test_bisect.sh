@@ -18,7 +18,8 @@ json() { /usr/bin/python3 -c "import json, sys; j = json.load(sys.stdin); print(
 # Instructions: commit 23 made the loop 5% longer; later commits add 2% allocations (31).
 run_tare bisect --good c1 --bad c40 --build "$BUILD_CMD" --format json -- ./prog
 expect_rc 0 "bisect on instructions"
-expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c23)" "instructions: the culprit is commit 23"
+expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c23)" \
+    "instructions: the culprit is commit 23"
 expect_eq "$(json 'j["culprit"]["subject"]')" "commit 23: the loop 5% longer" "its subject"
 expect_eq "$(json 'j["culprit"]["before_commit"]')" "$(commit_of c22)" "from its parent"
 expect_eq "$(json 'j["culprit"]["author_date"]')" "2026-11-01T00:23:00+00:00" "its author date"
@@ -41,10 +42,13 @@ expect_eq "$((after - before))" "$((c23 - c22))" "the step: commit 23's instruct
 check "before and after are counts ($before, $after)" test "$before" -gt 0 -a "$after" -gt "$before"
 
 # Allocations: commit 31, and commit 23 (no allocation more) is not it.
-run_tare bisect --good c1 --bad c40 --build "$BUILD_CMD" --metric allocations --format json -- ./prog
+run_tare bisect --good c1 --bad c40 --build "$BUILD_CMD" --metric allocations --format json \
+    -- ./prog
 expect_rc 0 "bisect on allocations"
-expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" "allocations: the culprit is commit 31"
-expect_eq "$(json 'j["culprit"]["after"] - j["culprit"]["before"]')" 100 "100 allocations more (2% of 5000)"
+expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" \
+    "allocations: the culprit is commit 31"
+expect_eq "$(json 'j["culprit"]["after"] - j["culprit"]["before"]')" 100 \
+    "100 allocations more (2% of 5000)"
 builds=$(json 'j["builds"]')
 check "allocations: $builds builds, at most $MAX_BUILDS" test "$builds" -le "$MAX_BUILDS"
 
@@ -56,7 +60,9 @@ expect_match "$out" "culprit: $(commit_of c23) commit 23: the loop 5% longer" "t
 expect_match "$out" "skipped: the build exited with status 1" "text: why commit 12 was skipped"
 expect_match "$out" "skipped: $(git rev-parse --short=12 c12) \(commit 12: does not build\)" \
     "text: the skipped commit named at the end"
-expect_match "$out" "instructions [0-9,]+ -> [0-9,]+ \(\+1\.[0-9]+%\) from its parent $(git rev-parse --short=12 c22)" \
+expect_match "$out" \
+    "instructions [0-9,]+ -> [0-9,]+ \(\+1\.[0-9]+%\) from its parent $(git rev-parse --short=12 c22)" \
+    \
     "text: before and after"
 nb=$(sed -n 's/^\([0-9]*\) builds, 1 skipped, for 23 commits after good$/\1/p' <<<"$out")
 check "text: builds counted, one skipped ($nb)" test -n "$nb"
@@ -66,7 +72,8 @@ expect_eq "$(grep -c '^ *[0-9]\+  [0-9a-f]\{12\} ' <<<"$out")" "$nb" "text: a li
 # --all-steps: both steps, in order, with their sizes.
 run_tare bisect --good c1 --bad c40 --build "$BUILD_CMD" --all-steps --format json -- ./prog
 expect_rc 0 "all steps"
-expect_eq "$(json '" ".join(s["commit"] for s in j["steps"])')" "$(commit_of c23) $(commit_of c31)" \
+expect_eq "$(json '" ".join(s["commit"] for s in j["steps"])')" \
+    "$(commit_of c23) $(commit_of c31)" \
     "all steps: 23 and 31"
 expect_eq "$(json 'j["steps"][0]["before"]'):$(json 'j["steps"][0]["after"]')" "$before:$after" \
     "all steps: commit 23's size, as the single search said"
@@ -74,14 +81,16 @@ small=$(json 'j["steps"][1]["after"] - j["steps"][1]["before"]')
 big=$(json 'j["steps"][0]["after"] - j["steps"][0]["before"]')
 check "all steps: 31's step ($small) is smaller than 23's ($big) and above 1% of good" \
     test "$small" -lt "$big" -a "$((small * 100))" -gt "$(json 'j["probes"][0]["value"]')"
-check "all steps: fewer builds than commits ($(json 'j["builds"]'))" test "$(json 'j["builds"]')" -lt 40
+check "all steps: fewer builds than commits ($(json 'j["builds"]'))" test \
+    "$(json 'j["builds"]')" -lt 40
 
 # --threshold as a percentage of good: 2.5% is more than commit 23's +1.97% of instructions
 # and less than the +3.1% after commit 31, so on instructions it is 31 that crosses it.
 run_tare bisect --good c20 --bad c40 --build "$BUILD_CMD" --threshold 2.5% --format json -- ./prog
 expect_rc 0 "a threshold in percent"
 expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" "2.5% of good: commit 31 crosses it"
-expect_eq "$(json 'round(j["threshold"] / j["probes"][0]["value"] * 100, 6)')" 2.5 "the threshold is 2.5% of good"
+expect_eq "$(json 'round(j["threshold"] / j["probes"][0]["value"] * 100, 6)')" 2.5 \
+    "the threshold is 2.5% of good"
 
 # --confirm: tare ab of the culprit against its parent, each built in its own worktree; the
 # clock's verdict is whatever this machine shows, the counts' is exact: more work.
@@ -89,8 +98,10 @@ run_tare bisect --good c20 --bad c26 --build "$BUILD_CMD" --confirm --format jso
 expect_rc 0 "--confirm"
 expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c23)" "--confirm: the culprit"
 expect_eq "$(json 'j["confirm"]["count"]["work"]')" more "--confirm: ab's counts say more work"
-expect_eq "$(json 'j["confirm"]["count"]["change"]["allocations"]')" none "--confirm: no allocation more"
-expect_match "$(json 'j["confirm"]["verdict"]')" '^(faster|slower|same|undecided)$' "--confirm: ab's verdict"
+expect_eq "$(json 'j["confirm"]["count"]["change"]["allocations"]')" none \
+    "--confirm: no allocation more"
+expect_match "$(json 'j["confirm"]["verdict"]')" '^(faster|slower|same|undecided)$' \
+    "--confirm: ab's verdict"
 expect_eq "$(worktrees)" 1 "no worktree left after --confirm (two were made)"
 
 # --from-history: a history of counts taken every ten commits (by tare count, here), whose
@@ -114,17 +125,23 @@ run_tare history check --det-threshold 1 "$H"
 expect_match "$out" "allocations" "history check at 1%: the allocations step"
 run_tare bisect --from-history "$H" --threshold 1% --build "$BUILD_CMD" --format json -- ./prog
 expect_rc 0 "--from-history at 1%"
-expect_match "$err" "series 'prog', allocations \+2\.00% at $(git rev-parse --short=12 c40) \(after $(git rev-parse --short=12 c30)\)" \
+expect_match "$err" \
+    "series 'prog', allocations \+2\.00% at $(git rev-parse --short=12 c40) \(after $(git rev-parse --short=12 c30)\)" \
+    \
     "--from-history: the newest step, named"
-expect_eq "$(json 'j["metric"] + " " + j["good"] + " " + j["bad"]')" "allocations $(commit_of c30) $(commit_of c40)" \
+expect_eq "$(json 'j["metric"] + " " + j["good"] + " " + j["bad"]')" \
+    "allocations $(commit_of c30) $(commit_of c40)" \
     "--from-history: its metric and range"
 expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" "--from-history: commit 31"
 # On instructions the newest step is at c40 too: the added allocations cost +1.1% instructions.
-run_tare bisect --from-history "$H" --threshold 1% --metric instructions --build "$BUILD_CMD" --format json -- ./prog
+run_tare bisect --from-history "$H" --threshold 1% --metric instructions --build "$BUILD_CMD" \
+    --format json -- ./prog
 expect_match "$err" "series 'prog', instructions \+1\.[0-9]+% at $(git rev-parse --short=12 c40)" \
     "--from-history --metric instructions: that metric's newest step"
-expect_eq "$(json 'j["metric"] + " " + j["good"]')" "instructions $(commit_of c30)" "--metric instructions: its range"
-expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" "--from-history on instructions: commit 31's allocations"
+expect_eq "$(json 'j["metric"] + " " + j["good"]')" "instructions $(commit_of c30)" \
+    "--metric instructions: its range"
+expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" \
+    "--from-history on instructions: commit 31's allocations"
 run_tare bisect --from-history "$H" --good c1 -- ./prog
 expect_rc 2 "--from-history with --good"
 
@@ -138,7 +155,9 @@ expect_match "$out" "^2 builds, 0 skipped" "only the ends built"
 run_tare bisect --good c12 --bad c40 --build "$BUILD_CMD" --format json -- ./prog
 expect_rc 1 "a good end that does not build"
 expect_match "$err" "the good end cannot be measured" "says the good end failed"
-expect_match "$err" "skipped $(git rev-parse --short=12 c12) \(commit 12: does not build\): the build exited with status 1" \
+expect_match "$err" \
+    "skipped $(git rev-parse --short=12 c12) \(commit 12: does not build\): the build exited with status 1" \
+    \
     "json: why, on stderr"
 expect_eq "$(worktrees)" 1 "no worktree left after an error"
 
@@ -162,12 +181,14 @@ for sig in INT:130 TERM:143; do
     expect_rc "${sig#*:}" "SIG${sig%:*} mid-search"
     expect_match "$err" "interrupted" "SIG${sig%:*}: says interrupted"
     expect_eq "$(worktrees)" 1 "no worktree left after SIG${sig%:*}"
-    expect_eq "$(ls -A "$TMP/tmpdir" | grep '^tare-')" "" "none of tare's files left in \$TMPDIR after SIG${sig%:*}"
+    expect_eq "$(ls -A "$TMP/tmpdir" | grep '^tare-')" "" \
+        "none of tare's files left in \$TMPDIR after SIG${sig%:*}"
 done
 
 # Bad usage and input: exit 2, no worktree made.
 for bad in "--bad c40 -- ./prog" "--good c1 -- ./prog" "--good c1 --bad c40" \
-           "--good c1 --bad c40 --metric wall -- ./prog" "--good c1 --bad c40 --threshold x -- ./prog" \
+           "--good c1 --bad c40 --metric wall -- ./prog" \
+               "--good c1 --bad c40 --threshold x -- ./prog" \
            "--good c1 --bad c40 ./prog"; do
     run_tare bisect $bad
     expect_rc 2 "bisect $bad"
@@ -183,5 +204,6 @@ expect_rc 2 "an empty range"
 cd "$TMP" && run_tare bisect --good c1 --bad c40 -- ./prog
 expect_rc 2 "outside a git repository"
 expect_match "$err" "not in a git working tree" "says so"
-expect_eq "$(git -C "$R" worktree list --porcelain | grep -c '^worktree ')" 1 "no worktree left at all"
+expect_eq "$(git -C "$R" worktree list --porcelain | grep -c '^worktree ')" 1 \
+    "no worktree left at all"
 done_testing

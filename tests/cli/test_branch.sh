@@ -49,7 +49,8 @@ wait
 expect_eq "$(cat "$TMP/wa.log" "$TMP/wb.log")" "" "no append failed"
 expect_eq "$(git rev-list --count bench-data)" 32 "32 commits: 2 + 15 + 15"
 got=$(git show bench-data:hist/count.tsv | awk -F'\t' 'NR > 1 { print $2 }' | sort | tr '\n' ' ')
-want=$( { echo c1; echo c2; for i in $(seq 1 15); do echo "wa$i"; echo "wb$i"; done; } | sort | tr '\n' ' ')
+want=$( { echo c1; echo c2; for i in $(seq 1 15); do echo "wa$i"; echo "wb$i"; done; } | sort | \
+    tr '\n' ' ')
 expect_eq "$got" "$want" "every row once, none lost"
 expect_eq "$(git show bench-data:hist/count.tsv | grep -c '^date')" 1 "one header"
 # each commit added exactly one row to the file
@@ -68,7 +69,8 @@ printf '[suite]\ncommand = %s {name}\nbenchmarks = benchmarks/*.txt\nruns = 2\n'
 run_tare run --history-branch perf:data --commit c9 --format tsv "$TMP/s/suite.ini"
 expect_rc 0 "run --history-branch"
 expect_eq "$(git log --format=%s perf)" "tare run: rows of c9" "one commit, named for the rows"
-expect_eq "$(git show perf:data/wall.tsv | awk -F'\t' 'NR == 2 { print $2, $3, $8 }')" "c9 0.001 2" \
+expect_eq "$(git show perf:data/wall.tsv | awk -F'\t' 'NR == 2 { print $2, $3, $8 }')" \
+    "c9 0.001 2" \
     "its wall row on the branch"
 run_tare run --history-branch 'bad..name' --commit c9 "$TMP/s/suite.ini"
 expect_rc 2 "a bad branch name: 2"

@@ -35,12 +35,16 @@ suite $((ins - 1)) "$allocs"
 run_tare run --format tsv --export-junit "$TMP/j.xml" "$S/suite.ini"
 expect_rc 3 "one instruction over: 3"
 over=$(awk -v i="$ins" 'BEGIN { printf "%+.2f%%", 100 * (i / (i - 1) - 1) }')
-expect_match "$err" "^tare run: 'w' over budget: instructions [0-9,]+ > max_instructions [0-9,]+ \(\\$over\)$" \
+expect_match "$err" \
+    "^tare run: 'w' over budget: instructions [0-9,]+ > max_instructions [0-9,]+ \(\\$over\)$" \
     "the exact figures"
-expect_eq "$(sed -nE "s/.*instructions ([0-9,]+) > max_instructions ([0-9,]+).*/\1 \2/p" <<<"$err" | tr -d ,)" \
+expect_eq \
+    "$(sed -nE "s/.*instructions ([0-9,]+) > max_instructions ([0-9,]+).*/\1 \2/p" <<<"$err" | tr -d ,)" \
+    \
     "$ins $((ins - 1))" "the count and the budget, whole"
 expect_match "$(cat "$TMP/j.xml")" 'name="w instructions">.*' "the JUnit case"
-expect_match "$(grep -A1 'name="w instructions"' "$TMP/j.xml")" 'failure type="regression" message="over budget: instructions' \
+expect_match "$(grep -A1 'name="w instructions"' "$TMP/j.xml")" \
+    'failure type="regression" message="over budget: instructions' \
     "fails as a regression"
 suite "$ins" $((allocs - 1))
 run_tare run --format tsv "$S/suite.ini"
@@ -54,7 +58,8 @@ expect_match "$err" "note: the suite's budgets are not checked without the count
 # threshold = 1% of [bench w]: history check and report --suite use it for w's series only
 { printf 'date\tcommit\tbenchmark\tinstructions\n'
   printf '2026-01-01T00:00:00Z\tc1\tw+base\t1000000\n2026-01-02T00:00:00Z\tc2\tw+base\t1015000\n'
-  printf '2026-01-01T00:00:00Z\tc1\tq\t1000000\n2026-01-02T00:00:00Z\tc2\tq\t1015000\n'; } > "$TMP/h.tsv"
+  printf '2026-01-01T00:00:00Z\tc1\tq\t1000000\n2026-01-02T00:00:00Z\tc2\tq\t1015000\n'; } > \
+      "$TMP/h.tsv"
 suite "$ins" "$allocs"
 run_tare history check "$TMP/h.tsv"
 expect_rc 0 "+1.5% under the default 2%: 0"
@@ -64,7 +69,8 @@ expect_match "$out" "^w\+base +instructions +1,000,000 +1,015,000 +\+1.5% +1.0% 
 expect_no_match "$out" "^q " "q keeps the default 2%"
 run_tare report --suite "$S/suite.ini" "$TMP/h.tsv"
 expect_rc 3 "report --suite: 3"
-expect_match "$out" '`w\+base` [|] instructions [|] 1,000,000 [|] 1,015,000 [|] \+1.5% [|] 1.0% [|]' "report at 1%"
+expect_match "$out" \
+    '`w\+base` [|] instructions [|] 1,000,000 [|] 1,015,000 [|] \+1.5% [|] 1.0% [|]' "report at 1%"
 run_tare history check --suite "$TMP/nosuch.ini" "$TMP/h.tsv"
 expect_rc 2 "--suite that cannot be read: 2"
 

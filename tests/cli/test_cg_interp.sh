@@ -22,16 +22,20 @@ print(fib(14))
 PY
 cgrun "$TMP/py.out" -- /usr/bin/python3 "$TMP/r.py"
 expect_eq "$(cat "$TMP/py.out.stdout")" 377 "python3 ran the script"
-total=$("$TARE" cg info --format=json "$TMP/py.out" | sed -n 's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')
+total=$("$TARE" cg info --format=json "$TMP/py.out" | sed -n \
+    's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')
 expect_eq "$total" "$(cat "$TMP/py.out.collected")" "python3: total Ir = valgrind's Collected"
 run_tare cg top -n 0 --format=tsv --grep _PyEval_EvalFrameDefault "$TMP/py.out"
 row=$(tsv_row "$out" function _PyEval_EvalFrameDefault)
 self=$(tsv_field "$row" 1 self)
 incl=$(tsv_field "$row" 1 inclusive)
 check "python3: _PyEval_EvalFrameDefault has a self cost ($self)" test "${self:-0}" -gt 0
-check "python3: its inclusive cost ($incl) is below the total ($total)" test "${incl:-0}" -lt "$total"
-check "python3: its inclusive cost ($incl) is at least its self cost ($self)" test "${incl:-0}" -ge "${self:-1}"
-expect_eq "$(tsv_field "$row" 1 inclusive_bound)" 0 "python3: its inclusive cost is exact (the profile has marks)"
+check "python3: its inclusive cost ($incl) is below the total ($total)" test "${incl:-0}" \
+    -lt "$total"
+check "python3: its inclusive cost ($incl) is at least its self cost ($self)" test "${incl:-0}" \
+    -ge "${self:-1}"
+expect_eq "$(tsv_field "$row" 1 inclusive_bound)" 0 \
+    "python3: its inclusive cost is exact (the profile has marks)"
 run_tare cg callers _PyEval_EvalFrameDefault --exact -n 0 --format=tsv "$TMP/py.out"
 expect_eq "$(awk -F'\t' 'NR > 1 && $5 == "outer" { s += $4 } END { print s }' <<<"$out")" "$incl" \
     "python3: its outer callers add up to its inclusive cost"
@@ -44,14 +48,19 @@ check "callgrind_annotate --inclusive=yes gives it ${ann:-nothing} Ir, above the
     test "${ann:-0}" -gt "$total"
 
 # ---- perl: a recursive sub ----
-printf 'sub fib { my $n = shift; return $n < 2 ? $n : fib($n - 1) + fib($n - 2); }\nprint fib(15), "\\n";\n' > "$TMP/r.pl"
+printf \
+    'sub fib { my $n = shift; return $n < 2 ? $n : fib($n - 1) + fib($n - 2); }\nprint fib(15), "\\n";\n' \
+    > "$TMP/r.pl"
 cgrun "$TMP/pl.out" -- perl "$TMP/r.pl"
 expect_eq "$(cat "$TMP/pl.out.stdout")" 610 "perl ran the script"
-total=$("$TARE" cg info --format=json "$TMP/pl.out" | sed -n 's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')
+total=$("$TARE" cg info --format=json "$TMP/pl.out" | sed -n \
+    's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')
 run_tare cg top -n 0 --format=tsv --grep Perl_pp_entersub "$TMP/pl.out"
 row=$(tsv_row "$out" function Perl_pp_entersub)
 incl=$(tsv_field "$row" 1 inclusive)
-check "perl: Perl_pp_entersub (a sub's call, recursive with the sub) below the total ($incl < $total)" \
+check \
+    "perl: Perl_pp_entersub (a sub's call, recursive with the sub) below the total ($incl < $total)" \
+    \
     test "${incl:-0}" -gt 0 -a "${incl:-0}" -lt "$total"
 check "perl: and at least its self cost" test "${incl:-0}" -ge "$(tsv_field "$row" 1 self)"
 
@@ -65,19 +74,24 @@ print(fib(15), t[1], t[400])
 LUA
 cgrun "$TMP/lua.out" -- lua5.4 "$TMP/r.lua"
 expect_eq "$(cat "$TMP/lua.out.stdout")" "$(printf '610\t1\t400')" "lua5.4 ran the script"
-total=$("$TARE" cg info --format=json "$TMP/lua.out" | sed -n 's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')
+total=$("$TARE" cg info --format=json "$TMP/lua.out" | sed -n \
+    's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')
 run_tare cg top --inclusive -n 0 --format=tsv "$TMP/lua.out"
 over=$(awk -F'\t' -v t="$total" 'NR > 1 && $4 > t' <<<"$out" | wc -l)
-expect_eq "$over" 0 "lua5.4 (stripped, functions named by address): no inclusive cost above the total"
+expect_eq "$over" 0 \
+    "lua5.4 (stripped, functions named by address): no inclusive cost above the total"
 incl=$(tsv_field "$(tsv_row "$out" function lua_pcallk)" 1 inclusive)
 check "lua5.4: lua_pcallk (C calling back into Lua) below the total ($incl < $total)" \
     test "${incl:-0}" -gt 0 -a "${incl:-0}" -lt "$total"
 # its allocator (realloc) is called through a PLT stub in ???: billed to the stub's callers
 run_tare cg info --format=json "$TMP/lua.out"
-check "lua5.4: PLT stubs folded ($(json_num "$out" stubs_folded))" test "$(json_num "$out" stubs_folded)" -gt 0
+check "lua5.4: PLT stubs folded ($(json_num "$out" stubs_folded))" test \
+    "$(json_num "$out" stubs_folded)" -gt 0
 run_tare cg callers realloc --exact -n 0 --format=tsv "$TMP/lua.out"
-expect_eq "$(awk -F'\t' 'NR > 1 && $7 ~ /\?\?\?$/' <<<"$out" | wc -l)" 0 "lua5.4: no stub among realloc's callers"
+expect_eq "$(awk -F'\t' 'NR > 1 && $7 ~ /\?\?\?$/' <<<"$out" | wc -l)" 0 \
+    "lua5.4: no stub among realloc's callers"
 check "lua5.4: lua5.4's own code calls realloc" grep -q 'lua5\.4$' <<<"$out"
 expect_eq "$(awk -F'\t' 'NR > 1 && $5 == "outer" { s += $3 } END { print s }' <<<"$out")" \
-    "$(edge_line_cost "$TMP/lua.out" "*" realloc calls)" "lua5.4: as many calls into realloc as the profile made"
+    "$(edge_line_cost "$TMP/lua.out" "*" realloc calls)" \
+        "lua5.4: as many calls into realloc as the profile made"
 done_testing

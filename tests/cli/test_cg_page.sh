@@ -9,9 +9,12 @@
 SHOTDIR=$TARE_ROOT/${BUILD:-build}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
-field() { node -e 'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); const v = process.argv[1].split(".").reduce((a, k) => a == null ? a : a[k], o); console.log(JSON.stringify(v))' "$2" <<<"$1"; }
+field() { node -e \
+    'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); const v = process.argv[1].split(".").reduce((a, k) => a == null ? a : a[k], o); console.log(JSON.stringify(v))' \
+    "$2" <<<"$1"; }
 incl_of() {   # incl_of PROFILE NAME: the inclusive cost `tare cg top --inclusive` gives
-    "$TARE" cg top --inclusive -n 0 --format=tsv "$1" | awk -F'\t' -v f="$2" 'NR > 1 && $1 == f { print $4; exit }'
+    "$TARE" cg top --inclusive -n 0 --format=tsv "$1" | awk -F'\t' -v f="$2" \
+        'NR > 1 && $1 == f { print $4; exit }'
 }
 total_of() { "$TARE" cg info --format=json "$1" | sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"; }
 
@@ -45,14 +48,18 @@ expect_eq "$(grep -o '<script' "$TMP/st.html" | wc -l)" 2 "the data block and th
 # hostile and C++ names are data, never markup
 T='std::map<K&, V<int> >::find<"q">(K const&)'
 H='x</script><script>alert(1)</script><img src=x onerror=alert(2)>'
-printf 'events: Ir\ncmd: %s\nfn=main\n1 10\ncfn=%s\ncalls=3 1\n1 50\ncfn=%s\ncalls=1 1\n1 40\nfn=%s\n1 50\nfn=%s\n1 40\ntotals: 100\n' \
+printf \
+    'events: Ir\ncmd: %s\nfn=main\n1 10\ncfn=%s\ncalls=3 1\n1 50\ncfn=%s\ncalls=1 1\n1 40\nfn=%s\n1 50\nfn=%s\n1 40\ntotals: 100\n' \
+    \
     "$H" "$T" "$H" "$T" "$H" > "$TMP/names.out"
 run_tare cg page "$TMP/names.out" -o "$TMP/names.html" --title "</title><script>alert(3)</script>"
 expect_rc 0 "page of hostile names"
 evil=$(cat "$TMP/names.html")
 expect_no_match "$evil" '<script>alert|<img src=x|</script><img' "no hostile markup in the page"
-expect_eq "$(grep -o '<script' "$TMP/names.html" | wc -l)" 2 "hostile names: still only the page's two script elements"
-expect_match "$evil" '<title>&lt;/title&gt;&lt;script&gt;alert\(3\)&lt;/script&gt;</title>' "title escaped"
+expect_eq "$(grep -o '<script' "$TMP/names.html" | wc -l)" 2 \
+    "hostile names: still only the page's two script elements"
+expect_match "$evil" '<title>&lt;/title&gt;&lt;script&gt;alert\(3\)&lt;/script&gt;</title>' \
+    "title escaped"
 
 if ! command -v node > /dev/null || [ ! -x "$CHROMIUM" ]; then
     not_ok "the browser test needs node and chromium (scripts/install-deps check)"
@@ -65,32 +72,47 @@ res=$(browse "$TMP/st.html" "$SHOTDIR/cg-page-screenshot.png" left shared Dr)
 expect_eq "$(field "$res" error)" "undefined" "browser run completed ($res)"
 expect_eq "$(field "$res" errors)" "[]" "no console errors or exceptions"
 expect_eq "$(field "$res" ready)" '"1"' "the page's script ran to the end"
-expect_eq "$(field "$res" events)" '["Ir","Dr","Dw","I1mr","D1mr","D1mw","ILmr","DLmr","DLmw"]' "the events switch offers the profile's events"
-expect_eq "$(field "$res" root.value)" "$(total_of "$TMP/st.out" Ir)" "the root frame is the program total"
-expect_eq "$(field "$res" root.width)" "$(field "$res" root.flame_width)" "the root frame is the whole width"
+expect_eq "$(field "$res" events)" '["Ir","Dr","Dw","I1mr","D1mr","D1mw","ILmr","DLmr","DLmw"]' \
+    "the events switch offers the profile's events"
+expect_eq "$(field "$res" root.value)" "$(total_of "$TMP/st.out" Ir)" \
+    "the root frame is the program total"
+expect_eq "$(field "$res" root.width)" "$(field "$res" root.flame_width)" \
+    "the root frame is the whole width"
 incl=$(incl_of "$TMP/st.out" left)
-expect_eq "$(field "$res" name_frames.0.value)" "$incl" "left's frame = its inclusive cost from tare cg top --inclusive ($incl)"
-want=$(awk -v v="$incl" -v t="$(total_of "$TMP/st.out" Ir)" -v w="$(field "$res" root.flame_width)" 'BEGIN { print v / t * w }')
+expect_eq "$(field "$res" name_frames.0.value)" "$incl" \
+    "left's frame = its inclusive cost from tare cg top --inclusive ($incl)"
+want=$(awk -v v="$incl" -v t="$(total_of "$TMP/st.out" Ir)" -v \
+    w="$(field "$res" root.flame_width)" 'BEGIN { print v / t * w }')
 got=$(field "$res" name_frames.0.width)
 check "left's frame is its share of the width ($got px ~ $want px)" \
     awk -v a="$got" -v b="$want" 'BEGIN { exit !(a - b < 1 && b - a < 1) }'
-expect_match "$(field "$res" tooltip)" "this frame: $(sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$incl") Ir" "hover: the frame's cost"
-expect_match "$(field "$res" tooltip)" "calls from main: 1" "hover: the calls into it from its parent"
+expect_match "$(field "$res" tooltip)" \
+    "this frame: $(sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$incl") Ir" \
+    "hover: the frame's cost"
+expect_match "$(field "$res" tooltip)" "calls from main: 1" \
+    "hover: the calls into it from its parent"
 expect_eq "$(field "$res" zoom)" "$(field "$res" clicked)" "a click zooms to the frame clicked"
 expect_eq "$(field "$res" clicked)" "$(field "$res" name_frames.0.i)" "the click hit left's frame"
-expect_eq "$(field "$res" zoomed_frame.width)" "$(field "$res" zoomed_frame.flame_width)" "zoomed: the frame is the whole width"
+expect_eq "$(field "$res" zoomed_frame.width)" "$(field "$res" zoomed_frame.flame_width)" \
+    "zoomed: the frame is the whole width"
 expect_eq "$(field "$res" func_after_click)" '"left"' "a click on a frame opens its function view"
 expect_eq "$(field "$res" zoom_reset)" 0 "reset zoom"
-expect_match "$(field "$res" matched)" '^\[1,"matched: [0-9.]+% of the view"\]$' "search highlights left's one frame"
+expect_match "$(field "$res" matched)" '^\[1,"matched: [0-9.]+% of the view"\]$' \
+    "search highlights left's one frame"
 expect_eq "$(field "$res" filtered)" '["shared"]' "the table's filter"
 expect_eq "$(field "$res" func)" '"shared"' "the function view of shared"
-expect_eq "$(node -e 'console.log(JSON.parse(process.argv[1]).map(r => r[0] + " " + r[1]).join(", "))' "$(field "$res" callers)")" \
+expect_eq \
+    "$(node -e 'console.log(JSON.parse(process.argv[1]).map(r => r[0] + " " + r[1]).join(", "))' "$(field "$res" callers)")" \
+    \
     "right 2, left 1" "shared's callers with their call counts (cg_stacks: right twice, left once)"
-expect_eq "$(node -e 'console.log(JSON.parse(process.argv[1]).map(r => r[0] + " " + r[1]).join(", "))' "$(field "$res" callees)")" \
+expect_eq \
+    "$(node -e 'console.log(JSON.parse(process.argv[1]).map(r => r[0] + " " + r[1]).join(", "))' "$(field "$res" callees)")" \
+    \
     "deep 3" "shared's callees"
 expect_eq "$(field "$res" func_after_link)" '"right"' "a caller's link opens its function view"
 expect_eq "$(field "$res" event_on)" '"Dr"' "the events switch"
-expect_eq "$(field "$res" root_after_event.value)" "$(total_of "$TMP/st.out" Dr)" "after the switch the root frame is the Dr total"
+expect_eq "$(field "$res" root_after_event.value)" "$(total_of "$TMP/st.out" Dr)" \
+    "after the switch the root frame is the Dr total"
 check "screenshot saved" test -s "$SHOTDIR/cg-page-screenshot.png"
 
 # recursion: fib is one frame with its whole inclusive cost
@@ -98,8 +120,11 @@ cgrun "$TMP/rec.out" -- "$FIXTURES/cg_recurse" 12
 run_tare cg page "$TMP/rec.out" -o "$TMP/rec.html"
 res=$(browse "$TMP/rec.html" "" fib)
 expect_eq "$(field "$res" errors)" "[]" "recursive fixture: no errors"
-expect_eq "$(node -e 'console.log(JSON.parse(process.argv[1]).length)' "$(field "$res" name_frames)")" 1 "fib is one frame, not a tower"
-expect_eq "$(field "$res" name_frames.0.value)" "$(incl_of "$TMP/rec.out" fib)" "fib's frame = its inclusive cost"
+expect_eq \
+    "$(node -e 'console.log(JSON.parse(process.argv[1]).length)' "$(field "$res" name_frames)")" 1 \
+    "fib is one frame, not a tower"
+expect_eq "$(field "$res" name_frames.0.value)" "$(incl_of "$TMP/rec.out" fib)" \
+    "fib's frame = its inclusive cost"
 
 # inlined code (tests/fixtures/cg/): hot_a's frame holds its pieces from two files
 mkdir -p "$TMP/src" && cp "$TARE_ROOT"/tests/fixtures/cg/* "$TMP/src/"
@@ -108,27 +133,37 @@ cgrun "$TMP/inl.out" -- "$TMP/inl"
 run_tare cg page "$TMP/inl.out" -o "$TMP/inl.html"
 res=$(browse "$TMP/inl.html" "" hot_a hot_a)
 expect_eq "$(field "$res" errors)" "[]" "inlined fixture: no errors"
-expect_eq "$(field "$res" name_frames.0.value)" "$(incl_of "$TMP/inl.out" hot_a)" "hot_a's frame = its inclusive cost, inlined pieces merged"
+expect_eq "$(field "$res" name_frames.0.value)" "$(incl_of "$TMP/inl.out" hot_a)" \
+    "hot_a's frame = its inclusive cost, inlined pieces merged"
 # annotated source: hot_a's lines in its two files, as `tare cg lines` has them, with the text
 src_rows() {  # the rows with a cost: file:line cost
-    node -e 'for (const f of JSON.parse(process.argv[1])) for (const r of f.rows) if (r[1] !== "") console.log(f.file + ":" + r[0] + " " + r[1].replace(/,/g, ""))' "$1"
+    node -e \
+        'for (const f of JSON.parse(process.argv[1])) for (const r of f.rows) if (r[1] !== "") console.log(f.file + ":" + r[0] + " " + r[1].replace(/,/g, ""))' \
+        "$1"
 }
 run_tare cg lines hot_a --format=tsv "$TMP/inl.out"
 want_lines=$(awk -F'\t' 'NR > 1 { print $2 ":" $3 " " $4 }' <<<"$out" | LC_ALL=C sort)
-check "tare cg lines: hot_a has lines in two files" test "$(cut -d: -f1 <<<"$want_lines" | sort -u | wc -l)" -eq 2
-expect_eq "$(src_rows "$(field "$res" source)" | LC_ALL=C sort)" "$want_lines" "the function view's source: hot_a's lines and costs, as tare cg lines has them"
-expect_eq "$(node -e 'const f = JSON.parse(process.argv[1]).find(f => f.file.endsWith("/inl.h")); console.log(f.rows.find(r => r[0] === "5")[3])' "$(field "$res" source)")" \
+check "tare cg lines: hot_a has lines in two files" test \
+    "$(cut -d: -f1 <<<"$want_lines" | sort -u | wc -l)" -eq 2
+expect_eq "$(src_rows "$(field "$res" source)" | LC_ALL=C sort)" "$want_lines" \
+    "the function view's source: hot_a's lines and costs, as tare cg lines has them"
+expect_eq \
+    "$(node -e 'const f = JSON.parse(process.argv[1]).find(f => f.file.endsWith("/inl.h")); console.log(f.rows.find(r => r[0] === "5")[3])' "$(field "$res" source)")" \
+    \
     "$(sed -n 5p "$TMP/src/inl.h")" "the source text of inl.h line 5"
 # the sources moved away: line numbers and costs only, and --source-root finds them again
 mkdir -p "$TMP/moved" && mv "$TMP/src" "$TMP/moved/src"
 run_tare cg page "$TMP/inl.out" -o "$TMP/inl2.html"
 res=$(browse "$TMP/inl2.html" "" hot_a hot_a)
 expect_match "$(field "$res" source.0.note)" "not readable here" "sources gone: the page says so"
-expect_eq "$(src_rows "$(field "$res" source)" | LC_ALL=C sort)" "$want_lines" "sources gone: still each line's cost"
+expect_eq "$(src_rows "$(field "$res" source)" | LC_ALL=C sort)" "$want_lines" \
+    "sources gone: still each line's cost"
 run_tare cg page "$TMP/inl.out" -o "$TMP/inl3.html" --source-root "$TMP/moved"
 res=$(browse "$TMP/inl3.html" "" hot_a hot_a)
 expect_eq "$(field "$res" source.0.note)" '""' "--source-root: the sources found"
-expect_eq "$(node -e 'const f = JSON.parse(process.argv[1]).find(f => f.file.endsWith("/inl.h")); console.log(f.rows.find(r => r[0] === "5")[3])' "$(field "$res" source)")" \
+expect_eq \
+    "$(node -e 'const f = JSON.parse(process.argv[1]).find(f => f.file.endsWith("/inl.h")); console.log(f.rows.find(r => r[0] === "5")[3])' "$(field "$res" source)")" \
+    \
     "$(sed -n 5p "$TMP/moved/src/inl.h")" "--source-root: the text of inl.h line 5"
 
 # --diff: cg_stacks with "b" makes leaf_b do 1,000 more rounds and nothing else
@@ -143,16 +178,21 @@ run_tare cg page --diff "$TMP/da.out" "$TMP/db.out" -o "$TMP/diff.html"
 expect_rc 0 "page --diff"
 res=$(browse "$TMP/diff.html" "$SHOTDIR/cg-page-diff-screenshot.png" leaf_b)
 expect_eq "$(field "$res" errors)" "[]" "diff page: no errors"
-expect_eq "$(field "$res" changed)" '["+leaf_b"]' "diff page: leaf_b's frames coloured as more cost, and no other"
-expect_eq "$(field "$res" moved)" "[\"leaf_b +$(sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$grow")\"]" "diff page: the movers table has leaf_b alone changed, by tare cg diff's delta"
+expect_eq "$(field "$res" changed)" '["+leaf_b"]' \
+    "diff page: leaf_b's frames coloured as more cost, and no other"
+expect_eq "$(field "$res" moved)" \
+    "[\"leaf_b +$(sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$grow")\"]" \
+    "diff page: the movers table has leaf_b alone changed, by tare cg diff's delta"
 expect_eq "$(field "$res" movers.0.0)" '"leaf_b"' "diff page: the biggest mover first"
-expect_match "$(field "$res" tooltip)" 'self before [0-9,]+, after [0-9,]+ \(\+[0-9,]+\)' "diff page: hover tells before and after"
+expect_match "$(field "$res" tooltip)" 'self before [0-9,]+, after [0-9,]+ \(\+[0-9,]+\)' \
+    "diff page: hover tells before and after"
 # new and gone: cg_recurse before, cg_stacks after
 run_tare cg page --diff "$TMP/rec.out" "$TMP/da.out" -o "$TMP/diff2.html"
 res=$(browse "$TMP/diff2.html")
 expect_eq "$(field "$res" errors)" "[]" "new/gone diff page: no errors"
 expect_match "$(field "$res" moved)" '"fib -[0-9,]+ gone"' "diff page: fib, only before, is gone"
-expect_match "$(field "$res" moved)" '"leaf_b \+[0-9,]+ new"' "diff page: leaf_b, only after, is new"
+expect_match "$(field "$res" moved)" '"leaf_b \+[0-9,]+ new"' \
+    "diff page: leaf_b, only after, is new"
 run_tare cg page --diff "$TMP/da.out" -o "$TMP/x.html"
 expect_rc 2 "page --diff wants two profiles"
 run_tare cg page --diff "$TMP/st.out" "$TMP/da.out" -o "$TMP/x.html"
@@ -163,7 +203,9 @@ expect_match "$err" "different events" "page --diff: says the events differ"
 res=$(browse "$TMP/names.html" "" "$H" "$T")
 expect_eq "$(field "$res" errors)" "[]" "hostile page: no dialogs, no errors"
 expect_eq "$(field "$res" scripts)" 2 "hostile page: no script element added"
-expect_eq "$(field "$res" title)" '"</title><script>alert(3)</script>"' "hostile title shown as text"
-expect_eq "$(field "$res" func)" "$(node -e 'console.log(JSON.stringify(process.argv[1]))' "$T")" "the template name shown as text"
+expect_eq "$(field "$res" title)" '"</title><script>alert(3)</script>"' \
+    "hostile title shown as text"
+expect_eq "$(field "$res" func)" "$(node -e 'console.log(JSON.stringify(process.argv[1]))' "$T")" \
+    "the template name shown as text"
 expect_eq "$(field "$res" name_frames.0.value)" 40 "the hostile name's frame"
 done_testing

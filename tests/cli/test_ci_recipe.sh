@@ -16,7 +16,8 @@ done
 # both CI files parse as YAML (Debian's python3-yaml, where installed) and run the three steps
 for y in github-actions.yml gitlab-ci.yml; do
     if /usr/bin/python3 -c 'import yaml' 2> /dev/null; then
-        check "$y parses as YAML" /usr/bin/python3 -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' \
+        check "$y parses as YAML" /usr/bin/python3 -c \
+            'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' \
             "$ROOT/examples/ci/$y"
     fi
     for step in 'shard ' 'merge' 'publish'; do
@@ -28,7 +29,9 @@ mkdir -p "$R" && cd "$R" || exit 1
 git init -q . && git config user.email t@example.com && git config user.name t
 echo x > f && git add f && git commit -qm init
 sed -e "s|\.\./build/examples/|$TMP/ex/|g" \
-    -e "s|^benchmarks = .*|benchmarks = $ROOT/examples/fib.c $ROOT/examples/sort.c $ROOT/examples/wordfreq.c|" \
+    -e \
+        "s|^benchmarks = .*|benchmarks = $ROOT/examples/fib.c $ROOT/examples/sort.c $ROOT/examples/wordfreq.c|" \
+        \
     "$ROOT/examples/suite.ini" > suite.ini
 export TARE SUITE=$R/suite.ini COMMIT=c1 TARE_RUN_OPTS="--runs 1" BRANCH=bench-data
 
@@ -61,8 +64,10 @@ check "each shard wrote its JUnit file" test -s "$TMP/oa/shard-2/junit.xml"
 # the publish job: rows on the branch, the summary, the trend page
 OUT=$TMP/oa "$STEPS" publish > "$TMP/publish.log" 2>&1
 expect_eq "$?" 0 "publish on a young history: 0 (nothing checkable yet is not a failure)"
-expect_eq "$(git show bench-data:wall.tsv)" "$(cat "$TMP/oa/wall.tsv")" "the branch holds the merged wall rows"
-expect_eq "$(git show bench-data:count.tsv | tail -n +2 | sort)" "$(tail -n +2 "$TMP/oa/count.tsv" | sort)" \
+expect_eq "$(git show bench-data:wall.tsv)" "$(cat "$TMP/oa/wall.tsv")" \
+    "the branch holds the merged wall rows"
+expect_eq "$(git show bench-data:count.tsv | tail -n +2 | sort)" \
+    "$(tail -n +2 "$TMP/oa/count.tsv" | sort)" \
     "and the count rows"
 expect_eq "$(git rev-list --count bench-data)" 2 "one commit per file"
 expect_match "$(head -1 "$TMP/oa/summary.md")" '^### tare: ' "the summary block"
@@ -73,6 +78,7 @@ expect_eq "$(git status --porcelain=v1 | grep -v '^?? suite.ini$')" "" "the chec
 printf '\n[bench fib]\nmax_instructions = 1000\n' >> suite.ini
 OUT=$TMP/oc COMMIT=c2 "$STEPS" shard 1 3 > "$TMP/budget.log" 2>&1
 expect_eq "$?" 3 "a shard over its budget: the job fails with 3"
-expect_match "$(cat "$TMP/budget.log")" "'fib\+base' over budget: instructions [0-9,]+ > max_instructions 1,000 " \
+expect_match "$(cat "$TMP/budget.log")" \
+    "'fib\+base' over budget: instructions [0-9,]+ > max_instructions 1,000 " \
     "with the exact figures"
 cd / && done_testing

@@ -9,12 +9,15 @@ expect_rc 0 "count allocmix"
 expect_eq "$(head -n 1 <<<"$out")" \
     "$(printf 'name\tlane\tinstructions\tallocations\tbytes\tpeak_bytes\tstatus')" "TSV header"
 expect_eq "$(tsv_field "$out" 1 allocations)" 143 "allocations of allocmix (by its definition)"
-memcheck=$(valgrind --tool=memcheck "$F/allocmix" 2>&1 | sed -nE 's/.*total heap usage: ([0-9,]+) allocs.*/\1/p' | tr -d ,)
-expect_eq "$(tsv_field "$out" 1 allocations)" "$memcheck" "allocations agree with memcheck's total heap usage"
+memcheck=$(valgrind --tool=memcheck "$F/allocmix" 2>&1 | sed -nE \
+    's/.*total heap usage: ([0-9,]+) allocs.*/\1/p' | tr -d ,)
+expect_eq "$(tsv_field "$out" 1 allocations)" "$memcheck" \
+    "allocations agree with memcheck's total heap usage"
 # Bytes requested by its definition: 6550 (malloc) + 1400 (calloc) + 224 (realloc NULL)
 # + 20490 (realloc grow) + 19200 (reallocarray) + 1024 + 2048 + 100 + 100 (aligned) = 51136;
 # live at its peak (just before the frees) 50965 bytes requested, which usable sizes exceed.
-memcheck_bytes=$(valgrind --tool=memcheck "$F/allocmix" 2>&1 | sed -nE 's/.*total heap usage: .* ([0-9,]+) bytes allocated.*/\1/p' | tr -d ,)
+memcheck_bytes=$(valgrind --tool=memcheck "$F/allocmix" 2>&1 | sed -nE \
+    's/.*total heap usage: .* ([0-9,]+) bytes allocated.*/\1/p' | tr -d ,)
 expect_eq "$(tsv_field "$out" 1 bytes)" 51136 "bytes of allocmix (by its definition)"
 expect_eq "$(tsv_field "$out" 1 bytes)" "$memcheck_bytes" "bytes agree with memcheck"
 peak=$(tsv_field "$out" 1 peak_bytes)
@@ -30,11 +33,15 @@ run_tare count -f tsv -j 2 "$F/busy 2" "$F/allocmix"
 expect_eq "$(cut -f3,4 <<<"$out")" "$(cut -f3,4 <<<"$first")" "identical counts, -j 1 and -j 2"
 
 # Work that scales shows exactly: three lanes with 1, 2 and 3 thousand iterations are linear.
-run_tare count -f tsv --lane one:TARE_WORK=1 --lane two:TARE_WORK=2 --lane three:TARE_WORK=3 -- "$F/envwork"
+run_tare count -f tsv --lane one:TARE_WORK=1 --lane two:TARE_WORK=2 --lane three:TARE_WORK=3 -- \
+    "$F/envwork"
 expect_rc 0 "lanes"
-expect_eq "$(cut -f1,2 <<<"$out" | tail -n +2 | tr '\t\n' ':,')" "envwork+one:one,envwork+two:two,envwork+three:three," "lane series names"
-i1=$(tsv_field "$out" 1 instructions); i2=$(tsv_field "$out" 2 instructions); i3=$(tsv_field "$out" 3 instructions)
-check "a lane's environment changes the count ($i1 < $i2 < $i3)" test "$i1" -lt "$i2" -a "$i2" -lt "$i3"
+expect_eq "$(cut -f1,2 <<<"$out" | tail -n +2 | tr '\t\n' ':,')" \
+    "envwork+one:one,envwork+two:two,envwork+three:three," "lane series names"
+i1=$(tsv_field "$out" 1 instructions); i2=$(tsv_field "$out" 2 instructions); i3=$(tsv_field \
+    "$out" 3 instructions)
+check "a lane's environment changes the count ($i1 < $i2 < $i3)" test "$i1" -lt "$i2" -a "$i2" \
+    -lt "$i3"
 expect_eq "$((i3 - i2))" "$((i2 - i1))" "each thousand iterations costs the same instructions"
 
 # The processes a command starts are counted too: 'busy 1 && busy 1' under sh is one busy
@@ -45,7 +52,8 @@ run_tare count -f tsv --shell sh --name one --name two "$F/busy 1" "$F/busy 1 &&
 one=$(tsv_field "$out" 1 instructions); two=$(tsv_field "$out" 2 instructions)
 check "a child's instructions are counted (two $two - one $one >= busy $one_busy)" \
     test $((two - one)) -ge "$one_busy"
-check "a child's allocations are counted" test "$(tsv_field "$out" 2 allocations)" -gt "$(tsv_field "$out" 1 allocations)"
+check "a child's allocations are counted" test "$(tsv_field "$out" 2 allocations)" -gt \
+    "$(tsv_field "$out" 1 allocations)"
 
 # Failures are NA with the reason, and exit 1; a command that cannot run is bad input.
 run_tare count -f tsv "$F/exit3" "$F/crash" "$F/busy 1"
@@ -68,7 +76,9 @@ expect_eq "$(tsv_field "$out" 1 status)" timeout "timeout status"
 run_tare count -f tsv --check-warm -- "$F/drift" "$TMP/drift-counter"
 expect_rc 1 "drift is not warm-stable"
 expect_eq "$(tsv_field "$out" 1 status)" unstable "unstable status"
-expect_match "$err" "'drift' is not warm-stable: two callgrind passes gave [0-9]+ and [0-9]+ instructions" "both numbers"
+expect_match "$err" \
+    "'drift' is not warm-stable: two callgrind passes gave [0-9]+ and [0-9]+ instructions" \
+    "both numbers"
 run_tare count -f json --check-warm -- "$F/busy" 1
 expect_rc 0 "busy is warm-stable"
 check "json: both passes agree" python3 -c '
@@ -81,7 +91,8 @@ assert s["bytes"] is None or isinstance(s["bytes"], int)
 # --keep-profile keeps a profile tare cg can read.
 run_tare count --keep-profile "$TMP/profiles" -f tsv --name mix -- "$F/allocmix"
 check "profile kept" test -s "$TMP/profiles/mix.callgrind.out"
-expect_match "$(head -c 2000 "$TMP/profiles/mix.callgrind.out")" "events: Ir" "kept file is a callgrind profile"
+expect_match "$(head -c 2000 "$TMP/profiles/mix.callgrind.out")" "events: Ir" \
+    "kept file is a callgrind profile"
 
 # Without the counting allocator bytes and peak heap are NA, and tare says why.
 TARE_ALLOC_LIB=/nonexistent/libtare-alloc.so run_tare count -f tsv -- "$F/allocmix"
@@ -92,10 +103,12 @@ expect_match "$err" "note: bytes and peak heap are NA" "no library: said why"
 run_tare count -f tsv -- "$F/static_hello"
 expect_eq "$(tsv_field "$out" 1 bytes)" NA "static: bytes NA"
 expect_eq "$(tsv_field "$out" 1 status)" ok "static: still counted"
-expect_match "$err" "'static_hello': bytes and peak heap are NA: it wrote no allocation report" "static: said why"
+expect_match "$err" "'static_hello': bytes and peak heap are NA: it wrote no allocation report" \
+    "static: said why"
 
 # No valgrind: a clear word naming the package.
-run_tare_nopath() { PATH=/nonexistent "$TARE" "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?; err=$(cat "$TMP/err"); }
+run_tare_nopath() { PATH=/nonexistent "$TARE" "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?; err=$(cat \
+    "$TMP/err"); }
 run_tare_nopath count -- "$F/busy" 1
 expect_rc 1 "no valgrind"
 expect_match "$err" "valgrind is not installed \(Debian package 'valgrind'\)" "no valgrind message"

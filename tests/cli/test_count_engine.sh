@@ -7,10 +7,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 run_tare count --format tsv --engine cachegrind -- "$F/allocmix"
 expect_rc 0 "count allocmix with cachegrind"
-expect_eq "$(head -n 1 <<<"$out")" "$(printf 'name\tlane\tinstructions\tallocations\tbytes\tpeak_bytes\tengine\tstatus')" "TSV header with --engine"
+expect_eq "$(head -n 1 <<<"$out")" \
+    "$(printf 'name\tlane\tinstructions\tallocations\tbytes\tpeak_bytes\tengine\tstatus')" \
+    "TSV header with --engine"
 expect_eq "$(tsv_field "$out" 1 engine)" cachegrind "the engine column"
 # Allocations from the counting allocator: allocmix's 143 by its definition, and memcheck's.
-memcheck=$(valgrind --tool=memcheck "$F/allocmix" 2>&1 | sed -nE 's/.*total heap usage: ([0-9,]+) allocs.*/\1/p' | tr -d ,)
+memcheck=$(valgrind --tool=memcheck "$F/allocmix" 2>&1 | sed -nE \
+    's/.*total heap usage: ([0-9,]+) allocs.*/\1/p' | tr -d ,)
 expect_eq "$(tsv_field "$out" 1 allocations)" 143 "allocations of allocmix (by its definition)"
 expect_eq "$(tsv_field "$out" 1 allocations)" "$memcheck" "allocations agree with memcheck"
 expect_eq "$(tsv_field "$out" 1 bytes)" 51136 "bytes of allocmix"
@@ -18,12 +21,14 @@ expect_eq "$(tsv_field "$out" 1 bytes)" 51136 "bytes of allocmix"
 # moves with the environment's size (bash's $_ differs between the two), so the known answer is
 # the difference between two runs of the fixture walk, which start up alike.
 vg_ir() {
-    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/cg.out" "$@" >/dev/null 2>&1
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/cg.out" "$@" \
+        >/dev/null 2>&1
     sed -n 's/^summary: //p' "$tmp/cg.out"
 }
 vg=$(( $(vg_ir "$F/walk" 64 3) - $(vg_ir "$F/walk" 64 1) ))
 run_tare count --format tsv --engine cachegrind "$F/walk 64 3" "$F/walk 64 1"
-expect_eq "$(( $(tsv_field "$out" 1 instructions) - $(tsv_field "$out" 2 instructions) ))" "$vg" "instructions = cachegrind's summary (walk 64 3 - walk 64 1: $vg)"
+expect_eq "$(( $(tsv_field "$out" 1 instructions) - $(tsv_field "$out" 2 instructions) ))" "$vg" \
+    "instructions = cachegrind's summary (walk 64 3 - walk 64 1: $vg)"
 run_tare count --format tsv --engine cachegrind -- "$F/allocmix"
 cachegrind_ir=$(tsv_field "$out" 1 instructions)
 
@@ -32,14 +37,19 @@ cachegrind_ir=$(tsv_field "$out" 1 instructions)
 run_tare count --format tsv --engine callgrind -- "$F/allocmix"
 expect_eq "$(tsv_field "$out" 1 engine)" callgrind "engine column says callgrind"
 expect_eq "$(tsv_field "$out" 1 allocations)" 143 "callgrind engine: the same allocations"
-check "the engines' instructions differ, so they are kept apart ($cachegrind_ir vs $(tsv_field "$out" 1 instructions))" \
+check \
+    "the engines' instructions differ, so they are kept apart ($cachegrind_ir vs $(tsv_field "$out" 1 instructions))" \
+    \
     test "$cachegrind_ir" -ne "$(tsv_field "$out" 1 instructions)"
 
 # A real interpreter: the engines agree on allocations to the call (fixed hash seed).
-run_tare count --format tsv --lane :PYTHONHASHSEED=0 --engine cachegrind -- /usr/bin/python3 -c 'import json; json.dumps(list(range(100)))'
+run_tare count --format tsv --lane :PYTHONHASHSEED=0 --engine cachegrind -- /usr/bin/python3 -c \
+    'import json; json.dumps(list(range(100)))'
 py_cg=$(tsv_field "$out" 1 allocations)
-run_tare count --format tsv --lane :PYTHONHASHSEED=0 --engine callgrind -- /usr/bin/python3 -c 'import json; json.dumps(list(range(100)))'
-expect_eq "$py_cg" "$(tsv_field "$out" 1 allocations)" "python3: counting allocator = callgrind's call edges ($py_cg)"
+run_tare count --format tsv --lane :PYTHONHASHSEED=0 --engine callgrind -- /usr/bin/python3 -c \
+    'import json; json.dumps(list(range(100)))'
+expect_eq "$py_cg" "$(tsv_field "$out" 1 allocations)" \
+    "python3: counting allocator = callgrind's call edges ($py_cg)"
 
 # Stable to the instruction across two passes (--check-warm), and across two runs.
 run_tare count --format json --engine cachegrind --check-warm -- "$F/busy" 2
@@ -65,8 +75,10 @@ check "static: instructions still counted" test "$(tsv_field "$out" 1 instructio
 expect_match "$err" "allocations, bytes and peak heap are NA" "says why"
 
 # The cache simulation works with cachegrind too.
-run_tare count --format tsv --engine cachegrind --cache-sim --valgrind-arg=--LL=1048576,16,64 -- "$F/walk" 8192 2
-check "cachegrind: LL misses of an 8 MiB walk ($(tsv_field "$out" 1 lld_misses))" test "$(tsv_field "$out" 1 lld_misses)" -ge $((2 * 131072))
+run_tare count --format tsv --engine cachegrind --cache-sim --valgrind-arg=--LL=1048576,16,64 -- \
+    "$F/walk" 8192 2
+check "cachegrind: LL misses of an 8 MiB walk ($(tsv_field "$out" 1 lld_misses))" test \
+    "$(tsv_field "$out" 1 lld_misses)" -ge $((2 * 131072))
 
 # What needs a call graph is refused with cachegrind.
 for opt in "--keep-profile $tmp/k" "--toggle-collect main" "--region marks"; do
@@ -81,18 +93,22 @@ expect_match "$err" "--engine takes callgrind or cachegrind" "says which"
 # history check never compares counts of different engines: 31 commits by callgrind, then
 # one by cachegrind 5% higher. With the engine column the cachegrind row is a series of its
 # own (bench@cachegrind, nothing before it to compare with); without it, a false +5% alarm.
-{ printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine\n'
+{ printf \
+    'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine\n'
   for i in $(seq 1 32); do
       e=callgrind; v=1000000
       [ "$i" -eq 32 ] && e=cachegrind && v=1050000
-      printf '2026-01-%02dT%02d:00:00Z\tc%02d\tbench\t%d\t10\t100\t100\tgcc\t%s\n' $((1 + i / 24)) $((i % 24)) "$i" "$v" "$e"
+      printf '2026-01-%02dT%02d:00:00Z\tc%02d\tbench\t%d\t10\t100\t100\tgcc\t%s\n' $((1 + i / 24)) \
+          $((i % 24)) "$i" "$v" "$e"
   done; } > "$tmp/count.tsv"
 run_tare history check "$tmp/count.tsv"
 expect_no_match "$out" "regressions:" "no alarm across engines"
-expect_match "$out" "bench@cachegrind +instructions +no earlier value to compare with" "the other engine's rows are a series of their own"
+expect_match "$out" "bench@cachegrind +instructions +no earlier value to compare with" \
+    "the other engine's rows are a series of their own"
 expect_no_match "$out" "does not read: engine" "the engine column is read"
 cut -f1-8 "$tmp/count.tsv" > "$tmp/mixed.tsv"
 run_tare history check "$tmp/mixed.tsv"
-expect_match "$out" "bench +instructions +1,000,000 +1,050,000" "without the column the same rows raise the alarm (the test can fail)"
+expect_match "$out" "bench +instructions +1,000,000 +1,050,000" \
+    "without the column the same rows raise the alarm (the test can fail)"
 
 done_testing

@@ -21,12 +21,17 @@ run_tare count --format json --parameter-list kind linear,nlogn,square \
 expect_rc 0 "count over kind and n"
 expect_eq "$(jf "$out" 'len(d["series"]), [s["name"] for s in d["series"]][:4]')" \
     "(9, ['growth kind=linear n=1000', 'growth kind=linear n=1500', 'growth kind=linear n=2000', 'growth kind=nlogn n=1000'])" \
+        \
     "one series per combination, named by its values"
-expect_eq "$(jf "$out" '[(g["series"], g["parameter"], g["values"], g["from"], g["to"]) for g in d["growth"]]')" \
+expect_eq \
+    "$(jf "$out" '[(g["series"], g["parameter"], g["values"], g["from"], g["to"]) for g in d["growth"]]')" \
+    \
     "[('growth kind=linear', 'n', 3, '1000', '2000'), ('growth kind=nlogn', 'n', 3, '1000', '2000'), ('growth kind=square', 'n', 3, '1000', '2000')]" \
+        \
     "one fit per kind over the numeric parameter, none over the list of words"
 # exp KIND METRIC: the fitted exponent.
-exp() { jf "$out" "[g for g in d['growth'] if g['series'] == 'growth kind=$1'][0]['$2']['exponent']"; }
+exp() { jf "$out" \
+    "[g for g in d['growth'] if g['series'] == 'growth kind=$1'][0]['$2']['exponent']"; }
 near() {   # near GOT WANT TOL DESC
     check "$4: $1 within $3 of $2" $PY -c "import sys; sys.exit(not abs($1 - $2) <= $3)"
 }
@@ -46,15 +51,20 @@ sys.exit(not all(g[m]['r2'] > 0.999 for g in d['growth'] for m in ('instructions
 # The text says it as a fact, one line per count.
 run_tare count --parameter-scan n 1000 2000 --parameter-step-size 500 "$F/growth square {n}"
 expect_rc 0 "text"
-expect_match "$out" "^growth of 'growth' over n from 1000 to 2000 \(3 values; least squares on log-log\):$" \
+expect_match "$out" \
+    "^growth of 'growth' over n from 1000 to 2000 \(3 values; least squares on log-log\):$" \
     "the growth heading"
-expect_match "$out" "^  instructions grow as n\^2\.0[0-2] \(fit R\^2 [01]\.[0-9]{6}\)$" "instructions line"
+expect_match "$out" "^  instructions grow as n\^2\.0[0-2] \(fit R\^2 [01]\.[0-9]{6}\)$" \
+    "instructions line"
 expect_match "$out" "^  bytes grow as n\^2\.00 \(fit R\^2 1\.000000\)$" "bytes line"
 
 # TSV: the series table, a blank line, then the growth table.
-run_tare count --format tsv --parameter-scan n 1000 2000 --parameter-step-size 500 "$F/growth linear {n}"
-expect_eq "$(awk 'NF == 0 { blank = NR } END { print blank }' <<<"$out")" 5 "a blank line after 3 series"
-expect_eq "$(sed -n 6p <<<"$out")" "series	parameter	values	from	to	metric	exponent	r2" "growth header"
+run_tare count --format tsv --parameter-scan n 1000 2000 --parameter-step-size 500 \
+    "$F/growth linear {n}"
+expect_eq "$(awk 'NF == 0 { blank = NR } END { print blank }' <<<"$out")" 5 \
+    "a blank line after 3 series"
+expect_eq "$(sed -n 6p <<<"$out")" "series	parameter	values	from	to	metric	exponent	r2" \
+    "growth header"
 expect_match "$(sed -n 8p <<<"$out")" "^growth	n	3	1000	2000	allocations	1	1$" "allocations row"
 
 # A series that fails at one value (its hook does) gets no fit, and says where.

@@ -4,7 +4,8 @@
 F=$FIXTURES
 LOG=$TMP/hooks.log
 # A hook that appends "WORD series iteration preload" to the log.
-logs() { echo "sh -c 'echo $1 \"\$TARE_SERIES\" \"\$TARE_ITERATION\" \"\${LD_PRELOAD:-none}\" >> $LOG'"; }
+logs() { echo \
+    "sh -c 'echo $1 \"\$TARE_SERIES\" \"\$TARE_ITERATION\" \"\${LD_PRELOAD:-none}\" >> $LOG'"; }
 
 # The counts of a small program, without hooks and with a heavy Python hook around every
 # run: a hook counted under valgrind or the allocator would add millions to them.
@@ -43,13 +44,16 @@ expect_eq "$(awk '{ print $3 }' "$LOG" | tr '\n' ' ')" "-1 1 2 3 " "--check-warm
 # cleanup still run, exit 1.
 : > "$LOG"
 run_tare count --jobs 1 --format tsv --name ok --name bad \
-    --prepare "sh -c 'if [ \"\$TARE_SERIES\" = bad ] && [ \$TARE_ITERATION = 1 ]; then echo db locked >&2; exit 4; fi'" \
+    --prepare \
+        "sh -c 'if [ \"\$TARE_SERIES\" = bad ] && [ \$TARE_ITERATION = 1 ]; then echo db locked >&2; exit 4; fi'" \
+        \
     --cleanup "$(logs cleanup)" "$F/countin" "$F/countin x"
 expect_rc 1 "a failing prepare hook"
 expect_eq "$(tsv_field "$out" 1 status)" ok "the other series is counted"
 expect_eq "$(tsv_field "$out" 2 status)" failed "the hooked series failed"
 expect_eq "$(tsv_field "$out" 2 instructions)" NA "its counts are NA"
-expect_match "$err" "'bad' failed: prepare failed: 'sh -c .*' exited with status 4 before the callgrind run" \
+expect_match "$err" \
+    "'bad' failed: prepare failed: 'sh -c .*' exited with status 4 before the callgrind run" \
     "the error names the hook and the run"
 expect_match "$err" "db locked" "with the hook's stderr"
 expect_eq "$(awk '{ print $1, $2 }' "$LOG" | tr '\n' ' ')" "cleanup ok cleanup bad " \

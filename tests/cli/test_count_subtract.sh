@@ -11,10 +11,13 @@ collected() {
 # The same program with a zero-work argument as the baseline leaves the loop's cost.
 run_tare count --format tsv --subtract "$F/region 0" "$F/region 1000" "$F/region 2000"
 expect_rc 0 "count with a baseline"
-expect_eq "$(head -n 1 <<<"$out")" "$(printf 'name\tlane\tinstructions\tallocations\tbytes\tpeak_bytes\tnet_instructions\tnet_allocations\tnet_bytes\tstatus')" "TSV header with --subtract"
+expect_eq "$(head -n 1 <<<"$out")" \
+    "$(printf 'name\tlane\tinstructions\tallocations\tbytes\tpeak_bytes\tnet_instructions\tnet_allocations\tnet_bytes\tstatus')" \
+    "TSV header with --subtract"
 n1=$(tsv_field "$out" 1 net_instructions); n2=$(tsv_field "$out" 2 net_instructions)
 t1=$(collected "$F/region" 1000); t2=$(collected "$F/region" 2000)
-expect_eq "$((n2 - n1))" "$((t2 - t1))" "net 2000 - net 1000 = callgrind's loop cost of 1000 iterations"
+expect_eq "$((n2 - n1))" "$((t2 - t1))" \
+    "net 2000 - net 1000 = callgrind's loop cost of 1000 iterations"
 # hot(N) allocates 16 bytes every 100 iterations; main's 5 allocations are the baseline's too.
 expect_eq "$(tsv_field "$out" 1 net_allocations)" 10 "net allocations of hot(1000)"
 expect_eq "$(tsv_field "$out" 2 net_allocations)" 20 "net allocations of hot(2000)"
@@ -37,8 +40,10 @@ expect_eq "$(tsv_field "$out" 1 net_allocations)" NA "net allocations NA likewis
 check "raw still counted" test "$(tsv_field "$out" 1 instructions)" -gt 0
 # Lanes: one baseline a lane, in that lane's environment (envwork does TARE_WORK thousand
 # iterations: the baseline with TARE_WORK=1 is the series' own cost in lane one).
-run_tare count --format tsv --lane one:TARE_WORK=1 --lane two:TARE_WORK=2 --subtract "$F/envwork" -- "$F/envwork"
-expect_eq "$(tsv_field "$out" 1 net_instructions)" 0 "a lane's baseline runs in that lane (same command: net 0)"
+run_tare count --format tsv --lane one:TARE_WORK=1 --lane two:TARE_WORK=2 --subtract "$F/envwork" \
+    -- "$F/envwork"
+expect_eq "$(tsv_field "$out" 1 net_instructions)" 0 \
+    "a lane's baseline runs in that lane (same command: net 0)"
 expect_eq "$(tsv_field "$out" 2 net_instructions)" 0 "and in lane two"
 # A failing baseline: the nets are NA and the exit status says a measurement failed.
 run_tare count --format tsv --subtract "$F/exit3" -- "$F/region" 10

@@ -5,7 +5,8 @@ F=$FIXTURES
 
 # ---- tare help names all four ----
 run_tare help
-expect_match "$out" "Exit status: 0 ok, 1 a measurement failed, 2 bad usage or input, 3 a regression" \
+expect_match "$out" \
+    "Exit status: 0 ok, 1 a measurement failed, 2 bad usage or input, 3 a regression" \
     "tare help names 3 for a regression"
 
 # ---- history check: 0, 2, 3 (it measures nothing, so never 1) ----

@@ -18,11 +18,13 @@ run_tare wall --runs 3 --warmup 0 --format json --name slow --name crash \
     --reference "$F/sleeper 0.005" "${X[@]}" "$F/sleeper 0.02" "$F/crash"
 expect_rc 1 "wall with a crash: 1, the exports written all the same"
 printf '%s\n' "$out" > "$TMP/wall.json"
-validate "wall: exports agree with the times" wall "$TMP/wall.json" "$TMP/b.json" "$TMP/g.json" "$TMP/j.xml"
+validate "wall: exports agree with the times" wall "$TMP/wall.json" "$TMP/b.json" "$TMP/g.json" \
+    "$TMP/j.xml"
 expect_match "$err" "note: --export-bmf: 1 NA value left out of '.*b.json' \(the format has no NA" \
     "the NA left out is said"
 expect_no_match "$(cat "$TMP/b.json")" '"crash"' "no crash entry in BMF, not a 0"
-expect_match "$(cat "$TMP/j.xml")" 'failure type="measurement failed" message="killed by signal 11' \
+expect_match "$(cat "$TMP/j.xml")" \
+    'failure type="measurement failed" message="killed by signal 11' \
     "the crash is a failing test case with its reason"
 run_tare wall --runs 2 --warmup 0 --export-bmf "$TMP/nodir/b.json" "$F/sleeper 0.001"
 expect_rc 2 "an export file that cannot be written: 2"
@@ -51,22 +53,26 @@ expect_rc 3 "history check with a regression: 3, with the exports"
 printf '%s\n' "$out" > "$TMP/check.json"
 validate "history check: failing = regressions, skipped = not checked" history \
     "$TMP/check.json" "$TMP/j.xml" "$TMP/b.json" "$TMP/g.json"
-expect_match "$(cat "$TMP/j.xml")" 'message="regression: 1000000 -&gt; 1100000 \(\+10.0%, threshold 2.0%\) at commit c2"' \
+expect_match "$(cat "$TMP/j.xml")" \
+    'message="regression: 1000000 -&gt; 1100000 \(\+10.0%, threshold 2.0%\) at commit c2"' \
     "the failure gives the exact figures"
-expect_match "$(cat "$TMP/b.json")" '"instructions": \{"value": 1100000\}' "BMF: the value at the commit"
+expect_match "$(cat "$TMP/b.json")" '"instructions": \{"value": 1100000\}' \
+    "BMF: the value at the commit"
 
 # ---- ab: the ratio with its interval; a regression with --fail-if-slower ----
 run_tare ab --pairs 8 --warmup 1 --format json --fail-if-slower --name fast --name slow "${X[@]}" \
     "$F/sleeper 0.02" "$F/sleeper 0.08"
 expect_rc 3 "ab --fail-if-slower, slower: 3"
 printf '%s\n' "$out" > "$TMP/ab.json"
-validate "ab: ratio, interval and verdict" ab "$TMP/ab.json" "$TMP/b.json" "$TMP/g.json" "$TMP/j.xml" 1
+validate "ab: ratio, interval and verdict" ab "$TMP/ab.json" "$TMP/b.json" "$TMP/g.json" \
+    "$TMP/j.xml" 1
 run_tare ab --pairs 4 --warmup 1 --name ok --name crash --export-junit "$TMP/j2.xml" \
     "$F/sleeper 0.01" "$F/crash"
 expect_rc 1 "ab, B crashes: 1"
 validate "ab failure: well-formed JUnit" junit "$TMP/j2.xml"
 expect_match "$(cat "$TMP/j2.xml")" 'name="crash median_s">' "B's case" 
-expect_match "$(cat "$TMP/j2.xml")" 'failure type="measurement failed" message="killed by signal 11' \
+expect_match "$(cat "$TMP/j2.xml")" \
+    'failure type="measurement failed" message="killed by signal 11' \
     "B's crash fails its case"
 
 # ---- run: every series of a suite ----

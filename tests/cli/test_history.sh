@@ -32,7 +32,10 @@ for p in 1 2 3 4 5 6 7 8; do
 done
 wait
 expect_eq "$(($(wc -l < "$R") - 1))" 4000 "8 concurrent appenders x 500 rows"
-expect_eq "$(awk -F'\t' 'NR > 1 && (NF != 3 || $1 !~ /^c[1-8]-[0-9]+-[0-9]+$/ || $2 != "bench-" substr($1, 2, 1)) ' "$R" | wc -l)" 0 \
+expect_eq \
+    "$(awk -F'\t' 'NR > 1 && (NF != 3 || $1 !~ /^c[1-8]-[0-9]+-[0-9]+$/ || $2 != "bench-" substr($1, 2, 1)) ' "$R" | wc -l)" \
+        \
+    0 \
     "every concurrently appended row intact"
 expect_eq "$(awk -F'\t' 'NR > 1 { print $1 }' "$R" | sort -u | wc -l)" 4000 "no row lost or doubled"
 
@@ -40,7 +43,8 @@ expect_eq "$(awk -F'\t' 'NR > 1 { print $1 }' "$R" | sort -u | wc -l)" 4000 "no 
 printf 'commit\tbenchmark\tratio\nc1\tb\t1\nc2\tb\t1\t9\n' > "$TMP/m.tsv"
 run_tare history check "$TMP/m.tsv"
 expect_rc 2 "check of a malformed file"
-expect_eq "$err" "tare history: '$TMP/m.tsv' line 3: 4 fields, the header has 3" "malformed row message"
+expect_eq "$err" "tare history: '$TMP/m.tsv' line 3: 4 fields, the header has 3" \
+    "malformed row message"
 run_tare history noise "$TMP/none.tsv"
 expect_rc 2 "a missing file"
 expect_match "$err" "cannot open '$TMP/none.tsv': No such file" "missing file message"
@@ -86,14 +90,20 @@ run_tare history check "$TMP/s3.tsv"
 expect_rc 3 "the third commit past the step confirms it"
 expect_match "$out" "^regressions:" "text report has regressions"
 run_tare history check --format json "$TMP/s3.tsv"
-expect_match "$out" '^\{"regressions": \[\{"benchmark": "bench", "metric": "median_s", "before": [0-9.]+, "after": [0-9.]+, "change": 0\.[2-3][0-9]*, "commit": "c100"\}\], "improvements": \[\], "checked": 2, "not_checked": \[\], "unknown_columns": \[\]\}$' \
+expect_match "$out" \
+    '^\{"regressions": \[\{"benchmark": "bench", "metric": "median_s", "before": [0-9.]+, "after": [0-9.]+, "change": 0\.[2-3][0-9]*, "commit": "c100"\}\], "improvements": \[\], "checked": 2, "not_checked": \[\], "unknown_columns": \[\]\}$' \
+        \
+    \
     "json regression names the step's commit"
 run_tare history check --commit c102 --format json "$TMP/s.tsv"
 expect_rc 3 "--commit checks that commit"
 run_tare history check "$TMP/s.tsv"
 expect_rc 0 "a step reported at its confirming commit is not reported again 18 commits on"
 run_tare history check --commit c50 --format json "$TMP/s.tsv"
-expect_eq "$out" '{"regressions": [], "improvements": [], "checked": 2, "not_checked": [], "unknown_columns": []}' "--commit before the step: nothing"
+expect_eq "$out" \
+    '{"regressions": [], "improvements": [], "checked": 2, "not_checked": [], "unknown_columns": []}' \
+        \
+    "--commit before the step: nothing"
 run_tare history check --commit c999 "$TMP/s.tsv"
 expect_rc 2 "--commit not in the history"
 
@@ -102,7 +112,8 @@ series "$TMP/i.tsv" 100 0.7 0.03 7
 head -n 103 "$TMP/i.tsv" > "$TMP/i3.tsv"
 run_tare history check --format json "$TMP/i3.tsv"
 expect_rc 0 "an improvement is not a regression"
-expect_match "$out" '"improvements": \[\{"benchmark": "bench", "metric": "median_s".*"commit": "c100"\}\]' \
+expect_match "$out" \
+    '"improvements": \[\{"benchmark": "bench", "metric": "median_s".*"commit": "c100"\}\]' \
     "improvement reported"
 
 # Deterministic counts: a fixed threshold against the previous commit.
@@ -114,7 +125,10 @@ det() {   # det FILE LAST_VALUE
 det "$TMP/d.tsv" 1030000
 run_tare history check --format json "$TMP/d.tsv"
 expect_rc 3 "instructions +3% rings at the default 2%"
-expect_eq "$out" '{"regressions": [{"benchmark": "b", "metric": "instructions", "before": 1000000, "after": 1030000, "change": 0.03, "commit": "c2"}], "improvements": [], "checked": 2, "not_checked": [], "unknown_columns": []}' \
+expect_eq "$out" \
+    '{"regressions": [{"benchmark": "b", "metric": "instructions", "before": 1000000, "after": 1030000, "change": 0.03, "commit": "c2"}], "improvements": [], "checked": 2, "not_checked": [], "unknown_columns": []}' \
+        \
+    \
     "deterministic regression in json"
 run_tare history check --det-threshold 5 "$TMP/d.tsv"
 expect_rc 0 "under --det-threshold 5"
@@ -125,17 +139,22 @@ expect_rc 0 "instructions +1% is under 2%"
 # ---- noise ----
 run_tare history noise --format tsv "$EXCERPT"
 expect_rc 0 "noise on the mutsu excerpt"
-expect_eq "$(head -1 <<<"$out")" "$(printf 'benchmark\tmetric\tchanges\tmedian_change\tp90_change')" "noise columns"
+expect_eq "$(head -1 <<<"$out")" \
+    "$(printf 'benchmark\tmetric\tchanges\tmedian_change\tp90_change')" "noise columns"
 # The median |relative change| of bench-fib's median_s, worked out here with awk and sort.
-want=$(awk -F'\t' 'NR > 1 && $3 == "bench-fib" { if (p != "") { d = $4 / p - 1; print (d < 0 ? -d : d) } p = $4 }' "$EXCERPT" |
+want=$(awk -F'\t' \
+    'NR > 1 && $3 == "bench-fib" { if (p != "") { d = $4 / p - 1; print (d < 0 ? -d : d) } p = $4 }' \
+    "$EXCERPT" |
        sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
 got=$(awk -F'\t' '$1 == "bench-fib" && $2 == "median_s" { print $4 }' <<<"$out")
-check "noise median matches awk ($got vs $want)" awk -v a="$got" -v b="$want" 'BEGIN { exit !((a - b) ^ 2 < 1e-12) }'
+check "noise median matches awk ($got vs $want)" awk -v a="$got" -v b="$want" \
+    'BEGIN { exit !((a - b) ^ 2 < 1e-12) }'
 expect_eq "$(awk -F'\t' '$1 == "bench-fib" && $2 == "median_s" { print $3 }' <<<"$out")" \
     "$(($(awk -F'\t' '$3 == "bench-fib"' "$EXCERPT" | wc -l) - 1))" "noise change count"
 
 run_tare history noise --format tsv <(cat "$EXCERPT")
-expect_eq "$out" "$("$TARE" history noise --format tsv "$EXCERPT")" "a history read from a pipe (locking does not need a file)"
+expect_eq "$out" "$("$TARE" history noise --format tsv "$EXCERPT")" \
+    "a history read from a pipe (locking does not need a file)"
 
 # ---- merge ----
 { head -1 "$EXCERPT"; awk -F'\t' 'NR > 1 && $3 == "bench-fib"' "$EXCERPT"; } > "$TMP/shard1.tsv"
@@ -144,8 +163,11 @@ run_tare history merge "$TMP/shard1.tsv" "$TMP/shard2.tsv" "$TMP/shard1.tsv" -o 
 expect_rc 0 "merge of shards"
 expect_eq "$(head -1 "$TMP/merged.tsv")" \
     "$(printf 'date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference')" \
+        \
+        \
     "merge writes tare's column names"
-expect_eq "$(tail -n +2 "$TMP/merged.tsv" | sort | md5sum)" "$(tail -n +2 "$EXCERPT" | sort | md5sum)" \
+expect_eq "$(tail -n +2 "$TMP/merged.tsv" | sort | md5sum)" \
+    "$(tail -n +2 "$EXCERPT" | sort | md5sum)" \
     "merged rows are the original rows, a shard given twice counted once"
 expect_eq "$(tail -n +2 "$TMP/merged.tsv" | cut -f2 | uniq | wc -l)" \
     "$(tail -n +2 "$EXCERPT" | cut -f2 | sort -u | wc -l)" "merged rows grouped in commit order"
@@ -164,13 +186,18 @@ for p in $(seq 1 16); do
               echo "append $p $r failed"
       done ) > "$TMP/w$p.log" 2>&1 &
 done
-( for m in $(seq 1 15); do "$TARE" history merge "$L" -o "$L" || echo "merge $m failed"; done ) > "$TMP/m1.log" 2>&1 &
-( for m in $(seq 1 15); do "$TARE" history merge "$TMP/shard.tsv" "$L" -o "$L" || echo "merge $m failed"; done ) > "$TMP/m2.log" 2>&1 &
+( for m in $(seq 1 15); do "$TARE" history merge "$L" -o "$L" || echo "merge $m failed"; done ) > \
+    "$TMP/m1.log" 2>&1 &
+( for m in $(seq 1 15); do "$TARE" history merge "$TMP/shard.tsv" "$L" -o "$L" || echo \
+    "merge $m failed"; done ) > "$TMP/m2.log" 2>&1 &
 wait
 expect_eq "$(cat "$TMP"/w*.log "$TMP"/m?.log)" "" "16 appenders and 30 merges all succeed"
-expect_eq "$(awk -F'\t' 'NR > 1 && $1 ~ /^w/' "$L" | sort -u | wc -l)" 320 "no appended row lost by the merges"
+expect_eq "$(awk -F'\t' 'NR > 1 && $1 ~ /^w/' "$L" | sort -u | wc -l)" 320 \
+    "no appended row lost by the merges"
 expect_eq "$(tail -n +2 "$L" | wc -l)" 331 "every row once: 320 appended, 10 merged in, the first"
-expect_eq "$(awk -F'\t' 'NF != 3 || (NR > 1 && $1 !~ /^(c0|s[0-9]+|w[0-9]+-[0-9]+)$/)' "$L" | wc -l)" 0 "every row intact"
+expect_eq \
+    "$(awk -F'\t' 'NF != 3 || (NR > 1 && $1 !~ /^(c0|s[0-9]+|w[0-9]+-[0-9]+)$/)' "$L" | wc -l)" 0 \
+    "every row intact"
 expect_eq "$(ls "$TMP" | grep -c 'tmp\.')" 0 "no temporary file left"
 
 # Two merges that read each other's output, with appenders on both: the locks are taken in one
@@ -183,12 +210,16 @@ for f in A B; do for p in 1 2 3 4; do
               echo "append failed"
       done ) > "$TMP/x$f$p.log" 2>&1 &
 done; done
-( for m in $(seq 1 10); do timeout 300 "$TARE" history merge "$TMP/A.tsv" "$TMP/B.tsv" -o "$TMP/A.tsv" || echo "merge failed: $?"; done ) > "$TMP/xa.log" 2>&1 &
-( for m in $(seq 1 10); do timeout 300 "$TARE" history merge "$TMP/B.tsv" "$TMP/A.tsv" -o "$TMP/B.tsv" || echo "merge failed: $?"; done ) > "$TMP/xb.log" 2>&1 &
+( for m in $(seq 1 10); do timeout 300 "$TARE" history merge "$TMP/A.tsv" "$TMP/B.tsv" -o \
+    "$TMP/A.tsv" || echo "merge failed: $?"; done ) > "$TMP/xa.log" 2>&1 &
+( for m in $(seq 1 10); do timeout 300 "$TARE" history merge "$TMP/B.tsv" "$TMP/A.tsv" -o \
+    "$TMP/B.tsv" || echo "merge failed: $?"; done ) > "$TMP/xb.log" 2>&1 &
 wait
 expect_eq "$(cat "$TMP"/x*.log)" "" "crossed merges and appenders all succeed, none waits forever"
-expect_eq "$(awk -F'\t' '$1 ~ /^A/' "$TMP/A.tsv" | sort -u | wc -l)" 40 "crossed merges: every row appended to A is in A"
-expect_eq "$(awk -F'\t' '$1 ~ /^B/' "$TMP/B.tsv" | sort -u | wc -l)" 40 "crossed merges: every row appended to B is in B"
+expect_eq "$(awk -F'\t' '$1 ~ /^A/' "$TMP/A.tsv" | sort -u | wc -l)" 40 \
+    "crossed merges: every row appended to A is in A"
+expect_eq "$(awk -F'\t' '$1 ~ /^B/' "$TMP/B.tsv" | sort -u | wc -l)" 40 \
+    "crossed merges: every row appended to B is in B"
 
 # ---- interrupted: append and merge exit 130 (SIGINT) or 143 (SIGTERM), leave no temporary file,
 # and leave the history as it was or as the merge made it, never partial ----
@@ -229,10 +260,14 @@ old=$(md5sum < "$I")
 new=$(md5sum < "$TMP/int-new.tsv")
 check "the merge rewrites the file (old and new differ)" test "$old" != "$new"
 export LOCKED=$I TMPOF=$I
-expect_eq "$(interrupt SIGTERM lock "$TARE" history merge "$I" -o "$I")" 143 "merge waiting on the lock: SIGTERM exits 143"
-expect_eq "$(interrupt SIGINT lock "$TARE" history merge "$I" -o "$I")" 130 "merge waiting on the lock: SIGINT exits 130"
-expect_eq "$(interrupt SIGTERM lock "$TARE" history append "$I")" 143 "append waiting on the lock: SIGTERM exits 143"
-expect_eq "$(interrupt SIGINT lock "$TARE" history append "$I")" 130 "append waiting on the lock: SIGINT exits 130"
+expect_eq "$(interrupt SIGTERM lock "$TARE" history merge "$I" -o "$I")" 143 \
+    "merge waiting on the lock: SIGTERM exits 143"
+expect_eq "$(interrupt SIGINT lock "$TARE" history merge "$I" -o "$I")" 130 \
+    "merge waiting on the lock: SIGINT exits 130"
+expect_eq "$(interrupt SIGTERM lock "$TARE" history append "$I")" 143 \
+    "append waiting on the lock: SIGTERM exits 143"
+expect_eq "$(interrupt SIGINT lock "$TARE" history append "$I")" 130 \
+    "append waiting on the lock: SIGINT exits 130"
 expect_eq "$(md5sum < "$I")" "$old" "interrupted while waiting: nothing written"
 # Interrupted while it writes its temporary file (240,000 rows): the file is gone and OUT is the
 # old file. A merge that finished first (exit 0) must have left the new one.
@@ -246,40 +281,57 @@ for trial in 1 2 3 4 5 6; do
     else not_ok "merge interrupted mid-write by $sig: exit $rc, file $( [ "$now" = "$old" ] && echo old || { [ "$now" = "$new" ] && echo new || echo partial; })"
     fi
     [ "$now" = "$old" ] || make_int
-    expect_eq "$(ls "$TMP" | grep -c 'int.tsv.tmp')" 0 "no temporary file left after $sig (trial $trial)"
+    expect_eq "$(ls "$TMP" | grep -c 'int.tsv.tmp')" 0 \
+        "no temporary file left after $sig (trial $trial)"
 done
 unset LOCKED TMPOF
 rm -f "$I" "$TMP/int-new.tsv"
 
 # ---- a torn last row (a writer cut off mid-row): skipped with a warning, never read whole ----
 T=$TMP/torn.tsv
-printf 'date\tcommit\tbenchmark\tinstructions\n2026-01-01\tc1\tb\t1000000\n2026-01-02\tc2\tb\t1000000\n2026-01-03\tc3\tb\t1000' > "$T"
+printf \
+    'date\tcommit\tbenchmark\tinstructions\n2026-01-01\tc1\tb\t1000000\n2026-01-02\tc2\tb\t1000000\n2026-01-03\tc3\tb\t1000' \
+        \
+    > "$T"
 warn="tare history: warning: '$T' line 4: no newline at its end: a row cut off mid-write, skipped"
 run_tare history check "$T"
 expect_rc 0 "check of a file with a torn last row"
 expect_eq "$err" "$warn" "check warns of the torn row, naming file and line"
-expect_eq "$out" "$(printf 'checked 1 metric of 1 series at commit c2 (2026-01-02)\nno regressions, no improvements')" \
+expect_eq "$out" \
+    "$(printf 'checked 1 metric of 1 series at commit c2 (2026-01-02)\nno regressions, no improvements')" \
+        \
+    \
     "check does not read the cut 1000 (of 1000000) as a -99.9% change"
 run_tare history noise --format tsv "$T"
 expect_eq "$err" "$warn" "noise warns of the torn row"
 expect_eq "$(tsv_field "$out" 1 changes)" 1 "noise: the torn row is not a change"
 run_tare trend "$T" -o "$TMP/torn.html"
-expect_eq "$err" "tare trend: warning: '$T' line 4: no newline at its end: a row cut off mid-write, skipped" \
+expect_eq "$err" \
+    "tare trend: warning: '$T' line 4: no newline at its end: a row cut off mid-write, skipped" \
     "trend warns of the torn row"
 cp "$T" "$TMP/torn-in.tsv"
 run_tare history merge "$TMP/torn-in.tsv" -o "$TMP/torn-in.tsv"
 expect_rc 0 "merge of a file with a torn row onto itself"
-expect_eq "$err" "tare history: warning: '$TMP/torn-in.tsv' line 4: no newline at its end: a row cut off mid-write, skipped" \
+expect_eq "$err" \
+    "tare history: warning: '$TMP/torn-in.tsv' line 4: no newline at its end: a row cut off mid-write, skipped" \
+        \
+    \
     "merge warns of the torn row"
-expect_eq "$(cat "$TMP/torn-in.tsv")" "$(head -3 "$T")" "merge does not rewrite the torn row as a whole one"
-printf 'commit\tbenchmark\tinstructions\nc4\tb\t1000000\nc5\tb\t10' | "$TARE" history append "$TMP/h-torn.tsv" 2> "$TMP/err"
-expect_eq "$?:$(cat "$TMP/err")" "2:tare history: '<stdin>' line 3: no newline at its end: a cut row (nothing written)" \
+expect_eq "$(cat "$TMP/torn-in.tsv")" "$(head -3 "$T")" \
+    "merge does not rewrite the torn row as a whole one"
+printf 'commit\tbenchmark\tinstructions\nc4\tb\t1000000\nc5\tb\t10' | "$TARE" history append \
+    "$TMP/h-torn.tsv" 2> "$TMP/err"
+expect_eq "$?:$(cat "$TMP/err")" \
+    "2:tare history: '<stdin>' line 3: no newline at its end: a cut row (nothing written)" \
     "append refuses input cut off mid-row"
 check "a refused append does not create the file" test ! -e "$TMP/h-torn.tsv"
 
 # ---- values a history must never hold: refused on append, an error on reading ----
 V=$TMP/values.tsv
-printf 'date\tcommit\tbenchmark\tinstructions\tmedian_s\truns\n2026-01-01T00:00:00Z\tc1\tb\t300\t0.5\t7\n' > "$V"
+printf \
+    'date\tcommit\tbenchmark\tinstructions\tmedian_s\truns\n2026-01-01T00:00:00Z\tc1\tb\t300\t0.5\t7\n' \
+        \
+    > "$V"
 cp "$V" "$TMP/values-before.tsv"
 bad_value() {   # bad_value ROW MESSAGE DESC
     printf 'date\tcommit\tbenchmark\tinstructions\tmedian_s\truns\n%s\n' "$1" > "$TMP/in.tsv"
@@ -293,13 +345,16 @@ bad_value() {   # bad_value ROW MESSAGE DESC
     expect_eq "$err" "tare history: '$TMP/read.tsv' line 2: $2" "check: $3 named with file and line"
 }
 bad_value "$(printf '2026-01-02T00:00:00Z\tc2\tb\t-200\t0.5\t7')" \
-    "column 'instructions': not a count (a whole number from 0 to 2^64-1): '-200'" "a negative count"
+    "column 'instructions': not a count (a whole number from 0 to 2^64-1): '-200'" \
+        "a negative count"
 bad_value "$(printf '2026-01-02T00:00:00Z\tc2\tb\t18446744073709551616\t0.5\t7')" \
-    "column 'instructions': not a count (a whole number from 0 to 2^64-1): '18446744073709551616'" "a count above 2^64-1"
+    "column 'instructions': not a count (a whole number from 0 to 2^64-1): '18446744073709551616'" \
+        "a count above 2^64-1"
 bad_value "$(printf '2026-01-02T00:00:00Z\tc2\tb\t300\t-0.5\t7')" \
     "column 'median_s': negative (times and ratios are 0 or more): '-0.5'" "negative seconds"
 bad_value "$(printf 'yesterday\tc2\tb\t300\t0.5\t7')" \
-    "column 'date': not an ISO 8601 date (2026-07-12T06:07:21Z): 'yesterday'" "'yesterday' as a date"
+    "column 'date': not an ISO 8601 date (2026-07-12T06:07:21Z): 'yesterday'" \
+        "'yesterday' as a date"
 bad_value "$(printf '2026-01-02T00:00:00Z\tc2\tb\t300\t0.5\tseven')" \
     "column 'runs': not a count (a whole number, 0 or more): 'seven'" "runs=seven"
 # From -200 to -300 instructions was once called a +50% regression; it is now an error.
@@ -319,16 +374,23 @@ awk 'BEGIN { srand(3); print "date\tcommit\tbenchmark\tratio\tinstructions"
                 1000000 + b * 1000 + (b == 7 && k >= 9000 ? 50000 : 0) }' > "$BIG"
 run_tare history check "$BIG"
 expect_rc 0 "check of 10,000 commits x 50 series"
-expect_eq "$(head -1 <<<"$out")" "checked 100 metrics of 50 series at commit c09999 (2026-01-07T22:39:00Z)" \
+expect_eq "$(head -1 <<<"$out")" \
+    "checked 100 metrics of 50 series at commit c09999 (2026-01-07T22:39:00Z)" \
     "check at scale: the newest commit, every series"
 run_tare history check --commit c09000 --format json "$BIG"
 expect_rc 3 "check --commit at scale finds the planted step"
 want=$(awk 'BEGIN { printf "%.6g", 1057000 / 1007000 - 1 }')
-expect_match "$out" "\"benchmark\": \"bench-07\", \"metric\": \"instructions\", \"before\": 1007000, \"after\": 1057000, \"change\": ${want}[0-9]*, \"commit\": \"c09000\"" \
+expect_match "$out" \
+    "\"benchmark\": \"bench-07\", \"metric\": \"instructions\", \"before\": 1007000, \"after\": 1057000, \"change\": ${want}[0-9]*, \"commit\": \"c09000\"" \
+        \
+    \
     "check --commit at scale: bench-07 instructions at c09000"
 run_tare history noise --format tsv "$BIG"
 expect_rc 0 "noise at scale"
-expect_eq "$(awk -F'\t' 'NR > 1 { n[$2]++; if ($3 != 9999) bad++ } END { print n["ratio"], n["instructions"], bad + 0 }' <<<"$out")" \
+expect_eq \
+    "$(awk -F'\t' 'NR > 1 { n[$2]++; if ($3 != 9999) bad++ } END { print n["ratio"], n["instructions"], bad + 0 }' <<<"$out")" \
+        \
+    \
     "50 50 0" "noise at scale: 50 series x 2 metrics, 9,999 changes each"
 awk -F'\t' 'NR == 1 || $3 ~ /[02468]$/' "$BIG" > "$TMP/big-even.tsv"
 awk -F'\t' 'NR == 1 || $3 ~ /[13579]$/' "$BIG" > "$TMP/big-odd.tsv"
@@ -339,8 +401,10 @@ expect_eq "$(md5sum < "$TMP/big-merged.tsv")" \
     "merge at scale: every row, in commit order, within a commit by series"
 run_tare trend "$BIG" -o "$TMP/big.html"
 expect_rc 0 "trend at scale"
-expect_eq "$(grep -o '\["c[0-9]\{5\}","2026-' "$TMP/big.html" | sort -u | wc -l)" 10000 "trend at scale: 10,000 commits on the page"
-expect_eq "$(grep -o '{"name":"bench-[0-9]*"' "$TMP/big.html" | sort -u | wc -l)" 50 "trend at scale: 50 series on the page"
+expect_eq "$(grep -o '\["c[0-9]\{5\}","2026-' "$TMP/big.html" | sort -u | wc -l)" 10000 \
+    "trend at scale: 10,000 commits on the page"
+expect_eq "$(grep -o '{"name":"bench-[0-9]*"' "$TMP/big.html" | sort -u | wc -l)" 50 \
+    "trend at scale: 50 series on the page"
 rm -f "$BIG" "$TMP"/big-*.tsv "$TMP/big.html"
 
 # ---- the real mutsu history, when it is beside the repository ----
@@ -353,7 +417,10 @@ if [ -r "$MUTSU" ]; then
     # poly-call's ratio stepped up 25% at b0bee3c (0.44 -> 0.55): the check two commits on rings.
     run_tare history check --commit d5dd8c11 --format json "$MUTSU"
     expect_rc 3 "mutsu: the poly-call step is confirmed two commits later"
-    expect_match "$out" '"benchmark": "poly-call", "metric": "ratio", "before": 0.44, "after": 0.55, "change": 0.25[0-9]*, "commit": "b0bee3c270c12137c3b5a2d57d2dca94389ad74c"' \
+    expect_match "$out" \
+        '"benchmark": "poly-call", "metric": "ratio", "before": 0.44, "after": 0.55, "change": 0.25[0-9]*, "commit": "b0bee3c270c12137c3b5a2d57d2dca94389ad74c"' \
+            \
+        \
         "mutsu: poly-call ratio regression at b0bee3c"
 fi
 done_testing

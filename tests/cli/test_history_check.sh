@@ -63,14 +63,18 @@ expect_match "$out" "^pending" "pending"
 
 # ---- a column tare does not know: listed, exit 2 ----
 printf 'date\tcommit\tbenchmark\tmean\tstddev\n' > "$TMP/m.tsv"
-for i in $(seq 1 20); do printf '2026-01-01T00:%02d:00Z\tc%d\tb\t%d.5\t0.1\n' $i $i $i; done >> "$TMP/m.tsv"
+for i in $(seq 1 20); do printf '2026-01-01T00:%02d:00Z\tc%d\tb\t%d.5\t0.1\n' $i $i $i; done >> \
+    "$TMP/m.tsv"
 run_tare history check "$TMP/m.tsv"
 expect_rc 2 "only unknown metric columns: checked nothing"
-expect_match "$out" "^not checked: columns tare does not read: mean, stddev \('$TMP/m.tsv'\)$" "lists them"
+expect_match "$out" "^not checked: columns tare does not read: mean, stddev \('$TMP/m.tsv'\)$" \
+    "lists them"
 expect_no_match "$out" "no regressions" "never says no regressions"
 expect_match "$err" "checked nothing at commit c20: no metric tare knows in the history" "says why"
 run_tare history check --format json "$TMP/m.tsv"
-expect_match "$out" '"checked": 0, "not_checked": \[\], "unknown_columns": \["mean", "stddev"\]\}$' "json lists them"
+expect_match "$out" \
+    '"checked": 0, "not_checked": \[\], "unknown_columns": \["mean", "stddev"\]\}$' \
+    "json lists them"
 run_tare history noise "$TMP/m.tsv"
 expect_rc 2 "noise of unknown columns"
 expect_eq "$out" "" "no empty table"
@@ -78,7 +82,8 @@ expect_match "$err" "not computed: columns tare does not read: mean, stddev" "no
 expect_match "$err" "no noise figures: no metric tare knows" "noise says why"
 # Beside a known column, the unknown one is still named, and the known one checked.
 printf 'date\tcommit\tbenchmark\tinstructions\tmean\n' > "$TMP/mk.tsv"
-printf '2026-01-01T00:01:00Z\tc1\tb\t1000\t1\n2026-01-01T00:02:00Z\tc2\tb\t1000\t2\n' >> "$TMP/mk.tsv"
+printf '2026-01-01T00:01:00Z\tc1\tb\t1000\t1\n2026-01-01T00:02:00Z\tc2\tb\t1000\t2\n' >> \
+    "$TMP/mk.tsv"
 run_tare history check "$TMP/mk.tsv"
 expect_rc 0 "a known metric checked"
 expect_match "$out" "^not checked: column tare does not read: mean" "the unknown one named"
@@ -94,7 +99,8 @@ expect_match "$err" "not computed: 'b' median_s: one point, and a change needs t
 printf 'date\tcommit\tbenchmark\tinstructions\tallocations\n2026-01-01T00:00:00Z\tc1\tb\t1000000000\t0\n' > "$TMP/d.tsv"
 run_tare history check "$TMP/d.tsv"
 expect_rc 2 "one commit: nothing to compare with"
-expect_match "$out" "^b +instructions +no earlier value to compare with$" "instructions: no earlier value"
+expect_match "$out" "^b +instructions +no earlier value to compare with$" \
+    "instructions: no earlier value"
 printf '2026-01-02T00:00:00Z\tc2\tb\t1114270000\t5\n' >> "$TMP/d.tsv"
 run_tare history check "$TMP/d.tsv"
 expect_rc 3 "instructions +11%"
@@ -106,8 +112,11 @@ run_tare history check --format json "$TMP/d.tsv"
 expect_match "$out" '"before": 1000000000, "after": 1114270000,' "json: whole numbers"
 
 # ---- a CSV given as history: the hint ----
-printf 'command,mean,stddev,median,user,system,min,max\n./a,1.0,0.1,1.0,0.9,0.1,0.9,1.1\n' > "$TMP/h.csv"
+printf 'command,mean,stddev,median,user,system,min,max\n./a,1.0,0.1,1.0,0.9,0.1,0.9,1.1\n' > \
+    "$TMP/h.csv"
 run_tare history check "$TMP/h.csv"
 expect_rc 2 "CSV"
-expect_match "$err" "no 'commit' column: not a history file \(this looks like CSV: a history file is TSV" "the CSV hint"
+expect_match "$err" \
+    "no 'commit' column: not a history file \(this looks like CSV: a history file is TSV" \
+    "the CSV hint"
 done_testing

@@ -38,7 +38,8 @@ expect_eq "$(cat "$LOG")" "$want" "hooks in order with TARE_SERIES and TARE_ITER
 : > "$LOG"
 run_tare stat --runs 2 -w 1 -e task-clock --prepare "$(logs p)" --cleanup "$(logs cleanup)" true
 expect_rc 0 "tare stat with hooks"
-expect_eq "$(tr '\n' ' ' < "$LOG")" "p true -1 p true 1 p true 2 cleanup true 0 " "tare stat runs the hooks"
+expect_eq "$(tr '\n' ' ' < "$LOG")" "p true -1 p true 1 p true 2 cleanup true 0 " \
+    "tare stat runs the hooks"
 : > "$LOG"
 run_tare ab --pairs 2 -w 0 --setup "$(logs setup)" --conclude "$(logs c)" true 'true y'
 expect_rc 0 "tare ab with hooks"
@@ -50,7 +51,8 @@ expect_eq "$(tr '\n' ' ' < "$LOG")" \
 : > "$LOG"
 run_tare wall --runs 3 -w 0 --conclude "$(logs c)" --cleanup "$(logs cleanup)" "$F/exit3"
 expect_rc 1 "a failing command with hooks"
-expect_eq "$(tr '\n' ' ' < "$LOG")" "c exit3 1 cleanup exit3 0 " "conclude and cleanup after a failure"
+expect_eq "$(tr '\n' ' ' < "$LOG")" "c exit3 1 cleanup exit3 0 " \
+    "conclude and cleanup after a failure"
 
 # A failing hook: its series is NA with the hook's words and stderr, exit 1; the others go on,
 # and the failed series is cleaned up too.
@@ -62,12 +64,14 @@ expect_rc 1 "a failing prepare hook"
 expect_eq "$(tsv_field "$out" 1 status)" ok "the other series goes on"
 expect_eq "$(tsv_field "$out" 2 status)" failed "the hooked series fails"
 expect_eq "$(tsv_field "$out" 2 median_s)" NA "and is NA"
-expect_match "$err" "'bad': prepare failed: .* exited with status 7 before warm-up run 1" "the hook's failure"
+expect_match "$err" "'bad': prepare failed: .* exited with status 7 before warm-up run 1" \
+    "the hook's failure"
 expect_match "$err" "no disk" "the hook's stderr"
 expect_eq "$(tr '\n' ' ' < "$LOG")" "cleanup good 0 cleanup bad 0 " "cleanup after a failed hook"
 run_tare wall --runs 2 -w 0 --conclude false true
 expect_rc 1 "a failing conclude hook"
-expect_match "$err" "conclude failed: 'false' exited with status 1 after measured run 1" "conclude's failure"
+expect_match "$err" "conclude failed: 'false' exited with status 1 after measured run 1" \
+    "conclude's failure"
 run_tare wall --runs 2 --setup false --cleanup "$(logs cleanup)" true
 expect_rc 1 "a failing setup hook"
 expect_match "$err" "setup failed: 'false' exited with status 1" "setup's failure"
@@ -76,10 +80,12 @@ expect_rc 1 "a failing cleanup hook"
 expect_match "$err" "cleanup failed" "cleanup's failure"
 run_tare wall --runs 2 --prepare no-such-hook-program true
 expect_rc 1 "a hook that cannot start"
-expect_match "$err" "prepare failed: 'no-such-hook-program' could not start: .*not found" "why it could not start"
+expect_match "$err" "prepare failed: 'no-such-hook-program' could not start: .*not found" \
+    "why it could not start"
 run_tare ab --pairs 6 --prepare false true 'true q'
 expect_rc 1 "tare ab: a failing hook stops the pairs"
-expect_match "$err" "A 'true': prepare failed: 'false' exited with status 1" "tare ab names the side"
+expect_match "$err" "A 'true': prepare failed: 'false' exited with status 1" \
+    "tare ab names the side"
 run_tare stat --runs 2 -e task-clock --prepare false true
 expect_rc 1 "tare stat: a failing hook"
 expect_match "$out" "task-clock +NA" "tare stat: NA"

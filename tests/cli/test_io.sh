@@ -35,7 +35,8 @@ expect_eq "$(cat "$TMP/out3.txt")" 123457 "tare stat feeds it"
 # A missing input is bad input, said once, before any run.
 run_tare wall --runs 1 --input "$TMP/no-such-file" "$F/countin"
 expect_rc 2 "missing --input"
-expect_match "$err" "^tare wall: cannot read '.*no-such-file': No such file or directory" "the message"
+expect_match "$err" "^tare wall: cannot read '.*no-such-file': No such file or directory" \
+    "the message"
 run_tare wall --runs 1 --output '' "$F/countin"
 expect_rc 2 "empty --output"
 done_testing

@@ -10,11 +10,14 @@ hook() { echo "sh -c 'echo $1 \$TARE_ITERATION >> $LOG'"; }   # a hook that logs
 # -r: runs (the JSON export holds each run's time).
 run_tare wall -r 4 -w 0 --export-json "$TMP/r.json" true
 expect_rc 0 "wall -r 4"
-expect_eq "$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"][0]["times"]))' "$TMP/r.json")" 4 "-r 4 gives 4 runs in the JSON export"
+expect_eq \
+    "$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"][0]["times"]))' "$TMP/r.json")" \
+    4 "-r 4 gives 4 runs in the JSON export"
 # -w: warm-up runs (the prepare hook sees them as iterations -1, -2).
 rm -f "$LOG"
 run_tare wall -r 1 -w 2 -p "$(hook p)" true
-expect_eq "$(tr '\n' ' ' < "$LOG")" "p -1 p -2 p 1 " "-w 2 gives two warm-up runs, -p runs before each"
+expect_eq "$(tr '\n' ' ' < "$LOG")" "p -1 p -2 p 1 " \
+    "-w 2 gives two warm-up runs, -p runs before each"
 # -n: names the series, in order; --name is the same.
 run_tare wall -r 1 -w 0 -f tsv -n fast -n slow true 'true x'
 expect_eq "$(tsv_field "$out" 1 name) $(tsv_field "$out" 2 name)" "fast slow" "-n names the series"
@@ -24,10 +27,12 @@ expect_eq "$(tsv_field "$out" 1 name) $(tsv_field "$out" 2 name)" "a b" "--comma
 rm -f "$LOG"
 run_tare wall -r 2 -w 0 -s "$(hook s)" -p "$(hook p)" -C "$(hook C)" -c "$(hook c)" true
 expect_rc 0 "hooks by their letters"
-expect_eq "$(tr '\n' ' ' < "$LOG")" "s 0 p 1 C 1 p 2 C 2 c 0 " "-s setup, -p prepare, -C conclude, -c cleanup"
+expect_eq "$(tr '\n' ' ' < "$LOG")" "s 0 p 1 C 1 p 2 C 2 c 0 " \
+    "-s setup, -p prepare, -C conclude, -c cleanup"
 # -P, -D, -L: parameters.
 run_tare wall -r 1 -w 0 -f tsv -P n 1 5 -D 2 'true {n}'
-expect_eq "$(awk -F'\t' 'NR > 1 { printf "%s,", $1 }' <<<"$out")" "true n=1,true n=3,true n=5," "-P n 1 5 -D 2"
+expect_eq "$(awk -F'\t' 'NR > 1 { printf "%s,", $1 }' <<<"$out")" "true n=1,true n=3,true n=5," \
+    "-P n 1 5 -D 2"
 run_tare wall -r 1 -w 0 -f tsv -L a x,y -L b 1,2 'true {a} {b}'
 expect_eq "$(awk -F'\t' 'NR > 1 { n++ } END { print n }' <<<"$out")" 4 "-L twice: every combination"
 # -i: a non-zero exit is measured.
@@ -56,9 +61,11 @@ expect_eq "$rc $(cat "$TMP/o")" "0 3" "-S default is /bin/sh"
 # The old meanings are gone.
 run_tare wall -r ./x true
 expect_rc 2 "-r takes a number now"
-expect_match "$err" "bad value './x' for --runs: want a whole number" "-r ./x: --runs wants a number"
+expect_match "$err" "bad value './x' for --runs: want a whole number" \
+    "-r ./x: --runs wants a number"
 run_tare wall -n 3 -w 0 -f tsv true
-expect_eq "$rc $(tsv_field "$out" 1 name) $(tsv_field "$out" 1 runs)" "0 3 7" "-n 3 names a series 3 (7 runs)"
+expect_eq "$rc $(tsv_field "$out" 1 name) $(tsv_field "$out" 1 runs)" "0 3 7" \
+    "-n 3 names a series 3 (7 runs)"
 run_tare wall --shell 'echo a | cat'
 expect_rc 2 "--shell takes a shell, not a command"
 expect_match "$err" "bad value 'echo a \| cat' for --shell: want a shell" "--shell's message"
@@ -74,19 +81,24 @@ expect_rc 0 "--pin keeps its long name"
 
 # stat: -r runs, -n names, -P a scan.
 run_tare stat -r 2 -w 0 -e task-clock -f tsv -n t -P n 1 2 'true {n}'
-expect_eq "$rc $(awk -F'\t' 'NR > 1 { printf "%s/%s,", $1, $7 }' <<<"$out")" "0 t n=1/2,t n=2/2," "stat -r 2 -n t -P n 1 2"
+expect_eq "$rc $(awk -F'\t' 'NR > 1 { printf "%s/%s,", $1, $7 }' <<<"$out")" "0 t n=1/2,t n=2/2," \
+    "stat -r 2 -n t -P n 1 2"
 run_tare stat -n 3 -e task-clock true
 expect_rc 0 "stat -n names a series"
 # ab: -r pairs (--runs is the same), -n names A and B, -p a hook.
 rm -f "$LOG"
 run_tare ab -r 6 -w 0 -n one -n two -p "$(hook p)" -f json true 'true x'
-expect_eq "$rc $($PY -c 'import json,sys; d=json.load(sys.stdin); print(d["pairs"], d["a"]["name"], d["b"]["name"])' <<<"$out" 2>&1)" "0 6 one two" "ab -r 6 -n one -n two"
+expect_eq \
+    "$rc $($PY -c 'import json,sys; d=json.load(sys.stdin); print(d["pairs"], d["a"]["name"], d["b"]["name"])' <<<"$out" 2>&1)" \
+    "0 6 one two" "ab -r 6 -n one -n two"
 expect_eq "$(grep -c '^p ' "$LOG")" 12 "ab -p runs before each of the 12 runs"
 run_tare ab --runs 6 -w 0 -f json true 'true x'
-expect_eq "$($PY -c 'import json,sys; print(json.load(sys.stdin)["pairs"])' <<<"$out" 2>&1)" 6 "ab --runs is --pairs"
+expect_eq "$($PY -c 'import json,sys; print(json.load(sys.stdin)["pairs"])' <<<"$out" 2>&1)" 6 \
+    "ab --runs is --pairs"
 # count: -n names, -S sh, -N.
 run_tare count -f tsv -j 2 -n one -S sh "$F/busy 1" "$F/busy 1 && $F/busy 1"
-expect_eq "$rc $(tsv_field "$out" 1 name) $(tsv_field "$out" 2 name)" "0 one busy" "count -n one -S sh"
+expect_eq "$rc $(tsv_field "$out" 1 name) $(tsv_field "$out" 2 name)" "0 one busy" \
+    "count -n one -S sh"
 run_tare count -N 'echo a | cat'
 expect_rc 2 "count -N: no shell"
 # run: -r overrides the suite's runs.
@@ -110,10 +122,12 @@ if command -v hyperfine > /dev/null; then
     (cd "$TMP" && hyperfine -N -r 3 -P n 1 2 'true {n}' --export-json h.json --export-csv h.csv \
         --export-markdown h.md > /dev/null 2>&1)
     expect_eq "$(head -1 "$TMP/t.csv")" "$(head -1 "$TMP/h.csv")" "CSV header is hyperfine's"
-    expect_eq "$(cut -d, -f1,9 "$TMP/t.csv")" "$(cut -d, -f1,9 "$TMP/h.csv")" "CSV commands and parameters are hyperfine's"
+    expect_eq "$(cut -d, -f1,9 "$TMP/t.csv")" "$(cut -d, -f1,9 "$TMP/h.csv")" \
+        "CSV commands and parameters are hyperfine's"
     expect_eq "$(head -2 "$TMP/t.md" | sed 's/\[[mµ]*s\]/[U]/g')" \
         "$(head -2 "$TMP/h.md" | sed 's/\[[mµ]*s\]/[U]/g')" "markdown header is hyperfine's"
-    expect_eq "$(awk -F'|' 'NR > 2 { print $2 }' "$TMP/t.md")" "$(awk -F'|' 'NR > 2 { print $2 }' "$TMP/h.md")" "markdown commands are hyperfine's"
+    expect_eq "$(awk -F'|' 'NR > 2 { print $2 }' "$TMP/t.md")" \
+        "$(awk -F'|' 'NR > 2 { print $2 }' "$TMP/h.md")" "markdown commands are hyperfine's"
     # Every field of hyperfine's results, with the same JSON type, in tare's.
     $PY - "$TMP/h.json" "$TMP/t.json" > "$TMP/cmp" 2>&1 <<'PYEOF'
 import json, sys
@@ -148,23 +162,35 @@ for r, c in zip(res, rows):
 print("agree")
 PYEOF
 expect_eq "$(cat "$TMP/cmp")" "agree" "JSON and CSV exports agree with the runs"
-expect_eq "$(awk -F'|' 'NR > 2 { print $6 }' "$TMP/t.md" | grep -cx ' 1.00 ')" 1 "markdown: one row is the 1.00 of Relative"
+expect_eq "$(awk -F'|' 'NR > 2 { print $6 }' "$TMP/t.md" | grep -cx ' 1.00 ')" 1 \
+    "markdown: one row is the 1.00 of Relative"
 # A failed series is NA in the CSV and null in the JSON, never 0; the file is still written.
-run_tare wall -r 2 -w 0 --export-csv "$TMP/f.csv" --export-json "$TMP/f.json" --export-markdown "$TMP/f.md" true "$F/exit3"
+run_tare wall -r 2 -w 0 --export-csv "$TMP/f.csv" --export-json "$TMP/f.json" --export-markdown \
+    "$TMP/f.md" true "$F/exit3"
 expect_rc 1 "a failed series"
-expect_eq "$(sed -n 3p "$TMP/f.csv" | cut -d, -f2-8)" "NA,NA,NA,NA,NA,NA,NA" "failed series in CSV: NA"
-expect_eq "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][1]["mean"])' "$TMP/f.json")" None "failed series in JSON: null"
-expect_match "$(sed -n 4p "$TMP/f.md")" '\| NA \| NA \| NA \| NA \|$' "failed series in markdown: NA"
+expect_eq "$(sed -n 3p "$TMP/f.csv" | cut -d, -f2-8)" "NA,NA,NA,NA,NA,NA,NA" \
+    "failed series in CSV: NA"
+expect_eq \
+    "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][1]["mean"])' "$TMP/f.json")" \
+    None "failed series in JSON: null"
+expect_match "$(sed -n 4p "$TMP/f.md")" '\| NA \| NA \| NA \| NA \|$' \
+    "failed series in markdown: NA"
 # A command with a comma and a quote is one CSV field; a '|' does not split a markdown row.
-run_tare wall -r 1 -w 0 -S sh --export-csv "$TMP/q.csv" --export-markdown "$TMP/q.md" 'echo "a,b" | cat'
-expect_eq "$($PY -c 'import csv,sys; print(list(csv.DictReader(open(sys.argv[1])))[0]["command"])' "$TMP/q.csv")" 'echo "a,b" | cat' "CSV quoting"
+run_tare wall -r 1 -w 0 -S sh --export-csv "$TMP/q.csv" --export-markdown "$TMP/q.md" \
+    'echo "a,b" | cat'
+expect_eq \
+    "$($PY -c 'import csv,sys; print(list(csv.DictReader(open(sys.argv[1])))[0]["command"])' "$TMP/q.csv")" \
+    'echo "a,b" | cat' "CSV quoting"
 expect_eq "$(sed -n 3p "$TMP/q.md" | awk -F' [|] ' '{ print NF }')" 5 "markdown escapes '|'"
 # stat and ab export too.
 run_tare stat -r 2 -w 0 -e task-clock --export-csv "$TMP/s.csv" true
 expect_eq "$(cut -d, -f1 "$TMP/s.csv" | tr '\n' ' ')" "command true " "stat --export-csv"
 run_tare ab -r 6 -w 0 --export-json "$TMP/ab.json" --export-markdown "$TMP/ab.md" true 'true x'
-expect_eq "$($PY -c 'import json,sys; print([(r["command"], len(r["times"])) for r in json.load(open(sys.argv[1]))["results"]])' "$TMP/ab.json")" "[('true', 6), ('true x', 6)]" "ab --export-json: A then B"
-expect_eq "$(sed -n 3p "$TMP/ab.md" | awk -F'|' '{ print $6 }')" " 1.00 " "ab markdown: Relative against A"
+expect_eq \
+    "$($PY -c 'import json,sys; print([(r["command"], len(r["times"])) for r in json.load(open(sys.argv[1]))["results"]])' "$TMP/ab.json")" \
+    "[('true', 6), ('true x', 6)]" "ab --export-json: A then B"
+expect_eq "$(sed -n 3p "$TMP/ab.md" | awk -F'|' '{ print $6 }')" " 1.00 " \
+    "ab markdown: Relative against A"
 run_tare wall -r 1 --export-csv /nonexistent/dir/x.csv true
 expect_rc 2 "an export that cannot be written"
 done_testing

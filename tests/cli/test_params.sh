@@ -8,7 +8,8 @@ names() { awk -F'\t' 'NR > 1 { printf "%s|", $1 }' <<<"$1"; }
 run_tare wall --runs 1 -w 0 -f tsv --output inherit --parameter-scan n 1 3 -- echo v{n}
 expect_rc 0 "a scan"
 expect_eq "$(grep -c '^v[123]$' <<<"$out")" 3 "each value reached its runs"
-expect_eq "$(names "$(grep -v '^v' <<<"$out")")" "echo n=1|echo n=2|echo n=3|" "one series per value"
+expect_eq "$(names "$(grep -v '^v' <<<"$out")")" "echo n=1|echo n=2|echo n=3|" \
+    "one series per value"
 # After the command, as hyperfine allows, and with a decimal step.
 run_tare wall --runs 1 -w 0 -f tsv 'echo {x}' --parameter-scan x 0 1 --parameter-step-size 0.25
 expect_rc 0 "a scan after the command"
@@ -23,22 +24,27 @@ LOG=$TMP/params.log
 run_tare wall --runs 1 -w 0 -f tsv --parameter-list a x,y --parameter-list b 1,2 \
     --setup "sh -c 'echo {a}{b} \"\$TARE_SERIES\" >> $LOG'" 'echo {a} {b}'
 expect_rc 0 "two lists"
-expect_eq "$(names "$out")" "echo a=x b=1|echo a=x b=2|echo a=y b=1|echo a=y b=2|" "the cartesian product"
-expect_eq "$(tr '\n' '|' < "$LOG")" "x1 echo a=x b=1|x2 echo a=x b=2|y1 echo a=y b=1|y2 echo a=y b=2|" \
+expect_eq "$(names "$out")" "echo a=x b=1|echo a=x b=2|echo a=y b=1|echo a=y b=2|" \
+    "the cartesian product"
+expect_eq "$(tr '\n' '|' < "$LOG")" \
+    "x1 echo a=x b=1|x2 echo a=x b=2|y1 echo a=y b=1|y2 echo a=y b=2|" \
     "hooks substituted per series"
 # A parameter in the command's first word: named after each value's program.
 run_tare wall --runs 1 -w 0 -f tsv --parameter-list prog echo,true '{prog} x'
 expect_eq "$(names "$out")" "echo prog=echo|true prog=true|" "a parameter as the program"
 # A parameter used only in a hook is fine; one used nowhere is a mistake.
-run_tare wall --runs 1 -w 0 -f tsv --parameter-list size 5,6 --prepare "sh -c 'test {size} -gt 4'" true
+run_tare wall --runs 1 -w 0 -f tsv --parameter-list size 5,6 --prepare \
+    "sh -c 'test {size} -gt 4'" true
 expect_rc 0 "a parameter in a hook only"
 expect_eq "$(names "$out")" "true size=5|true size=6|" "named by it"
 run_tare wall --runs 1 --parameter-list size 5,6 true
 expect_rc 2 "a parameter in no command"
 expect_match "$err" "parameter 'size' is in no command or hook" "the unused parameter"
 # Lanes and several commands: command, then lane, then values.
-run_tare wall --runs 1 -w 0 -f tsv --lane a:K=1 --lane b:K=2 --parameter-list n 1,2 'echo {n}' 'true {n}'
-expect_eq "$(names "$out")" "echo+a n=1|echo+a n=2|echo+b n=1|echo+b n=2|true+a n=1|true+a n=2|true+b n=1|true+b n=2|" \
+run_tare wall --runs 1 -w 0 -f tsv --lane a:K=1 --lane b:K=2 --parameter-list n 1,2 \
+    'echo {n}' 'true {n}'
+expect_eq "$(names "$out")" \
+    "echo+a n=1|echo+a n=2|echo+b n=1|echo+b n=2|true+a n=1|true+a n=2|true+b n=1|true+b n=2|" \
     "commands x lanes x values"
 # The export carries hyperfine's "parameters".
 run_tare wall --runs 1 -w 0 --export-json "$TMP/e.json" --parameter-scan n 1 2 'echo {n}'

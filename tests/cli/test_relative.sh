@@ -49,15 +49,18 @@ PYEOF
 # the base, with no comparison of its own.
 run_tare wall --format json --runs 7 --warmup 0 -- "$F/sleeper" 0.3
 one=$out
-run_tare wall --format json --runs 7 --warmup 0 --name quick --name slow "$F/sleeper 0.01" "$F/sleeper 0.3"
+run_tare wall --format json --runs 7 --warmup 0 --name quick --name slow "$F/sleeper 0.01" \
+    "$F/sleeper 0.3"
 expect_rc 0 "two sleeps"
 expect_eq "$(jf "$out" 'd["relative_to"], d["series"][0]["relative"]')" "('quick', None)" \
     "the fastest is the base"
-expect_eq "$(jf "$out" 'd["series"][1]["relative"]["verdict"]')" slower "0.3 s is slower than 0.01 s"
+expect_eq "$(jf "$out" 'd["series"][1]["relative"]["verdict"]')" slower \
+    "0.3 s is slower than 0.01 s"
 expect_eq "$($PY "$TMP/hl.py" <<<"$out")" 0 "ratio, estimate and interval as Python computes them"
 expect_eq "$(jf "$one" 'd["relative_to"]')" None "one series: nothing to compare"
 run_tare wall --runs 7 --warmup 0 --name quick --name slow "$F/sleeper 0.01" "$F/sleeper 0.3"
-expect_match "$out" "^relative to the fastest 'quick' \(ratio of medians; 95% interval" "text heading"
+expect_match "$out" "^relative to the fastest 'quick' \(ratio of medians; 95% interval" \
+    "text heading"
 expect_match "$out" "^  slow +[0-9.]+× slower \([0-9.]+× to [0-9.]+×\)$" "text verdict"
 expect_match "$out" "use tare ab\)$" "points to tare ab"
 
@@ -76,7 +79,9 @@ expect_match "$out" "\): no difference the runs can show$" "the words for no dif
 
 # Against the reference: every series, the reference's own entry null.
 run_tare wall --format json --runs 5 --warmup 0 --reference "$F/sleeper 0.01" "$F/sleeper 0.3"
-expect_eq "$(jf "$out" 'd["relative_to"], d["reference"]["relative"], d["series"][0]["relative"]["verdict"]')" \
+expect_eq \
+    "$(jf "$out" 'd["relative_to"], d["reference"]["relative"], d["series"][0]["relative"]["verdict"]')" \
+    \
     "('sleeper', None, 'slower')" "compared with the reference"
 expect_eq "$($PY "$TMP/hl.py" <<<"$out")" 0 "reference: as Python computes it"
 
@@ -84,7 +89,9 @@ expect_eq "$($PY "$TMP/hl.py" <<<"$out")" 0 "reference: as Python computes it"
 run_tare wall --runs 3 --warmup 0 "$F/sleeper 0.01" "$F/sleeper 0.3"
 expect_match "$out" "× \(too few runs for an interval: 4 or more each\)$" "three runs each"
 run_tare wall --format json --runs 3 --warmup 0 "$F/sleeper 0.01" "$F/sleeper 0.3"
-expect_eq "$(jf "$out" '[s["relative"]["verdict"] for s in d["series"] if s["relative"]], d["series"][1]["relative"]["ci_low"]')" \
+expect_eq \
+    "$(jf "$out" '[s["relative"]["verdict"] for s in d["series"] if s["relative"]], d["series"][1]["relative"]["ci_low"]')" \
+    \
     "(['same'], None)" "no interval, no verdict"
 
 # A failed series is left out of the comparison.

@@ -56,10 +56,12 @@ expect_rc 0 "count of the same command waiting for its child"
 waited=$(tsv_field "$out" 1 instructions)
 # The two differ only by the parent's waitpid: within 0.01% (the child's loop is 99.9%).
 if [ -n "$orphaned" ] && [ -n "$waited" ] &&
-   awk -v a="$orphaned" -v b="$waited" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < b * 1e-4) }'; then
+   awk -v a="$orphaned" -v b="$waited" \
+       'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < b * 1e-4) }'; then
     ok
 else
-    not_ok "count of a child that outlives its parent: $orphaned instructions, $waited when waited for"
+    not_ok \
+        "count of a child that outlives its parent: $orphaned instructions, $waited when waited for"
 fi
 expect_eq "$(ls -A "$TMP/tmpdir")" "" "count leaves nothing in \$TMPDIR"
 none_left "tare count"
@@ -93,16 +95,19 @@ if command -v valgrind > /dev/null; then
             refused=$((refused + 1))
         fi
     done
-    expect_eq "$refused of $tried" "$tried of $tried" "cuts of a cachegrind profile refused (accepted at lines:$accepted)"
+    expect_eq "$refused of $tried" "$tried of $tried" \
+        "cuts of a cachegrind profile refused (accepted at lines:$accepted)"
     # ... and its summary: is its total (what tare reads is what cachegrind counted)
-    total=$("$TARE" cg top -f json "$TMP/cg.out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])' 2>/dev/null)
+    total=$("$TARE" cg top -f json "$TMP/cg.out" | /usr/bin/python3 -c \
+        'import json,sys; print(json.load(sys.stdin)["total"])' 2>/dev/null)
     expect_eq "$total" "$summary" "the total read is the summary: line"
 else
     not_ok "valgrind is not installed (scripts/install-deps)"
 fi
 
 # Costs past 2^64 are refused, never wrapped: two 2^63 costs and 'totals: 0' read as 0 before.
-printf 'events: Ir\nfn=a\n1 9223372036854775808\nfn=b\n1 9223372036854775808\ntotals: 0\n' > "$TMP/big.out"
+printf 'events: Ir\nfn=a\n1 9223372036854775808\nfn=b\n1 9223372036854775808\ntotals: 0\n' > \
+    "$TMP/big.out"
 run_tare cg top "$TMP/big.out"
 expect_rc 2 "a profile whose costs add up past 2^64"
 expect_match "$err" "line 6: the cost lines of the part that began on line 1 add up past 2\^64" \
@@ -133,7 +138,8 @@ INI
 rm -f "$S/seen"
 run_tare run -f tsv "$S/lanes.ini"
 expect_rc 0 "a suite with quotes, a continuation and a lane without env"
-expect_eq "$(cut -f1 <<<"$out" | tail -n +2 | tr '\n' ' ')" "show+quoted show+plain " "both lanes are series"
+expect_eq "$(cut -f1 <<<"$out" | tail -n +2 | tr '\n' ' ')" "show+quoted show+plain " \
+    "both lanes are series"
 expect_eq "$(head -1 "$S/seen" 2>/dev/null)" 'collectgarbage("generational")|2' \
     "the lane's variables reach the program as written, the continuation's too"
 expect_eq "$(sed -n 2p "$S/seen" 2>/dev/null)" '-|-' "a lane without env adds nothing"
@@ -145,10 +151,12 @@ expect_eq "$(cat "$S/seen" 2>/dev/null)" 'collectgarbage("generational")|2' "--l
 # No line length limit (libinih: 'not INI' from 200 characters), and ';' inside a line is
 # no comment (libinih ran 'prog a' for 'prog a ;b c'): here it is shell syntax, refused.
 pad=$(printf '%0300d' 0)
-printf '[suite]\ncommand = %s {bench} %s/seen %s\nbenchmarks = show.py\nruns = 1\n' "$PY" "$S" "$pad" > "$S/long.ini"
+printf '[suite]\ncommand = %s {bench} %s/seen %s\nbenchmarks = show.py\nruns = 1\n' "$PY" "$S" \
+    "$pad" > "$S/long.ini"
 run_tare run "$S/long.ini"
 expect_rc 0 "a suite with a 330-character line"
-printf '[suite]\ncommand = %s {bench} a ;b c\nbenchmarks = show.py\nruns = 1\n' "$PY" > "$S/semi.ini"
+printf '[suite]\ncommand = %s {bench} a ;b c\nbenchmarks = show.py\nruns = 1\n' "$PY" > \
+    "$S/semi.ini"
 run_tare run "$S/semi.ini"
 expect_rc 2 "a ';' inside a command"
 expect_match "$err" "shell syntax ';'" "the ';' is named"
@@ -156,12 +164,14 @@ expect_match "$err" "shell syntax ';'" "the ';' is named"
 printf '[suite]\ncommand = x\nbenchmarks = show.py\n[lane a]\nenv = A=1\nenv = A=2\n' > "$S/dup.ini"
 run_tare run "$S/dup.ini"
 expect_rc 2 "a key given twice"
-expect_match "$err" "^tare run: '$S/dup.ini' line 6: 'env' given twice in \\[lane a\\] \\(first on line 5\\)$" \
+expect_match "$err" \
+    "^tare run: '$S/dup.ini' line 6: 'env' given twice in \\[lane a\\] \\(first on line 5\\)$" \
     "the duplicate key's file and lines"
 printf '[suite]\ncommand = x\nbenchmarks = show.py\n[lane a]\n[suite]\nruns = 2\n' > "$S/dup.ini"
 run_tare run "$S/dup.ini"
 expect_rc 2 "a section given twice"
-expect_match "$err" "'$S/dup.ini' line 5: \\[suite\\] again \\(it began on line 1\\)" "the duplicate section's lines"
+expect_match "$err" "'$S/dup.ini' line 5: \\[suite\\] again \\(it began on line 1\\)" \
+    "the duplicate section's lines"
 
 # Signals: SIGINT exits 130 and SIGTERM 143 (it was 130 too), the measured processes and the
 # temporary files gone. The signal comes while the fixture sleeps, after a second.
@@ -195,21 +205,26 @@ check "the measured processes are gone" bash -c "! pgrep -f '$FIXTURES/[s]leeper
 H=$TMP/hist
 mkdir -p "$H" "$TMP/tx"
 touch "$TMP/tx/1.txt"
-printf '[suite]\ncommand = %s/busy {name}\nbenchmarks = *.txt\nruns = 1\n' "$FIXTURES" > "$TMP/tx/suite.ini"
+printf '[suite]\ncommand = %s/busy {name}\nbenchmarks = *.txt\nruns = 1\n' "$FIXTURES" > \
+    "$TMP/tx/suite.ini"
 run_tare run --wall --count --history "$H" --commit c1 "$TMP/tx/suite.ini"
 expect_rc 0 "run into a new history"
-expect_eq "$(wc -l < "$H/wall.tsv")/$(wc -l < "$H/count.tsv")" "2/2" "both files have the header and one row"
+expect_eq "$(wc -l < "$H/wall.tsv")/$(wc -l < "$H/count.tsv")" "2/2" \
+    "both files have the header and one row"
 cp "$H/wall.tsv" "$TMP/wall.before"
 printf 'date\tcommit\tbenchmark\tinstructions\n' > "$H/count.tsv"
 run_tare run --wall --count --history "$H" --commit c2 "$TMP/tx/suite.ini"
 expect_rc 2 "a count.tsv that cannot take the rows"
 expect_match "$err" "column 'allocations' is not in '[^']*count.tsv'" "the error names count.tsv"
-check "wall.tsv is as it was: no row of c2 without its count" cmp -s "$H/wall.tsv" "$TMP/wall.before"
-expect_eq "$(ls -A "$H" | tr '\n' ' ')" "count.tsv wall.tsv " "no temporary left in the history directory"
+check "wall.tsv is as it was: no row of c2 without its count" cmp -s "$H/wall.tsv" \
+    "$TMP/wall.before"
+expect_eq "$(ls -A "$H" | tr '\n' ' ')" "count.tsv wall.tsv " \
+    "no temporary left in the history directory"
 # ... and an interrupt before the rows are written writes none of them
 rm -f "$H/count.tsv"
 cp "$H/wall.tsv" "$TMP/wall.before"
-printf '[suite]\ncommand = %s/sleeper 30\nbenchmarks = *.txt\nruns = 1\n' "$FIXTURES" > "$TMP/tx/slow.ini"
+printf '[suite]\ncommand = %s/sleeper 30\nbenchmarks = *.txt\nruns = 1\n' "$FIXTURES" > \
+    "$TMP/tx/slow.ini"
 interrupt TERM 143 "run --history, SIGTERM" run --history "$H" --commit c3 "$TMP/tx/slow.ini"
 check "an interrupted run writes no row" cmp -s "$H/wall.tsv" "$TMP/wall.before"
 expect_eq "$(ls -A "$H" | tr '\n' ' ')" "wall.tsv " "nothing else in the history directory"

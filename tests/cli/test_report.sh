@@ -20,14 +20,16 @@ run_tare report "$EXCERPT"
 got=$(awk -F' [|] ' '/^[|] \*\*slower\*\*/ { gsub(/[*`]/, "", $1); sub(/^[|] slower /, "", $1);
     gsub(/`/, "", $7); print $1, $2, $5, $7 }' <<<"$out")
 expect_eq "$got" "$want" "the regressions table is history check's regressions"
-expect_match "$out" '^<details><summary>All 4 metrics of 4 series</summary>$' "every series collapsed"
+expect_match "$out" '^<details><summary>All 4 metrics of 4 series</summary>$' \
+    "every series collapsed"
 expect_match "$out" '^</details>$' "and closed"
 
 # --summary appends the same block, after what the file held.
 printf 'an earlier step\n' > "$TMP/summary.md"
 run_tare report --summary "$TMP/summary.md" "$EXCERPT"
 expect_rc 3 "--summary: exit 3 still"
-expect_eq "$(cat "$TMP/summary.md")" "$(printf 'an earlier step\n%s' "$out")" "--summary appends the block"
+expect_eq "$(cat "$TMP/summary.md")" "$(printf 'an earlier step\n%s' "$out")" \
+    "--summary appends the block"
 expect_eq "$(tail -c 12 "$TMP/summary.md" | od -An -c | tr -d ' \n')" '</details>\n\n' \
     "a blank line after </details>: a block appended next is Markdown again"
 run_tare report --summary "$TMP/no/such/dir.md" "$EXCERPT"
@@ -37,7 +39,8 @@ expect_match "$err" "cannot append to '.*no/such/dir.md'" "and says so"
 # Before the step: no regression, exit 0, verdict said.
 run_tare report --commit c397b90b "$EXCERPT"
 expect_rc 0 "at the commit before: 0"
-expect_match "$out" '^### tare: no change past a threshold at `c397b90bdbec`$' "verdict in the heading"
+expect_match "$out" '^### tare: no change past a threshold at `c397b90bdbec`$' \
+    "verdict in the heading"
 expect_no_match "$out" 'slower' "nothing moved"
 
 # A count regression beside an unchanged wall clock, and a failure (NA) named.
@@ -48,9 +51,12 @@ expect_no_match "$out" 'slower' "nothing moved"
   printf '2026-01-02T00:00:00Z\tc2\tgone\tNA\tNA\n'; } > "$TMP/h.tsv"
 run_tare report "$TMP/h.tsv"
 expect_rc 3 "a count regression: 3"
-expect_match "$out" '^[|] \*\*slower\*\* `b` [|] instructions [|] 1,000,000 [|] 1,100,000 [|] \+10.0% [|] 2.0% [|] `c2` [|] \+10.0% [|] \+0.0% [|]$' \
+expect_match "$out" \
+    '^[|] \*\*slower\*\* `b` [|] instructions [|] 1,000,000 [|] 1,100,000 [|] \+10.0% [|] 2.0% [|] `c2` [|] \+10.0% [|] \+0.0% [|]$' \
+    \
     "the count moved, the clock beside it did not"
-expect_match "$out" '^\*\*Failed\*\* \(NA at this commit\): `gone` median_s; `gone` instructions;$' \
+expect_match "$out" \
+    '^\*\*Failed\*\* \(NA at this commit\): `gone` median_s; `gone` instructions;$' \
     "the failed series named"
 run_tare report "$TMP/missing.tsv"
 expect_rc 2 "no such file: 2"

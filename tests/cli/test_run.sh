@@ -22,8 +22,10 @@ EOF
 
 run_tare run --format tsv "$S/suite.ini"
 expect_rc 0 "a suite runs"
-expect_eq "$(head -1 <<<"$out")" "$(printf 'benchmark\tlane\truns\tmedian_s\tmin_s\tref_median_s\tratio\tstatus')" "tsv columns"
-expect_eq "$(tail -n +2 <<<"$out" | cut -f1 | tr '\n' ' ')" "0.001+base 0.001+jit 0.02+base 0.02+jit 0.2+base 0.2+jit " \
+expect_eq "$(head -1 <<<"$out")" \
+    "$(printf 'benchmark\tlane\truns\tmedian_s\tmin_s\tref_median_s\tratio\tstatus')" "tsv columns"
+expect_eq "$(tail -n +2 <<<"$out" | cut -f1 | tr '\n' ' ')" \
+    "0.001+base 0.001+jit 0.02+base 0.02+jit 0.2+base 0.2+jit " \
     "benchmarks (sorted) x lanes, named bench+lane"
 # Sleep-based bounds only: a 0.2 s sleep takes at least 0.2 s; the reference at least 0.01 s.
 slow=$(awk -F'\t' '$1 == "0.2+jit" { print $4 }' <<<"$out")
@@ -35,7 +37,8 @@ check "ratio is median over the reference's ($ratio)" awk -v a="$slow" -v b="$re
     'BEGIN { exit !((a / b - r) ^ 2 < 1e-12 * r * r) }'
 expect_eq "$(awk -F'\t' 'NR > 1 { print $3 }' <<<"$out" | sort -u)" 3 "runs = 3 from the suite"
 run_tare run --runs 2 --format json "$S/suite.ini"
-expect_match "$out" '"benchmark": "0.2\+base", "lane": "base", "runs": 2, "median_s": ' "--runs overrides; json"
+expect_match "$out" '"benchmark": "0.2\+base", "lane": "base", "runs": 2, "median_s": ' \
+    "--runs overrides; json"
 
 # Lanes' environments reach the program: printenv1 exits with $TARE_TEST_EXIT.
 cat > "$S/lanes.ini" <<EOF
@@ -51,7 +54,8 @@ EOF
 run_tare run --format tsv "$S/lanes.ini"
 expect_rc 1 "a failing lane: exit 1"
 expect_eq "$(awk -F'\t' '$1 == "0.2+good" { print $8 }' <<<"$out")" ok "the good lane is ok"
-expect_eq "$(awk -F'\t' '$1 == "0.2+bad" { print $4 "," $8 }' <<<"$out")" "NA,failed" "the failed lane is NA, never 0"
+expect_eq "$(awk -F'\t' '$1 == "0.2+bad" { print $4 "," $8 }' <<<"$out")" "NA,failed" \
+    "the failed lane is NA, never 0"
 expect_match "$err" "'0\.2\+bad' failed: exited with status 3" "failure reason"
 
 # A plain [lane] is the series named after the benchmark (the seed's JIT-off rows).
@@ -66,17 +70,21 @@ env =
 env = TARE_TEST_EXIT=0
 EOF
 run_tare run --format tsv "$S/plain.ini"
-expect_eq "$(tail -n +2 <<<"$out" | cut -f1,2 | tr '\t\n' ',,')" "0.2,-,0.2+jit,jit," "plain lane and a named one"
+expect_eq "$(tail -n +2 <<<"$out" | cut -f1,2 | tr '\t\n' ',,')" "0.2,-,0.2+jit,jit," \
+    "plain lane and a named one"
 
 # --history: rows appended with exactly the issue's columns; commit from --commit or git.
 run_tare run --history "$S/hist" --commit 0123abcd "$S/suite.ini"
 expect_rc 0 "run into history"
 H=$S/hist/wall.tsv
-expect_eq "$(head -1 "$H")" "$(printf 'date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference')" \
+expect_eq "$(head -1 "$H")" \
+    "$(printf 'date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference')" \
+    \
     "wall.tsv columns"
 expect_eq "$(($(wc -l < "$H") - 1))" 6 "one row per series"
 expect_eq "$(awk -F'\t' 'NR > 1 { print $2 }' "$H" | sort -u)" 0123abcd "--commit"
-expect_match "$(tsv_field "$(cat "$H")" 1 date)" '^20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z$' "date in UTC ISO 8601"
+expect_match "$(tsv_field "$(cat "$H")" 1 date)" \
+    '^20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z$' "date in UTC ISO 8601"
 runner=$(tsv_field "$(cat "$H")" 1 runner)
 expect_match "$runner" "^$(nproc)c $(uname -m)" "runner: core count and machine"
 expect_no_match "$runner" "$(hostname)" "runner has no host name"
@@ -90,13 +98,17 @@ expect_match "$out" "too few points: 1 of the 16 a step test needs" "and check s
 run_tare run --count --format tsv "$S/suite.ini"
 expect_rc 0 "--count alone on a suite with a reference"
 expect_no_match "$(head -1 <<<"$out")" "ref_median_s" "no wall pass, no reference"
-expect_eq "$err" "tare run: note: --count alone: no wall-clock pass, so no run of the suite's reference '$FIXTURES/sleeper 0.01' (add --wall for it)" \
+expect_eq "$err" \
+    "tare run: note: --count alone: no wall-clock pass, so no run of the suite's reference '$FIXTURES/sleeper 0.01' (add --wall for it)" \
+    \
     "says in one line what it skipped"
 
 if command -v git > /dev/null; then
-    (cd "$S" && git init -q . && git add suite.ini && git -c user.email=t@t -c user.name=t commit -qm t) > /dev/null 2>&1
+    (cd "$S" && git init -q . && git add suite.ini && git -c user.email=t@t -c user.name=t commit \
+        -qm t) > /dev/null 2>&1
     run_tare run --history "$S/hist2" "$S/suite.ini"
-    expect_eq "$(tsv_field "$(cat "$S/hist2/wall.tsv")" 1 commit)" "$(git -C "$S" rev-parse HEAD)" "commit from git rev-parse HEAD"
+    expect_eq "$(tsv_field "$(cat "$S/hist2/wall.tsv")" 1 commit)" "$(git -C "$S" rev-parse HEAD)" \
+        "commit from git rev-parse HEAD"
 fi
 
 # Shards: disjoint, together every benchmark; merged histories are the whole.
@@ -104,7 +116,8 @@ run_tare run --shard 1/2 --history "$S/s1" --commit c1 --format tsv "$S/suite.in
 a=$(tail -n +2 <<<"$out" | cut -f1)
 run_tare run --shard 2/2 --history "$S/s2" --commit c1 --format tsv "$S/suite.ini"
 b=$(tail -n +2 <<<"$out" | cut -f1)
-expect_eq "$(printf '%s\n%s\n' "$a" "$b" | sort | tr '\n' ' ')" "0.001+base 0.001+jit 0.02+base 0.02+jit 0.2+base 0.2+jit " \
+expect_eq "$(printf '%s\n%s\n' "$a" "$b" | sort | tr '\n' ' ')" \
+    "0.001+base 0.001+jit 0.02+base 0.02+jit 0.2+base 0.2+jit " \
     "shards together cover the suite"
 expect_eq "$(printf '%s\n%s\n' "$a" "$b" | sort | uniq -d)" "" "shards are disjoint"
 run_tare history merge "$S/s1/wall.tsv" "$S/s2/wall.tsv" -o "$S/merged.tsv"
@@ -167,7 +180,9 @@ EOF
 suite_at 1000
 run_tare run --wall --count -j 2 --format tsv --history "$C/h" --commit c1 "$C/suite.ini"
 expect_rc 0 "--wall --count"
-expect_eq "$(head -1 <<<"$out")" "$(printf 'benchmark\tlane\truns\tmedian_s\tmin_s\tref_median_s\tratio\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tstatus')" \
+expect_eq "$(head -1 <<<"$out")" \
+    "$(printf 'benchmark\tlane\truns\tmedian_s\tmin_s\tref_median_s\tratio\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tstatus')" \
+    \
     "tsv columns: the wall results, then the counts"
 i1=$(tsv_field "$out" 1 instructions)
 i2=$(tsv_field "$out" 2 instructions)
@@ -176,15 +191,19 @@ check "the lane with twice the work counts more ($i1 < $i2)" test "$i1" -lt "$i2
 expect_eq "$(tsv_field "$out" 1 allocations)" 0 "envwork allocates nothing: 0 allocations, counted"
 expect_eq "$(tsv_field "$out" 1 runs)" 2 "the wall pass ran too"
 want_tc=""
-if cc --version 2>/dev/null | head -1 | grep -qi gcc; then want_tc="gcc $(cc -dumpfullversion 2>/dev/null || cc -dumpversion)"; fi
+if cc --version 2>/dev/null | head -1 | grep -qi gcc; then \
+    want_tc="gcc $(cc -dumpfullversion 2>/dev/null || cc -dumpversion)"; fi
 tc=$(tsv_field "$out" 1 toolchain)
-if [ -n "$want_tc" ]; then expect_eq "$tc" "$want_tc" "toolchain from the program's .comment"; else expect_match "$tc" '^(gcc|clang) [0-9]' "toolchain"; fi
+if [ -n "$want_tc" ]; then expect_eq "$tc" "$want_tc" "toolchain from the program's .comment"; \
+    else expect_match "$tc" '^(gcc|clang) [0-9]' "toolchain"; fi
 CH=$C/h/count.tsv
-expect_eq "$(head -1 "$CH")" "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain')" \
+expect_eq "$(head -1 "$CH")" \
+    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain')" \
     "count.tsv columns"
 expect_eq "$(tsv_field "$(cat "$CH")" 1 instructions)" "$i1" "count.tsv has the table's counts"
 expect_eq "$(tsv_field "$(cat "$CH")" 1 toolchain)" "$tc" "count.tsv toolchain"
-expect_eq "$(tsv_field "$(cat "$CH")" 1 date)" "$(tsv_field "$(cat "$C/h/wall.tsv")" 1 date)" "one date for wall and count rows"
+expect_eq "$(tsv_field "$(cat "$CH")" 1 date)" "$(tsv_field "$(cat "$C/h/wall.tsv")" 1 date)" \
+    "one date for wall and count rows"
 expect_eq "$(tsv_field "$(cat "$CH")" 2 commit)" c1 "count rows' commit"
 expect_eq "$(($(wc -l < "$CH") - 1))" 2 "one count row per series"
 # The suite's count = yes turns the pass on without flags; --wall alone turns it off.
@@ -193,14 +212,17 @@ expect_match "$(head -1 <<<"$out")" 'ratio	instructions	' "count = yes: both pas
 run_tare run --wall --format tsv "$C/suite.ini"
 expect_no_match "$(head -1 <<<"$out")" 'instructions' "--wall alone: no count pass"
 run_tare run --count --format json "$C/suite.ini"
-expect_match "$out" '"benchmark": "w\+base", "lane": "base", "instructions": [0-9]+, "allocations": 0, ' "--count alone; json"
+expect_match "$out" \
+    '"benchmark": "w\+base", "lane": "base", "instructions": [0-9]+, "allocations": 0, ' \
+    "--count alone; json"
 expect_no_match "$out" '"median_s"' "--count alone: no wall pass"
 expect_match "$err" "^tare run: note: --count alone: no wall-clock pass \(add --wall for it\)$" \
     "--count alone: says the wall pass is skipped"
 run_tare run --wall --count --format tsv "$C/suite.ini"
 expect_no_match "$err" "note" "--wall --count: nothing skipped, nothing said"
 run_tare run --wall --format tsv "$C/suite.ini"
-expect_match "$err" "^tare run: note: --wall alone: no count pass, though the suite says count = yes" \
+expect_match "$err" \
+    "^tare run: note: --wall alone: no count pass, though the suite says count = yes" \
     "--wall alone with count = yes: says the count pass is skipped"
 # A second commit doing 10% more work: history check alarms on instructions (2% fixed
 # threshold), from count.tsv beside wall.tsv; trend draws the instructions.
@@ -209,10 +231,15 @@ run_tare run --history "$C/h" --commit c2 --format tsv "$C/suite.ini"
 expect_rc 0 "second commit"
 run_tare history check --format json "$C/h/wall.tsv" "$CH"
 expect_rc 3 "a 10% instruction regression: check exits 3"
-expect_match "$out" '^\{"regressions": \[\{"benchmark": "w\+base", "metric": "instructions", "before": '"$i1"', "after": [0-9]+, "change": 0\.0[89][0-9]*, "commit": "c2"\}' \
+expect_match "$out" \
+    '^\{"regressions": \[\{"benchmark": "w\+base", "metric": "instructions", "before": '"$i1"', "after": [0-9]+, "change": 0\.0[89][0-9]*, "commit": "c2"\}' \
+    \
     "the regression: w+base instructions, about +10%, at c2"
-expect_no_match "$(sed 's/"not_checked".*//' <<<"$out")" 'w\+more' "the unchanged lane does not alarm"
-expect_match "$out" '"not_checked": \[\{"benchmark": "w\+base", "metric": "median_s", "why": "too few points: 2 of the 16 a step test needs"\}' \
+expect_no_match "$(sed 's/"not_checked".*//' <<<"$out")" 'w\+more' \
+    "the unchanged lane does not alarm"
+expect_match "$out" \
+    '"not_checked": \[\{"benchmark": "w\+base", "metric": "median_s", "why": "too few points: 2 of the 16 a step test needs"\}' \
+    \
     "two commits are too few for the wall clock, and check says so"
 run_tare trend "$C/h/wall.tsv" "$CH" -o "$C/trend.html"
 expect_rc 0 "trend over wall.tsv and count.tsv"
@@ -227,9 +254,11 @@ env = TARE_TEST_EXIT=3
 EOF
 run_tare run --count --format tsv --history "$C/hf" --commit c1 "$C/fail.ini"
 expect_rc 1 "a failing count: exit 1"
-expect_eq "$(awk -F'\t' 'NR == 2 { print $3 "," $4 "," $5 "," $6 "," $8 }' <<<"$out")" "NA,NA,NA,NA,failed" "failed count: NA"
+expect_eq "$(awk -F'\t' 'NR == 2 { print $3 "," $4 "," $5 "," $6 "," $8 }' <<<"$out")" \
+    "NA,NA,NA,NA,failed" "failed count: NA"
 expect_match "$err" "'w\+bad' count failed: " "count failure reason"
-expect_eq "$(tail -n 1 "$C/hf/count.tsv" | cut -f3-7)" "$(printf 'w+bad\tNA\tNA\tNA\tNA')" "failed count row: NA"
+expect_eq "$(tail -n 1 "$C/hf/count.tsv" | cut -f3-7)" "$(printf 'w+bad\tNA\tNA\tNA\tNA')" \
+    "failed count row: NA"
 check "no wall.tsv without the wall pass" test ! -e "$C/hf/wall.tsv"
 # A script's toolchain cannot be known: NA.
 printf '#!/bin/sh\nexit 0\n' > "$C/script.sh"
@@ -245,7 +274,8 @@ expect_match "$err" "line 4: count = 'maybe': want yes or no" "count = maybe: me
 run_tare run --jobs 0 "$C/suite.ini"
 expect_rc 2 "--jobs 0"
 # Without valgrind, --count fails before anything is measured or any file is made.
-TARE_VALGRIND=/nonexistent/valgrind run_tare run --wall --count --history "$C/nv" --commit c1 "$C/suite.ini"
+TARE_VALGRIND=/nonexistent/valgrind run_tare run --wall --count --history "$C/nv" --commit c1 \
+    "$C/suite.ini"
 expect_rc 1 "--count without valgrind: exit 1"
 expect_match "$err" "TARE_VALGRIND is '/nonexistent/valgrind'" "--count without valgrind: why"
 check "--count without valgrind: no history made" test ! -e "$C/nv"

@@ -38,7 +38,8 @@ runs = 1
 EOF
 run_tare run --format tsv "$S/io.ini"
 expect_rc 0 "a suite with input"
-expect_eq "$(cat "$TMP/small.count") $(cat "$TMP/big.count")" "1000 5000" "each benchmark's input on stdin"
+expect_eq "$(cat "$TMP/small.count") $(cat "$TMP/big.count")" "1000 5000" \
+    "each benchmark's input on stdin"
 
 # A failing hook: that benchmark's series fails with the hook's words; the other goes on.
 cat > "$S/bad.ini" <<EOF
@@ -50,16 +51,19 @@ prepare = sh -c 'test {name} != big'
 EOF
 run_tare run --format tsv "$S/bad.ini"
 expect_rc 1 "a failing suite hook"
-expect_eq "$(awk -F'\t' '$1 == "big" { print $4 "," $8 }' <<<"$out")" "NA,failed" "its benchmark is NA"
+expect_eq "$(awk -F'\t' '$1 == "big" { print $4 "," $8 }' <<<"$out")" "NA,failed" \
+    "its benchmark is NA"
 expect_eq "$(awk -F'\t' '$1 == "small" { print $8 }' <<<"$out")" ok "the other goes on"
-expect_match "$err" "'big' failed: prepare failed: 'sh -c .*' exited with status 1 before warm-up run 1" "why"
+expect_match "$err" \
+    "'big' failed: prepare failed: 'sh -c .*' exited with status 1 before warm-up run 1" "why"
 
 # Bad keys: an empty hook, an input that is not there.
 printf '[suite]\ncommand = true\nbenchmarks = data/*.in\nprepare =\n' > "$S/empty.ini"
 run_tare run "$S/empty.ini"
 expect_rc 2 "an empty hook"
 expect_match "$err" "'prepare' is empty" "says which"
-printf '[suite]\ncommand = true\nbenchmarks = data/*.in\ninput = data/{name}.missing\n' > "$S/noin.ini"
+printf '[suite]\ncommand = true\nbenchmarks = data/*.in\ninput = data/{name}.missing\n' > \
+    "$S/noin.ini"
 run_tare run "$S/noin.ini"
 expect_rc 2 "a missing input"
 expect_match "$err" "input = 'data/\{name\}.missing': cannot read '.*big.missing'" "says which file"

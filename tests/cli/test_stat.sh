@@ -27,11 +27,13 @@ if [ "$has_core_pmu" = no ]; then
     expect_match "$err" "perf_event_open: [A-Z]" "gives the errno"
     expect_match "$err" "perf_event_paranoid is $paranoid: " "names the paranoid setting"
     expect_match "$err" "use 'tare count'" "suggests tare count"
-    expect_match "$err" "software events work here: tare stat --event task-clock,page-faults" "offers the software events"
+    expect_match "$err" "software events work here: tare stat --event task-clock,page-faults" \
+        "offers the software events"
     run_tare stat --runs 1 -e instructions -f tsv -- "$FIXTURES/busy" 1
     expect_rc 1 "one hardware event asked for"
     expect_eq "$out" "" "no TSV rows, not even a header"
-    expect_match "$err" "cannot count 'instructions': this machine has no hardware counters" "instructions alone"
+    expect_match "$err" "cannot count 'instructions': this machine has no hardware counters" \
+        "instructions alone"
 else
     expect_rc 0 "stat with hardware counters"
     expect_match "$out" "instructions" "instructions counted"
@@ -39,10 +41,12 @@ fi
 
 # --- page faults scale with memory touched: 32 MiB more is per_mib*32 more faults
 # (command strings are split into words and looked up in PATH)
-PATH="$FIXTURES:$PATH" run_tare stat --runs 3 -e page-faults,task-clock -f tsv 'touchmem 8' 'touchmem 40' \
+PATH="$FIXTURES:$PATH" run_tare stat --runs 3 -e page-faults,task-clock -f tsv 'touchmem 8' \
+    'touchmem 40' \
     --name small --name big
 expect_rc 0 "software events"
-expect_eq "$(head -n 1 <<<"$out")" "$(printf 'name\tlane\tevent\tmedian\tmin\tmax\truns\tstatus')" "TSV header"
+expect_eq "$(head -n 1 <<<"$out")" "$(printf 'name\tlane\tevent\tmedian\tmin\tmax\truns\tstatus')" \
+    "TSV header"
 expect_eq "$(wc -l <<<"$out")" 5 "one row per series and event"
 expect_eq "$(awk -F'\t' 'NR > 1 { print NF }' <<<"$out" | sort -u)" 8 "8 columns on every row"
 expect_eq "$(awk -F'\t' 'NR > 1 { print $7 "/" $8 }' <<<"$out" | sort -u)" "3/ok" "3 runs, ok"
@@ -71,7 +75,8 @@ for mode in process thread; do
         check "3 more ${mode}es touching 16 MiB: $one -> $four, want +$want" awk -v a="$one" \
             -v b="$four" -v w="$want" 'BEGIN { exit !(b - a >= w * 0.95 && b - a <= w * 1.05) }'
     else
-        check "more ${mode}es, more faults: $one -> $four" awk -v a="$one" -v b="$four" 'BEGIN { exit !(b > a) }'
+        check "more ${mode}es, more faults: $one -> $four" awk -v a="$one" -v b="$four" \
+            'BEGIN { exit !(b > a) }'
     fi
 done
 
@@ -80,7 +85,8 @@ run_tare stat --runs 2 -e context-switches -f tsv -- "$FIXTURES/naps" 40
 if [ "$(id -u)" = 0 ] || { [ "$paranoid" != unknown ] && [ "$paranoid" -le 1 ]; }; then
     expect_rc 0 "context switches"
     cs=$(median_of "$out" context-switches)
-    check "40 naps give at least 40 context switches ($cs)" awk -v c="$cs" 'BEGIN { exit !(c >= 40) }'
+    check "40 naps give at least 40 context switches ($cs)" awk -v c="$cs" \
+        'BEGIN { exit !(c >= 40) }'
 else
     expect_rc 1 "context switches without the permission"
     expect_match "$err" "cannot count 'context-switches': it happens in the kernel" "says why"
@@ -96,7 +102,8 @@ expect_match "$out" '"status": "ok", "min_running": 1, "values": \[[0-9]' "json 
 # --- a failing command: NA, never a number, exit 1
 run_tare stat --runs 2 -e page-faults -f tsv -- "$FIXTURES/exit3"
 expect_rc 1 "command exiting 3"
-expect_eq "$(tail -n 1 <<<"$out")" "$(printf 'exit3\t-\tpage-faults\tNA\tNA\tNA\t0\tfailed')" "failed row"
+expect_eq "$(tail -n 1 <<<"$out")" "$(printf 'exit3\t-\tpage-faults\tNA\tNA\tNA\t0\tfailed')" \
+    "failed row"
 expect_match "$err" "'exit3' failed: exited with status 3 in warm-up run 1" "failure reason"
 run_tare stat --runs 2 -e page-faults -i -f tsv -- "$FIXTURES/exit3"
 expect_rc 0 "--ignore-failure"
@@ -113,7 +120,8 @@ expect_match "$err" "command not found" "missing command message"
 # --- bad usage
 run_tare stat -e bogus -- "$FIXTURES/busy" 1
 expect_rc 2 "unknown event"
-expect_match "$err" "unknown event 'bogus' \(known: cycles, instructions" "unknown event lists the known"
+expect_match "$err" "unknown event 'bogus' \(known: cycles, instructions" \
+    "unknown event lists the known"
 run_tare stat -e task-clock,task-clock -- "$FIXTURES/busy" 1
 expect_rc 2 "event twice"
 run_tare stat -e cpu_core/task-clock -- "$FIXTURES/busy" 1
@@ -131,7 +139,8 @@ expect_rc 2 "bad pin"
 cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, /[-,]/); print a[1] }' /proc/self/status)
 run_tare stat --runs 1 -e task-clock,page-faults --pin "$cpu" -- "$FIXTURES/busy" 1
 expect_rc 0 "--pin"
-expect_match "$out" "^1 run each after 1 warm-up run \(not counted\); medians; user space only" "text head"
+expect_match "$out" "^1 run each after 1 warm-up run \(not counted\); medians; user space only" \
+    "text head"
 expect_match "$out" "busy +task-clock +[0-9.]+ [mµn]?s" "text task-clock as a time"
 run_tare stat --list-events
 expect_rc 0 "--list-events"

@@ -55,8 +55,53 @@ expect_eq "$rc" 1 "an undocumented core declaration fails"
 expect_match "$out" "c\.h:7: header-doc:" "the declaration after a blank line is flagged"
 expect_eq "$(grep -c . <<<"$out")" 2 "only that one (and the count line)"
 
+# Scripts: the opening comment may follow a #! line; a line may pass the limit only by one
+# word (blanks inside quotes, across lines too, do not split it) too long for a line of its own.
+long=$(printf 'x%.0s' $(seq 1 100))
+cat > "$TMP/s.sh" <<SH
+#!/bin/sh
+# s.sh: a script with long lines.
+echo "${long:0:60}" "${long:0:40}"
+grep -E '^${long:0:95}' file
+awk 'BEGIN {
+    print "${long:0:50} ${long:0:50}" }' "${long:0:5}"
+echo "${long:0:30} # not a comment" ${long:0:70} # a comment: ${long:0:30}
+SH
+"$style" "$TMP/s.sh" > "$TMP/out" 2>&1
+rc=$?; out=$(cat "$TMP/out")
+expect_eq "$rc" 1 "a script with a breakable long line fails"
+expect_match "$out" "s\.sh:3: column: line is 110 columns" "two words that fit on lines of their own"
+expect_no_match "$out" "s\.sh:4:" "one word too long for any line passes"
+expect_no_match "$out" "s\.sh:6:" "a program's line inside its quotes is one word"
+expect_match "$out" "s\.sh:7: column:" "a quoted # starts no comment; the words are measured"
+expect_no_match "$out" "file-head" "the comment after the #! line is the opening comment"
+expect_eq "$(grep -c . <<<"$out")" 3 "two problems (and the count line)"
+printf '#!/bin/sh\nset -eu\n' > "$TMP/t.sh"
+"$style" "$TMP/t.sh" > "$TMP/out" 2>&1
+expect_match "$(cat "$TMP/out")" "t\.sh:2: file-head:" "a script without its opening comment"
+
+# Under tests/, examples/ and bench/ only column and file-head apply: test code may sprintf.
+mkdir -p "$TMP/tests/unit"
+printf '/* t.c: test code. */\nvoid f(char *d) { sprintf(d, "x"); exit(1); }\n' \
+    > "$TMP/tests/unit/t.c"
+"$style" "$TMP/tests/unit/t.c" > "$TMP/out" 2>&1
+expect_eq "$?" 0 "sprintf and exit() in test code: $(cat "$TMP/out")"
+printf 'void f(void);\n' > "$TMP/tests/unit/u.c"
+"$style" "$TMP/tests/unit/u.c" > "$TMP/out" 2>&1
+expect_match "$(cat "$TMP/out")" "u\.c:1: file-head:" "test code still opens with its comment"
+
 "$style" > "$TMP/out" 2>&1
 rc=$?
 expect_eq "$rc" 0 "the tree keeps the house rules: $(head -3 "$TMP/out")"
+# The tree's default set reaches tests/, examples/ and bench/, their scripts too, but not the
+# fuzz corpora or the golden files.
+"$style" --list > "$TMP/list"
+for f in src/core/history.c include/tare/scope.h tests/cli/test_style.sh tests/run \
+    tests/unit/unit.h tests/fixtures/cg/inl.h examples/sort.c examples/suite.ini bench/run \
+    bench/ab_aa.py tests/cli/trend_browser.js scripts/install-deps; do
+    check "check-style checks $f" grep -qx "$f" "$TMP/list"
+done
+expect_eq "$(grep -c -e '^tests/fuzz/corpus' -e '^tests/golden/' -e '\.tsv$' "$TMP/list")" 0 \
+    "no corpus, golden file or data in the default set"
 
 done_testing

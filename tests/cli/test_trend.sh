@@ -10,7 +10,9 @@ SHOTDIR=$TARE_ROOT/${BUILD:-build}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
 # field JSON NAME: one top-level field of a JSON object, as JSON.
-field() { node -e 'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(JSON.stringify(o[process.argv[1]]))' "$2" <<<"$1"; }
+field() { node -e \
+    'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(JSON.stringify(o[process.argv[1]]))' \
+    "$2" <<<"$1"; }
 
 run_tare trend "$EXCERPT"
 expect_rc 2 "no -o"
@@ -21,7 +23,8 @@ expect_rc 2 "a javascript: commit URL is refused"
 printf 'commit\tbenchmark\tratio\nc\tb\tx\n' > "$TMP/bad.tsv"
 run_tare trend "$TMP/bad.tsv" -o "$TMP/x.html"
 expect_rc 2 "malformed history"
-expect_eq "$err" "tare trend: '$TMP/bad.tsv' line 2: column 'ratio': not a number: 'x'" "malformed message"
+expect_eq "$err" "tare trend: '$TMP/bad.tsv' line 2: column 'ratio': not a number: 'x'" \
+    "malformed message"
 check "nothing written on error" test ! -e "$TMP/x.html"
 
 run_tare trend "$EXCERPT" -o "$TMP/e.html" --commit-url 'https://example.org/r/commit/{sha}'
@@ -42,15 +45,19 @@ done
 { printf 'date\tcommit\tbenchmark\tmedian_s\n'
   for i in 1 2 3 4 5; do
       printf '2026-01-0%dT00:00:00Z\tc%d\t<script>alert(1)</script>\t1.%d\n' $i $i $i
-      printf '2026-01-0%dT00:00:00Z\tc%d\tx</script><img src=x onerror=alert(2)>+"lane&\t2.%d\n' $i $i $i
+      printf '2026-01-0%dT00:00:00Z\tc%d\tx</script><img src=x onerror=alert(2)>+"lane&\t2.%d\n' \
+          $i $i $i
   done; } > "$TMP/evil.tsv"
 run_tare trend --title '</title><script>alert(3)</script>' "$TMP/evil.tsv" -o "$TMP/evil.html"
 expect_rc 0 "trend of hostile names"
 evil=$(cat "$TMP/evil.html")
 expect_no_match "$evil" '<script>alert|<img src=x|</script><img' "no hostile markup in the page"
-expect_eq "$(grep -o '<script' "$TMP/evil.html" | wc -l)" 2 "only the page's own two script elements"
-expect_match "$evil" '\\u003cscript\\u003ealert\(1\)\\u003c/script\\u003e' "names escaped in the JSON"
-expect_match "$evil" '<title>&lt;/title&gt;&lt;script&gt;alert\(3\)&lt;/script&gt;</title>' "title escaped"
+expect_eq "$(grep -o '<script' "$TMP/evil.html" | wc -l)" 2 \
+    "only the page's own two script elements"
+expect_match "$evil" '\\u003cscript\\u003ealert\(1\)\\u003c/script\\u003e' \
+    "names escaped in the JSON"
+expect_match "$evil" '<title>&lt;/title&gt;&lt;script&gt;alert\(3\)&lt;/script&gt;</title>' \
+    "title escaped"
 
 if ! command -v node > /dev/null || [ ! -x "$CHROMIUM" ]; then
     not_ok "the browser test needs node and chromium (scripts/install-deps check)"
@@ -70,23 +77,29 @@ nbench=$(awk -F'\t' 'NR > 1 { sub(/\+.*/, "", $3); print $3 }' "$MUTSU" | sort -
 nseries=$(awk -F'\t' 'NR > 1 { print $3 }' "$MUTSU" | sort -u | wc -l)
 expect_eq "$(field "$res" charts)" "$nbench" "one chart per benchmark"
 expect_eq "$(field "$res" paths)" "$nseries" "one line per lane"
-[ "$MUTSU" = "$EXCERPT" ] || expect_eq "$(field "$res" dots)" 0 "a long history: lines only, no dots"
+[ "$MUTSU" = "$EXCERPT" ] || expect_eq "$(field "$res" dots)" 0 \
+    "a long history: lines only, no dots"
 expect_eq "$(field "$res" names)" \
     "$(awk -F'\t' 'NR > 1 { sub(/\+.*/, "", $3); print $3 }' "$MUTSU" | LC_ALL=C sort -u |
        node -e 'console.log(JSON.stringify(require("fs").readFileSync(0, "utf8").trim().split("\n")))')" \
     "chart names are the benchmarks"
-expect_eq "$(field "$res" metrics)" '["median_s","min_s","ratio"]' "metrics offered are those in the data"
+expect_eq "$(field "$res" metrics)" '["median_s","min_s","ratio"]' \
+    "metrics offered are those in the data"
 expect_eq "$(field "$res" metric_after)" '"min_s"' "the metric switch redraws the first chart"
 expect_eq "$(field "$res" all_switched)" true "the metric switch redraws every chart"
 expect_eq "$(field "$res" path_changed)" true "the switched chart draws other values"
 expect_eq "$(field "$res" metric_button_on)" '"min_s"' "the switched button shows as on"
 expect_eq "$(field "$res" points_50)" 50 "window 50 draws 50 commits"
-ncommits=$(awk -F'\t' -v b="$(awk -F'\t' 'NR == 2 { print $3 }' "$MUTSU")" 'NR > 1 && $3 == b' "$MUTSU" | wc -l)
-[ "$MUTSU" = "$EXCERPT" ] || expect_eq "$(field "$res" points_all)" "$ncommits" "window all draws every commit"
+ncommits=$(awk -F'\t' -v b="$(awk -F'\t' 'NR == 2 { print $3 }' "$MUTSU")" 'NR > 1 && $3 == b' \
+    "$MUTSU" | wc -l)
+[ "$MUTSU" = "$EXCERPT" ] || expect_eq "$(field "$res" points_all)" "$ncommits" \
+    "window all draws every commit"
 expect_eq "$(field "$res" filter_shown)" \
-    "$(awk -F'\t' 'NR > 1 { sub(/\+.*/, "", $3); print $3 }' "$MUTSU" | sort -u | grep -c fib)" "the name filter"
+    "$(awk -F'\t' 'NR > 1 { sub(/\+.*/, "", $3); print $3 }' "$MUTSU" | sort -u | grep -c fib)" \
+        "the name filter"
 expect_eq "$(field "$res" table_rows)" "$nseries" "the table view has a row per series"
-expect_match "$(field "$res" tooltip)" '[0-9a-f]{12}  20[0-9-]+T.*base: [0-9.]+ ms' "the tooltip shows commit, date, values"
+expect_match "$(field "$res" tooltip)" '[0-9a-f]{12}  20[0-9-]+T.*base: [0-9.]+ ms' \
+    "the tooltip shows commit, date, values"
 expect_eq "$(field "$res" title)" '"mutsu benchmarks"' "title"
 check "screenshot saved" test -s "$SHOTDIR/trend-screenshot.png"
 
@@ -94,27 +107,35 @@ check "screenshot saved" test -s "$SHOTDIR/trend-screenshot.png"
 res=$(browse "$TMP/evil.html")
 expect_eq "$(field "$res" errors)" "[]" "hostile page: no dialogs, no errors"
 expect_eq "$(field "$res" injected)" 2 "hostile page: no script element added"
-expect_eq "$(field "$res" names)" '["<script>alert(1)</script>","x</script><img src=x onerror=alert(2)>"]' \
+expect_eq "$(field "$res" names)" \
+    '["<script>alert(1)</script>","x</script><img src=x onerror=alert(2)>"]' \
     "hostile names shown as text"
-expect_eq "$(field "$res" title)" '"</title><script>alert(3)</script>"' "hostile title shown as text"
+expect_eq "$(field "$res" title)" '"</title><script>alert(3)</script>"' \
+    "hostile title shown as text"
 
 # Wall and count files together: the count metrics are offered, and a deterministic step
 # at the newest commit (instructions +5% in one series) marks its chart.
 awk -F'\t' 'BEGIN { OFS = "\t"; print "date", "commit", "benchmark", "instructions", "allocations", "toolchain" }
-    NR > 1 { n[$3]++; print $1, $2, $3, 1000000 + n[$3], 5000, "gcc" }' "$EXCERPT" > "$TMP/count.tsv"
+    NR > 1 { n[$3]++; print $1, $2, $3, 1000000 + n[$3], 5000, "gcc" }' "$EXCERPT" \
+    > "$TMP/count.tsv"
 last=$(tail -1 "$EXCERPT" | cut -f2)
-awk -F'\t' -v c="$last" 'BEGIN { OFS = "\t" } NR > 1 && $2 == c && $3 == "hash-access" { $4 = int($4 * 1.05) } { print }' \
+awk -F'\t' -v c="$last" \
+    'BEGIN { OFS = "\t" } NR > 1 && $2 == c && $3 == "hash-access" { $4 = int($4 * 1.05) } { print }' \
+    \
     "$TMP/count.tsv" > "$TMP/count2.tsv"
 run_tare history check --format json "$TMP/count2.tsv"
-expect_match "$out" '"benchmark": "hash-access", "metric": "instructions"' "the planted count step is a regression"
+expect_match "$out" '"benchmark": "hash-access", "metric": "instructions"' \
+    "the planted count step is a regression"
 run_tare trend "$EXCERPT" "$TMP/count2.tsv" -o "$TMP/both.html"
 expect_rc 0 "trend of wall and count files"
 res=$(browse "$TMP/both.html" "" instructions)
 expect_eq "$(field "$res" errors)" "[]" "wall+count page: no errors"
-expect_eq "$(field "$res" metrics)" '["median_s","min_s","ratio","instructions","allocations"]' "count metrics offered"
+expect_eq "$(field "$res" metrics)" '["median_s","min_s","ratio","instructions","allocations"]' \
+    "count metrics offered"
 expect_eq "$(field "$res" metric_after)" '"instructions"' "switch to instructions"
 expect_eq "$(field "$res" path_changed)" true "instructions drawn"
-expect_eq "$(field "$res" alarm_cards)" '["hash-access"]' "the chart with the newest regression is marked"
+expect_eq "$(field "$res" alarm_cards)" '["hash-access"]' \
+    "the chart with the newest regression is marked"
 
 # The chips are tare history check's judgement at the newest point, never the raw last
 # change: "levels" moves between two levels every three commits (its last value 30% over
@@ -132,32 +153,44 @@ awk 'BEGIN { OFS = "\t"; print "date", "commit", "benchmark", "median_s", "instr
     print d, c, "det", "NA", 1700000000 + (i % 3) * 7
   } }' > "$TMP/judged.tsv"
 run_tare history check --format json "$TMP/judged.tsv"
-expect_match "$out" '^\{"regressions": \[\{"benchmark": "step", "metric": "median_s"' "check: step regresses"
+expect_match "$out" '^\{"regressions": \[\{"benchmark": "step", "metric": "median_s"' \
+    "check: step regresses"
 expect_no_match "$out" '"benchmark": "levels"' "check: levels does not"
 run_tare trend "$TMP/judged.tsv" -o "$TMP/judged.html"
 res=$(browse "$TMP/judged.html" "" instructions)
-js() { node -e 'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(eval(process.argv[1]))' "$1" <<<"$res"; }
+js() { node -e \
+    'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(eval(process.argv[1]))' \
+    "$1" <<<"$res"; }
 expect_eq "$(field "$res" errors)" "[]" "judged page: no errors"
-expect_match "$(js 'o.chips_before.levels[0][0]')" '^\+[0-9.]+% within ±[0-9.]+%$' "levels: the change within the fence"
+expect_match "$(js 'o.chips_before.levels[0][0]')" '^\+[0-9.]+% within ±[0-9.]+%$' \
+    "levels: the change within the fence"
 expect_eq "$(js 'o.chips_before.levels[0][1]')" chip "levels: a grey chip"
-expect_match "$(js 'o.chips_before.step[0][0]')" '^regression \+4[89]\.[0-9]% past ±[0-9.]+%$' "step: the regression and its fence"
+expect_match "$(js 'o.chips_before.step[0][0]')" '^regression \+4[89]\.[0-9]% past ±[0-9.]+%$' \
+    "step: the regression and its fence"
 expect_eq "$(js 'o.chips_before.step[0][1]')" "chip alarm" "step: a red chip"
-expect_eq "$(js 'o.axes_before.step.x.join(" ")')" "0000001 000001e" "one day's commits: the ends' hashes"
+expect_eq "$(js 'o.axes_before.step.x.join(" ")')" "0000001 000001e" \
+    "one day's commits: the ends' hashes"
 expect_match "$(js 'o.chips.det[0][0]')" 'within ±2\.0%$' "det: within the 2% threshold"
-expect_eq "$(js 'new Set(o.axes.det.y).size')" 4 "det: four distinct tick labels ($(js 'o.axes.det.y.join(" ")'))"
-check "det: the y range spans at least the threshold either side ($(js 'o.axes.det.range.join(" .. ")'))" \
+expect_eq "$(js 'new Set(o.axes.det.y).size')" 4 \
+    "det: four distinct tick labels ($(js 'o.axes.det.y.join(" ")'))"
+check \
+    "det: the y range spans at least the threshold either side ($(js 'o.axes.det.range.join(" .. ")'))" \
+    \
     test "$(js '(o.axes.det.range[1] - o.axes.det.range[0]) / 1700000000 >= 0.04')" = true
 # A history of columns tare does not read: the page is empty, and trend says why.
 printf 'date\tcommit\tbenchmark\tmean\n2026-01-01T00:00:00Z\tc1\tb\t1.5\n' > "$TMP/mean.tsv"
 run_tare trend "$TMP/mean.tsv" -o "$TMP/mean.html"
 expect_rc 0 "trend of unknown columns"
-expect_match "$err" "^tare trend: note: the history has rows but no metric tare reads" "says why the page is empty"
+expect_match "$err" "^tare trend: note: the history has rows but no metric tare reads" \
+    "says why the page is empty"
 # A window of a few commits: each one's short hash on the x axis.
 head -n 16 "$TMP/judged.tsv" > "$TMP/five.tsv"
 run_tare trend "$TMP/five.tsv" -o "$TMP/five.html"
 res=$(browse "$TMP/five.html")
-expect_eq "$(js 'o.axes_before.step.x.join(" ")')" "0000001 0000002 0000003 0000004 0000005" "five commits: five hashes"
-expect_match "$(js 'o.chips_before.step[0][0]')" '^not tested: 5 of 16 points$' "five commits: not tested, said"
+expect_eq "$(js 'o.axes_before.step.x.join(" ")')" "0000001 0000002 0000003 0000004 0000005" \
+    "five commits: five hashes"
+expect_match "$(js 'o.chips_before.step[0][0]')" '^not tested: 5 of 16 points$' \
+    "five commits: not tested, said"
 expect_eq "$(js 'o.chips_before.step[0][1]')" chip "not tested: grey"
 
 # Edge cases: no rows, one commit, only NA values: the page still runs without an error.
@@ -175,7 +208,8 @@ res=$(browse "$TMP/one.html")
 expect_eq "$(field "$res" dots)" 1 "one commit: its point drawn as a dot"
 
 # The harness itself notices a broken page (so "no errors" above means something).
-sed 's|render();$|render(); console.error("planted"); undefinedFunction();|' "$TMP/mutsu.html" > "$TMP/broken.html"
+sed 's|render();$|render(); console.error("planted"); undefinedFunction();|' "$TMP/mutsu.html" > \
+    "$TMP/broken.html"
 res=$(browse "$TMP/broken.html")
 expect_match "$(field "$res" errors)" 'planted' "a planted console error is caught"
 expect_match "$(field "$res" errors)" 'undefinedFunction' "a planted exception is caught"

@@ -7,7 +7,8 @@ synopsis() {   # the SYNOPSIS lines of a man page, roff markup removed
 }
 
 usage_lines() { # the usage lines of --help, without "usage: " / "   or: "
-    "$TARE" "$@" --help | awk '/^(usage|   or): / { sub(/^(usage|   or): /, ""); print; next } { exit }'
+    "$TARE" "$@" --help | awk \
+        '/^(usage|   or): / { sub(/^(usage|   or): /, ""); print; next } { exit }'
 }
 
 check "tare help lists commands" test -n "$("$TARE" help --commands)"
@@ -15,12 +16,15 @@ for cmd in $("$TARE" help --commands); do
     page="$TARE_ROOT/doc/tare-$cmd.1"
     if [ ! -f "$page" ]; then not_ok "$cmd has no man page $page"; continue; fi
     ok
-    expect_eq "$(usage_lines "$cmd")" "$(synopsis "$page")" "usage of 'tare $cmd' vs SYNOPSIS of tare-$cmd.1"
+    expect_eq "$(usage_lines "$cmd")" "$(synopsis "$page")" \
+        "usage of 'tare $cmd' vs SYNOPSIS of tare-$cmd.1"
     run_tare "$cmd" --no-such-option
     expect_rc 2 "tare $cmd with an unknown option"
     expect_match "$err" "usage: tare $cmd" "tare $cmd with an unknown option prints usage"
 done
-expect_eq "$("$TARE" --help | awk '/^(usage|   or): / { sub(/^(usage|   or): /, ""); print; next } { exit }')" \
+expect_eq \
+    "$("$TARE" --help | awk '/^(usage|   or): / { sub(/^(usage|   or): /, ""); print; next } { exit }')" \
+    \
     "$(synopsis "$TARE_ROOT/doc/tare.1")" "usage of 'tare' vs SYNOPSIS of tare.1"
 run_tare --version
 expect_match "$out" '^tare [0-9]+\.[0-9]+' "tare --version"
@@ -55,5 +59,6 @@ printf '.SH OPTIONS\n.TP\n.BR \\-n ", " \\-\\-stale " \\fIN\\fR"\n.TP\n.B \\-\\-
     > "$TMP/fake.1"
 expect_eq "$(man_opts "$TMP/fake.1" | tr '\n' ' ')" "--help --stale -n " "man_opts reads .BR and .B"
 expect_eq "$(comm -23 <(help_opts wall) <(man_opts "$TMP/fake.1") | grep -c .)" \
-    "$(($(help_opts wall | grep -c .) - 2))" "a page without wall's options misses all but -n and --help"
+    "$(($(help_opts wall | grep -c .) - 2))" \
+        "a page without wall's options misses all but -n and --help"
 done_testing

@@ -7,6 +7,7 @@ run_tare wall --runs 5 --format=tsv "$F/busy 5" "$F/busy 40"
 expect_rc 0 "two commands"
 expect_eq "$(head -n 1 <<<"$out")" \
     "$(printf 'name\tlane\truns\tmedian_s\tmin_s\tmax_s\tmad_s\tuser_s\tsys_s\tmax_rss_kb\tref_median_s\tratio\tstatus')" \
+        \
     "TSV header"
 expect_eq "$(wc -l <<<"$out")" 3 "one row per command"
 expect_eq "$(tsv_field "$out" 1 name)" "busy 5" "names that clash get their arguments"
@@ -19,14 +20,16 @@ expect_no_match "$err" "failed" "no failure reported"
 # Compared in CPU time (user), which a loaded machine stretches far less than the wall clock:
 # the medians' wall times of 5 runs crossed under a load of 8 on two CPUs.
 m1=$(tsv_field "$out" 1 user_s); m2=$(tsv_field "$out" 2 user_s)
-check "8x the work takes more CPU ($m1 vs $m2)" awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(b > 2 * a) }'
+check "8x the work takes more CPU ($m1 vs $m2)" awk -v a="$m1" -v b="$m2" \
+    'BEGIN { exit !(b > 2 * a) }'
 for r in 1 2; do
     check "min <= median <= max, row $r" awk -v lo="$(tsv_field "$out" $r min_s)" \
         -v m="$(tsv_field "$out" $r median_s)" -v hi="$(tsv_field "$out" $r max_s)" \
         'BEGIN { exit !(lo <= m && m <= hi && lo > 0) }'
 done
 check "user time is counted" awk -v u="$(tsv_field "$out" 2 user_s)" 'BEGIN { exit !(u > 0) }'
-expect_match "$(cut -f4 <<<"$out" | tail -n 1)" '^0\.[0-9]{6,}|^[0-9]+\.[0-9]{5,}' "seconds with 6+ significant digits"
+expect_match "$(cut -f4 <<<"$out" | tail -n 1)" '^0\.[0-9]{6,}|^[0-9]+\.[0-9]{5,}' \
+    "seconds with 6+ significant digits"
 
 # Default names are the basename; clashes get the arguments, then a number; --name names them.
 run_tare wall --runs 1 -f tsv "$F/busy 1" "$F/exit3" "$F/busy 1"
@@ -48,10 +51,12 @@ expect_eq "$(tsv_field "$out" 2 name)" big "--name"
 # A reference: ratio is the median over the reference's median.
 run_tare wall --runs 5 -f tsv --reference "$F/busy 10" "$F/busy 40"
 expect_rc 0 "with a reference"
-rm_=$(tsv_field "$out" 1 ref_median_s); m=$(tsv_field "$out" 1 median_s); ratio=$(tsv_field "$out" 1 ratio)
+rm_=$(tsv_field "$out" 1 ref_median_s); m=$(tsv_field "$out" 1 median_s); ratio=$(tsv_field \
+    "$out" 1 ratio)
 check "ratio = median / ref median ($m / $rm_ = $ratio)" awk -v m="$m" -v r="$rm_" -v q="$ratio" \
     'BEGIN { d = m / r - q; if (d < 0) d = -d; exit !(d < 1e-6 * q) }'
-check "4x the reference's work gives a ratio above 1.5 ($ratio)" awk -v q="$ratio" 'BEGIN { exit !(q > 1.5) }'
+check "4x the reference's work gives a ratio above 1.5 ($ratio)" awk -v q="$ratio" \
+    'BEGIN { exit !(q > 1.5) }'
 run_tare wall --runs 2 --reference "$F/busy 1" "$F/busy 2"
 expect_match "$out" "busy \(reference\)" "text shows the reference"
 expect_match "$out" "ratio" "text has a ratio column"
@@ -92,7 +97,8 @@ check "max_rss_kb >= 64 MiB ($rss)" test "$rss" -ge 65536
 check "max_rss_kb < 96 MiB ($rss)" test "$rss" -lt 98304
 
 # Lanes: each its own series, named name+lane, with its environment.
-run_tare wall --runs 1 -f tsv --lane ok:TARE_TEST_EXIT=0 --lane bad:TARE_TEST_EXIT=4,OTHER=1 -- "$F/printenv1"
+run_tare wall --runs 1 -f tsv --lane ok:TARE_TEST_EXIT=0 --lane bad:TARE_TEST_EXIT=4,OTHER=1 -- \
+    "$F/printenv1"
 expect_rc 1 "a lane that fails"
 expect_eq "$(tsv_field "$out" 1 name)" printenv1+ok "lane series name"
 expect_eq "$(tsv_field "$out" 1 lane)" ok "lane column"
@@ -125,10 +131,13 @@ expect_match "$err" "command not found" "not found message"
 
 # Cold first runs are named, and never counted.
 run_tare wall --runs 5 -f tsv -- "$F/coldstart" "$TMP/cache1"
-expect_match "$err" "warm-up run of 'coldstart' took .* it was cold, and was not counted" "cold warm-up note"
-check "the cold run is not in the median" awk -v m="$(tsv_field "$out" 1 max_s)" 'BEGIN { exit !(m < 0.2) }'
+expect_match "$err" "warm-up run of 'coldstart' took .* it was cold, and was not counted" \
+    "cold warm-up note"
+check "the cold run is not in the median" awk -v m="$(tsv_field "$out" 1 max_s)" \
+    'BEGIN { exit !(m < 0.2) }'
 run_tare wall --runs 5 -w 0 -f tsv -- "$F/coldstart" "$TMP/cache2"
-expect_match "$err" "first run of 'coldstart' .* looks cold, and it was counted; use --warmup 1" "cold first run without warm-up"
+expect_match "$err" "first run of 'coldstart' .* looks cold, and it was counted; use --warmup 1" \
+    "cold first run without warm-up"
 # A steady (sleep-bound) program gets no note. One slow run on a loaded machine is a real
 # outlier the rule may name, so allow three attempts: a rule that always fires fails all three.
 quiet=no
@@ -166,7 +175,8 @@ run_tare wall --runs 1 -f markdown "$F/busy 1"
 expect_match "$(sed -n 2p <<<"$out")" '^\| :--- \| :--- \| ---: \|' "markdown separator"
 
 # Bad usage: exit 2 with the usage.
-for bad in "--runs 0 true" "--runs x true" "--warmup -1 true" "--format yaml true" "--timeout 0 true" "--pin -3 true" ""; do
+for bad in "--runs 0 true" "--runs x true" "--warmup -1 true" "--format yaml true" \
+    "--timeout 0 true" "--pin -3 true" ""; do
     run_tare wall $bad
     expect_rc 2 "wall $bad"
     expect_match "$err" "usage: tare wall" "usage shown for: wall $bad"

@@ -12,12 +12,19 @@ col() {   # col TSV ROW NAME
 # Without --counters the TSV contract is unchanged.
 run_tare wall --runs 1 -f tsv -- "$FIXTURES/busy" 1
 expect_rc 0 "wall plain"
-expect_eq "$(head -n 1 <<<"$out")" "$(printf 'name\tlane\truns\tmedian_s\tmin_s\tmax_s\tmad_s\tuser_s\tsys_s\tmax_rss_kb\tref_median_s\tratio\tstatus')" "plain header"
+expect_eq "$(head -n 1 <<<"$out")" \
+    "$(printf 'name\tlane\truns\tmedian_s\tmin_s\tmax_s\tmad_s\tuser_s\tsys_s\tmax_rss_kb\tref_median_s\tratio\tstatus')" \
+    "plain header"
 
-run_tare wall --counters --runs 3 -f tsv "$FIXTURES/touchmem 8" "$FIXTURES/touchmem 40" --name small --name big
+run_tare wall --counters --runs 3 -f tsv "$FIXTURES/touchmem 8" "$FIXTURES/touchmem 40" --name \
+    small --name big
 expect_rc 0 "wall --counters"
-expect_eq "$(head -n 1 <<<"$out" | cut -f 1-13)" "$(printf 'name\tlane\truns\tmedian_s\tmin_s\tmax_s\tmad_s\tuser_s\tsys_s\tmax_rss_kb\tref_median_s\tratio\tstatus')" "the 13 columns first"
-expect_match "$(head -n 1 <<<"$out")" "	status	(cpu_core/|cpu_atom/)?cycles	.*	task-clock	page-faults	context-switches$" "then one per counter"
+expect_eq "$(head -n 1 <<<"$out" | cut -f 1-13)" \
+    "$(printf 'name\tlane\truns\tmedian_s\tmin_s\tmax_s\tmad_s\tuser_s\tsys_s\tmax_rss_kb\tref_median_s\tratio\tstatus')" \
+    "the 13 columns first"
+expect_match "$(head -n 1 <<<"$out")" \
+    "	status	(cpu_core/|cpu_atom/)?cycles	.*	task-clock	page-faults	context-switches$" \
+    "then one per counter"
 pf_small=$(col "$out" 1 page-faults)
 pf_big=$(col "$out" 2 page-faults)
 check "page faults beside the times grow with memory ($pf_small -> $pf_big)" awk -v a="$pf_small" \
@@ -26,7 +33,9 @@ expect_match "$(col "$out" 1 median_s)" '^[0-9.e-]+$' "the times are still there
 if [ "$has_core_pmu" = no ]; then
     expect_eq "$(col "$out" 1 cycles)" NA "cycles NA, never 0"
     expect_eq "$(col "$out" 1 instructions)" NA "instructions NA"
-    expect_match "$err" "^tare wall: note: cannot count 'cycles', 'instructions'.*no hardware counters.*perf_event_open: " "the clear word"
+    expect_match "$err" \
+        "^tare wall: note: cannot count 'cycles', 'instructions'.*no hardware counters.*perf_event_open: " \
+        "the clear word"
     expect_match "$err" "tare wall: note: perf_event_paranoid is [0-9-]+: " "the setting"
 fi
 

@@ -15,7 +15,8 @@ const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tare-chromium-"));
 // so no WebSocket client is needed.
 const proc = spawn(chromium, ["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
   "--no-default-browser-check", "--remote-debugging-pipe", "--user-data-dir=" + profile,
-  "--window-size=1400,1000", "about:blank"], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
+  "--window-size=1400,1000", "about:blank"],
+  { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
 const timer = setTimeout(() => fail("timed out"), 60000);
 
 function fail(msg) {
@@ -49,8 +50,10 @@ function onMessage(msg) {
   if (msg.method === "Runtime.exceptionThrown")
     errors.push("exception: " + ((msg.params.exceptionDetails.exception || {}).description ||
       msg.params.exceptionDetails.text).slice(0, 300));
-  if (msg.method === "Runtime.consoleAPICalled" && (msg.params.type === "error" || msg.params.type === "warning"))
-    errors.push("console." + msg.params.type + ": " + JSON.stringify(msg.params.args).slice(0, 300));
+  if (msg.method === "Runtime.consoleAPICalled" &&
+      (msg.params.type === "error" || msg.params.type === "warning"))
+    errors.push("console." + msg.params.type + ": " +
+                JSON.stringify(msg.params.args).slice(0, 300));
   if (msg.method === "Log.entryAdded" && msg.params.entry.level === "error")
     errors.push("log: " + msg.params.entry.text);
   if (msg.method === "Page.javascriptDialogOpening") {
@@ -72,11 +75,13 @@ run().catch((e) => fail(String(e && e.stack || e)));
 
 async function run() {
   const t = await send("Target.createTarget", { url: "about:blank" }, true);
-  const a = await send("Target.attachToTarget", { targetId: t.result.targetId, flatten: true }, true);
+  const a = await send("Target.attachToTarget", { targetId: t.result.targetId, flatten: true },
+    true);
   session = a.result.sessionId;
   const evaluate = async (expr) => {
     const r = await send("Runtime.evaluate", { expression: expr, returnByValue: true });
-    if (r.result.exceptionDetails) throw new Error("evaluate: " + JSON.stringify(r.result.exceptionDetails));
+    if (r.result.exceptionDetails)
+      throw new Error("evaluate: " + JSON.stringify(r.result.exceptionDetails));
     return r.result.result.value;
   };
   await send("Runtime.enable");
@@ -95,7 +100,8 @@ async function run() {
   out.paths = await evaluate("document.querySelectorAll('#charts svg.chart path.lane').length");
   out.dots = await evaluate("document.querySelectorAll('#charts svg.chart circle.pt').length");
   out.metrics = await evaluate("Array.from(document.querySelectorAll('#metric button')).map(b => b.getAttribute('data-value'))");
-  out.metric_before = await evaluate("document.querySelector('#charts svg.chart')?.getAttribute('data-metric')");
+  out.metric_before =
+    await evaluate("document.querySelector('#charts svg.chart')?.getAttribute('data-metric')");
   // Each chart's chips ([text, class] by chart name), y tick labels, x labels and y range.
   const chips = `Object.fromEntries(Array.from(document.querySelectorAll('#charts .card')).map(c =>
       [c.querySelector('h3 .name').textContent,
@@ -113,13 +119,18 @@ async function run() {
   const other = wantMetric || out.metrics.find((m) => m !== out.metric_before);
   if (other) {
     await evaluate(`document.querySelector('#metric button[data-value="${other}"]').click()`);
-    out.metric_after = await evaluate("document.querySelector('#charts svg.chart')?.getAttribute('data-metric')");
-    out.metric_button_on = await evaluate("document.querySelector('#metric button.on').getAttribute('data-value')");
+    out.metric_after =
+      await evaluate("document.querySelector('#charts svg.chart')?.getAttribute('data-metric')");
+    out.metric_button_on =
+      await evaluate("document.querySelector('#metric button.on').getAttribute('data-value')");
     out.path_changed = pathBefore !== await evaluate(firstPath);
-    out.all_switched = await evaluate(`Array.from(document.querySelectorAll('#charts svg.chart')).every(s => s.getAttribute('data-metric') === "${other}")`);
+    out.all_switched = await evaluate(`Array.from(document.querySelectorAll('#charts svg.chart'))
+      .every(s => s.getAttribute('data-metric') === "${other}")`);
   }
   // The commit window: "all" draws more points than 50.
-  const nPoints = "(document.querySelector('#charts svg.chart path.lane')?.getAttribute('d') || '').split('L').length";
+  const nPoints =
+    "(document.querySelector('#charts svg.chart path.lane')?.getAttribute('d') || '')" +
+    ".split('L').length";
   await evaluate("document.querySelector('#window button[data-value=\"50\"]').click()");
   out.points_50 = await evaluate(nPoints);
   await evaluate("document.querySelector('#window button[data-value=\"0\"]').click()");
@@ -128,7 +139,8 @@ async function run() {
   // The name filter.
   out.filter_shown = await evaluate(`(() => { const f = document.getElementById('filter');
       f.value = 'fib'; f.dispatchEvent(new Event('input'));
-      const n = Array.from(document.querySelectorAll('#charts .card')).filter(c => !c.classList.contains('hidden')).length;
+      const n = Array.from(document.querySelectorAll('#charts .card'))
+        .filter(c => !c.classList.contains('hidden')).length;
       f.value = ''; f.dispatchEvent(new Event('input')); return n; })()`);
   // Every chart's name as the page shows it (as text).
   out.names = await evaluate("Array.from(document.querySelectorAll('#charts .card h3 .name')).map(e => e.textContent)");
@@ -138,7 +150,8 @@ async function run() {
   await evaluate("document.querySelector('#view button[data-value=\"table\"]').click()");
   out.table_rows = await evaluate("document.querySelectorAll('#table tbody tr').length");
   await evaluate("document.querySelectorAll('#table th')[0].click()");
-  out.table_first_desc = await evaluate("document.querySelector('#table tbody tr td')?.textContent");
+  out.table_first_desc =
+    await evaluate("document.querySelector('#table tbody tr td')?.textContent");
   await evaluate("document.querySelector('#view button[data-value=\"charts\"]').click()");
   // A tooltip on hovering the first chart.
   const box = await evaluate("(() => { const c = document.querySelector('#charts svg.chart'); if (!c) return [5, 5]; const r = c.getBoundingClientRect(); return [r.left + r.width * 0.7, r.top + r.height / 2]; })()");
@@ -154,7 +167,8 @@ async function run() {
   out.axes = await evaluate(axes);
   out.html_bytes = fs.statSync(page).size;
   if (shot) {
-    await send("Emulation.setDeviceMetricsOverride", { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
+    await send("Emulation.setDeviceMetricsOverride",
+      { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
     const img = await send("Page.captureScreenshot", { format: "png" });
     fs.writeFileSync(shot, Buffer.from(img.result.data, "base64"));
   }

@@ -15,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hist_db_init(&db);
     if (hist_db_add(&db, &t, &e) == 0) {
         hist_db_finish(&db);
-        struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
+        struct hist_check_opts o = {
+            .det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
         for (size_t s = 0; s < db.nseries; s++) {
             if (db.series[s].n > 0 && db.series[s].commit[db.series[s].n - 1] >= db.ncommits)
                 abort();

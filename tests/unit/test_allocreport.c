@@ -17,11 +17,15 @@ static const char two[] =
     "peak_slack=0 threads=1 scopes=0 exe=/bin/sh\n"
     "tare-alloc 1 pid=10 ppid=5 end=exit status=ok allocations=7 frees=7 bytes=70 peak_bytes=512 "
     "peak_slack=65536 threads=2 scopes=2 exe=/a%20b/prog future=1\n"
-    "tare-alloc-scope 1 pid=10 label=parse%25x entries=2 allocs_incl=5 allocs_excl=4 bytes_incl=50 bytes_excl=40\n"
-    "tare-alloc-scope 1 pid=10 label=emit entries=1 allocs_incl=1 allocs_excl=1 bytes_incl=9 bytes_excl=9\n"
-    "tare-alloc 1 pid=11 ppid=10 end=_exit status=ok allocations=2 frees=0 bytes=20 peak_bytes=4096 "
+    "tare-alloc-scope 1 pid=10 label=parse%25x entries=2 allocs_incl=5 allocs_excl=4 bytes_incl=50 "
+    "bytes_excl=40\n"
+    "tare-alloc-scope 1 pid=10 label=emit entries=1 allocs_incl=1 allocs_excl=1 bytes_incl=9 "
+    "bytes_excl=9\n"
+    "tare-alloc 1 pid=11 ppid=10 end=_exit status=ok allocations=2 frees=0 bytes=20 "
+    "peak_bytes=4096 "
     "peak_slack=0 threads=1 scopes=1 exe=/bin/child\n"
-    "tare-alloc-scope 1 pid=11 label=emit entries=3 allocs_incl=2 allocs_excl=2 bytes_incl=20 bytes_excl=20\n";
+    "tare-alloc-scope 1 pid=11 label=emit entries=3 allocs_incl=2 allocs_excl=2 bytes_incl=20 "
+    "bytes_excl=20\n";
 
 static void test_parse(void)
 {
@@ -83,7 +87,9 @@ static void expect_bad(const char *text, const char *msg)
     CHECK(strstr(e.msg, msg) != NULL);
 }
 
-#define L1 "tare-alloc 1 pid=1 ppid=0 end=exit status=ok allocations=1 frees=1 bytes=1 peak_bytes=1 peak_slack=0 threads=1 "
+#define L1                                                                                         \
+    "tare-alloc 1 pid=1 ppid=0 end=exit status=ok allocations=1 frees=1 bytes=1 peak_bytes=1 "     \
+    "peak_slack=0 threads=1 "
 
 static void test_bad(void)
 {
@@ -91,20 +97,26 @@ static void test_bad(void)
     expect_bad("tare-alloc 2 pid=1\n", "line 1: unknown report version");
     expect_bad(L1 "scopes=1 exe=x\n", "scope line missing at the end");
     expect_bad(L1 "scopes=1 exe=x\nother\n", "line 2: 1 scope line missing");
-    expect_bad(L1 "scopes=0 exe=x\ntare-alloc-scope 1 pid=1 label=a entries=1 allocs_incl=1 allocs_excl=1 bytes_incl=1 bytes_excl=1\n",
+    expect_bad(L1 "scopes=0 exe=x\ntare-alloc-scope 1 pid=1 label=a entries=1 allocs_incl=1 "
+                  "allocs_excl=1 bytes_incl=1 bytes_excl=1\n",
                "line 2: scope line without its report line");
-    expect_bad(L1 "scopes=1 exe=x\ntare-alloc-scope 1 pid=2 label=a entries=1 allocs_incl=1 allocs_excl=1 bytes_incl=1 bytes_excl=1\n",
+    expect_bad(L1 "scopes=1 exe=x\ntare-alloc-scope 1 pid=2 label=a entries=1 allocs_incl=1 "
+                  "allocs_excl=1 bytes_incl=1 bytes_excl=1\n",
                "scope of pid 2");
     expect_bad(L1 "scopes=0 exe=%4\n", "bad escape in 'exe'");
     expect_bad(L1 "scopes=0 exe=%00\n", "bad escape in 'exe'");
     expect_bad(L1 "scopes=0\n", "no 'exe' field");
-    expect_bad("tare-alloc 1 pid=1 ppid=0 end=exit status=ok allocations=-1 frees=1 bytes=1 peak_bytes=1 peak_slack=0 threads=1 scopes=0 exe=x\n",
+    expect_bad("tare-alloc 1 pid=1 ppid=0 end=exit status=ok allocations=-1 frees=1 bytes=1 "
+               "peak_bytes=1 peak_slack=0 threads=1 scopes=0 exe=x\n",
                "bad number '-1' in 'allocations'");
-    expect_bad("tare-alloc 1 pid=1 ppid=0 end=exit status=ok allocations=99999999999999999999 frees=1 bytes=1 peak_bytes=1 peak_slack=0 threads=1 scopes=0 exe=x\n",
+    expect_bad("tare-alloc 1 pid=1 ppid=0 end=exit status=ok allocations=99999999999999999999 "
+               "frees=1 bytes=1 peak_bytes=1 peak_slack=0 threads=1 scopes=0 exe=x\n",
                "number too large in 'allocations'");
-    expect_bad("tare-alloc 1 pid=1 ppid=0 end=die status=ok allocations=1 frees=1 bytes=1 peak_bytes=1 peak_slack=0 threads=1 scopes=0 exe=x\n",
+    expect_bad("tare-alloc 1 pid=1 ppid=0 end=die status=ok allocations=1 frees=1 bytes=1 "
+               "peak_bytes=1 peak_slack=0 threads=1 scopes=0 exe=x\n",
                "unknown end 'die'");
-    expect_bad("tare-alloc 1 pid=0 ppid=0 end=exit status=ok allocations=1 frees=1 bytes=1 peak_bytes=1 peak_slack=0 threads=1 scopes=0 exe=x\n",
+    expect_bad("tare-alloc 1 pid=0 ppid=0 end=exit status=ok allocations=1 frees=1 bytes=1 "
+               "peak_bytes=1 peak_slack=0 threads=1 scopes=0 exe=x\n",
                "bad pid");
     expect_bad(L1 " scopes=0 exe=x\n", "empty field");
     expect_bad(L1 "scopes=0 exe=x \n", "trailing space");
@@ -114,8 +126,11 @@ static void test_own_malloc(void)
 {
     struct alloc_report r;
     struct err e = {0};
-    CHECK_INT(parse("tare-alloc 1 pid=1 ppid=0 end=exit status=own-malloc allocations=0 frees=0 bytes=0 "
-                    "peak_bytes=0 peak_slack=0 threads=0 scopes=0 exe=/p\n", &r, &e), 0);
+    CHECK_INT(
+        parse("tare-alloc 1 pid=1 ppid=0 end=exit status=own-malloc allocations=0 frees=0 bytes=0 "
+              "peak_bytes=0 peak_slack=0 threads=0 scopes=0 exe=/p\n",
+              &r, &e),
+        0);
     struct alloc_totals t;
     CHECK_INT(allocreport_sum(&r, 0, &t, &e), 0);
     CHECK(t.own_malloc == &r.procs[0]);
@@ -129,7 +144,8 @@ static void test_overflow(void)
     struct alloc_report r;
     struct err e = {0};
     struct alloc_totals t;
-#define BIG(pid, bytes) "tare-alloc 1 pid=" pid " ppid=1 end=exit status=ok allocations=1 frees=1 " \
+#define BIG(pid, bytes)                                                                            \
+    "tare-alloc 1 pid=" pid " ppid=1 end=exit status=ok allocations=1 frees=1 "                    \
     "bytes=" bytes " peak_bytes=1 peak_slack=0 threads=1 scopes=0 exe=x\n"
     CHECK_INT(parse(BIG("2", "9223372036854775808") BIG("3", "9223372036854775808"), &r, &e), 0);
     CHECK_INT(allocreport_sum(&r, -1, &t, &e), -1);

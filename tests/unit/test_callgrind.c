@@ -45,9 +45,11 @@ static struct cg_profile *load_at(const char *text, const char *lines_for, struc
         char why[512] = "", m[3000];
         bool same = p && q ? cg_profile_same(p, q, why, sizeof why)
                            : !p && !q && e->kind == e2.kind && strcmp(e->msg, e2.msg) == 0;
-        snprintf(m, sizeof m, "in ranges of %zu bytes, %d thread(s)%s: the same as in one (%s; '%s' against '%s')",
-                 ways[i].chunk, ways[i].threads, ways[i].general ? ", general parser only" : "",
-                 why, p ? "read" : e->msg, q ? "read" : e2.msg);
+        snprintf(
+            m, sizeof m,
+            "in ranges of %zu bytes, %d thread(s)%s: the same as in one (%s; '%s' against '%s')",
+            ways[i].chunk, ways[i].threads, ways[i].general ? ", general parser only" : "", why,
+            p ? "read" : e->msg, q ? "read" : e2.msg);
         unit_report(same, __FILE__, line, m);
         cg_profile_free(q);
     }
@@ -124,7 +126,8 @@ static void bad(const char *text, const char *want, int line)
     struct err e;
     struct cg_profile *p = load_at(text, NULL, &e, line);
     char m[2048];
-    snprintf(m, sizeof m, "rejected with '%s' (got %s: '%s')", want, p ? "accepted" : "error", e.msg);
+    snprintf(m, sizeof m, "rejected with '%s' (got %s: '%s')", want, p ? "accepted" : "error",
+             e.msg);
     unit_report(!p && e.kind == ERR_INPUT && strstr(e.msg, want), __FILE__, line, m);
     cg_profile_free(p);
 }
@@ -136,7 +139,8 @@ static void self_is(const char *text, const char *f, uint64_t want, int line)
     struct err e;
     struct cg_profile *p = load_at(text, NULL, &e, line);
     char m[256];
-    snprintf(m, sizeof m, "read, with %s's self cost %llu (got %s%llu)", f, (unsigned long long)want,
+    snprintf(m, sizeof m, "read, with %s's self cost %llu (got %s%llu)", f,
+             (unsigned long long)want,
              p ? "" : "an error: ", p ? (unsigned long long)self_of(p, f, 0) : 0ull);
     unit_report(p && self_of(p, f, 0) == want, __FILE__, line, m);
     cg_profile_free(p);
@@ -346,9 +350,10 @@ int main(void)
      * be recursive without saying so, so its cycle gives bounds; a direct recursion alone
      * (fib, in a file without marks) is exact */
     {
-        const char *unmarked = "events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) A\ncalls=1 1\n1 30\n"
-                               "fn=(2)\n1 20\ncfn=(3) B\ncalls=1 1\n1 10\nfn=(3)\n1 10\n"
-                               "cfn=(4) fib\ncalls=1 1\n1 0\nfn=(4)\ncfn=(4)\ncalls=3 1\n1 0\ntotals: 40\n";
+        const char *unmarked =
+            "events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) A\ncalls=1 1\n1 30\n"
+            "fn=(2)\n1 20\ncfn=(3) B\ncalls=1 1\n1 10\nfn=(3)\n1 10\n"
+            "cfn=(4) fib\ncalls=1 1\n1 0\nfn=(4)\ncfn=(4)\ncalls=3 1\n1 0\ntotals: 40\n";
         const char *cycle = "events: Ir\nfl=m.c\nfn=(1) main\n1 1\ncfn=(2) A\ncalls=1 1\n1 11\n"
                             "fn=(2)\n1 5\ncfn=(3) B\ncalls=1 1\n1 6\n"
                             "fn=(3)\n1 4\ncfn=(2)\ncalls=1 1\n1 2\ntotals: 10\n";
@@ -394,7 +399,8 @@ int main(void)
     }
     /* A profile at odds with itself (a call costing more than the program): the total, as a
      * bound, never above it */
-    p = load("events: Ir\nfl=m.c\nfn=(1) main\n1 1\ncfn=(2) f\ncalls=1 1\n1 500\nfn=(2)\n1 9\ntotals: 10\n",
+    p = load("events: Ir\nfl=m.c\nfn=(1) main\n1 1\ncfn=(2) f\ncalls=1 1\n1 500\nfn=(2)\n1 "
+             "9\ntotals: 10\n",
              NULL, &e);
     CHECK(p);
     if (p) {
@@ -405,14 +411,16 @@ int main(void)
 
     /* PLT stubs: an address in object ??? that jumps to one function is billed to it: its
      * self cost, its callers; one that calls two functions, or one in a known object, stays */
-    p = load("events: Ir\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 10\n"
-             "cob=(2) ???\ncfn=(2) 0x0000000000001030\ncalls=3 0\n1 36\n"
-             "cob=(2)\ncfn=(4) 0x0000000000001040\ncalls=1 0\n1 7\n"
-             "cfn=(5) 0x0000000000001050\ncalls=1 0\n1 5\n"
-             "ob=(2)\nfl=(2) ???\nfn=(2)\n0 3\ncob=(1)\ncfn=(3) work\ncalls=3 1\n0 33\n"
-             "fn=(4)\n0 1\ncob=(1)\ncfn=(3)\ncalls=1 1\n0 3\ncob=(1)\ncfn=(6) other\ncalls=1 1\n0 3\n"
-             "ob=(1)\nfl=(1)\nfn=(5)\n0 1\ncfn=(3)\ncalls=1 1\n0 4\n"
-             "fn=(3)\n1 40\nfn=(6)\n1 3\ntotals: 58\n", "", &e);
+    p = load(
+        "events: Ir\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 10\n"
+        "cob=(2) ???\ncfn=(2) 0x0000000000001030\ncalls=3 0\n1 36\n"
+        "cob=(2)\ncfn=(4) 0x0000000000001040\ncalls=1 0\n1 7\n"
+        "cfn=(5) 0x0000000000001050\ncalls=1 0\n1 5\n"
+        "ob=(2)\nfl=(2) ???\nfn=(2)\n0 3\ncob=(1)\ncfn=(3) work\ncalls=3 1\n0 33\n"
+        "fn=(4)\n0 1\ncob=(1)\ncfn=(3)\ncalls=1 1\n0 3\ncob=(1)\ncfn=(6) other\ncalls=1 1\n0 3\n"
+        "ob=(1)\nfl=(1)\nfn=(5)\n0 1\ncfn=(3)\ncalls=1 1\n0 4\n"
+        "fn=(3)\n1 40\nfn=(6)\n1 3\ntotals: 58\n",
+        "", &e);
     CHECK(p);
     if (p) {
         uint32_t stub = cg_find(p, "???", "0x0000000000001030"), work = cg_find(p, NULL, "work");
@@ -456,10 +464,13 @@ int main(void)
     }
 
     /* allocation sites: a PLT stub (an address for a name) is seen through to its callers */
-    p = load("events: Ir\nob=(1) /bin/p\nfn=(1) xcalloc\n1 1\ncob=(2) ???\ncfn=(2) 0x0000000000632ed0\ncalls=5 0\n* 50\n"
-             "fn=(3) other\n1 1\ncob=(2)\ncfn=(2)\ncalls=2 0\n* 20\ncob=(3) /lib/libc.so.6\ncfn=(4) malloc\ncalls=4 0\n* 40\n"
+    p = load("events: Ir\nob=(1) /bin/p\nfn=(1) xcalloc\n1 1\ncob=(2) ???\ncfn=(2) "
+             "0x0000000000632ed0\ncalls=5 0\n* 50\n"
+             "fn=(3) other\n1 1\ncob=(2)\ncfn=(2)\ncalls=2 0\n* 20\ncob=(3) "
+             "/lib/libc.so.6\ncfn=(4) malloc\ncalls=4 0\n* 40\n"
              "ob=(2)\nfn=(2)\n0 7\ncob=(3)\ncfn=(5) calloc\ncalls=7 0\n* 63\n"
-             "ob=(3)\nfn=(4)\n0 40\nfn=(5)\n0 63\ntotals: 112\n", NULL, &e);
+             "ob=(3)\nfn=(4)\n0 40\nfn=(5)\n0 63\ntotals: 112\n",
+             NULL, &e);
     CHECK(p);
     if (p) {
         struct cg_site *sites;
@@ -498,7 +509,8 @@ int main(void)
     }
 
     /* positions: instr bb line */
-    SELF_IS("positions: instr bb line\nevents: Ir\nfn=g\n0x10 0x10 7 3\n+2 * * 4\ntotals: 7\n", "g", 7);
+    SELF_IS("positions: instr bb line\nevents: Ir\nfn=g\n0x10 0x10 7 3\n+2 * * 4\ntotals: 7\n", "g",
+            7);
 
     /* fi=/fe=: inlined lines stay with the function; the call line does not move the base */
     p = load("events: Ir\nfl=(1) a.c\nfn=(1) f\n10 5\nfi=(2) h.h\n3 7\nfe=(1)\n12 1\n"
@@ -540,7 +552,8 @@ int main(void)
      * loop -- and a digit followed by what ends no field; the general parser reads them too */
     {
         char text[8192];
-        size_t n = (size_t)snprintf(text, sizeof text, "positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n");
+        size_t n = (size_t)snprintf(text, sizeof text,
+                                    "positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n");
         uint64_t want = 3, ten = 1;
         for (int digits = 1; digits <= 19; digits++, ten *= 10) {
             uint64_t v = ten + (uint64_t)digits;    /* exactly `digits` digits */
@@ -603,19 +616,28 @@ int main(void)
     BAD("positions: instr bb line\nevents: Ir\nfn=f\n1 2 3 5\n+1 2 -1 5\n+1 2 -1 5\n0 -2 -2 5\n",
         "line 7: relative subposition -2 goes below zero");
     /* one subposition: the bytes after it are the cost alone */
-    SELF_IS("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n+1 170\n+1 17\n-8 1\ntotals: 239\n", "f", 17 * 4 + 170 + 1);
-    BAD("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n-7 1\n", "line 6: relative subposition -7 goes below zero");
+    SELF_IS("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n+1 170\n+1 17\n-8 1\ntotals: 239\n", "f",
+            17 * 4 + 170 + 1);
+    BAD("events: Ir\nfn=f\n3 17\n+1 17\n+2 17\n-7 1\n",
+        "line 6: relative subposition -7 goes below zero");
     /* the values those subpositions take, seen where the next one would go below zero */
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 7 4\n* -8 1\n", "line 6: relative subposition -8 goes below zero");
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+9 * 4\n-26 * 1\n", "line 6: relative subposition -26 goes below zero");
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 99 4\n* -100 1\n", "line 6: relative subposition -100 goes below zero");
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 999 4\n* -1000 1\n", "line 6: relative subposition -1000 goes below zero");
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 99999 4\n* -100000 1\n", "line 6: relative subposition -100000 goes below zero");
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1x * 4\n", "line 5: bad subposition: unexpected 'x'");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 7 4\n* -8 1\n",
+        "line 6: relative subposition -8 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+9 * 4\n-26 * 1\n",
+        "line 6: relative subposition -26 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 99 4\n* -100 1\n",
+        "line 6: relative subposition -100 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 999 4\n* -1000 1\n",
+        "line 6: relative subposition -1000 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 99999 4\n* -100000 1\n",
+        "line 6: relative subposition -100000 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1x * 4\n",
+        "line 5: bad subposition: unexpected 'x'");
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n1x * 4\n", "line 5: bad subposition");
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 4x\n", "line 5: bad cost");
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 1234x\n", "line 5: bad cost");
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+12 * 123456789x\n", "line 5: bad cost");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+12 * 123456789x\n",
+        "line 5: bad cost");
     /* the name lines of calls among the usual lines are taken by the loop too, the others by
      * the general parser (a fn= line ends the run of self cost lines, which one without a cost
      * began); a malformed name line is judged by the general parser, with its line */
@@ -647,9 +669,10 @@ int main(void)
     /* a name with a NUL byte is cut there (in the first eight bytes, in a full word, in the
      * last bytes): it is the same function as the name without what follows */
     {
-        static const char text[] = "events: Ir\nfn=(1) ab\0xyz\n1 1\nfn=(2) ab\n1 2\n"
-                                   "fn=(3) abcdefghij\0kl\n1 4\nfn=(4) abcdefghij\n1 8\n"
-                                   "fn=(5) abcdefg\0ijklmnopq\n1 16\nfn=(6) abcdefg\n1 32\ntotals: 63\n";
+        static const char text[] =
+            "events: Ir\nfn=(1) ab\0xyz\n1 1\nfn=(2) ab\n1 2\n"
+            "fn=(3) abcdefghij\0kl\n1 4\nfn=(4) abcdefghij\n1 8\n"
+            "fn=(5) abcdefg\0ijklmnopq\n1 16\nfn=(6) abcdefg\n1 32\ntotals: 63\n";
         struct cg_profile *q = cg_profile_new();
         struct err e2 = {0};
         CHECK(cg_read_mem(q, "t.out", text, sizeof text - 1, NULL, &e2) == 0 &&
@@ -663,8 +686,10 @@ int main(void)
     p = load("creator: callgrind-3.19.0\nevents: Ir\ncfn=(1) x\nfn=(2) y\nfl=(1) a.c\n", NULL, &e);
     CHECK(p);
     cg_profile_free(p);
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\ncfn=(1x) g\n", "line 6: bad name id in 'cfn='");
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfn=(99999999) g\n", "line 6: name id 99999999 in 'fn=' is too large");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\ncfn=(1x) g\n",
+        "line 6: bad name id in 'cfn='");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfn=(99999999) g\n",
+        "line 6: name id 99999999 in 'fn=' is too large");
     /* ids of every length: the largest allowed, one more, nine and twenty digits, and ids
      * ending before their ')' */
     p = load("events: Ir\nfn=(16777215) f\n1 1\nfn=(0000007) g\n1 2\nfn=(16777215)\n1 4\n"
@@ -680,12 +705,15 @@ int main(void)
     BAD("events: Ir\nfn=(16777216) f\n", "line 2: name id 16777216 in 'fn=' is too large");
     BAD("events: Ir\nfn=(20000001) f\n", "line 2: name id 20000001 in 'fn=' is too large");
     BAD("events: Ir\nfn=(123456789) f\n", "line 2: name id 123456789 in 'fn=' is too large");
-    BAD("events: Ir\nfn=(12345678901234567890) f\n", "line 2: name id 12345678901234567890 in 'fn=' is too large");
+    BAD("events: Ir\nfn=(12345678901234567890) f\n",
+        "line 2: name id 12345678901234567890 in 'fn=' is too large");
     BAD("events: Ir\nfn=(123456789012345678901) f\n", "line 2: bad name id in 'fn='");
     BAD("events: Ir\nfn=(12\n", "line 2: bad name id in 'fn='");
     BAD("events: Ir\nfn=(123456789\n", "line 2: bad name id in 'fn='");
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfi=\n+1 * 2\n", "line 6: empty name in 'fi='");
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfn=(2)\n+1 * 2\n", "line 6: undefined name id 2 in 'fn='");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfi=\n+1 * 2\n",
+        "line 6: empty name in 'fi='");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\n+1 * 2\nfn=(2)\n+1 * 2\n",
+        "line 6: undefined name id 2 in 'fn='");
     /* a round may end after any line, a jump line too: the loop must not read the line after
      * it from the next round (one thread, rounds of every size from 1 to 48 bytes) */
     {
@@ -721,33 +749,54 @@ int main(void)
         CHECK_INT(self_of(p, "g", 0), 130);
         cg_profile_free(p);
     }
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(16777216)\ncalls=1 0x40 9 \n* * 5\n", "line 5: name id 16777216 in 'cfn=' is too large");
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(7)\ncalls=1 0x40 9 \n* * 5\n", "line 5: undefined name id 7 in 'cfn='");
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 -99 9 \n* * 5\n", "line 6: relative subposition -99 goes below zero");
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \n-99 * 5\n", "line 7: relative subposition -99 goes below zero");
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \ncalls=1 0x40 9 \n", "line 7: 'calls=' where the cost line of the previous call was due");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(16777216)\ncalls=1 0x40 9 \n* "
+        "* 5\n",
+        "line 5: name id 16777216 in 'cfn=' is too large");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(7)\ncalls=1 0x40 9 \n* * 5\n",
+        "line 5: undefined name id 7 in 'cfn='");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 -99 9 \n* * 5\n",
+        "line 6: relative subposition -99 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \n-99 * "
+        "5\n",
+        "line 7: relative subposition -99 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 "
+        "\ncalls=1 0x40 9 \n",
+        "line 7: 'calls=' where the cost line of the previous call was due");
     /* a bare cfn= line, calls= and its cost line are one operation: each error keeps its line */
-    BAD("positions: instr line\nevents: Ir\ncfn=(2) g\ncfn=(2)\ncalls=1 0x40 9 \n* * 5\n", "line 5: 'calls=' before any 'fn='");
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(9)\ncalls=1 0x40 9 \n* * 5\n", "line 5: undefined name id 9 in 'cfn='");
+    BAD("positions: instr line\nevents: Ir\ncfn=(2) g\ncfn=(2)\ncalls=1 0x40 9 \n* * 5\n",
+        "line 5: 'calls=' before any 'fn='");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(9)\ncalls=1 0x40 9 \n* * 5\n",
+        "line 5: undefined name id 9 in 'cfn='");
     /* the cost line of a call does not move the base: -17 is taken from 0x10 */
-    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \n+50 * 5\n-17 * 1\n", "line 8: relative subposition -17 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 5 3\ncfn=(2) g\ncalls=1 0x40 9 \n+50 * "
+        "5\n-17 * 1\n",
+        "line 8: relative subposition -17 goes below zero");
     /* what the loop refuses is judged by the general parser, with the same line */
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+2 * 4\n-99 * 5\n", "line 6: relative subposition -99 goes below zero");
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0xffffffffffffffff 5 3\n+1 * 4\n", "line 5: subposition overflows");
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n0x1ffffffffffffffff * 4\n", "line 5: bad subposition");
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 18446744073709551616\n", "line 5: bad cost");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+2 * 4\n-99 * 5\n",
+        "line 6: relative subposition -99 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0xffffffffffffffff 5 3\n+1 * 4\n",
+        "line 5: subposition overflows");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n0x1ffffffffffffffff * 4\n",
+        "line 5: bad subposition");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 18446744073709551616\n",
+        "line 5: bad cost");
     BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\n+1 * 5x\n", "line 5: bad cost");
     /* the line after a jump does not move the base: -20 is taken from 0x10, not from 0x42 */
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\njump=1 +100 * \n+50 * \n-20 * 1\n", "line 7: relative subposition -20 goes below zero");
-    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\njcnd=1/2 -99 * \n* * \n", "line 5: relative subposition -99 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\njump=1 +100 * \n+50 * \n-20 * 1\n",
+        "line 7: relative subposition -20 goes below zero");
+    BAD("positions: instr line\nevents: Ir\nfn=f\n0x10 5 3\njcnd=1/2 -99 * \n* * \n",
+        "line 5: relative subposition -99 goes below zero");
 
     /* jumps and the cost-less line after them; bb=/ln=/rec= skipped */
     SELF_IS("positions: instr line\nevents: Ir\nfn=(1) f\n0x10 1 4\njcnd=1/3 +4 2\n* 1\n"
-            "jump=2 -4 1\n* 1\njfi=(3) x.c\njfn=(9) g\nbb=0x10\nln=4\n+4 2 6\ntotals: 10\n", "f", 10);
+            "jump=2 -4 1\n* 1\njfi=(3) x.c\njfn=(9) g\nbb=0x10\nln=4\n+4 2 6\ntotals: 10\n",
+            "f", 10);
 
     /* Two parts (--combine-dumps): ids carried over, each part's totals checked, summed */
-    p = load("creator: callgrind-3.19.0\npart: 1\nevents: Ir\nob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n1 10\n"
-             "totals: 10\n\npart: 2\nevents: Ir\nob=(1)\nfl=(1)\nfn=(1)\n1 5\ntotals: 5\n", NULL, &e);
+    p = load("creator: callgrind-3.19.0\npart: 1\nevents: Ir\nob=(1) /bin/x\nfl=(1) x.c\nfn=(1) "
+             "main\n1 10\n"
+             "totals: 10\n\npart: 2\nevents: Ir\nob=(1)\nfl=(1)\nfn=(1)\n1 5\ntotals: 5\n",
+             NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_INT(p->nparts, 2);
@@ -757,7 +806,8 @@ int main(void)
     }
 
     /* Same name in two objects: two functions */
-    p = load("events: Ir\nob=/bin/a\nfn=work\n1 3\nob=/lib/b.so\nfn=work\n1 4\ntotals: 7\n", NULL, &e);
+    p = load("events: Ir\nob=/bin/a\nfn=work\n1 3\nob=/lib/b.so\nfn=work\n1 4\ntotals: 7\n", NULL,
+             &e);
     CHECK(p);
     if (p) {
         CHECK_INT(p->nfunc, 2);
@@ -767,19 +817,23 @@ int main(void)
     }
 
     /* cachegrind: no positions, summary: at the end is the total */
-    p = load("desc: I1 cache: 32768 B\ncmd: ./a\nevents: Ir I1mr \nfl=a.c\nfn=main\n3 4 1\n5 6\nsummary: 10 1\n", NULL, &e);
+    p = load("desc: I1 cache: 32768 B\ncmd: ./a\nevents: Ir I1mr \nfl=a.c\nfn=main\n3 4 1\n5 "
+             "6\nsummary: 10 1\n",
+             NULL, &e);
     CHECK(p);
     if (p) {
         CHECK_STR(p->command, "./a");
         CHECK_INT(cg_total(p, 0), 10);
         cg_profile_free(p);
     }
-    BAD("events: Ir\nfn=main\n3 4\nsummary: 5\n", "line 4: the cost lines add up to 4 Ir, but 'summary:' says 5");
+    BAD("events: Ir\nfn=main\n3 4\nsummary: 5\n",
+        "line 4: the cost lines add up to 4 Ir, but 'summary:' says 5");
     /* ... and required: cut at the end of any line before it, a cachegrind profile is refused
      * (it read as whole, with a smaller total), cut before its first cost line too */
     {
-        const char *cg = "desc: I1 cache: 32768 B\ncmd: ./a\nevents: Ir I1mr\nfl=a.c\nfn=main\n3 4 1\n"
-                         "5 6\nfl=b.c\nfn=f\n1 7 2\nsummary: 17 3\n";
+        const char *cg =
+            "desc: I1 cache: 32768 B\ncmd: ./a\nevents: Ir I1mr\nfl=a.c\nfn=main\n3 4 1\n"
+            "5 6\nfl=b.c\nfn=f\n1 7 2\nsummary: 17 3\n";
         int refused = 0, lines = 0;
         for (const char *nl = strchr(cg, '\n'); nl; nl = strchr(nl + 1, '\n')) {
             size_t len = (size_t)(nl + 1 - cg);
@@ -792,13 +846,16 @@ int main(void)
             cg_profile_free(q);
         }
         CHECK_INT(refused, lines);
-        BAD("events: Ir\nfn=main\n3 4\n", "line 3: truncated: the part that began on line 1 has no 'summary:' line");
-        BAD("events: Ir\nfl=a.c\nfn=main\n", "truncated: the part that began on line 1 has no 'summary:' line");
+        BAD("events: Ir\nfn=main\n3 4\n",
+            "line 3: truncated: the part that began on line 1 has no 'summary:' line");
+        BAD("events: Ir\nfl=a.c\nfn=main\n",
+            "truncated: the part that began on line 1 has no 'summary:' line");
     }
     /* Costs that add up past 2^64 are refused, never wrapped: in a part, and over files */
     BAD("events: Ir\nfn=a\n1 9223372036854775808\nfn=b\n1 9223372036854775808\ntotals: 0\n",
         "line 6: the cost lines of the part that began on line 1 add up past 2^64");
-    BAD("events: Ir\nfn=a\n1 18446744073709551615\n1 1\nsummary: 0\n", "line 5: the cost lines of the part that began on line 1 add up past 2^64");
+    BAD("events: Ir\nfn=a\n1 18446744073709551615\n1 1\nsummary: 0\n",
+        "line 5: the cost lines of the part that began on line 1 add up past 2^64");
     /* ... and so are calls whose costs or counts do: one edge's sums */
     BAD("events: Ir\nfn=a\n1 1\ncfn=b\ncalls=1 1\n1 9223372036854775808\n"
         "cfn=b\ncalls=1 1\n1 9223372036854775808\nfn=b\ntotals: 1\n",
@@ -814,7 +871,8 @@ int main(void)
         struct err e2 = {0};
         CHECK_INT(cg_read_mem(q, "a.out", half, strlen(half), NULL, &e2), 0);
         CHECK_INT(cg_read_mem(q, "b.out", half, strlen(half), NULL, &e2), -1);
-        CHECK_STR(e2.msg, "'b.out' line 4: the Ir costs add up past 2^64 over the parts and files read");
+        CHECK_STR(e2.msg,
+                  "'b.out' line 4: the Ir costs add up past 2^64 over the parts and files read");
         cg_profile_free(q);
     }
 
@@ -831,8 +889,10 @@ int main(void)
         for (int f = 1; f <= 300; f++) {
             bool p2 = f >= 150;
             if (f == 150)
-                at += sprintf(big + at, "totals: %llu %llu\npart: 2\npositions: line\nevents: Ir\n"
-                                        "ob=(1)\nfl=(1)\n", (unsigned long long)part[0], (unsigned long long)dr);
+                at += sprintf(big + at,
+                              "totals: %llu %llu\npart: 2\npositions: line\nevents: Ir\n"
+                              "ob=(1)\nfl=(1)\n",
+                              (unsigned long long)part[0], (unsigned long long)dr);
             at += sprintf(big + at, "fn=(%d) f%d\n", f, f);
             if (p2)
                 at += sprintf(big + at, f % 3 ? "+%d 5\n" : "%d 5\n", 16 + f);
@@ -845,9 +905,10 @@ int main(void)
                 part[p2] += i;
             }
             if (f > 1)
-                at += sprintf(big + at, "cfn=(%d)%s\ncalls=%d %s\n%s 9\n", f - 1, f == 2 ? " f1" : "", f,
-                              p2 ? "-1" : "0x10 -1", p2 ? "*" : "* *");
-            at += sprintf(big + at, p2 ? "jump=1 +3\n* \n# a comment\n\n" : "jcnd=1/2 +3 *\n* * \n\n");
+                at += sprintf(big + at, "cfn=(%d)%s\ncalls=%d %s\n%s 9\n", f - 1,
+                              f == 2 ? " f1" : "", f, p2 ? "-1" : "0x10 -1", p2 ? "*" : "* *");
+            at += sprintf(big + at,
+                          p2 ? "jump=1 +3\n* \n# a comment\n\n" : "jcnd=1/2 +3 *\n* * \n\n");
         }
         at += sprintf(big + at, "totals: %llu\n", (unsigned long long)part[1]);
         p = load(big, NULL, &e);
@@ -924,11 +985,14 @@ int main(void)
         char name[128];
         int wrong = 0;
         for (int k = 0; k < 40; k++) {
-            int n = snprintf(name, sizeof name, "f(%.*s)'caller'main", k, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+            int n = snprintf(name, sizeof name, "f(%.*s)'caller'main", k,
+                             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
             wrong += cg_strip_name(name, n, &rec) != (size_t)k + 3 || rec;
-            n = snprintf(name, sizeof name, "f(%.*s'x)'2", k, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+            n = snprintf(name, sizeof name, "f(%.*s'x)'2", k,
+                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
             wrong += cg_strip_name(name, n, &rec) != (size_t)n - 2 || !rec;
-            n = snprintf(name, sizeof name, "%.*sA::operator<'3'main", k, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+            n = snprintf(name, sizeof name, "%.*sA::operator<'3'main", k,
+                         "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
             wrong += cg_strip_name(name, n, &rec) != (size_t)k + 12 || !rec;
         }
         CHECK_INT(wrong, 0);
@@ -937,7 +1001,8 @@ int main(void)
         for (int t = 0; t < 20000; t++) {
             int n = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 80;
             for (int i = 0; i < n; i++)
-                name[i] = alphabet[((seed = seed * 1103515245u + 12345u) >> 16) % (sizeof alphabet - 1)];
+                name[i] =
+                    alphabet[((seed = seed * 1103515245u + 12345u) >> 16) % (sizeof alphabet - 1)];
             bool r1, r2;
             size_t got = cg_strip_name(name, n, &r1), want = ref_strip(name, n, &r2);
             wrong += got != want || r1 != r2;
@@ -956,8 +1021,10 @@ int main(void)
             for (int at = -1; at < n; at++) {
                 letters(name, n, at, '#');
                 uint32_t id = cg_intern(q, name, (size_t)n);
-                wrong += id == UINT32_MAX || id != q->nstr - 1 || cg_intern(q, name, (size_t)n) != id ||
-                         strlen(cg_str(q, id)) != (size_t)n || memcmp(cg_str(q, id), name, (size_t)n) != 0;
+                wrong += id == UINT32_MAX || id != q->nstr - 1 ||
+                         cg_intern(q, name, (size_t)n) != id ||
+                         strlen(cg_str(q, id)) != (size_t)n ||
+                         memcmp(cg_str(q, id), name, (size_t)n) != 0;
             }
         CHECK_INT(wrong, 0);
         CHECK_INT(q->nstr - before, 70 * 71 / 2 + 70);
@@ -1010,11 +1077,15 @@ int main(void)
     }
 
     /* Bad input: the file, the line, what */
-    BAD("events: Ir\nfn=(1) f\ncfn=(57)\ncalls=1 0\n1 1\n", "'t.out' line 3: undefined name id 57 in 'cfn='");
-    BAD("events: Ir\nfn=f\n1 5\ntotals: 6\n", "line 4: the cost lines add up to 5 Ir, but 'totals:' says 6");
-    BAD("creator: callgrind-3.19.0\nevents: Ir\nfn=f\n1 5\n", "truncated: the part that began on line 2 has no 'totals:' line");
+    BAD("events: Ir\nfn=(1) f\ncfn=(57)\ncalls=1 0\n1 1\n",
+        "'t.out' line 3: undefined name id 57 in 'cfn='");
+    BAD("events: Ir\nfn=f\n1 5\ntotals: 6\n",
+        "line 4: the cost lines add up to 5 Ir, but 'totals:' says 6");
+    BAD("creator: callgrind-3.19.0\nevents: Ir\nfn=f\n1 5\n",
+        "truncated: the part that began on line 2 has no 'totals:' line");
     BAD("events: Ir\nfn=f\n1 5", "line 3: truncated: the last line has no newline");
-    BAD("events: Ir\nfn=f\ncfn=g\ncalls=1 2\n", "truncated: 'calls=' line not followed by its cost line");
+    BAD("events: Ir\nfn=f\ncfn=g\ncalls=1 2\n",
+        "truncated: 'calls=' line not followed by its cost line");
     BAD("positions: foo\n", "line 1: unknown position 'foo'");
     BAD("positions: line instr\n", "out of order");
     BAD("fn=f\n1 2\n", "line 2: cost line before 'events:'");
@@ -1034,15 +1105,22 @@ int main(void)
      * comment moves the header across the edges of ranges. */
     for (int pad = 0; pad < 48; pad++) {
         char text[512];
-        snprintf(text, sizeof text, "events: Ir\nfn=a\n1 1\n#%.*s\ntotals: 1\nfn=b\n1 1\nfn=c\n1 1\n"
-                 "fn=d\n1 1\nfn=e\n1 1\n", pad, "................................................");
+        snprintf(text, sizeof text,
+                 "events: Ir\nfn=a\n1 1\n#%.*s\ntotals: 1\nfn=b\n1 1\nfn=c\n1 1\n"
+                 "fn=d\n1 1\nfn=e\n1 1\n",
+                 pad, "................................................");
         BAD(text, "line 7: cost line after 'totals:'");
-        snprintf(text, sizeof text, "events: Ir\nfn=a\n1 1\n#%.*s\ntotals: 1\npart: 2\npositions: line\n"
-                 "fn=b\n1 1\nfn=c\n1 1\nfn=d\n1 1\nfn=e\n1 1\n", pad, "................................................");
+        snprintf(text, sizeof text,
+                 "events: Ir\nfn=a\n1 1\n#%.*s\ntotals: 1\npart: 2\npositions: line\n"
+                 "fn=b\n1 1\nfn=c\n1 1\nfn=d\n1 1\nfn=e\n1 1\n",
+                 pad, "................................................");
         BAD(text, "line 9: cost line before 'events:'");
-        snprintf(text, sizeof text, "positions: instr\nevents: Ir\nfn=a\n1 1\n#%.*s\ntotals: 1\npart: 2\n"
-                 "positions: instr bb\nevents: Ir\nfn=b\n1 1 1\nfn=c\n1 1 1\nfn=d\n1 1 1\nfn=e\n1 1 1\n"
-                 "totals: 4\n", pad, "................................................");
+        snprintf(
+            text, sizeof text,
+            "positions: instr\nevents: Ir\nfn=a\n1 1\n#%.*s\ntotals: 1\npart: 2\n"
+            "positions: instr bb\nevents: Ir\nfn=b\n1 1 1\nfn=c\n1 1 1\nfn=d\n1 1 1\nfn=e\n1 1 1\n"
+            "totals: 4\n",
+            pad, "................................................");
         p = load(text, NULL, &e);
         CHECK(p && cg_total(p, 0) == 5);
         cg_profile_free(p);
@@ -1051,7 +1129,8 @@ int main(void)
     BAD("hello world\n", "malformed line");
     BAD("", "no 'events:' line");
     BAD("events: Ir Ir\n", "named twice");
-    BAD("events: Ir\nfn=f\n1 1\ncfn=g\ncalls=1 1\nfn=h\n", "where the cost line of a call or jump was due");
+    BAD("events: Ir\nfn=f\n1 1\ncfn=g\ncalls=1 1\nfn=h\n",
+        "where the cost line of a call or jump was due");
 
     /* cg_read_file: blocks of 4 MiB, lines across their edges, a line longer than a block */
     char path[] = "/tmp/tare-test-cg-XXXXXX";
@@ -1059,7 +1138,9 @@ int main(void)
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     CHECK(f);
     if (f) {
-        fputs("creator: callgrind-3.19.0\npositions: instr line\nevents: Ir Dr\nob=(1) /bin/x\nfl=(1) x.c\nfn=(1) ", f);
+        fputs("creator: callgrind-3.19.0\npositions: instr line\nevents: Ir Dr\nob=(1) "
+              "/bin/x\nfl=(1) x.c\nfn=(1) ",
+              f);
         for (int i = 0; i < 5 << 20; i++)     /* a 5 MiB name */
             fputc('a' + i % 26, f);
         fputs("\n0x1000 1 1 1\n", f);
@@ -1098,8 +1179,9 @@ int main(void)
         cg_profile_expect(small, 100000);
         CHECK_INT(small->str_hash_cap, 1024);
         CHECK_INT(small->edge_hash_cap, 1024);
-        const char *text = "events: Ir\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 5\ncfn=(2) f'main\n"
-                           "calls=2 1\n1 30\nfn=(2)\n2 30\ncfn=(1)\ncalls=1 1\n2 4\nfn=(3) g\n3 1\ntotals: 36\n";
+        const char *text =
+            "events: Ir\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 5\ncfn=(2) f'main\n"
+            "calls=2 1\n1 30\nfn=(2)\n2 30\ncfn=(1)\ncalls=1 1\n2 4\nfn=(3) g\n3 1\ntotals: 36\n";
         struct err e1, e2;
         CHECK(cg_read_mem(big, "t.out", text, strlen(text), NULL, &e1) == 0 &&
               cg_profile_finish(big, &e1) == 0);
@@ -1125,16 +1207,19 @@ int main(void)
         char *text = malloc(cap);
         len += snprintf(text + len, cap - len, "events: Ir\nob=(1) /bin/p\nfl=(1) p.c\n");
         for (int i = 0; i < 3000; i++) {
-            len += snprintf(text + len, cap - len,
-                            "fn=(%d) a_function_name_long_enough_to_fill_the_pool_%d(int, char const*)\n"
-                            "%d %d\n", i + 1, i, i + 1, i % 7 + 1);
+            len += snprintf(
+                text + len, cap - len,
+                "fn=(%d) a_function_name_long_enough_to_fill_the_pool_%d(int, char const*)\n"
+                "%d %d\n",
+                i + 1, i, i + 1, i % 7 + 1);
             self_sum += i % 7 + 1;
             if (i > 0)
                 len += snprintf(text + len, cap - len, "cfn=(%d)\ncalls=%d 1\n1 %d\n", i, i % 3 + 1,
                                 i % 5);
         }
         len += snprintf(text + len, cap - len, "totals: %llu\n", (unsigned long long)self_sum);
-        const char *more = "events: Ir Dr\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 5 2\ntotals: 5 2\n";
+        const char *more =
+            "events: Ir Dr\nob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n1 5 2\ntotals: 5 2\n";
         struct cg_profile *huge = cg_profile_new();
         struct err e1 = {0}, e2 = {0};
         cg_profile_expect(huge, CG_HUGE_BYTES);

@@ -172,7 +172,8 @@ static void test_discover(void)
     CHECK_INT(p.n, 1);
     CHECK(!p.hybrid);
     CHECK_INT(ctr_pmu_for_cpu(&p, 100), 0);
-    cfg = (struct ctr_config){.events = "cycles,cpu/instructions", .sysfs_root = root, .pin_cpu = 3};
+    cfg =
+        (struct ctr_config){.events = "cycles,cpu/instructions", .sysfs_root = root, .pin_cpu = 3};
     CHECK_INT(ctr_set_init(&s, &cfg, &e), 0);
     CHECK_INT(s.n, 2);
     CHECK_STR(s.c[0].label, "cycles");
@@ -256,7 +257,8 @@ static double faults_of(int mib, struct ctr_set *s)
     char path[512];
     snprintf(path, sizeof path, "%s/touchmem", fx ? fx : "build/fixtures");
     char *argv[] = {path, arg, NULL};
-    struct proc_opts o = {.argv = argv, .pin_cpu = -1, .before_exec = ctr_attach, .before_exec_arg = s};
+    struct proc_opts o = {
+        .argv = argv, .pin_cpu = -1, .before_exec = ctr_attach, .before_exec_arg = s};
     struct proc_result r;
     struct err e = {0};
     if (proc_run(&o, &r, &e) < 0 || r.status != PROC_OK) {

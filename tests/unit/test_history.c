@@ -77,25 +77,33 @@ static void test_parse(void)
     CHECK_MSG("'t.tsv' line 1: the header has no newline: a cut file");
 
     /* Values a history must never hold: each an error naming the file, line and column. */
-    static const struct { const char *text, *msg; } bad[] = {
+    static const struct { const char *text, *msg;
+    } bad[] = {
         {"commit\tbenchmark\tmedian_s\nc\tb\t-0.5\n",
          "'t.tsv' line 2: column 'median_s': negative (times and ratios are 0 or more): '-0.5'"},
         {"commit\tbenchmark\tratio_mutsu_over_raku\nc\tb\t-1\n",
-         "'t.tsv' line 2: column 'ratio_mutsu_over_raku': negative (times and ratios are 0 or more): '-1'"},
+         "'t.tsv' line 2: column 'ratio_mutsu_over_raku': negative (times and ratios are 0 or "
+         "more): '-1'"},
         {"commit\tbenchmark\tinstructions\nc\tb\t-200\n",
-         "'t.tsv' line 2: column 'instructions': not a count (a whole number from 0 to 2^64-1): '-200'"},
+         "'t.tsv' line 2: column 'instructions': not a count (a whole number from 0 to 2^64-1): "
+         "'-200'"},
         {"commit\tbenchmark\tbytes\nc\tb\t18446744073709551616\n",
-         "'t.tsv' line 2: column 'bytes': not a count (a whole number from 0 to 2^64-1): '18446744073709551616'"},
+         "'t.tsv' line 2: column 'bytes': not a count (a whole number from 0 to 2^64-1): "
+         "'18446744073709551616'"},
         {"commit\tbenchmark\tallocations\nc\tb\t1.5\n",
-         "'t.tsv' line 2: column 'allocations': not a count (a whole number from 0 to 2^64-1): '1.5'"},
+         "'t.tsv' line 2: column 'allocations': not a count (a whole number from 0 to 2^64-1): "
+         "'1.5'"},
         {"commit\tbenchmark\tpeak_bytes\nc\tb\t1e6\n",
-         "'t.tsv' line 2: column 'peak_bytes': not a count (a whole number from 0 to 2^64-1): '1e6'"},
+         "'t.tsv' line 2: column 'peak_bytes': not a count (a whole number from 0 to 2^64-1): "
+         "'1e6'"},
         {"date\tcommit\tbenchmark\nyesterday\tc\tb\n",
          "'t.tsv' line 2: column 'date': not an ISO 8601 date (2026-07-12T06:07:21Z): 'yesterday'"},
         {"date\tcommit\tbenchmark\n2026-13-01\tc\tb\n",
-         "'t.tsv' line 2: column 'date': not an ISO 8601 date (2026-07-12T06:07:21Z): '2026-13-01'"},
+         "'t.tsv' line 2: column 'date': not an ISO 8601 date (2026-07-12T06:07:21Z): "
+         "'2026-13-01'"},
         {"date\tcommit\tbenchmark\n2026-01-01T25:00:00Z\tc\tb\n",
-         "'t.tsv' line 2: column 'date': not an ISO 8601 date (2026-07-12T06:07:21Z): '2026-01-01T25:00:00Z'"},
+         "'t.tsv' line 2: column 'date': not an ISO 8601 date (2026-07-12T06:07:21Z): "
+         "'2026-01-01T25:00:00Z'"},
         {"commit\tbenchmark\truns\nc\tb\t7\nc\tb\tseven\n",
          "'t.tsv' line 3: column 'runs': not a count (a whole number, 0 or more): 'seven'"},
         {"commit\tbenchmark\truns\nc\tb\t-7\n",
@@ -233,7 +241,8 @@ static void test_append(void)
     CHECK_MSG("'<stdin>' line 3: no newline at its end: a cut row (nothing written)");
     const char *neg = "commit\tbenchmark\tmedian_s\nc4\tfib\t0.5\nc5\tfib\t-0.5\n";
     CHECK_INT(hist_append(path, neg, strlen(neg), &e), -1);
-    CHECK_MSG("'<stdin>' line 3: column 'median_s': negative (times and ratios are 0 or more): '-0.5'");
+    CHECK_MSG(
+        "'<stdin>' line 3: column 'median_s': negative (times and ratios are 0 or more): '-0.5'");
     free(slurp(path, &len));
     CHECK_INT(len, before);
     /* A torn last line (a writer killed mid-row) is cut off before appending. */
@@ -720,7 +729,8 @@ static void test_scale(void)
         strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
         for (int b = 0; b < NS; b++) {
             r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-            double ratio = (b == 3 && k >= 8000 ? 1.3 : 1.0) * (1 + 0.02 * ((r % 1001) / 500.0 - 1));
+            double ratio =
+                (b == 3 && k >= 8000 ? 1.3 : 1.0) * (1 + 0.02 * ((r % 1001) / 500.0 - 1));
             long long ins = 1000000 + b * 1000 + k % 7;
             if (b == 7 && k >= 9000)
                 ins = ins * 105 / 100;

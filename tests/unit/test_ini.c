@@ -93,7 +93,8 @@ int main(void)
     ini_free(&ini);
 
     /* Duplicates are refused, naming both lines (libinih merged them silently) */
-    BAD("[suite]\nruns = 1\n[lane a]\n[suite]\n", "'s.ini' line 4: [suite] again (it began on line 1)");
+    BAD("[suite]\nruns = 1\n[lane a]\n[suite]\n",
+        "'s.ini' line 4: [suite] again (it began on line 1)");
     BAD("[s]\nk = 1\nj = 2\nk = 3\n", "'s.ini' line 4: 'k' given twice in [s] (first on line 2)");
     BAD("[ s ]\n[s]\n", "line 2: [s] again");
     /* and what is not INI */

@@ -125,7 +125,8 @@ int main(void)
     CHECK_INT(run((char *[]){fix("orphan"), "stubborn", pids, NULL}, &o, &r, &e), 0);
     CHECK_INT(r.status, PROC_TIMEOUT);
     CHECK_INT(r.left_running, 1);
-    CHECK(strstr(proc_describe(&r, 0.5, d, sizeof d), "1 process it started was still running") != NULL);
+    CHECK(strstr(proc_describe(&r, 0.5, d, sizeof d), "1 process it started was still running") !=
+          NULL);
     left = atol(slurp(pids));
     CHECK(left > 0 && kill((pid_t)left, 0) < 0 && errno == ESRCH);
     unlink(pids);
@@ -169,9 +170,15 @@ int main(void)
     CHECK(r.max_rss_kb < 32 * 1024);
 
     /* Pinning works on CPU 0 and is refused for a CPU that does not exist. */
-    CHECK_INT(proc_run(&(struct proc_opts){.argv = (char *[]){fix("busy"), "1", NULL}, .pin_cpu = 0}, &r, &e), 0);
+    CHECK_INT(
+        proc_run(&(struct proc_opts){.argv = (char *[]){fix("busy"), "1", NULL}, .pin_cpu = 0}, &r,
+                 &e),
+        0);
     CHECK_INT(r.status, PROC_OK);
-    CHECK_INT(proc_run(&(struct proc_opts){.argv = (char *[]){fix("busy"), "1", NULL}, .pin_cpu = 1000}, &r, &e), -1);
+    CHECK_INT(
+        proc_run(&(struct proc_opts){.argv = (char *[]){fix("busy"), "1", NULL}, .pin_cpu = 1000},
+                 &r, &e),
+        -1);
     CHECK(strstr(e.msg, "cannot pin to CPU 1000") != NULL);
 
     /* Without address-space randomisation two runs see the same addresses. */

@@ -47,7 +47,8 @@ int main(void)
     {
         char *argv[] = {"sh", "-c", "echo oops >&2; exit 3", NULL};
         struct seen s = {0};
-        struct proc_opts o = {.argv = argv, .pin_cpu = -1, .before_exec = hook, .before_exec_arg = &s};
+        struct proc_opts o = {
+            .argv = argv, .pin_cpu = -1, .before_exec = hook, .before_exec_arg = &s};
         CHECK_INT(proc_run(&o, &r, &e), 0);
         CHECK_INT(s.calls, 1);
         CHECK(s.pid > 0);
@@ -83,7 +84,8 @@ int main(void)
     {
         char *argv[] = {"sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done", NULL};
         struct seen s = {0};
-        struct proc_opts o = {.argv = argv, .pin_cpu = -1, .before_exec = hook, .before_exec_arg = &s};
+        struct proc_opts o = {
+            .argv = argv, .pin_cpu = -1, .before_exec = hook, .before_exec_arg = &s};
         CHECK_INT(proc_run(&o, &r, &e), 0);
         CHECK_INT(r.status, PROC_OK);
         CHECK(r.user_s + r.sys_s > 0);
@@ -98,10 +100,12 @@ int main(void)
             if (CPU_ISSET(i, &mine))
                 cpu = i;
         char want[64];
-        snprintf(want, sizeof want, "grep -q 'Cpus_allowed_list:[[:space:]]*%d$' /proc/self/status", cpu);
+        snprintf(want, sizeof want, "grep -q 'Cpus_allowed_list:[[:space:]]*%d$' /proc/self/status",
+                 cpu);
         char *argv[] = {"sh", "-c", want, NULL};
         struct seen s = {0};
-        struct proc_opts o = {.argv = argv, .pin_cpu = cpu, .before_exec = hook, .before_exec_arg = &s};
+        struct proc_opts o = {
+            .argv = argv, .pin_cpu = cpu, .before_exec = hook, .before_exec_arg = &s};
         CHECK_INT(proc_run(&o, &r, &e), 0);
         CHECK_INT(r.status, PROC_OK);
         /* And tare's own affinity is untouched. */
@@ -123,7 +127,8 @@ int main(void)
     {
         char *argv[] = {"tare-no-such-command-here", NULL};
         struct seen s = {0};
-        struct proc_opts o = {.argv = argv, .pin_cpu = -1, .before_exec = hook, .before_exec_arg = &s};
+        struct proc_opts o = {
+            .argv = argv, .pin_cpu = -1, .before_exec = hook, .before_exec_arg = &s};
         CHECK_INT(proc_run(&o, &r, &e), -1);
         CHECK_INT(e.kind, ERR_INPUT);
         CHECK(strcmp(e.msg, "cannot run 'tare-no-such-command-here': command not found") == 0);
@@ -138,7 +143,8 @@ int main(void)
         snprintf(cmd, sizeof cmd, "touch %s", marker);
         char *argv[] = {"sh", "-c", cmd, NULL};
         struct seen s = {.fail = 1};
-        struct proc_opts o = {.argv = argv, .pin_cpu = -1, .before_exec = hook, .before_exec_arg = &s};
+        struct proc_opts o = {
+            .argv = argv, .pin_cpu = -1, .before_exec = hook, .before_exec_arg = &s};
         CHECK_INT(proc_run(&o, &r, &e), -1);
         CHECK_INT(e.kind, ERR_UNSUPPORTED);
         CHECK(strcmp(e.msg, "hook refused") == 0);

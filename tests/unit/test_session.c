@@ -222,7 +222,8 @@ int main(void)
         nevents = 0;
         CHECK_INT(run_plan(&p, &s, &e), 0);
         CHECK_STR(log_words(), "A B A B A B B A A B");
-        CHECK_STR(events, "w1/2:A^ w1/2:B w2/2:A^ w2/2:B r1/3:A^ r1/3:B r2/3:B^ r2/3:A r3/3:A^ r3/3:B");
+        CHECK_STR(events,
+                  "w1/2:A^ w1/2:B w2/2:A^ w2/2:B r1/3:A^ r1/3:B r2/3:B^ r2/3:A r3/3:A^ r3/3:B");
         CHECK_INT(x[0].n, 3);
         CHECK_INT(x[1].n, 3);
         session_free(&s);
@@ -344,7 +345,8 @@ int main(void)
 
     /* A command that cannot be started stops the session, its name first. */
     {
-        struct session_series x[1] = {{.name = "nosuch", .argv = (char *[]){"/nonexistent/tare-x", NULL}}};
+        struct session_series x[1] = {
+            {.name = "nosuch", .argv = (char *[]){"/nonexistent/tare-x", NULL}}};
         struct session_plan p = {.series = x, .nseries = 1, .runs = 1, .pin_cpu = -1};
         e = (struct err){0};
         CHECK_INT(run_plan(&p, &s, &e), -1);

@@ -78,14 +78,21 @@ int main(void)
     CHECK_STR(tc(C("GCC: (crosstool-NG (x) 1.2) 10.3.0"), 1, 0, out), "gcc 10.3.0");
     CHECK_STR(tc(C("GCC: 4.8.5"), 1, 0, out), "gcc 4.8.5");
     /* A clang program also holds the C library's start files, built by gcc; and a linker note. */
-    CHECK_STR(tc(C("GCC: (Debian 12.2.0-14) 12.2.0\0Debian clang version 14.0.6\0Linker: LLD 14.0.6"), 1, 0, out),
-              "clang 14.0.6");
-    CHECK_STR(tc(C("Ubuntu clang version 14.0.0-1ubuntu1.1\0GCC: (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0"), 1, 0, out),
-              "clang 14.0.0");
-    CHECK_STR(tc(C("rustc version 1.63.0 (4b91a6ea7 2022-08-08)\0GCC: (Debian 12.2.0-14) 12.2.0"), 1, 0, out),
+    CHECK_STR(
+        tc(C("GCC: (Debian 12.2.0-14) 12.2.0\0Debian clang version 14.0.6\0Linker: LLD 14.0.6"), 1,
+           0, out),
+        "clang 14.0.6");
+    CHECK_STR(
+        tc(C("Ubuntu clang version 14.0.0-1ubuntu1.1\0GCC: (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0"),
+           1, 0, out),
+        "clang 14.0.0");
+    CHECK_STR(tc(C("rustc version 1.63.0 (4b91a6ea7 2022-08-08)\0GCC: (Debian 12.2.0-14) 12.2.0"),
+                 1, 0, out),
               "rustc 1.63.0");
     /* Two gcc versions: the newer, numerically (9 < 12). */
-    CHECK_STR(tc(C("GCC: (GNU) 9.4.0\0GCC: (Debian 12.2.0-14) 12.2.0\0GCC: (GNU) 10.1.0"), 1, 0, out), "gcc 12.2.0");
+    CHECK_STR(
+        tc(C("GCC: (GNU) 9.4.0\0GCC: (Debian 12.2.0-14) 12.2.0\0GCC: (GNU) 10.1.0"), 1, 0, out),
+        "gcc 12.2.0");
     /* Both classes and byte orders. */
     CHECK_STR(tc(C("GCC: (Debian 12.2.0-14) 12.2.0"), 0, 0, out), "gcc 12.2.0");
     CHECK_STR(tc(C("GCC: (Debian 12.2.0-14) 12.2.0"), 0, 1, out), "gcc 12.2.0");
@@ -179,7 +186,8 @@ int main(void)
     int fd = mkstemp(tmpl);
     CHECK(fd >= 0);
     if (fd >= 0) {
-        CHECK(write(fd, "#!/bin/sh\nexit 0\n# padding padding padding padding padding\n", 58) == 58);
+        CHECK(write(fd, "#!/bin/sh\nexit 0\n# padding padding padding padding padding\n", 58) ==
+              58);
         close(fd);
         CHECK_INT(toolchain_of_command(tmpl, NULL, out, sizeof out, &e), 0);
         CHECK_STR(out, "");

@@ -20,22 +20,29 @@ static inline void unit_report(int ok, const char *file, int line, const char *w
 
 #define CHECK(cond) unit_report(!!(cond), __FILE__, __LINE__, #cond)
 
-#define CHECK_INT(got, want) do { \
-        long long g_ = (long long)(got), w_ = (long long)(want); \
-        char m_[256]; snprintf(m_, sizeof m_, "%s == %s (got %lld, want %lld)", #got, #want, g_, w_); \
-        unit_report(g_ == w_, __FILE__, __LINE__, m_); \
+#define CHECK_INT(got, want)                                                                       \
+    do {                                                                                           \
+        long long g_ = (long long)(got), w_ = (long long)(want);                                   \
+        char m_[256];                                                                              \
+        snprintf(m_, sizeof m_, "%s == %s (got %lld, want %lld)", #got, #want, g_, w_);            \
+        unit_report(g_ == w_, __FILE__, __LINE__, m_);                                             \
     } while (0)
 
-#define CHECK_NEAR(got, want, tol) do { \
-        double g_ = (got), w_ = (want); \
-        char m_[256]; snprintf(m_, sizeof m_, "%s ~= %s (got %.9g, want %.9g)", #got, #want, g_, w_); \
-        unit_report(fabs(g_ - w_) <= (tol), __FILE__, __LINE__, m_); \
+#define CHECK_NEAR(got, want, tol)                                                                 \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        char m_[256];                                                                              \
+        snprintf(m_, sizeof m_, "%s ~= %s (got %.9g, want %.9g)", #got, #want, g_, w_);            \
+        unit_report(fabs(g_ - w_) <= (tol), __FILE__, __LINE__, m_);                               \
     } while (0)
 
-#define CHECK_STR(got, want) do { \
-        const char *g_ = (got), *w_ = (want); \
-        char m_[1024]; snprintf(m_, sizeof m_, "%.200s == \"%.300s\" (got \"%.300s\")", #got, w_, g_ ? g_ : "(null)"); \
-        unit_report(g_ && strcmp(g_, w_) == 0, __FILE__, __LINE__, m_); \
+#define CHECK_STR(got, want)                                                                       \
+    do {                                                                                           \
+        const char *g_ = (got), *w_ = (want);                                                      \
+        char m_[1024];                                                                             \
+        snprintf(m_, sizeof m_, "%.200s == \"%.300s\" (got \"%.300s\")", #got, w_,                 \
+                 g_ ? g_ : "(null)");                                                              \
+        unit_report(g_ &&strcmp(g_, w_) == 0, __FILE__, __LINE__, m_);                             \
     } while (0)
 
 /* The closing line tests/run reads. */
