@@ -41,6 +41,8 @@ static const char history_options[] =
     "      --suite FILE        per-benchmark count thresholds from the suite's [bench NAME]\n"
     "Options of noise:\n"
     "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
+    "Options of merge:\n"
+    "  -o, --output OUT        the merged file to write (required)\n"
     "  -h, --help              show this help\n";
 
 #define CMD "history"

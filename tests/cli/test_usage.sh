@@ -31,7 +31,7 @@ expect_match "$out" '^tare [0-9]+\.[0-9]+' "tare --version"
 run_tare no-such-command
 expect_rc 2 "unknown command"
 expect_match "$err" "unknown command 'no-such-command'" "unknown command message"
-# Each measuring command's --help option list and its man page OPTIONS list name the same
+# Each command's --help option list and its man page OPTIONS list name the same
 # options: every option documented, none stale. An option is a "-x" or "--long" at the head
 # of an option line of --help, or on the line after a .TP (or .TQ) in the page's OPTIONS.
 help_opts() {
@@ -44,7 +44,7 @@ man_opts() {
         sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' -e 's/"//g' | tr ' ,' '\n\n' |
         grep -E -- '^--?[A-Za-z0-9][a-z0-9-]*$' | sort -u
 }
-for cmd in wall ab stat count run; do
+for cmd in wall ab stat count run alloc cg goal history trend bisect report; do
     page="$TARE_ROOT/doc/tare-$cmd.1"
     h=$(help_opts "$cmd")
     m=$(man_opts "$page")
