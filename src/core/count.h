@@ -48,7 +48,7 @@ struct count_opts {
     bool check_warm;          /* two callgrind passes, compared */
     bool show_output;
     const char *stdin_path;   /* every run's stdin, or NULL: /dev/null */
-    const char *stdout_path;  /* every run's stdout (truncated by each), or NULL */
+    const char *stdout_path;  /* every run's stdout, appended to, or NULL */
     const char *valgrind;     /* the valgrind binary */
     const char *alloc_lib;    /* libtare-alloc.so for bytes and peak, or NULL: those stay NA */
     /* Called (serialised) when a job starts and when it ends; may be NULL. */

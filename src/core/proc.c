@@ -265,7 +265,8 @@ static void gated_child(const struct proc_opts *o, char **env, int errfd, int ga
     if (fd != 0)
         close(fd);
     if (o->stdout_path || !o->show_output) {
-        fd = o->stdout_path ? open(o->stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)
+        fd = o->stdout_path ? open(o->stdout_path, O_WRONLY | O_CREAT |
+                                   (o->stdout_append ? O_APPEND : O_TRUNC), 0644)
                             : open("/dev/null", O_WRONLY);
         if (fd < 0 || dup2(fd, 1) < 0)
             goto fail;
@@ -414,8 +415,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     posix_spawn_file_actions_addopen(&fa, 0, o->stdin_path ? o->stdin_path : "/dev/null",
                                      O_RDONLY, 0);
     if (o->stdout_path)
-        posix_spawn_file_actions_addopen(&fa, 1, o->stdout_path, O_WRONLY | O_CREAT | O_TRUNC,
-                                         0644);
+        posix_spawn_file_actions_addopen(&fa, 1, o->stdout_path, O_WRONLY | O_CREAT |
+                                         (o->stdout_append ? O_APPEND : O_TRUNC), 0644);
     else if (!o->show_output)
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     if (!o->show_output)
