@@ -73,6 +73,15 @@ void proc_interrupt(int sig);
 bool proc_interrupted(void);
 /* The signal proc_interrupt() was given (SIGINT, SIGTERM, ...), or 0. */
 int proc_interrupt_signal(void);
+/* Whether children are being stopped: an interrupt came and no grace lets them run. */
+bool proc_stopping(void);
+/*
+ * After an interrupt, lets cleanup hooks run: until another interrupt comes, proc_run starts
+ * children again, each ended when grace_s seconds from now have passed (a timeout).
+ * proc_interrupted() stays true. grace_s 0 ends the grace. Returns whether one began (false
+ * when there was no interrupt).
+ */
+bool proc_grace(double grace_s);
 
 /* The monotonic clock in seconds. */
 double proc_now(void);

@@ -196,9 +196,13 @@ int session_init(struct session *s, const struct session_plan *plan, struct err 
  * and the series is not run again; the others go on. Returns 0 when the plan ran through,
  * or -1 with e set when tare cannot go on: a command could not be started, tare was
  * interrupted (ERR_INTERRUPTED), counters could not be read, a hook or a look failed, or
- * with stop_on_failure a run failed (ERR_MEASURE).
+ * with stop_on_failure a run failed (ERR_MEASURE). After an interrupt the cleanup hooks of
+ * the series that began still run, within SESSION_CLEANUP_GRACE_S in all (proc_grace); a
+ * second interrupt ends them at once.
  */
 int session_run(struct session *s, struct err *e);
+
+#define SESSION_CLEANUP_GRACE_S 5.0   /* seconds the cleanup hooks get after an interrupt */
 
 /* "runs", "decided", "max-time", "max-runs", "min-time": why measuring stopped. */
 const char *session_stop_name(enum session_stop st);
