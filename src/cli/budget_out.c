@@ -18,7 +18,7 @@ bool cli_budget_check(const char *cmd, const char *series, const struct budget *
     for (int m = 0; m < BUDGET_N; m++) {
         if (why)
             why[m][0] = '\0';
-        if (!b || b->max[m] == BUDGET_NONE || cnt[m] == UINT64_MAX || cnt[m] <= b->max[m])
+        if (!budget_over(b, m, cnt[m]))
             continue;
         char got[FMT_BUF_MIN], max[FMT_BUF_MIN], msg[160];
         snprintf(msg, sizeof msg, "over budget: %s %s > %s %s (%+.2f%%)", label[m],

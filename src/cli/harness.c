@@ -24,7 +24,7 @@ const char harness_options_help[] =
     "                          measured runs, -1, -2, ... for warm-ups, 0 for setup/cleanup)\n"
     "      --input FILE        every run reads FILE on stdin (default: /dev/null)\n"
     "      --output WHERE      the runs' stdout: null (default), inherit (stdout and stderr\n"
-    "                          passed through), or a FILE (the last run's output)\n"
+    "                          passed through), or a FILE (every run's output, appended)\n"
     "      --show-output       the same as --output inherit\n";
 
 const char harness_param_help[] =
@@ -342,6 +342,15 @@ int harness_finish(struct harness *h, const char *shell)
         int fd = open(h->input, O_RDONLY);
         if (fd < 0) {
             cli_error(h->cmd, "cannot read '%s': %s", h->input, strerror(errno));
+            return EXIT_USAGE;
+        }
+        close(fd);
+    }
+    if (h->output_file) {
+        /* Emptied once here; every run (warm-ups too) then appends its stdout to it. */
+        int fd = open(h->output_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) {
+            cli_error(h->cmd, "cannot write '%s': %s", h->output_file, strerror(errno));
             return EXIT_USAGE;
         }
         close(fd);

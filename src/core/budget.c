@@ -65,6 +65,12 @@ int budget_section(const char *name, const struct ini_section *sec, struct budge
     return 0;
 }
 
+bool budget_over(const struct budget *b, int m, uint64_t count)
+{
+    return b && m >= 0 && m < BUDGET_N && b->max[m] != BUDGET_NONE && count != UINT64_MAX &&
+           count > b->max[m];
+}
+
 const struct budget *budget_find(const struct budget *b, int n, const char *bench)
 {
     for (int i = 0; i < n; i++)

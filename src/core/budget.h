@@ -3,6 +3,7 @@
 #ifndef TARE_BUDGET_H
 #define TARE_BUDGET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -28,6 +29,10 @@ struct ini_section;
  */
 int budget_section(const char *name, const struct ini_section *sec, struct budget *b,
                    struct err *e);
+
+/* Whether count (UINT64_MAX: not counted) of kind m (BUDGET_*) is over b's budget for it: a
+ * count at its budget is not over. False when b is NULL or sets no budget for m. */
+bool budget_over(const struct budget *b, int m, uint64_t count);
 
 /* The budget of benchmark bench among b[0..n), or NULL. */
 const struct budget *budget_find(const struct budget *b, int n, const char *bench);

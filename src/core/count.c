@@ -59,6 +59,7 @@ struct shared {
     pthread_mutex_t lock;
     bool stop;
     struct err fatal;
+    bool *owed;   /* jobs whose cleanup an interrupt put off (NULL: out of memory) */
 };
 
 /* A file-name-safe form of a series name. */
@@ -105,6 +106,7 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
         .argv = argv, .env_set = env, .cwd = j->cwd, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
         .no_aslr = true, .show_output = sh->o->show_output,
         .stdin_path = sh->o->stdin_path, .stdout_path = sh->o->stdout_path,
+        .stdout_append = true,
         .wait_group = true,   /* every process it starts is counted: wait for each */
     };
     char when[96];
@@ -503,10 +505,13 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     if (sh->o->alloc_lib)
         alloc_pass(sh, k, fatal);
 out:
-    /* Cleanup after a failure too (not after an interrupt); a failure's record stays. */
+    /* Cleanup after a failure too; a failure's record stays. After an interrupt it waits
+     * for every worker to stop, then runs within a grace (count_run). */
     if (fatal->kind != ERR_INTERRUPTED) {
         struct err scratch = {0};
         hooks(sh, j, "cleanup", &j->cleanup, 0, NULL, fatal->kind ? &scratch : fatal);
+    } else if (sh->owed) {
+        sh->owed[k] = true;
     }
     j->seconds = proc_now() - t0;
 }
@@ -562,7 +567,8 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
     char abs_tmpl[PATH_MAX];
     if (tmpl[0] != '/' && realpath(tmpl, abs_tmpl))
         snprintf(tmpl, sizeof tmpl, "%s", abs_tmpl);
-    struct shared sh = {.jobs = jobs, .n = n, .o = o, .tmpdir = tmpl};
+    struct shared sh = {.jobs = jobs, .n = n, .o = o, .tmpdir = tmpl,
+                        .owed = calloc(n > 0 ? n : 1, sizeof(bool))};
     pthread_mutex_init(&sh.lock, NULL);
     int nthreads = o->jobs < 1 ? 1 : o->jobs > n ? n : o->jobs;
     pthread_t *th = calloc(nthreads, sizeof *th);
@@ -576,6 +582,17 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     free(th);
+    /* The cleanups an interrupt put off, now that nothing runs, within a grace: a second
+     * interrupt ends them at once. */
+    bool grace = proc_grace(SESSION_CLEANUP_GRACE_S);
+    for (int k = 0; grace && sh.owed && k < n && !proc_stopping(); k++) {
+        struct err scratch = {0};
+        if (sh.owed[k])
+            hooks(&sh, &jobs[k], "cleanup", &jobs[k].cleanup, 0, NULL, &scratch);
+    }
+    if (grace)
+        proc_grace(0);
+    free(sh.owed);
     pthread_mutex_destroy(&sh.lock);
     remove_tmpdir(tmpl);
     if (sh.stop) {

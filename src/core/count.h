@@ -69,7 +69,7 @@ struct count_opts {
     bool check_warm;          /* two callgrind passes, compared */
     bool show_output;
     const char *stdin_path;   /* every run's stdin, or NULL: /dev/null */
-    const char *stdout_path;  /* every run's stdout (truncated by each), or NULL */
+    const char *stdout_path;  /* every run's stdout, appended to, or NULL */
     const char *valgrind;     /* the valgrind binary */
     const char *alloc_lib;    /* libtare-alloc.so for bytes and peak, or NULL: those stay NA */
     /* A region: callgrind's --toggle-collect=FUNC for each of these, or with marks the

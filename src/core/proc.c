@@ -27,10 +27,14 @@ extern char **environ;
 #define MAX_ACTIVE 256
 static volatile sig_atomic_t active_pgid[MAX_ACTIVE];
 static volatile sig_atomic_t interrupted;   /* the signal that interrupted tare, or 0 */
+static volatile sig_atomic_t interrupts;    /* how many came */
+static volatile sig_atomic_t grace_at = -1; /* children run while interrupts == grace_at */
+static double grace_until;                  /* when the grace ends (proc_now) */
 
 void proc_interrupt(int sig)
 {
     interrupted = sig > 0 ? sig : SIGINT;
+    interrupts++;
     for (int i = 0; i < MAX_ACTIVE; i++) {
         pid_t p = active_pgid[i];
         if (p > 0)
@@ -46,6 +50,22 @@ bool proc_interrupted(void)
 int proc_interrupt_signal(void)
 {
     return interrupted;
+}
+
+bool proc_stopping(void)
+{
+    return interrupted && interrupts != grace_at;
+}
+
+bool proc_grace(double grace_s)
+{
+    if (grace_s <= 0 || !interrupted) {
+        grace_at = -1;
+        return false;
+    }
+    grace_until = proc_now() + grace_s;
+    grace_at = interrupts;
+    return grace_at == interrupts;   /* false when another came meanwhile */
 }
 
 static int register_active(pid_t pgid)
@@ -179,7 +199,7 @@ static bool group_wait(pid_t pgid, double until, bool stop_on_interrupt)
 {
     useconds_t us = 100;
     while (!group_gone(pgid)) {
-        if ((stop_on_interrupt && interrupted) || (until >= 0 && proc_now() >= until))
+        if ((stop_on_interrupt && proc_stopping()) || (until >= 0 && proc_now() >= until))
             return false;
         usleep(us);
         if (us < 20000)
@@ -231,10 +251,10 @@ static int group_finish(pid_t pgid, bool wait, double deadline, bool *late)
     *late = false;
     if (group_gone(pgid))
         return 0;
-    if (wait && !interrupted) {
+    if (wait && !proc_stopping()) {
         if (group_wait(pgid, deadline > 0 ? deadline : -1, true))
             return 0;
-        *late = !interrupted;
+        *late = !proc_stopping();
     }
     int n = group_count(pgid);
     kill(-pgid, SIGTERM);
@@ -265,7 +285,8 @@ static void gated_child(const struct proc_opts *o, char **env, int errfd, int ga
     if (fd != 0)
         close(fd);
     if (o->stdout_path || !o->show_output) {
-        fd = o->stdout_path ? open(o->stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)
+        fd = o->stdout_path ? open(o->stdout_path, O_WRONLY | O_CREAT |
+                                   (o->stdout_append ? O_APPEND : O_TRUNC), 0644)
                             : open("/dev/null", O_WRONLY);
         if (fd < 0 || dup2(fd, 1) < 0)
             goto fail;
@@ -342,7 +363,7 @@ static int spawn_gated(const struct proc_opts *o, char **env, int errfd, pid_t *
     setpgid(pid, pid);   /* also here, so the group exists whichever side runs first */
     int slot = register_active(pid);
     int ret = 0;
-    if (interrupted)
+    if (proc_stopping())
         kill(-pid, SIGKILL);
     if (o->before_exec(o->before_exec_arg, pid, e) < 0) {
         kill(-pid, SIGKILL);
@@ -414,8 +435,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     posix_spawn_file_actions_addopen(&fa, 0, o->stdin_path ? o->stdin_path : "/dev/null",
                                      O_RDONLY, 0);
     if (o->stdout_path)
-        posix_spawn_file_actions_addopen(&fa, 1, o->stdout_path, O_WRONLY | O_CREAT | O_TRUNC,
-                                         0644);
+        posix_spawn_file_actions_addopen(&fa, 1, o->stdout_path, O_WRONLY | O_CREAT |
+                                         (o->stdout_append ? O_APPEND : O_TRUNC), 0644);
     else if (!o->show_output)
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     if (!o->show_output)
@@ -489,7 +510,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
         }
         slot = register_active(pid);
     }
-    if (interrupted)
+    if (proc_stopping())
         kill(-pid, SIGKILL);
 
     struct tail tail = {.len = 0};
@@ -504,6 +525,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
 
     int pidfd = (o->timeout_s > 0 || errpipe[0] >= 0) ? open_pidfd(pid) : -1;
     double deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0;
+    if (grace_at >= 0 && (!deadline || deadline > grace_until))
+        deadline = grace_until;   /* a cleanup after an interrupt: only until the grace ends */
     bool pipe_open = errpipe[0] >= 0;
     for (;;) {
         if (pidfd < 0 && !pipe_open && !deadline) {
@@ -567,7 +590,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     fill_result(r, status, &ru, t1 - t0);
     if (timed_out || late)
         r->status = PROC_TIMEOUT;
-    else if (interrupted && r->status == PROC_SIGNALED && r->signal == SIGKILL)
+    else if (proc_stopping() && r->status == PROC_SIGNALED && r->signal == SIGKILL)
         r->status = PROC_INTERRUPTED;
     memcpy(r->stderr_tail, tail.buf, tail.len);
     r->stderr_tail[tail.len] = '\0';

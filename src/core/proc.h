@@ -17,6 +17,7 @@ struct proc_opts {
     bool show_output;         /* pass stdout and stderr through instead of discarding them */
     bool no_aslr;             /* personality(ADDR_NO_RANDOMIZE), so counts reproduce */
     const char *stdout_path;  /* write stdout to this file instead (NULL: see show_output) */
+    bool stdout_append;       /* append to stdout_path rather than emptying it first */
     /* After the command exits, wait (up to timeout_s) for the rest of its process group, as
      * work it started; false: end what is left at once. Either way nothing is left behind. */
     bool wait_group;
@@ -72,6 +73,15 @@ void proc_interrupt(int sig);
 bool proc_interrupted(void);
 /* The signal proc_interrupt() was given (SIGINT, SIGTERM, ...), or 0. */
 int proc_interrupt_signal(void);
+/* Whether children are being stopped: an interrupt came and no grace lets them run. */
+bool proc_stopping(void);
+/*
+ * After an interrupt, lets cleanup hooks run: until another interrupt comes, proc_run starts
+ * children again, each ended when grace_s seconds from now have passed (a timeout).
+ * proc_interrupted() stays true. grace_s 0 ends the grace. Returns whether one began (false
+ * when there was no interrupt).
+ */
+bool proc_grace(double grace_s);
 
 /* The monotonic clock in seconds. */
 double proc_now(void);

@@ -141,7 +141,7 @@ int session_hooks_run(const struct session_cmds *c, const char *which,
         struct proc_result r;
         struct err why = {0};
         int started = proc_run(&o, &r, &why);
-        if (proc_interrupted() || (started == 0 && r.status == PROC_INTERRUPTED)) {
+        if (proc_stopping() || (started == 0 && r.status == PROC_INTERRUPTED)) {
             rc = err_set(e, ERR_INTERRUPTED, "interrupted");
             break;
         }
@@ -241,7 +241,7 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
         .argv = x->argv, .env_set = x->env, .cwd = x->cwd, .timeout_s = p->timeout_s,
         .pin_cpu = p->pin_cpu, .show_output = p->show_output,
         .stdin_path = x->stdin_path ? x->stdin_path : p->stdin_path,
-        .stdout_path = p->stdout_path,
+        .stdout_path = p->stdout_path, .stdout_append = true,
     };
     if (!ev->warmup && grow(p, x, e) < 0)
         return -1;
@@ -395,6 +395,8 @@ static int run_group(struct session *s, int g0, int g1, int group, int ngroups, 
 /* Ends the series [g0, g1) that began; the first error wins. */
 static int end_series(struct session *s, int g0, int g1, int rc, struct err *e)
 {
+    /* After an interrupt too, within a grace (a second interrupt ends it) */
+    bool grace = proc_grace(SESSION_CLEANUP_GRACE_S);
     for (int k = g0; k < g1; k++) {
         /* Cleanup after a failure too; a series that failed keeps its first record. */
         struct err scratch = {0};
@@ -405,6 +407,8 @@ static int end_series(struct session *s, int g0, int g1, int rc, struct err *e)
             (hk > 0 && was_ok && series_failed(s->plan, x, "", rc < 0 ? &scratch : e) < 0))
             rc = -1;
     }
+    if (grace)
+        proc_grace(0);
     return rc;
 }
 

@@ -163,7 +163,7 @@ struct session_plan {
     int pin_cpu;                 /* -1: no pinning */
     bool show_output;            /* pass the commands' stdout and stderr through */
     const char *stdin_path;      /* every measured run's stdin; NULL: /dev/null */
-    const char *stdout_path;     /* every measured run's stdout; NULL: see show_output */
+    const char *stdout_path;     /* every run's stdout, appended to; NULL: see show_output */
     bool ignore_failure;         /* a non-zero exit is measured, not a failure */
     bool stop_on_failure;        /* a failed run ends the session (ERR_MEASURE), for pairs */
     struct ctr_set *ctr;         /* count these in every run, or NULL */
@@ -196,9 +196,13 @@ int session_init(struct session *s, const struct session_plan *plan, struct err 
  * and the series is not run again; the others go on. Returns 0 when the plan ran through,
  * or -1 with e set when tare cannot go on: a command could not be started, tare was
  * interrupted (ERR_INTERRUPTED), counters could not be read, a hook or a look failed, or
- * with stop_on_failure a run failed (ERR_MEASURE).
+ * with stop_on_failure a run failed (ERR_MEASURE). After an interrupt the cleanup hooks of
+ * the series that began still run, within SESSION_CLEANUP_GRACE_S in all (proc_grace); a
+ * second interrupt ends them at once.
  */
 int session_run(struct session *s, struct err *e);
+
+#define SESSION_CLEANUP_GRACE_S 5.0   /* seconds the cleanup hooks get after an interrupt */
 
 /* "runs", "decided", "max-time", "max-runs", "min-time": why measuring stopped. */
 const char *session_stop_name(enum session_stop st);

@@ -65,12 +65,28 @@ expect_rc 1 "a setup that cannot start"
 expect_match "$out" '"status": "failed", "error": "setup failed: ' "json error"
 
 # --input feeds every run's stdin (countin prints the bytes it read); --output FILE keeps
-# the last run's stdout.
+# every run's stdout (the native warm-up and the counted runs), one line each.
 head -c 100000 /dev/zero > "$TMP/in"
 run_tare count --jobs 1 --input "$TMP/in" --output "$TMP/out.txt" -- "$F/countin"
 expect_rc 0 "count --input"
-expect_eq "$(cat "$TMP/out.txt")" 100000 "the run read the whole input"
+expect_eq "$(sort -u "$TMP/out.txt")" 100000 "every run read the whole input"
+check "every run's line kept ($(wc -l < "$TMP/out.txt"))" test "$(wc -l < "$TMP/out.txt")" -ge 2
 run_tare count --input "$TMP/missing" -- "$F/countin"
 expect_rc 2 "an unreadable --input"
 
+
+# SIGINT mid-run (under callgrind): the cleanup hook still runs, after every job stopped,
+# then 130.
+I=$TMP/int
+mkdir -p "$I"
+"$TARE" count -S sh -s "touch $I/began" -c "echo \$TARE_SERIES \$TARE_ITERATION > $I/cleaned" \
+    -n nap 'sleep 30' > "$TMP/out" 2> "$TMP/err" &
+p=$!
+for i in $(seq 200); do [ -e "$I/began" ] && break; sleep 0.1; done
+sleep 0.5
+kill -INT "$p"
+wait "$p"
+rc=$? err=$(cat "$TMP/err")
+expect_rc 130 "count, SIGINT mid-run: 130"
+expect_eq "$(cat "$I/cleaned" 2>/dev/null)" "nap 0" "count: the cleanup hook ran after the interrupt"
 done_testing

@@ -98,4 +98,53 @@ expect_match "$err" "--prepare: command 'echo x >> .*' uses shell syntax" "the h
 run_tare wall --runs 1 -w 0 --shell sh --prepare "echo \$TARE_ITERATION >> $LOG" true
 expect_rc 0 "a hook with --shell"
 expect_eq "$(cat "$LOG")" 1 "the hook ran under sh -c"
+
+# Ctrl-C: the measured run is killed at once, then the cleanup hooks of the series that began
+# still run (within a 5 s grace; hyperfine 1.15 runs none), and tare exits 130. A second
+# Ctrl-C ends a cleanup at once. The signal comes once the setup hook has run.
+I=$TMP/int
+mkdir -p "$I"
+wait_for() {   # wait_for FILE: up to 20 s
+    local i
+    for i in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.1; done
+    return 1
+}
+# bg_tare ARGS...: tare in the background, its pid in $p
+bg_tare() { "$TARE" "$@" > "$TMP/out" 2> "$TMP/err" & p=$!; }
+bg_tare wall -r 1000 -S sh -n snooze -s "touch $I/began" \
+    -c "echo \$TARE_SERIES \$TARE_ITERATION > $I/cleaned" 'sleep 0.2'
+wait_for "$I/began"
+sleep 0.3
+kill -INT "$p"
+wait "$p"
+rc=$? err=$(cat "$TMP/err")
+expect_rc 130 "SIGINT mid-run: 130"
+expect_match "$err" "^tare wall: interrupted$" "said"
+expect_eq "$(cat "$I/cleaned" 2>/dev/null)" "snooze 0" "the cleanup hook ran after the interrupt"
+# a cleanup that hangs: a second SIGINT ends it at once
+rm -f "$I"/*
+bg_tare wall -r 1000 -S sh -s "touch $I/began" -c "touch $I/cleaning; sleep 31.5; touch $I/late" \
+    'sleep 0.2'
+wait_for "$I/began"
+kill -INT "$p"
+wait_for "$I/cleaning"
+check "the hanging cleanup began" test -e "$I/cleaning"
+kill -INT "$p"
+wait "$p"
+rc=$? err=$(cat "$TMP/err")
+expect_rc 130 "a second SIGINT during the cleanup: 130"
+check "the cleanup was ended, not finished" test ! -e "$I/late"
+check "its sleep is gone" bash -c "! pgrep -f '[s]leep 31.5' > /dev/null"
+# ... and one SIGINT alone: the cleanup is ended when the grace is over (5 s)
+rm -f "$I"/*
+bg_tare wall -r 1000 -S sh -s "touch $I/began" -c "touch $I/cleaning; sleep 31.5; touch $I/late" \
+    'sleep 0.2'
+wait_for "$I/began"
+kill -INT "$p"
+wait "$p"
+rc=$? err=$(cat "$TMP/err")
+expect_rc 130 "SIGINT, then a cleanup that outlives the grace: 130"
+check "the cleanup began" test -e "$I/cleaning"
+check "and was ended at the grace's end" test ! -e "$I/late"
+check "its sleep is gone too" bash -c "! pgrep -f '[s]leep 31.5' > /dev/null"
 done_testing

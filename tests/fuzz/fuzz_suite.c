@@ -52,6 +52,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (char **v = su.lanes[i].env; *v; v++)
                 if (!strchr(*v, '=') || strpbrk(*v, " \t\n"))
                     abort();
+        /* budgets: named, distinct, a threshold in [0, 10), UINT64_MAX never a budget */
+        for (int i = 0; i < su.nbudgets; i++) {
+            const struct budget *bu = &su.budgets[i];
+            if (!bu->bench[0] || strchr(" \t", bu->bench[0]) || !(bu->threshold >= 0) ||
+                bu->threshold >= 10 || budget_find(su.budgets, su.nbudgets, bu->bench) != bu ||
+                budget_over(bu, BUDGET_INSTRUCTIONS, UINT64_MAX))
+                abort();
+        }
         struct suite_bench b = {"name", "dir/name.txt"};
         char **argv;
         if (suite_argv(su.command, &b, &argv, &e) == 0)
