@@ -17,11 +17,14 @@ cd "$tmp/repo" && echo x >> "$tmp/tare.runs"
 EOF
 cat > "$tmp/git-side.sh" <<EOF
 cd "$tmp/repo" && echo x >> "$tmp/git.runs"
-count() { git checkout -q "\$1" && $build && "$abs_tare" count --format tsv -- ./prog | awk -F'\t' 'NR == 2 { print \$3 }'; }
+count() { git checkout -q "\$1" && $build && "$abs_tare" count --format tsv -- ./prog | \
+awk -F'\t' 'NR == 2 { print \$3 }'; }
 good=\$(count c1); bad=\$(count c40)
 git checkout -q master
 git bisect start c40 c1 > /dev/null
-git bisect run sh -c '$build || exit 125; echo b >> "$tmp/git.builds"; "$abs_tare" count --fail-above '\$(( (good + bad) / 2 ))' -- ./prog > /dev/null 2>&1' > "$tmp/git.log" 2>&1
+git bisect run sh -c '$build || exit 125; echo b >> "$tmp/git.builds"; \
+"$abs_tare" count --fail-above '\$(( (good + bad) / 2 ))' -- ./prog > /dev/null 2>&1' \
+> "$tmp/git.log" 2>&1
 git bisect reset -q > /dev/null 2>&1 || git bisect reset > /dev/null 2>&1
 EOF
 echo "find commit 23 of 40 on instructions ($runs runs each, interleaved, after a warm-up)"

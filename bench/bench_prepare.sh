@@ -15,7 +15,8 @@ true_bin=$(command -v true)
 echo "empty --prepare: $runs runs of $true_bin with and without --prepare $true_bin, $rounds rounds, tools alternating"
 /usr/bin/python3 - "$TARE" "$true_bin" "$runs" "$rounds" "$tmp" <<'PY'
 import json, resource, statistics, subprocess, sys, time
-tare, true_bin, runs, rounds, tmp = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+tare, true_bin, runs, rounds, tmp = (sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+                                     sys.argv[5])
 
 def cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -30,10 +31,12 @@ def tare_run(prep):
     return el, c, json.loads(p.stdout)["series"][0]["median_s"]
 
 def hf_run(prep):
-    argv = ["hyperfine", "-N", "--runs", str(runs), "--warmup", "0", "--export-json", f"{tmp}/h.json"]
+    argv = ["hyperfine", "-N", "--runs", str(runs), "--warmup", "0",
+            "--export-json", f"{tmp}/h.json"]
     argv += ["--prepare", true_bin] if prep else []
     t, c = time.perf_counter(), cpu()
-    subprocess.run(argv + [true_bin], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(argv + [true_bin], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
     el, c = time.perf_counter() - t, cpu() - c
     return el, c, json.load(open(f"{tmp}/h.json"))["results"][0]["median"]
 

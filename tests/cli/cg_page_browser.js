@@ -17,7 +17,8 @@ const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tare-chromium-"));
 // so no WebSocket client is needed.
 const proc = spawn(chromium, ["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
   "--no-default-browser-check", "--remote-debugging-pipe", "--user-data-dir=" + profile,
-  "--window-size=1400,1000", "about:blank"], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
+  "--window-size=1400,1000", "about:blank"],
+  { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
 const timer = setTimeout(() => fail("timed out"), 60000);
 
 function fail(msg) {
@@ -51,8 +52,10 @@ function onMessage(msg) {
   if (msg.method === "Runtime.exceptionThrown")
     errors.push("exception: " + ((msg.params.exceptionDetails.exception || {}).description ||
       msg.params.exceptionDetails.text).slice(0, 300));
-  if (msg.method === "Runtime.consoleAPICalled" && (msg.params.type === "error" || msg.params.type === "warning"))
-    errors.push("console." + msg.params.type + ": " + JSON.stringify(msg.params.args).slice(0, 300));
+  if (msg.method === "Runtime.consoleAPICalled" &&
+      (msg.params.type === "error" || msg.params.type === "warning"))
+    errors.push("console." + msg.params.type + ": " +
+      JSON.stringify(msg.params.args).slice(0, 300));
   if (msg.method === "Log.entryAdded" && msg.params.entry.level === "error")
     errors.push("log: " + msg.params.entry.text);
   if (msg.method === "Page.javascriptDialogOpening") {
@@ -74,21 +77,26 @@ run().catch((e) => fail(String(e && e.stack || e)));
 
 async function run() {
   const t = await send("Target.createTarget", { url: "about:blank" }, true);
-  const a = await send("Target.attachToTarget", { targetId: t.result.targetId, flatten: true }, true);
+  const a = await send("Target.attachToTarget", { targetId: t.result.targetId, flatten: true },
+    true);
   session = a.result.sessionId;
   const evaluate = async (expr) => {
     const r = await send("Runtime.evaluate", { expression: expr, returnByValue: true });
-    if (r.result.exceptionDetails) throw new Error("evaluate: " + JSON.stringify(r.result.exceptionDetails));
+    if (r.result.exceptionDetails)
+      throw new Error("evaluate: " + JSON.stringify(r.result.exceptionDetails));
     return r.result.result.value;
   };
   const click = async (x, y) => {
-    await send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button: "left", clickCount: 1 });
-    await send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button: "left", clickCount: 1 });
+    await send("Input.dispatchMouseEvent",
+      { type: "mousePressed", x, y, button: "left", clickCount: 1 });
+    await send("Input.dispatchMouseEvent",
+      { type: "mouseReleased", x, y, button: "left", clickCount: 1 });
   };
   await send("Runtime.enable");
   await send("Log.enable");
   await send("Page.enable");
-  await send("Emulation.setDeviceMetricsOverride", { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
+  await send("Emulation.setDeviceMetricsOverride",
+    { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
   const load = new Promise((ok) => { loaded = ok; });
   await send("Page.navigate", { url: "file://" + path.resolve(page) });
   await load;
@@ -98,7 +106,8 @@ async function run() {
   out.script_ms = Number(await evaluate("document.body.getAttribute('data-script-ms')"));
   out.title = await evaluate("document.title");
   out.scripts = await evaluate("document.querySelectorAll('script').length");
-  out.events = await evaluate("Array.from(document.querySelectorAll('#events button')).map(b => b.dataset.value)");
+  out.events = await evaluate(
+    "Array.from(document.querySelectorAll('#events button')).map(b => b.dataset.value)");
   // helpers inside the page: the frames drawn, with the function each stands for
   await evaluate(`window.__d = JSON.parse(document.getElementById('cg-data').textContent);
     window.__frames = (name) => Array.from(document.querySelectorAll('#flame .fr')).filter(e => {
@@ -121,7 +130,8 @@ async function run() {
     out.name_frames = await evaluate(frames);
     const f = out.name_frames.slice().sort((x, y) => y.width - x.width)[0];    // the widest
     if (f) {
-      const box = await evaluate(`(() => { const e = document.querySelector('#flame .fr[data-i="${f.i}"]');
+      const box = await evaluate(`(() => {
+        const e = document.querySelector('#flame .fr[data-i="${f.i}"]');
         e.scrollIntoView({ block: "center" }); const r = e.getBoundingClientRect();
         return [r.left + r.width / 2, r.top + r.height / 2]; })()`);
       await send("Input.dispatchMouseEvent", { type: "mouseMoved", x: box[0], y: box[1] });
@@ -129,9 +139,11 @@ async function run() {
       out.clicked = await evaluate(`Number(document.elementFromPoint(${box[0]}, ${box[1]})?.closest('.fr')?.dataset.i)`);
       await click(box[0], box[1]);
       out.zoom = await evaluate("Number(document.getElementById('flame').dataset.zoom)");
-      out.zoomed_frame = await evaluate(`(() => { const e = document.querySelector('#flame .fr[data-i="${f.i}"]');
+      out.zoomed_frame = await evaluate(`(() => {
+        const e = document.querySelector('#flame .fr[data-i="${f.i}"]');
         if (!e) return null; return { width: e.getBoundingClientRect().width, flame_width: document.getElementById('flame').clientWidth }; })()`);
-      out.func_after_click = await evaluate("document.querySelector('#func h2.fname')?.textContent");
+      out.func_after_click =
+        await evaluate("document.querySelector('#func h2.fname')?.textContent");
       await evaluate("document.getElementById('reset').click()");
       out.zoom_reset = await evaluate("Number(document.getElementById('flame').dataset.zoom)");
       // search

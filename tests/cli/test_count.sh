@@ -157,7 +157,8 @@ if command -v git > /dev/null; then
     mid=$(( ($(tsv_field "$out" 1 instructions) + $(tsv_field "$out" 2 instructions)) / 2 ))
     culprit=$(cd "$R" && git bisect start HEAD HEAD~4 > /dev/null &&
               git bisect run "$TARE" count --fail-above "$mid" -- ./work.sh 2> /dev/null |
-              sed -n 's/^\([0-9a-f]*\) is the first bad commit.*/\1/p'; git bisect reset > /dev/null 2>&1)
+              sed -n 's/^\([0-9a-f]*\) is the first bad commit.*/\1/p'
+              git bisect reset > /dev/null 2>&1)
     expect_eq "$(cd "$R" && git log -1 --format=%s "$culprit" 2> /dev/null)" "busy 3" \
         "git bisect run with --fail-above names the commit that went above"
 fi

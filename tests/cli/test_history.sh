@@ -25,7 +25,9 @@ for p in 1 2 3 4 5 6 7 8; do
     (
         for b in $(seq 1 25); do
             { printf 'commit\tbenchmark\tinstructions\n'
-              for r in $(seq 1 20); do printf 'c%d-%d-%d\tbench-%d\t%d\n' $p $b $r $p $((p * 1000 + r)); done
+              for r in $(seq 1 20); do
+                  printf 'c%d-%d-%d\tbench-%d\t%d\n' $p $b $r $p $((p * 1000 + r))
+              done
             } | "$TARE" history append "$R" || exit 1
         done
     ) &
@@ -182,7 +184,8 @@ printf 'commit\tbenchmark\tinstructions\n' > "$TMP/shard.tsv"
 for r in $(seq 1 10); do printf 's%d\tb\t%d\n' $r $r >> "$TMP/shard.tsv"; done
 for p in $(seq 1 16); do
     ( for r in $(seq 1 20); do
-          printf 'commit\tbenchmark\tinstructions\nw%d-%d\tb\t%d\n' $p $r $r | "$TARE" history append "$L" ||
+          printf 'commit\tbenchmark\tinstructions\nw%d-%d\tb\t%d\n' $p $r $r |
+              "$TARE" history append "$L" ||
               echo "append $p $r failed"
       done ) > "$TMP/w$p.log" 2>&1 &
 done
@@ -206,7 +209,8 @@ printf 'commit\tbenchmark\tinstructions\n' > "$TMP/A.tsv"
 printf 'commit\tbenchmark\tinstructions\n' > "$TMP/B.tsv"
 for f in A B; do for p in 1 2 3 4; do
     ( for r in $(seq 1 10); do
-          printf 'commit\tbenchmark\tinstructions\n%s%d-%d\tb\t%d\n' $f $p $r $r | "$TARE" history append "$TMP/$f.tsv" ||
+          printf 'commit\tbenchmark\tinstructions\n%s%d-%d\tb\t%d\n' $f $p $r $r |
+              "$TARE" history append "$TMP/$f.tsv" ||
               echo "append failed"
       done ) > "$TMP/x$f$p.log" 2>&1 &
 done; done

@@ -153,7 +153,8 @@ rows = list(csv.DictReader(open(sys.argv[2])))
 assert len(res) == len(rows) == 2
 for r, c in zip(res, rows):
     t = r["times"]
-    assert abs(r["mean"] - statistics.mean(t)) < 1e-6 and abs(r["median"] - statistics.median(t)) < 1e-6
+    assert (abs(r["mean"] - statistics.mean(t)) < 1e-6 and
+            abs(r["median"] - statistics.median(t)) < 1e-6)
     assert abs(r["stddev"] - statistics.stdev(t)) < 1e-6
     assert r["user"] >= 0 and r["system"] >= 0 and len(r["exit_codes"]) == 3
     for k in ("mean", "stddev", "median", "user", "system", "min", "max"):

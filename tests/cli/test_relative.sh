@@ -32,11 +32,13 @@ for s in d["series"] + [d["reference"]]:
         if cum / total > 0.025: break
         c = u
     r = s["relative"]
-    med = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2
+    med = lambda v: (sorted(v)[len(v) // 2] if len(v) % 2
+                     else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2)
     want = [med(s["times"]) / med(base["times"]), math.exp(est)]
     got = [r["ratio"], r["hl_ratio"]]
     if c >= 0:
-        want += [math.exp(diffs[c]), math.exp(diffs[k - 1 - c]), 1 - 2 * sum(count(m, n, u) for u in range(c + 1)) / total]
+        want += [math.exp(diffs[c]), math.exp(diffs[k - 1 - c]),
+                 1 - 2 * sum(count(m, n, u) for u in range(c + 1)) / total]
         got += [r["ci_low"], r["ci_high"], r["confidence"]]
     for g, w in zip(got, want):
         if g is None or abs(g - w) > 1e-6 * abs(w):
