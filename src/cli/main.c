@@ -18,7 +18,7 @@ const struct cli_command cli_commands[] = {
     {.name = "wall", .usage = cmd_wall_usage, .run = cmd_wall,
      .summary = "time whole commands: warm-up, median, spread, reference ratio"},
     {.name = "ab", .usage = cmd_ab_usage, .run = cmd_ab,
-     .summary = "paired, interleaved A/B of two commands or a git revision: faster, slower or same"},
+     .summary = "paired, interleaved A/B of two commands or a git revision: faster, slower, same"},
     {.name = "count", .usage = cmd_count_usage, .run = cmd_count,
      .summary = "deterministic instructions, allocations, bytes and peak heap"},
     {.name = "cg", .usage = cmd_cg_usage, .run = cmd_cg,

@@ -238,7 +238,6 @@ expect_rc 1 "an untracked file: A fails"
 expect_match "$err" "cat: untracked.txt: No such file" "the command's own message"
 expect_match "$err" \
     "^tare ab: hint: 'untracked.txt' is in the working tree but not in 'HEAD' \(untracked, ignored or not committed there\), and A runs in a temporary worktree of 'HEAD'" \
-    \
     "the hint names the untracked file"
 run_in "$R/sub" ab --pairs 6 -- cat no-such-file.txt
 expect_no_match "$err" "hint" "no hint for a file that is in neither tree"

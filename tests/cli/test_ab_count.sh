@@ -106,7 +106,6 @@ sa=$(fresh sa); sb=$(fresh sb)
 run_tare ab --pairs 6 --count "$F/jitter 1000 50 $sa" "$F/jitter 1020 50 $sb"
 expect_match "$out" \
     "^counts: no change the counts can show \(this program's counts vary by [0-9.]+% run to run\)$" \
-    \
     "text: no change the counts can show, with the spread"
 expect_no_match "$out" "more work" "never more work"
 # A change larger than the spread: 1100 against 1000 thousand iterations, about +9.5%.
@@ -120,7 +119,6 @@ sa=$(fresh sa); sb=$(fresh sb)
 run_tare ab --pairs 6 --count "$F/jitter 1100 50 $sa" "$F/jitter 1000 50 $sb"
 expect_match "$out" \
     "^counts: B does less work: instructions -[0-9.]+% \(each side's runs vary by [0-9.]+% at most\)$" \
-    \
     "the other way: less work"
 # A/A: one program on both sides (each with its own run counter): no change at all.
 sa=$(fresh sa); sb=$(fresh sb)

@@ -16,11 +16,9 @@ run_tare alloc --format json -- "$FIXTURES/alloc_known"
 expect_rc 0 "alloc_known"
 expect_eq \
     "allocations=$(json_field "$out" allocations) frees=$(json_field "$out" frees) bytes=$(json_field "$out" bytes)" \
-    \
     "$want" "alloc_known: counts equal the program's own tally"
 expect_match "$out" \
     '^\{"allocations": [0-9]+, "frees": [0-9]+, "bytes": [0-9]+, "peak_bytes": [0-9]+, "scopes": \[\]\}$' \
-    \
     "json has exactly the documented keys"
 
 if command -v valgrind >/dev/null; then
@@ -156,7 +154,6 @@ if [ -f $JE ]; then
     expect_rc 0 "jemalloc: every entry point"
     expect_eq \
         "allocations=$(( $(json_field "$out" allocations) - base_a )) frees=$(( $(json_field "$out" frees) - base_f )) bytes=$(( $(json_field "$out" bytes) - base_b ))" \
-        \
         "$("$FIXTURES/alloc_known")" \
             "jemalloc: counts beyond start-up equal the program's own tally"
     run_tare alloc --format json -- "$je" peak

@@ -62,7 +62,6 @@ expect_match "$out" "skipped: $(git rev-parse --short=12 c12) \(commit 12: does 
     "text: the skipped commit named at the end"
 expect_match "$out" \
     "instructions [0-9,]+ -> [0-9,]+ \(\+1\.[0-9]+%\) from its parent $(git rev-parse --short=12 c22)" \
-    \
     "text: before and after"
 nb=$(sed -n 's/^\([0-9]*\) builds, 1 skipped, for 23 commits after good$/\1/p' <<<"$out")
 check "text: builds counted, one skipped ($nb)" test -n "$nb"
@@ -127,7 +126,6 @@ run_tare bisect --from-history "$H" --threshold 1% --build "$BUILD_CMD" --format
 expect_rc 0 "--from-history at 1%"
 expect_match "$err" \
     "series 'prog', allocations \+2\.00% at $(git rev-parse --short=12 c40) \(after $(git rev-parse --short=12 c30)\)" \
-    \
     "--from-history: the newest step, named"
 expect_eq "$(json 'j["metric"] + " " + j["good"] + " " + j["bad"]')" \
     "allocations $(commit_of c30) $(commit_of c40)" \
@@ -157,7 +155,6 @@ expect_rc 1 "a good end that does not build"
 expect_match "$err" "the good end cannot be measured" "says the good end failed"
 expect_match "$err" \
     "skipped $(git rev-parse --short=12 c12) \(commit 12: does not build\): the build exited with status 1" \
-    \
     "json: why, on stderr"
 expect_eq "$(worktrees)" 1 "no worktree left after an error"
 

@@ -40,7 +40,6 @@ expect_match "$err" \
     "the exact figures"
 expect_eq \
     "$(sed -nE "s/.*instructions ([0-9,]+) > max_instructions ([0-9,]+).*/\1 \2/p" <<<"$err" | tr -d ,)" \
-    \
     "$ins $((ins - 1))" "the count and the budget, whole"
 expect_match "$(cat "$TMP/j.xml")" 'name="w instructions">.*' "the JUnit case"
 expect_match "$(grep -A1 'name="w instructions"' "$TMP/j.xml")" \

@@ -158,7 +158,6 @@ expect_eq \
 run_tare cg diff --inclusive -n 0 --format=tsv "$TMP/mutual.out" "$TMP/mutual4.out"
 expect_eq \
     "$(tsv_field "$(tsv_row "$out" function mutual_b)" 1 before)/$(tsv_field "$(tsv_row "$out" function mutual_b)" 1 after)" \
-    \
     "$exact_b/$exact_b" "diff --inclusive: B the same in both"
 run_tare cg diff --inclusive --allocs "$TMP/mutual.out" "$TMP/mutual4.out"
 expect_rc 2 "diff: --inclusive and --allocs together"

@@ -47,7 +47,6 @@ expect_eq "$(( $(val 'main;right;shared') + $(val 'main;right;shared;deep') ))" 
     "folded: shared under right = right's calls into it ($R)"
 expect_eq \
     "$(( $(val 'main;left;shared') + $(val 'main;right;shared') + $(val 'main;left;shared;deep') + $(val 'main;right;shared;deep') ))" \
-    \
     "$(( $(self_of shared) + $(self_of deep) ))" \
         "folded: shared's and deep's four frames add up to their self costs"
 # (the split is rounded down frame by frame: each of the two may be 1 short, and shared's
@@ -60,7 +59,6 @@ I=$(incl_of shared)
 want=$(awk -v d="$D" -v l="$L" -v i="$I" 'BEGIN { printf "%d", d * l / i }')
 check \
     "folded: deep under left is the estimate deep x left's share of shared ($want ~ $(val 'main;left;shared;deep'))" \
-    \
     test "$(( $(val 'main;left;shared;deep') - want ))" -ge -1 -a \
         "$(( $(val 'main;left;shared;deep') - want ))" -le 1
 
@@ -140,7 +138,6 @@ T='std::map<K&, V<int> >::find<"q">(K const&) [clone .isra.0]'
 H='x</text><script>alert(1)</script>\back;semi'
 printf \
     'events: Ir\nfn=main\n1 10\ncfn=%s\ncalls=3 1\n1 50\ncfn=%s\ncalls=1 1\n1 40\nfn=%s\n1 50\nfn=%s\n1 40\ntotals: 100\n' \
-    \
     "$T" "$H" "$T" "$H" > "$TMP/names.out"
 run_tare cg dot --node-threshold 0 --edge-threshold 0 "$TMP/names.out"
 expect_rc 0 "dot of hostile names"

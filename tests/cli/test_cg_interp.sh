@@ -60,7 +60,6 @@ row=$(tsv_row "$out" function Perl_pp_entersub)
 incl=$(tsv_field "$row" 1 inclusive)
 check \
     "perl: Perl_pp_entersub (a sub's call, recursive with the sub) below the total ($incl < $total)" \
-    \
     test "${incl:-0}" -gt 0 -a "${incl:-0}" -lt "$total"
 check "perl: and at least its self cost" test "${incl:-0}" -ge "$(tsv_field "$row" 1 self)"
 

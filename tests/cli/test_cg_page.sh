@@ -50,7 +50,6 @@ T='std::map<K&, V<int> >::find<"q">(K const&)'
 H='x</script><script>alert(1)</script><img src=x onerror=alert(2)>'
 printf \
     'events: Ir\ncmd: %s\nfn=main\n1 10\ncfn=%s\ncalls=3 1\n1 50\ncfn=%s\ncalls=1 1\n1 40\nfn=%s\n1 50\nfn=%s\n1 40\ntotals: 100\n' \
-    \
     "$H" "$T" "$H" "$T" "$H" > "$TMP/names.out"
 run_tare cg page "$TMP/names.out" -o "$TMP/names.html" --title "</title><script>alert(3)</script>"
 expect_rc 0 "page of hostile names"
@@ -103,11 +102,9 @@ expect_eq "$(field "$res" filtered)" '["shared"]' "the table's filter"
 expect_eq "$(field "$res" func)" '"shared"' "the function view of shared"
 expect_eq \
     "$(node -e 'console.log(JSON.parse(process.argv[1]).map(r => r[0] + " " + r[1]).join(", "))' "$(field "$res" callers)")" \
-    \
     "right 2, left 1" "shared's callers with their call counts (cg_stacks: right twice, left once)"
 expect_eq \
     "$(node -e 'console.log(JSON.parse(process.argv[1]).map(r => r[0] + " " + r[1]).join(", "))' "$(field "$res" callees)")" \
-    \
     "deep 3" "shared's callees"
 expect_eq "$(field "$res" func_after_link)" '"right"' "a caller's link opens its function view"
 expect_eq "$(field "$res" event_on)" '"Dr"' "the events switch"
@@ -149,7 +146,6 @@ expect_eq "$(src_rows "$(field "$res" source)" | LC_ALL=C sort)" "$want_lines" \
     "the function view's source: hot_a's lines and costs, as tare cg lines has them"
 expect_eq \
     "$(node -e 'const f = JSON.parse(process.argv[1]).find(f => f.file.endsWith("/inl.h")); console.log(f.rows.find(r => r[0] === "5")[3])' "$(field "$res" source)")" \
-    \
     "$(sed -n 5p "$TMP/src/inl.h")" "the source text of inl.h line 5"
 # the sources moved away: line numbers and costs only, and --source-root finds them again
 mkdir -p "$TMP/moved" && mv "$TMP/src" "$TMP/moved/src"
@@ -163,7 +159,6 @@ res=$(browse "$TMP/inl3.html" "" hot_a hot_a)
 expect_eq "$(field "$res" source.0.note)" '""' "--source-root: the sources found"
 expect_eq \
     "$(node -e 'const f = JSON.parse(process.argv[1]).find(f => f.file.endsWith("/inl.h")); console.log(f.rows.find(r => r[0] === "5")[3])' "$(field "$res" source)")" \
-    \
     "$(sed -n 5p "$TMP/moved/src/inl.h")" "--source-root: the text of inl.h line 5"
 
 # --diff: cg_stacks with "b" makes leaf_b do 1,000 more rounds and nothing else

@@ -31,7 +31,6 @@ echo x > f && git add f && git commit -qm init
 sed -e "s|\.\./build/examples/|$TMP/ex/|g" \
     -e \
         "s|^benchmarks = .*|benchmarks = $ROOT/examples/fib.c $ROOT/examples/sort.c $ROOT/examples/wordfreq.c|" \
-        \
     "$ROOT/examples/suite.ini" > suite.ini
 export TARE SUITE=$R/suite.ini COMMIT=c1 TARE_RUN_OPTS="--runs 1" BRANCH=bench-data
 

@@ -39,7 +39,6 @@ expect_eq "$(tsv_field "$out" 1 engine)" callgrind "engine column says callgrind
 expect_eq "$(tsv_field "$out" 1 allocations)" 143 "callgrind engine: the same allocations"
 check \
     "the engines' instructions differ, so they are kept apart ($cachegrind_ir vs $(tsv_field "$out" 1 instructions))" \
-    \
     test "$cachegrind_ir" -ne "$(tsv_field "$out" 1 instructions)"
 
 # A real interpreter: the engines agree on allocations to the call (fixed hash seed).

@@ -21,13 +21,10 @@ run_tare count --format json --parameter-list kind linear,nlogn,square \
 expect_rc 0 "count over kind and n"
 expect_eq "$(jf "$out" 'len(d["series"]), [s["name"] for s in d["series"]][:4]')" \
     "(9, ['growth kind=linear n=1000', 'growth kind=linear n=1500', 'growth kind=linear n=2000', 'growth kind=nlogn n=1000'])" \
-        \
     "one series per combination, named by its values"
 expect_eq \
     "$(jf "$out" '[(g["series"], g["parameter"], g["values"], g["from"], g["to"]) for g in d["growth"]]')" \
-    \
     "[('growth kind=linear', 'n', 3, '1000', '2000'), ('growth kind=nlogn', 'n', 3, '1000', '2000'), ('growth kind=square', 'n', 3, '1000', '2000')]" \
-        \
     "one fit per kind over the numeric parameter, none over the list of words"
 # exp KIND METRIC: the fitted exponent.
 exp() { jf "$out" \

@@ -46,7 +46,6 @@ expect_eq "$(awk '{ print $3 }' "$LOG" | tr '\n' ' ')" "-1 1 2 3 " "--check-warm
 run_tare count --jobs 1 --format tsv --name ok --name bad \
     --prepare \
         "sh -c 'if [ \"\$TARE_SERIES\" = bad ] && [ \$TARE_ITERATION = 1 ]; then echo db locked >&2; exit 4; fi'" \
-        \
     --cleanup "$(logs cleanup)" "$F/countin" "$F/countin x"
 expect_rc 1 "a failing prepare hook"
 expect_eq "$(tsv_field "$out" 1 status)" ok "the other series is counted"
@@ -88,5 +87,6 @@ kill -INT "$p"
 wait "$p"
 rc=$? err=$(cat "$TMP/err")
 expect_rc 130 "count, SIGINT mid-run: 130"
-expect_eq "$(cat "$I/cleaned" 2>/dev/null)" "nap 0" "count: the cleanup hook ran after the interrupt"
+expect_eq "$(cat "$I/cleaned" 2>/dev/null)" "nap 0" \
+    "count: the cleanup hook ran after the interrupt"
 done_testing

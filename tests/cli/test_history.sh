@@ -36,7 +36,6 @@ wait
 expect_eq "$(($(wc -l < "$R") - 1))" 4000 "8 concurrent appenders x 500 rows"
 expect_eq \
     "$(awk -F'\t' 'NR > 1 && (NF != 3 || $1 !~ /^c[1-8]-[0-9]+-[0-9]+$/ || $2 != "bench-" substr($1, 2, 1)) ' "$R" | wc -l)" \
-        \
     0 \
     "every concurrently appended row intact"
 expect_eq "$(awk -F'\t' 'NR > 1 { print $1 }' "$R" | sort -u | wc -l)" 4000 "no row lost or doubled"
@@ -94,8 +93,6 @@ expect_match "$out" "^regressions:" "text report has regressions"
 run_tare history check --format json "$TMP/s3.tsv"
 expect_match "$out" \
     '^\{"regressions": \[\{"benchmark": "bench", "metric": "median_s", "before": [0-9.]+, "after": [0-9.]+, "change": 0\.[2-3][0-9]*, "commit": "c100"\}\], "improvements": \[\], "checked": 2, "not_checked": \[\], "unknown_columns": \[\]\}$' \
-        \
-    \
     "json regression names the step's commit"
 run_tare history check --commit c102 --format json "$TMP/s.tsv"
 expect_rc 3 "--commit checks that commit"
@@ -104,7 +101,6 @@ expect_rc 0 "a step reported at its confirming commit is not reported again 18 c
 run_tare history check --commit c50 --format json "$TMP/s.tsv"
 expect_eq "$out" \
     '{"regressions": [], "improvements": [], "checked": 2, "not_checked": [], "unknown_columns": []}' \
-        \
     "--commit before the step: nothing"
 run_tare history check --commit c999 "$TMP/s.tsv"
 expect_rc 2 "--commit not in the history"
@@ -129,8 +125,6 @@ run_tare history check --format json "$TMP/d.tsv"
 expect_rc 3 "instructions +3% rings at the default 2%"
 expect_eq "$out" \
     '{"regressions": [{"benchmark": "b", "metric": "instructions", "before": 1000000, "after": 1030000, "change": 0.03, "commit": "c2"}], "improvements": [], "checked": 2, "not_checked": [], "unknown_columns": []}' \
-        \
-    \
     "deterministic regression in json"
 run_tare history check --det-threshold 5 "$TMP/d.tsv"
 expect_rc 0 "under --det-threshold 5"
@@ -165,8 +159,6 @@ run_tare history merge "$TMP/shard1.tsv" "$TMP/shard2.tsv" "$TMP/shard1.tsv" -o 
 expect_rc 0 "merge of shards"
 expect_eq "$(head -1 "$TMP/merged.tsv")" \
     "$(printf 'date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference')" \
-        \
-        \
     "merge writes tare's column names"
 expect_eq "$(tail -n +2 "$TMP/merged.tsv" | sort | md5sum)" \
     "$(tail -n +2 "$EXCERPT" | sort | md5sum)" \
@@ -295,7 +287,6 @@ rm -f "$I" "$TMP/int-new.tsv"
 T=$TMP/torn.tsv
 printf \
     'date\tcommit\tbenchmark\tinstructions\n2026-01-01\tc1\tb\t1000000\n2026-01-02\tc2\tb\t1000000\n2026-01-03\tc3\tb\t1000' \
-        \
     > "$T"
 warn="tare history: warning: '$T' line 4: no newline at its end: a row cut off mid-write, skipped"
 run_tare history check "$T"
@@ -303,8 +294,6 @@ expect_rc 0 "check of a file with a torn last row"
 expect_eq "$err" "$warn" "check warns of the torn row, naming file and line"
 expect_eq "$out" \
     "$(printf 'checked 1 metric of 1 series at commit c2 (2026-01-02)\nno regressions, no improvements')" \
-        \
-    \
     "check does not read the cut 1000 (of 1000000) as a -99.9% change"
 run_tare history noise --format tsv "$T"
 expect_eq "$err" "$warn" "noise warns of the torn row"
@@ -318,8 +307,6 @@ run_tare history merge "$TMP/torn-in.tsv" -o "$TMP/torn-in.tsv"
 expect_rc 0 "merge of a file with a torn row onto itself"
 expect_eq "$err" \
     "tare history: warning: '$TMP/torn-in.tsv' line 4: no newline at its end: a row cut off mid-write, skipped" \
-        \
-    \
     "merge warns of the torn row"
 expect_eq "$(cat "$TMP/torn-in.tsv")" "$(head -3 "$T")" \
     "merge does not rewrite the torn row as a whole one"
@@ -334,7 +321,6 @@ check "a refused append does not create the file" test ! -e "$TMP/h-torn.tsv"
 V=$TMP/values.tsv
 printf \
     'date\tcommit\tbenchmark\tinstructions\tmedian_s\truns\n2026-01-01T00:00:00Z\tc1\tb\t300\t0.5\t7\n' \
-        \
     > "$V"
 cp "$V" "$TMP/values-before.tsv"
 bad_value() {   # bad_value ROW MESSAGE DESC
@@ -386,15 +372,11 @@ expect_rc 3 "check --commit at scale finds the planted step"
 want=$(awk 'BEGIN { printf "%.6g", 1057000 / 1007000 - 1 }')
 expect_match "$out" \
     "\"benchmark\": \"bench-07\", \"metric\": \"instructions\", \"before\": 1007000, \"after\": 1057000, \"change\": ${want}[0-9]*, \"commit\": \"c09000\"" \
-        \
-    \
     "check --commit at scale: bench-07 instructions at c09000"
 run_tare history noise --format tsv "$BIG"
 expect_rc 0 "noise at scale"
 expect_eq \
     "$(awk -F'\t' 'NR > 1 { n[$2]++; if ($3 != 9999) bad++ } END { print n["ratio"], n["instructions"], bad + 0 }' <<<"$out")" \
-        \
-    \
     "50 50 0" "noise at scale: 50 series x 2 metrics, 9,999 changes each"
 awk -F'\t' 'NR == 1 || $3 ~ /[02468]$/' "$BIG" > "$TMP/big-even.tsv"
 awk -F'\t' 'NR == 1 || $3 ~ /[13579]$/' "$BIG" > "$TMP/big-odd.tsv"
@@ -423,8 +405,6 @@ if [ -r "$MUTSU" ]; then
     expect_rc 3 "mutsu: the poly-call step is confirmed two commits later"
     expect_match "$out" \
         '"benchmark": "poly-call", "metric": "ratio", "before": 0.44, "after": 0.55, "change": 0.25[0-9]*, "commit": "b0bee3c270c12137c3b5a2d57d2dca94389ad74c"' \
-            \
-        \
         "mutsu: poly-call ratio regression at b0bee3c"
 fi
 done_testing

@@ -12,7 +12,8 @@ expect_no_match "$out" "123457" "--output FILE keeps it off tare's stdout"
 # The same through the forked, gated start that --counters uses.
 run_tare wall --runs 2 --counters --input "$TMP/in" --output "$TMP/outc.txt" "$F/countin"
 expect_rc 0 "--input with --counters"
-expect_eq "$(cat "$TMP/outc.txt")" "$(printf '123457\n%.0s' 1 2 3)" "the gated start reads --input too"
+expect_eq "$(cat "$TMP/outc.txt")" "$(printf '123457\n%.0s' 1 2 3)" \
+    "the gated start reads --input too"
 # By default stdin is /dev/null and stdout is thrown away.
 run_tare wall --runs 1 --output "$TMP/out2.txt" "$F/countin"
 expect_eq "$(cat "$TMP/out2.txt")" "$(printf '0\n0')" "without --input, stdin is empty"

@@ -83,7 +83,6 @@ expect_match "$out" "\): no difference the runs can show$" "the words for no dif
 run_tare wall --format json --runs 5 --warmup 0 --reference "$F/sleeper 0.01" "$F/sleeper 0.3"
 expect_eq \
     "$(jf "$out" 'd["relative_to"], d["reference"]["relative"], d["series"][0]["relative"]["verdict"]')" \
-    \
     "('sleeper', None, 'slower')" "compared with the reference"
 expect_eq "$($PY "$TMP/hl.py" <<<"$out")" 0 "reference: as Python computes it"
 
@@ -93,7 +92,6 @@ expect_match "$out" "× \(too few runs for an interval: 4 or more each\)$" "thre
 run_tare wall --format json --runs 3 --warmup 0 "$F/sleeper 0.01" "$F/sleeper 0.3"
 expect_eq \
     "$(jf "$out" '[s["relative"]["verdict"] for s in d["series"] if s["relative"]], d["series"][1]["relative"]["ci_low"]')" \
-    \
     "(['same'], None)" "no interval, no verdict"
 
 # A failed series is left out of the comparison.

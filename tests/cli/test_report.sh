@@ -53,7 +53,6 @@ run_tare report "$TMP/h.tsv"
 expect_rc 3 "a count regression: 3"
 expect_match "$out" \
     '^[|] \*\*slower\*\* `b` [|] instructions [|] 1,000,000 [|] 1,100,000 [|] \+10.0% [|] 2.0% [|] `c2` [|] \+10.0% [|] \+0.0% [|]$' \
-    \
     "the count moved, the clock beside it did not"
 expect_match "$out" \
     '^\*\*Failed\*\* \(NA at this commit\): `gone` median_s; `gone` instructions;$' \

@@ -79,7 +79,6 @@ expect_rc 0 "run into history"
 H=$S/hist/wall.tsv
 expect_eq "$(head -1 "$H")" \
     "$(printf 'date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner\treference')" \
-    \
     "wall.tsv columns"
 expect_eq "$(($(wc -l < "$H") - 1))" 6 "one row per series"
 expect_eq "$(awk -F'\t' 'NR > 1 { print $2 }' "$H" | sort -u)" 0123abcd "--commit"
@@ -100,7 +99,6 @@ expect_rc 0 "--count alone on a suite with a reference"
 expect_no_match "$(head -1 <<<"$out")" "ref_median_s" "no wall pass, no reference"
 expect_eq "$err" \
     "tare run: note: --count alone: no wall-clock pass, so no run of the suite's reference '$FIXTURES/sleeper 0.01' (add --wall for it)" \
-    \
     "says in one line what it skipped"
 
 if command -v git > /dev/null; then
@@ -182,7 +180,6 @@ run_tare run --wall --count -j 2 --format tsv --history "$C/h" --commit c1 "$C/s
 expect_rc 0 "--wall --count"
 expect_eq "$(head -1 <<<"$out")" \
     "$(printf 'benchmark\tlane\truns\tmedian_s\tmin_s\tref_median_s\tratio\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tstatus')" \
-    \
     "tsv columns: the wall results, then the counts"
 i1=$(tsv_field "$out" 1 instructions)
 i2=$(tsv_field "$out" 2 instructions)
@@ -233,13 +230,11 @@ run_tare history check --format json "$C/h/wall.tsv" "$CH"
 expect_rc 3 "a 10% instruction regression: check exits 3"
 expect_match "$out" \
     '^\{"regressions": \[\{"benchmark": "w\+base", "metric": "instructions", "before": '"$i1"', "after": [0-9]+, "change": 0\.0[89][0-9]*, "commit": "c2"\}' \
-    \
     "the regression: w+base instructions, about +10%, at c2"
 expect_no_match "$(sed 's/"not_checked".*//' <<<"$out")" 'w\+more' \
     "the unchanged lane does not alarm"
 expect_match "$out" \
     '"not_checked": \[\{"benchmark": "w\+base", "metric": "median_s", "why": "too few points: 2 of the 16 a step test needs"\}' \
-    \
     "two commits are too few for the wall clock, and check says so"
 run_tare trend "$C/h/wall.tsv" "$CH" -o "$C/trend.html"
 expect_rc 0 "trend over wall.tsv and count.tsv"

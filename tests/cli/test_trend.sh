@@ -121,7 +121,6 @@ awk -F'\t' 'BEGIN { OFS = "\t"; print "date", "commit", "benchmark", "instructio
 last=$(tail -1 "$EXCERPT" | cut -f2)
 awk -F'\t' -v c="$last" \
     'BEGIN { OFS = "\t" } NR > 1 && $2 == c && $3 == "hash-access" { $4 = int($4 * 1.05) } { print }' \
-    \
     "$TMP/count.tsv" > "$TMP/count2.tsv"
 run_tare history check --format json "$TMP/count2.tsv"
 expect_match "$out" '"benchmark": "hash-access", "metric": "instructions"' \
@@ -175,7 +174,6 @@ expect_eq "$(js 'new Set(o.axes.det.y).size')" 4 \
     "det: four distinct tick labels ($(js 'o.axes.det.y.join(" ")'))"
 check \
     "det: the y range spans at least the threshold either side ($(js 'o.axes.det.range.join(" .. ")'))" \
-    \
     test "$(js '(o.axes.det.range[1] - o.axes.det.range[0]) / 1700000000 >= 0.04')" = true
 # A history of columns tare does not read: the page is empty, and trend says why.
 printf 'date\tcommit\tbenchmark\tmean\n2026-01-01T00:00:00Z\tc1\tb\t1.5\n' > "$TMP/mean.tsv"

@@ -24,7 +24,6 @@ for cmd in $("$TARE" help --commands); do
 done
 expect_eq \
     "$("$TARE" --help | awk '/^(usage|   or): / { sub(/^(usage|   or): /, ""); print; next } { exit }')" \
-    \
     "$(synopsis "$TARE_ROOT/doc/tare.1")" "usage of 'tare' vs SYNOPSIS of tare.1"
 run_tare --version
 expect_match "$out" '^tare [0-9]+\.[0-9]+' "tare --version"

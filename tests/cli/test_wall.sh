@@ -7,7 +7,6 @@ run_tare wall --runs 5 --format=tsv "$F/busy 5" "$F/busy 40"
 expect_rc 0 "two commands"
 expect_eq "$(head -n 1 <<<"$out")" \
     "$(printf 'name\tlane\truns\tmedian_s\tmin_s\tmax_s\tmad_s\tuser_s\tsys_s\tmax_rss_kb\tref_median_s\tratio\tstatus')" \
-        \
     "TSV header"
 expect_eq "$(wc -l <<<"$out")" 3 "one row per command"
 expect_eq "$(tsv_field "$out" 1 name)" "busy 5" "names that clash get their arguments"
