@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ static const char bisect_options[] =
     "      --threshold X       a move is a change from good past X (a count, or N%% of\n"
     "                          good); default: half the whole change, at least 1%%\n"
     "      --all-steps         every step past the threshold (default there: 1%% of good)\n"
+    "      --jobs N            build and count N probes at once, each in its own worktree\n"
+    "                          (k-ary search; counts only, not with --all-steps)\n"
     "      --timeout SECONDS   kill a build or a run after this long (default 1800)\n"
     "      --from-history FILE take --good, --bad and --metric from the newest step of a\n"
     "                          count that 'tare history check' finds in FILE (past 2%%,\n"
@@ -44,6 +47,8 @@ static const char bisect_options[] =
     "                          (--until-decided --count), the parent in a second worktree\n"
     "  -f, --format FORMAT     text (default) or json\n"
     "  -h, --help              show this help\n";
+
+enum { BISECT_JOBS_MAX = 16 };   /* --jobs: a worktree and a build each */
 
 /* One commit of the range, first-parent order from good to bad. */
 struct commit {
@@ -64,6 +69,9 @@ struct bisect_cli {
     struct gitwt *w;
     struct gitwt *wg;   /* --metric wall: the good side's build, A of every ab */
     bool wall;
+    bool quiet;         /* probes in threads: report_probe prints them after */
+    int jobs;           /* --jobs */
+    struct gitwt *wx;   /* --jobs: the worktrees beside w, jobs - 1 of them */
     long max_pairs;     /* --metric wall: ab's --max-pairs, 0 for its default */
     double ab_threshold;   /* --metric wall: ab's --threshold (a fraction), 0 for its 1% */
     struct count_opts co;
@@ -184,6 +192,20 @@ static void print_probe(const struct bisect_cli *b, int i, double v, bool measur
     fflush(stdout);
 }
 
+/* Prints a probe's outcome (rc 0 measured, 1 skipped) as it comes in. */
+static void report_probe(struct bisect_cli *b, int i, int rc, double v)
+{
+    const struct commit *c = &b->c[i];
+    if (rc == 0 && i == 0)
+        b->good_value = v;
+    if (rc == 0)
+        print_probe(b, i, v, true);
+    else if (b->text)
+        print_probe(b, i, 0, false);
+    else   /* JSON comes at the end: say it now, where a person watching sees it */
+        cli_error("bisect", "skipped %.12s (%s): %s", c->hash, c->subject, c->why ? c->why : "?");
+}
+
 static int skip(struct bisect_cli *b, int i, const char *fmt, const char *what, const char *tail)
 {
     struct commit *c = &b->c[i];
@@ -211,27 +233,24 @@ static int skip(struct bisect_cli *b, int i, const char *fmt, const char *what, 
     free(last);
     if (!c->why)
         c->why = strdup("?");
-    if (b->text)
-        print_probe(b, i, 0, false);
-    else   /* JSON comes at the end: say it now, where a person watching sees it */
-        cli_error("bisect", "skipped %.12s (%s): %s", c->hash, c->subject, c->why ? c->why : "?");
+    if (!b->quiet)
+        report_probe(b, i, 1, 0);
     return 1;
 }
 
-/* The probe: check commit i out in the worktree, build it, count the command there. */
-static int probe(void *ctx, int i, double *value, struct err *e)
+/* Checks commit i out in worktree w, builds it, counts the command there; prints nothing
+ * when b->quiet (threads). */
+static int probe_in(struct bisect_cli *b, struct gitwt *w, int i, double *value, struct err *e)
 {
-    struct bisect_cli *b = ctx;
     if (proc_interrupted())
         return err_set(e, ERR_INTERRUPTED, "interrupted");
     struct commit *c = &b->c[i];
-    c->build = ++b->builds;
-    if (gitwt_checkout(b->w, c->hash, e) < 0)
+    if (gitwt_checkout(w, c->hash, e) < 0)
         return -1;
     char d[256];
     if (b->build) {
         char *argv[] = {"/bin/sh", "-c", (char *)b->build, NULL};
-        struct proc_opts o = {.argv = argv, .cwd = b->w->cwd, .pin_cpu = -1,
+        struct proc_opts o = {.argv = argv, .cwd = w->cwd, .pin_cpu = -1,
                               .stdout_path = "/dev/null", .timeout_s = b->timeout_s};
         struct proc_result r;
         if (proc_run(&o, &r, e) < 0)
@@ -242,7 +261,7 @@ static int probe(void *ctx, int i, double *value, struct err *e)
             return skip(b, i, "the build %s", proc_describe(&r, b->timeout_s, d, sizeof d),
                         r.stderr_tail);
     }
-    struct count_job job = {.name = "probe", .argv = b->argv, .cwd = b->w->cwd};
+    struct count_job job = {.name = "probe", .argv = b->argv, .cwd = w->cwd};
     if (count_run(&job, 1, &b->co, e) < 0)
         return -1;
     if (job.status != COUNT_OK)
@@ -251,9 +270,74 @@ static int probe(void *ctx, int i, double *value, struct err *e)
     if (v == COUNT_NA)
         return skip(b, i, "no %s count", b->metric, job.note);
     *value = (double)v;
-    if (i == 0)
-        b->good_value = *value;
-    print_probe(b, i, *value, true);
+    if (!b->quiet)
+        report_probe(b, i, 0, *value);
+    return 0;
+}
+
+/* The probe: commit i in the search's worktree. */
+static int probe(void *ctx, int i, double *value, struct err *e)
+{
+    struct bisect_cli *b = ctx;
+    b->c[i].build = ++b->builds;
+    return probe_in(b, b->w, i, value, e);
+}
+
+struct probe_thread {
+    struct bisect_cli *b;
+    struct gitwt *w;
+    int i, rc;
+    double v;
+    struct err e;
+};
+
+static void *probe_thread_run(void *arg)
+{
+    struct probe_thread *t = arg;
+    t->rc = probe_in(t->b, t->w, t->i, &t->v, &t->e);
+    return NULL;
+}
+
+/* --jobs: the k commits at once, commit idx[j] in worktree j (made on first use), a thread
+ * each; printed after, in the order given. */
+static int probe_many(void *ctx, const int *idx, int k, double *values, int *rcs,
+                      struct err *e)
+{
+    struct bisect_cli *b = ctx;
+    struct probe_thread t[k];
+    pthread_t th[k];
+    bool started[k];
+    for (int j = 0; j < k; j++) {
+        struct gitwt *w = j == 0 ? b->w : &b->wx[j - 1];
+        if (j > 0 && !w->tmp &&
+            (gitwt_open(w, b->c[0].hash, e) < 0 || gitwt_add(w, e) < 0))
+            return -1;
+        t[j] = (struct probe_thread){.b = b, .w = w, .i = idx[j]};
+        b->c[idx[j]].build = ++b->builds;
+    }
+    b->quiet = true;
+    for (int j = 0; j < k; j++) {
+        started[j] = pthread_create(&th[j], NULL, probe_thread_run, &t[j]) == 0;
+        if (!started[j])
+            probe_thread_run(&t[j]);
+    }
+    for (int j = 0; j < k; j++)
+        if (started[j])
+            pthread_join(th[j], NULL);
+    b->quiet = false;
+    int failed = -1;
+    for (int j = 0; j < k; j++) {
+        rcs[j] = t[j].rc;
+        values[j] = t[j].v;
+        if (t[j].rc >= 0)
+            report_probe(b, idx[j], t[j].rc, t[j].v);
+        else if (failed < 0 || t[j].e.kind == ERR_INTERRUPTED)
+            failed = j;
+    }
+    if (failed >= 0) {
+        *e = t[failed].e;
+        return -1;
+    }
     return 0;
 }
 
@@ -772,11 +856,14 @@ int cmd_bisect(int argc, char **argv)
         {"confirm", no_argument, NULL, 0x107},
         {"from-history", required_argument, NULL, 0x108},
         {"max-pairs", required_argument, NULL, 0x180},
+        {"jobs", required_argument, NULL, 0x181},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    struct bisect_cli b = {.metric = "instructions", .timeout_s = 1800};
+    struct bisect_cli b = {.metric = "instructions", .timeout_s = 1800, .jobs = 1};
+    long jobs = 1;
+    struct gitwt wx[BISECT_JOBS_MAX - 1] = {0};
     const char *good = NULL, *bad = NULL, *history = NULL;
     char *hist_good = NULL, *hist_bad = NULL;
     bool metric_given = false;
@@ -816,6 +903,12 @@ int cmd_bisect(int argc, char **argv)
         case 0x105: all = true; break;
         case 0x107: do_confirm = true; break;
         case 0x108: history = optarg; break;
+        case 0x181:
+            if (!cli_parse_count("bisect", cmd_bisect_usage, "--jobs", optarg, 1,
+                                 BISECT_JOBS_MAX, &jobs))
+                goto done;
+            b.jobs = (int)jobs;
+            break;
         case 0x180:   /* tare ab's first look is at 20 pairs */
             if (!cli_parse_count("bisect", cmd_bisect_usage, "--max-pairs", optarg, 20, 100000,
                                  &b.max_pairs))
@@ -876,6 +969,12 @@ int cmd_bisect(int argc, char **argv)
     }
     if (b.wall && b.threshold_given)
         b.ab_threshold = -threshold / 100;
+    if (b.jobs > 1 && (b.wall || all)) {
+        cli_usage_error("bisect", cmd_bisect_usage, "--jobs applies to the single search on a "
+                        "count, not with %s", b.wall ? "--metric wall" : "--all-steps");
+        goto done;
+    }
+    b.wx = wx;
     if (b.max_pairs && !b.wall) {
         cli_usage_error("bisect", cmd_bisect_usage, "--max-pairs only applies with --metric wall");
         goto done;
@@ -930,14 +1029,17 @@ int cmd_bisect(int argc, char **argv)
                      w.prefix, good);
     if (rc == 0) {
         if (b.text) {
-            printf("bisecting %d commits after %.12s (good) up to %.12s (bad) on %s\n",
-                   b.n - 1, b.c[0].hash, b.c[b.n - 1].hash, b.metric);
+            printf("bisecting %d commits after %.12s (good) up to %.12s (bad) on %s", b.n - 1,
+                   b.c[0].hash, b.c[b.n - 1].hash, b.metric);
+            if (b.jobs > 1)
+                printf(", %d at a time", b.jobs);
+            printf("\n");
             printf("%5s  %-12s  %15s  %8s  %s\n", "build", "commit", b.metric, "change",
                    "subject");
             fflush(stdout);
         }
         struct bisect_opts bo = {.all_steps = all, .probe = b.wall ? probe_wall : probe,
-                                 .ctx = &b};
+                                 .probe_many = probe_many, .jobs = b.jobs, .ctx = &b};
         if (b.wall)
             bo.threshold = 0.5;   /* the values are 0 (not slower) and 1 (slower) */
         else if (threshold < 0)
@@ -974,6 +1076,9 @@ int cmd_bisect(int argc, char **argv)
         cli_error("bisect", "%s", rm_err.msg);
     if (gitwt_remove(&wp, &rm_err) < 0)
         cli_error("bisect", "%s", rm_err.msg);
+    for (int j = 0; j < BISECT_JOBS_MAX - 1; j++)
+        if (gitwt_remove(&wx[j], &rm_err) < 0)
+            cli_error("bisect", "%s", rm_err.msg);
     if (rc < 0) {
         status = cli_fail("bisect", &e);
         goto done;
@@ -999,5 +1104,7 @@ done:
     free(hist_bad);
     gitwt_free(&w);
     gitwt_free(&wp);
+    for (int j = 0; j < BISECT_JOBS_MAX - 1; j++)
+        gitwt_free(&wx[j]);
     return status;
 }

@@ -63,6 +63,32 @@ check "text: builds counted, one skipped ($nb)" test -n "$nb"
 check "around a skip: $nb builds, at most $MAX_BUILDS" test "${nb:-99}" -le "$MAX_BUILDS"
 expect_eq "$(grep -c '^ *[0-9]\+  [0-9a-f]\{12\} ' <<<"$out")" "$nb" "text: a line per build"
 
+# --jobs: k-ary search, N probes built and counted at once, each in its own worktree. The same
+# culprits, within the builds a k-ary search takes: 2 for the ends, then per round min(N, m)
+# of the m commits still open, which leaves ceil((m - N) / (N + 1)) open.
+kary_max() {
+    local m=$(($1 - 2)) j=$2 b=2 p
+    while [ "$m" -gt 0 ]; do
+        p=$((m < j ? m : j)); b=$((b + p)); m=$(((m - p + j) / (j + 1)))
+    done
+    echo "$b"
+}
+expect_eq "$(kary_max 40 1)" "$MAX_BUILDS" "kary_max with 1 at a time is the binary search's bound"
+for jobs in 2 3; do
+    for m in instructions:c23 allocations:c31; do
+        run_tare bisect --jobs "$jobs" --good c1 --bad c40 --build "$BUILD_CMD" --metric "${m%:*}" --format json -- ./prog
+        expect_rc 0 "--jobs $jobs on ${m%:*}"
+        expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of "${m#*:}")" "--jobs $jobs, ${m%:*}: commit ${m#*:}, as one at a time"
+        builds=$(json 'j["builds"]')
+        check "--jobs $jobs, ${m%:*}: $builds builds, at most $(kary_max 40 "$jobs")" test "$builds" -le "$(kary_max 40 "$jobs")"
+        expect_eq "$(json 'len(set(p["commit"] for p in j["probes"]))')" "$builds" "--jobs $jobs: no commit built twice"
+        expect_eq "$(worktrees)" 1 "--jobs $jobs: no worktree left ($jobs were made)"
+    done
+done
+run_tare bisect --jobs 2 --good c1 --bad c40 --build "$BUILD_CMD" -- ./prog
+expect_match "$out" "on instructions, 2 at a time" "--jobs text: says so"
+expect_match "$out" "culprit: $(commit_of c23) commit 23: the loop 5% longer" "--jobs text: the culprit"
+
 # --all-steps: both steps, in order, with their sizes.
 run_tare bisect --good c1 --bad c40 --build "$BUILD_CMD" --all-steps --format json -- ./prog
 expect_rc 0 "all steps"
@@ -215,6 +241,22 @@ expect_rc 130 "wall: SIGINT mid-probe"
 expect_eq "$(wall_worktrees)" 1 "wall: no worktree left after SIGINT"
 cd "$R" || exit 1
 
+# SIGINT with --jobs 2, two probes under way: 130, no worktree of either.
+"$TARE" bisect --jobs 2 --good c1 --bad c40 --build "$BUILD_CMD" -- ./prog > "$TMP/jint.out" 2> "$TMP/jint.err" &
+pid=$!
+for _ in $(seq 1 600); do   # until the ends are in and the first round of two has started
+    [ "$(grep -c '^ *[0-9]\+  [0-9a-f]\{12\} ' "$TMP/jint.out")" -ge 2 ] && break
+    sleep 0.1
+done
+check "--jobs 2 SIGINT: the search was under way" grep -q '^ *2  [0-9a-f]\{12\} ' "$TMP/jint.out"
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+expect_rc 130 "--jobs 2: SIGINT mid-search"
+expect_match "$(cat "$TMP/jint.err")" "interrupted" "--jobs 2 SIGINT: says interrupted"
+expect_eq "$(worktrees)" 1 "--jobs 2: no worktree left after SIGINT"
+
 # Bad usage and input: exit 2, no worktree made.
 for bad in "--bad c40 -- ./prog" "--good c1 -- ./prog" "--good c1 --bad c40" \
            "--good c1 --bad c40 --metric walls -- ./prog" "--good c1 --bad c40 --threshold x -- ./prog" \
@@ -223,6 +265,9 @@ for bad in "--bad c40 -- ./prog" "--good c1 -- ./prog" "--good c1 --bad c40" \
            "--good c1 --bad c40 --metric wall --threshold 100% -- ./prog" \
            "--good c1 --bad c40 --metric wall --max-pairs 19 -- ./prog" \
            "--good c1 --bad c40 --max-pairs 40 -- ./prog" \
+           "--good c1 --bad c40 --jobs 0 -- ./prog" "--good c1 --bad c40 --jobs 17 -- ./prog" \
+           "--good c1 --bad c40 --jobs 2 --all-steps -- ./prog" \
+           "--good c1 --bad c40 --jobs 2 --metric wall -- ./prog" \
            "--good c1 --bad c40 ./prog"; do
     run_tare bisect $bad
     expect_rc 2 "bisect $bad"
