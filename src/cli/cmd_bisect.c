@@ -48,8 +48,6 @@ static const char bisect_options[] =
     "  -f, --format FORMAT     text (default) or json\n"
     "  -h, --help              show this help\n";
 
-enum { BISECT_JOBS_MAX = 16 };   /* --jobs: a worktree and a build each */
-
 /* One commit of the range, first-parent order from good to bad. */
 struct commit {
     char *hash, *date, *subject;
@@ -304,9 +302,9 @@ static int probe_many(void *ctx, const int *idx, int k, double *values, int *rcs
                       struct err *e)
 {
     struct bisect_cli *b = ctx;
-    struct probe_thread t[k];
-    pthread_t th[k];
-    bool started[k];
+    struct probe_thread t[BISECT_JOBS_MAX];
+    pthread_t th[BISECT_JOBS_MAX];
+    bool started[BISECT_JOBS_MAX];
     for (int j = 0; j < k; j++) {
         struct gitwt *w = j == 0 ? b->w : &b->wx[j - 1];
         if (j > 0 && !w->tmp &&

@@ -97,8 +97,8 @@ static int search_one(struct search *s)
 static int probe_batch(struct search *s, const int *idx, int k)
 {
     struct bisect_result *r = s->r;
-    double v[k];
-    int rc[k];
+    double v[BISECT_JOBS_MAX];
+    int rc[BISECT_JOBS_MAX];
     r->probes += k;
     if (s->o->probe_many(s->o->ctx, idx, k, v, rc, s->e) < 0)
         return -1;
@@ -140,7 +140,7 @@ static int search_k(struct search *s)
 {
     struct bisect_result *r = s->r;
     int jobs = s->o->jobs, lo = 0, hi = r->n - 1;
-    int idx[jobs];
+    int idx[BISECT_JOBS_MAX];
     for (;;) {
         int k = 0;
         for (int j = 1; j <= jobs; j++) {
@@ -207,6 +207,9 @@ int bisect_run(int n, const struct bisect_opts *o, struct bisect_result *r, stru
     if (!r->state || !r->value)
         return err_set(e, ERR_SYSTEM, "out of memory");
     struct search s = {.o = o, .r = r, .e = e};
+    if (o->jobs > BISECT_JOBS_MAX)
+        return err_set(e, ERR_INPUT, "at most %d probes at once, not %d", BISECT_JOBS_MAX,
+                       o->jobs);
     bool k_ary = o->jobs > 1 && o->probe_many && !o->all_steps;
     int rc;
     if (k_ary) {

@@ -19,6 +19,9 @@ typedef int (*bisect_probe_fn)(void *ctx, int i, double *value, struct err *e);
  * 0 with values[j] set, or 1 when idx[j] is skipped; returns 0, or -1 to stop the search with
  * e set.
  */
+/* The most probes a k-ary search makes at once (bisect_opts.jobs). */
+#define BISECT_JOBS_MAX 16
+
 typedef int (*bisect_probe_many_fn)(void *ctx, const int *idx, int k, double *values,
                                     int *rcs, struct err *e);
 
