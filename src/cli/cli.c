@@ -212,8 +212,11 @@ void cli_tmp_forget(const char *path)
 
 static void on_signal(int sig)
 {
-    /* Async-signal-safe: marks the flag and kills the measured process groups. */
+    /* Async-signal-safe: marks the flag and kills the measured process groups; errno kept
+     * for the code the signal interrupted (kill() may set it). */
+    int saved = errno;
     proc_interrupt(sig);
+    errno = saved;
 }
 
 static void on_signal_exit(int sig)

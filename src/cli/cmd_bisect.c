@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +30,15 @@ static const char bisect_options[] =
     "      --good REV          a revision before the change (its metric is the baseline)\n"
     "      --bad REV           a later revision, after the change\n"
     "      --build CMD         build each probed revision first (/bin/sh -c, in the worktree)\n"
-    "      --metric METRIC     instructions (default), allocations, bytes or peak_bytes\n"
+    "      --metric METRIC     instructions (default), allocations, bytes, peak_bytes, or\n"
+    "                          wall: tare ab at each probe against the good side's build\n"
+    "      --max-pairs N       with --metric wall: each probe's tare ab stops at N pairs\n"
+    "                          (default 200); a probe ab cannot decide is skipped\n"
     "      --threshold X       a move is a change from good past X (a count, or N%% of\n"
     "                          good); default: half the whole change, at least 1%%\n"
     "      --all-steps         every step past the threshold (default there: 1%% of good)\n"
+    "      --jobs N            build and count N probes at once, each in its own worktree\n"
+    "                          (k-ary search; counts only, not with --all-steps)\n"
     "      --timeout SECONDS   kill a build or a run after this long (default 1800)\n"
     "      --from-history FILE take --good, --bad and --metric from the newest step of a\n"
     "                          count that 'tare history check' finds in FILE (past 2%%,\n"
@@ -47,6 +53,10 @@ struct commit {
     char *hash, *date, *subject;
     char *why;          /* why it was skipped, or NULL */
     int build;          /* the probe that measured it (1 = first), 0 when not probed */
+    bool undecided;     /* --metric wall: tare ab could not decide */
+    double ratio;       /* --metric wall: ab's ratio against good's build (good: 1) */
+    long pairs;         /* --metric wall: ab's pairs */
+    char verdict[16];   /* --metric wall: ab's verdict, "slower", "same" or "faster" */
 };
 
 struct bisect_cli {
@@ -55,6 +65,13 @@ struct bisect_cli {
     const char *metric, *build;
     char **argv;
     struct gitwt *w;
+    struct gitwt *wg;   /* --metric wall: the good side's build, A of every ab */
+    bool wall;
+    bool quiet;         /* probes in threads: report_probe prints them after */
+    int jobs;           /* --jobs */
+    struct gitwt *wx;   /* --jobs: the worktrees beside w, jobs - 1 of them */
+    long max_pairs;     /* --metric wall: ab's --max-pairs, 0 for its default */
+    double ab_threshold;   /* --metric wall: ab's --threshold (a fraction), 0 for its 1% */
     struct count_opts co;
     double timeout_s;
     bool text;
@@ -154,8 +171,15 @@ static void print_probe(const struct bisect_cli *b, int i, double v, bool measur
     const struct commit *c = &b->c[i];
     char cell[64], ch[32];
     if (!measured)
-        printf("%5d  %-12.12s  %15s  %8s  %s\n       skipped: %s\n", c->build, c->hash,
-               "-", "", c->subject, c->why);
+        printf("%5d  %-12.12s  %15s  %8s  %s\n       %s: %s\n", c->build, c->hash,
+               "-", "", c->subject, c->undecided ? "undecided" : "skipped", c->why);
+    else if (b->wall && i == 0)
+        printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash, "built", "good",
+               c->subject);
+    else if (b->wall)
+        printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash,
+               (snprintf(cell, sizeof cell, "%.3fx %s", c->ratio, c->verdict), cell),
+               change_str(ch, sizeof ch, 1, c->ratio), c->subject);
     else if (i == 0)
         printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash,
                count_cell(cell, (uint64_t)v, true), "good", c->subject);
@@ -164,6 +188,20 @@ static void print_probe(const struct bisect_cli *b, int i, double v, bool measur
                count_cell(cell, (uint64_t)v, true), change_str(ch, sizeof ch, b->good_value, v),
                c->subject);
     fflush(stdout);
+}
+
+/* Prints a probe's outcome (rc 0 measured, 1 skipped) as it comes in. */
+static void report_probe(struct bisect_cli *b, int i, int rc, double v)
+{
+    const struct commit *c = &b->c[i];
+    if (rc == 0 && i == 0)
+        b->good_value = v;
+    if (rc == 0)
+        print_probe(b, i, v, true);
+    else if (b->text)
+        print_probe(b, i, 0, false);
+    else   /* JSON comes at the end: say it now, where a person watching sees it */
+        cli_error("bisect", "skipped %.12s (%s): %s", c->hash, c->subject, c->why ? c->why : "?");
 }
 
 static int skip(struct bisect_cli *b, int i, const char *fmt, const char *what, const char *tail)
@@ -193,27 +231,24 @@ static int skip(struct bisect_cli *b, int i, const char *fmt, const char *what, 
     free(last);
     if (!c->why)
         c->why = strdup("?");
-    if (b->text)
-        print_probe(b, i, 0, false);
-    else   /* JSON comes at the end: say it now, where a person watching sees it */
-        cli_error("bisect", "skipped %.12s (%s): %s", c->hash, c->subject, c->why ? c->why : "?");
+    if (!b->quiet)
+        report_probe(b, i, 1, 0);
     return 1;
 }
 
-/* The probe: check commit i out in the worktree, build it, count the command there. */
-static int probe(void *ctx, int i, double *value, struct err *e)
+/* Checks commit i out in worktree w, builds it, counts the command there; prints nothing
+ * when b->quiet (threads). */
+static int probe_in(struct bisect_cli *b, struct gitwt *w, int i, double *value, struct err *e)
 {
-    struct bisect_cli *b = ctx;
     if (proc_interrupted())
         return err_set(e, ERR_INTERRUPTED, "interrupted");
     struct commit *c = &b->c[i];
-    c->build = ++b->builds;
-    if (gitwt_checkout(b->w, c->hash, e) < 0)
+    if (gitwt_checkout(w, c->hash, e) < 0)
         return -1;
     char d[256];
     if (b->build) {
         char *argv[] = {"/bin/sh", "-c", (char *)b->build, NULL};
-        struct proc_opts o = {.argv = argv, .cwd = b->w->cwd, .pin_cpu = -1,
+        struct proc_opts o = {.argv = argv, .cwd = w->cwd, .pin_cpu = -1,
                               .stdout_path = "/dev/null", .timeout_s = b->timeout_s};
         struct proc_result r;
         if (proc_run(&o, &r, e) < 0)
@@ -224,7 +259,7 @@ static int probe(void *ctx, int i, double *value, struct err *e)
             return skip(b, i, "the build %s", proc_describe(&r, b->timeout_s, d, sizeof d),
                         r.stderr_tail);
     }
-    struct count_job job = {.name = "probe", .argv = b->argv, .cwd = b->w->cwd};
+    struct count_job job = {.name = "probe", .argv = b->argv, .cwd = w->cwd};
     if (count_run(&job, 1, &b->co, e) < 0)
         return -1;
     if (job.status != COUNT_OK)
@@ -233,9 +268,74 @@ static int probe(void *ctx, int i, double *value, struct err *e)
     if (v == COUNT_NA)
         return skip(b, i, "no %s count", b->metric, job.note);
     *value = (double)v;
-    if (i == 0)
-        b->good_value = *value;
-    print_probe(b, i, *value, true);
+    if (!b->quiet)
+        report_probe(b, i, 0, *value);
+    return 0;
+}
+
+/* The probe: commit i in the search's worktree. */
+static int probe(void *ctx, int i, double *value, struct err *e)
+{
+    struct bisect_cli *b = ctx;
+    b->c[i].build = ++b->builds;
+    return probe_in(b, b->w, i, value, e);
+}
+
+struct probe_thread {
+    struct bisect_cli *b;
+    struct gitwt *w;
+    int i, rc;
+    double v;
+    struct err e;
+};
+
+static void *probe_thread_run(void *arg)
+{
+    struct probe_thread *t = arg;
+    t->rc = probe_in(t->b, t->w, t->i, &t->v, &t->e);
+    return NULL;
+}
+
+/* --jobs: the k commits at once, commit idx[j] in worktree j (made on first use), a thread
+ * each; printed after, in the order given. */
+static int probe_many(void *ctx, const int *idx, int k, double *values, int *rcs,
+                      struct err *e)
+{
+    struct bisect_cli *b = ctx;
+    struct probe_thread t[BISECT_JOBS_MAX];
+    pthread_t th[BISECT_JOBS_MAX];
+    bool started[BISECT_JOBS_MAX];
+    for (int j = 0; j < k; j++) {
+        struct gitwt *w = j == 0 ? b->w : &b->wx[j - 1];
+        if (j > 0 && !w->tmp &&
+            (gitwt_open(w, b->c[0].hash, e) < 0 || gitwt_add(w, e) < 0))
+            return -1;
+        t[j] = (struct probe_thread){.b = b, .w = w, .i = idx[j]};
+        b->c[idx[j]].build = ++b->builds;
+    }
+    b->quiet = true;
+    for (int j = 0; j < k; j++) {
+        started[j] = pthread_create(&th[j], NULL, probe_thread_run, &t[j]) == 0;
+        if (!started[j])
+            probe_thread_run(&t[j]);
+    }
+    for (int j = 0; j < k; j++)
+        if (started[j])
+            pthread_join(th[j], NULL);
+    b->quiet = false;
+    int failed = -1;
+    for (int j = 0; j < k; j++) {
+        rcs[j] = t[j].rc;
+        values[j] = t[j].v;
+        if (t[j].rc >= 0)
+            report_probe(b, idx[j], t[j].rc, t[j].v);
+        else if (failed < 0 || t[j].e.kind == ERR_INTERRUPTED)
+            failed = j;
+    }
+    if (failed >= 0) {
+        *e = t[failed].e;
+        return -1;
+    }
     return 0;
 }
 
@@ -257,11 +357,38 @@ static bool parse_threshold(const char *arg, double *out)
     return true;
 }
 
+/* "3.012x slower in 24 pairs": a wall probe's tare ab against good's build. */
+static const char *wall_cell(char *buf, size_t n, const struct commit *c)
+{
+    if (c->pairs == 0)
+        snprintf(buf, n, "the good side's build");
+    else
+        snprintf(buf, n, "%.3fx %s in %ld pairs", c->ratio, c->verdict, c->pairs);
+    return buf;
+}
+
 static void print_step_text(const struct bisect_cli *b, const struct bisect_result *r,
                             const struct bisect_step *s, const char *label)
 {
     const struct commit *c = &b->c[s->first];
     char cb[64], ca[64], ch[32];
+    if (b->wall) {
+        wall_cell(cb, sizeof cb, &b->c[s->before]);
+        wall_cell(ca, sizeof ca, c);
+        if (s->exact) {
+            printf("%s: %s %s\n  author date  %s\n", label, c->hash, c->subject, c->date);
+        } else {
+            printf("%s: one of these commits (the ones between could not be built, run or "
+                   "decided):\n", label);
+            for (int k = s->before + 1; k <= s->first; k++)
+                printf("  %.12s %s%s\n", b->c[k].hash, b->c[k].subject,
+                       r->state[k] != BISECT_SKIPPED ? ""
+                       : b->c[k].undecided ? " (undecided)" : " (skipped)");
+        }
+        printf("  wall against good: %s at %.12s, %s at %.12s\n", cb, b->c[s->before].hash,
+               ca, c->hash);
+        return;
+    }
     count_cell(cb, (uint64_t)s->before_value, true);
     count_cell(ca, (uint64_t)s->after_value, true);
     change_str(ch, sizeof ch, s->before_value, s->after_value);
@@ -286,10 +413,18 @@ static void print_text(const struct bisect_cli *b, const struct bisect_result *r
     count_cell(gv, (uint64_t)r->value[0], true);
     count_cell(bv, (uint64_t)r->value[b->n - 1], true);
     fmt_count(t, r->threshold);
+    if (b->wall)
+        printf("\neach probe: tare ab --until-decided against the good side's build; after "
+               "the bad end's, --threshold %.2f%%%s\n", 100 * b->ab_threshold,
+               b->threshold_given ? "" : " (the middle of its step)");
+    if (b->wall && r->nsteps == 0)
+        printf("no step: tare ab finds the bad end %s\n",
+               wall_cell(bv, sizeof bv, &b->c[b->n - 1]));
+    else if (!b->wall)
     printf("\nthreshold: %s %s from good%s\n", t, b->metric,
            b->threshold_given ? ""
            : all ? " (1% of good)" : " (half the whole change, at least 1% of good)");
-    if (r->nsteps == 0)
+    if (r->nsteps == 0 && !b->wall)
         printf("no step: no commit moved %s by more than that (good %s, bad %s, %s)\n",
                b->metric, gv, bv, change_str(ch, sizeof ch, r->value[0], r->value[b->n - 1]));
     for (int k = 0; k < r->nsteps; k++) {
@@ -304,7 +439,8 @@ static void print_text(const struct bisect_cli *b, const struct bisect_result *r
         printf("skipped:");
         for (int i = 0; i < b->n; i++)
             if (r->state[i] == BISECT_SKIPPED)
-                printf(" %.12s (%s)", b->c[i].hash, b->c[i].subject);
+                printf(" %.12s (%s%s)", b->c[i].hash, b->c[i].subject,
+                       b->c[i].undecided ? "; undecided" : "");
         printf("\n");
     }
     printf("%d builds, %d skipped, for %d commits after good\n", r->probes, r->skipped,
@@ -323,10 +459,19 @@ static void json_step(const struct bisect_cli *b, const struct bisect_result *r,
     json_str(stdout, c->date);
     fputs(", \"before_commit\": ", stdout);
     json_str(stdout, b->c[s->before].hash);
-    printf(", \"before\": %.0f, \"after\": %.0f, \"change_pct\": ", s->before_value,
-           s->after_value);
-    json_num(stdout, s->before_value != 0
-                         ? 100 * (s->after_value - s->before_value) / s->before_value : NAN);
+    if (b->wall) {   /* ab's ratios against good's build */
+        fputs(", \"before\": ", stdout);
+        json_num(stdout, b->c[s->before].ratio);
+        fputs(", \"after\": ", stdout);
+        json_num(stdout, c->ratio);
+        fputs(", \"verdict\": ", stdout);
+        json_str(stdout, c->verdict);
+    } else {
+        printf(", \"before\": %.0f, \"after\": %.0f, \"change_pct\": ", s->before_value,
+               s->after_value);
+        json_num(stdout, s->before_value != 0
+                             ? 100 * (s->after_value - s->before_value) / s->before_value : NAN);
+    }
     printf(", \"exact\": %s, \"candidates\": [", s->exact ? "true" : "false");
     for (int k = s->before + 1; k <= s->first; k++) {
         if (k > s->before + 1)
@@ -347,7 +492,11 @@ static void print_json(const struct bisect_cli *b, const struct bisect_result *r
     fputs(", \"bad\": ", stdout);
     json_str(stdout, b->c[b->n - 1].hash);
     printf(", \"commits\": %d, \"threshold\": ", b->n - 1);
-    json_num(stdout, r->threshold);
+    json_num(stdout, b->wall ? NAN : r->threshold);
+    if (b->wall) {   /* each probe's tare ab --threshold, a fraction */
+        fputs(", \"ab_threshold\": ", stdout);
+        json_num(stdout, b->ab_threshold > 0 ? b->ab_threshold : 0.01);
+    }
     printf(", \"builds\": %d, \"skipped\": %d,\n \"probes\": [", r->probes, r->skipped);
     /* In the order they were probed. */
     for (int p = 1, first = 1; p <= r->probes; p++)
@@ -361,13 +510,20 @@ static void print_json(const struct bisect_cli *b, const struct bisect_result *r
             fputs(", \"subject\": ", stdout);
             json_str(stdout, b->c[i].subject);
             bool ok = r->state[i] == BISECT_MEASURED;
-            printf(", \"status\": \"%s\", \"value\": ", ok ? "ok" : "skipped");
-            if (ok)
+            printf(", \"status\": \"%s\", \"value\": ", ok ? "ok"
+                   : b->c[i].undecided ? "undecided" : "skipped");
+            if (b->wall && ok) {   /* ab's ratio against good's build, and its verdict */
+                json_num(stdout, b->c[i].ratio);
+                fputs(", \"verdict\": ", stdout);
+                json_str(stdout, b->c[i].verdict);
+                printf(", \"pairs\": %ld", b->c[i].pairs);
+            } else if (ok)
                 printf("%.0f", r->value[i]);
             else
                 fputs("null", stdout);
             fputs(", \"change_pct\": ", stdout);
-            json_num(stdout, ok && r->value[0] != 0
+            json_num(stdout, b->wall ? (ok ? 100 * (b->c[i].ratio - 1) : NAN)
+                             : ok && r->value[0] != 0
                                  ? 100 * (r->value[i] - r->value[0]) / r->value[0] : NAN);
             if (!ok) {
                 fputs(", \"error\": ", stdout);
@@ -430,31 +586,34 @@ static char *in_dir(const char *dir, char **argv)
 }
 
 /*
- * --confirm: the culprit built in the search's worktree (w), its parent in a second one (wp),
- * then tare ab's own code path on the two: paired wall-clock runs until decided, and the
- * counts. Returns ab's exit status, or -1 with e set when the trees could not be made.
+ * tare ab's own code path in this process on the command in two trees: paired wall-clock runs
+ * until decided (with the counts when count is set). Returns ab's exit status, or -1 with e
+ * set.
  */
-static int confirm(struct bisect_cli *b, const struct bisect_step *s, struct gitwt *wp,
-                   bool json, struct err *e)
+static int run_ab(struct bisect_cli *b, const char *dir_a, const char *dir_b,
+                  const char *name_a, const char *name_b, bool count, bool json, struct err *e)
 {
-    const char *culprit = b->c[s->first].hash, *parent = b->c[s->before].hash;
-    if (gitwt_checkout(b->w, culprit, e) < 0 || build_in(b, b->w->cwd, e) < 0)
-        return -1;
-    if (gitwt_open(wp, parent, e) < 0 || gitwt_add(wp, e) < 0 || build_in(b, wp->cwd, e) < 0)
-        return -1;
-    char *cmd_a = in_dir(wp->cwd, b->argv), *cmd_b = in_dir(b->w->cwd, b->argv);
-    char name_a[64], name_b[64];
-    snprintf(name_a, sizeof name_a, "parent %.12s", parent);
-    snprintf(name_b, sizeof name_b, "culprit %.12s", culprit);
-    char *argv[] = {"tare ab", "--until-decided", "--count", "--shell", "sh", "--name", name_a,
-                    "--name", name_b, "--format", json ? "json" : "text", cmd_a, cmd_b, NULL};
+    char *cmd_a = in_dir(dir_a, b->argv), *cmd_b = in_dir(dir_b, b->argv);
+    char max[32], thr[48];
+    snprintf(max, sizeof max, "--max-pairs=%ld", b->max_pairs);
+    snprintf(thr, sizeof thr, "--threshold=%.4f%%", 100 * b->ab_threshold);
+    char *argv[16] = {"tare ab", "--until-decided", "--shell", "sh", "--name", (char *)name_a,
+                      "--name", (char *)name_b, "--format", json ? "json" : "text", cmd_a,
+                      cmd_b};
+    int argc = 12;
+    if (count)
+        argv[argc++] = "--count";
+    if (b->max_pairs > 0 && !count)
+        argv[argc++] = max;
+    if (b->ab_threshold > 0 && !count)
+        argv[argc++] = thr;
     int status = -1;
     if (!cmd_a || !cmd_b) {
         err_set(e, ERR_SYSTEM, "out of memory");
     } else {
         fflush(stdout);
         optind = 0;   /* getopt starts afresh for ab's options */
-        status = cmd_ab((int)(sizeof argv / sizeof argv[0]) - 1, argv);
+        status = cmd_ab(argc, argv);
         fflush(stdout);
     }
     free(cmd_a);
@@ -462,25 +621,28 @@ static int confirm(struct bisect_cli *b, const struct bisect_step *s, struct git
     return status;
 }
 
-/* With --format json, ab's output is captured in a temporary file and put in as "confirm". */
-static int confirm_json(struct bisect_cli *b, const struct bisect_step *s, struct gitwt *wp,
-                        char **out, struct err *e)
+/* run_ab with its JSON captured in a temporary file, into *out (the caller frees it). */
+static int run_ab_json(struct bisect_cli *b, const char *dir_a, const char *dir_b,
+                       const char *name_a, const char *name_b, bool count, char **out,
+                       struct err *e)
 {
+    *out = NULL;
     FILE *f = tmpfile();
     if (!f)
         return err_errno(e, ERR_SYSTEM, errno, "cannot make a temporary file");
     fflush(stdout);
     int saved = dup(STDOUT_FILENO);
     if (saved < 0 || dup2(fileno(f), STDOUT_FILENO) < 0) {
+        if (saved >= 0)
+            close(saved);
         fclose(f);
         return err_errno(e, ERR_SYSTEM, errno, "cannot redirect tare ab's output");
     }
-    int status = confirm(b, s, wp, true, e);
+    int status = run_ab(b, dir_a, dir_b, name_a, name_b, count, true, e);
     fflush(stdout);
     dup2(saved, STDOUT_FILENO);
     close(saved);
     size_t cap = 0;
-    *out = NULL;
     rewind(f);
     if (getdelim(out, &cap, '\0', f) < 0) {
         free(*out);
@@ -488,6 +650,122 @@ static int confirm_json(struct bisect_cli *b, const struct bisect_step *s, struc
     }
     fclose(f);
     return status;
+}
+
+/* The culprit built in the search's worktree (w), its parent in a second one (wp, reused
+ * when --metric wall made it). 0, or -1 with e set. */
+static int confirm_trees(struct bisect_cli *b, const struct bisect_step *s, struct gitwt *wp,
+                         struct err *e)
+{
+    const char *culprit = b->c[s->first].hash, *parent = b->c[s->before].hash;
+    if (gitwt_checkout(b->w, culprit, e) < 0 || build_in(b, b->w->cwd, e) < 0)
+        return -1;
+    if (wp->tmp) {
+        if (gitwt_checkout(wp, parent, e) < 0)
+            return -1;
+    } else if (gitwt_open(wp, parent, e) < 0 || gitwt_add(wp, e) < 0) {
+        return -1;
+    }
+    return build_in(b, wp->cwd, e);
+}
+
+/*
+ * --confirm: tare ab --until-decided --count of the culprit (B) against its parent (A).
+ * Returns ab's exit status, or -1 with e set when the trees could not be made. With json,
+ * ab's JSON goes into *out.
+ */
+static int confirm(struct bisect_cli *b, const struct bisect_step *s, struct gitwt *wp,
+                   char **out, struct err *e)
+{
+    if (confirm_trees(b, s, wp, e) < 0)
+        return -1;
+    char name_a[64], name_b[64];
+    snprintf(name_a, sizeof name_a, "parent %.12s", b->c[s->before].hash);
+    snprintf(name_b, sizeof name_b, "culprit %.12s", b->c[s->first].hash);
+    if (out)
+        return run_ab_json(b, wp->cwd, b->w->cwd, name_a, name_b, true, out, e);
+    return run_ab(b, wp->cwd, b->w->cwd, name_a, name_b, true, false, e);
+}
+
+/* The text after "KEY": in ab's JSON, from its "pairs" on (its sides come before). */
+static const char *ab_field(const char *json, const char *key)
+{
+    const char *from = json ? strstr(json, "\"pairs\": ") : NULL;
+    if (!from)
+        return NULL;
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = strstr(from, pat);
+    return p ? p + strlen(pat) : NULL;
+}
+
+/*
+ * --metric wall's probe: commit i built in the worktree, then tare ab --until-decided of it (B)
+ * against the good side's build (A). 1 when ab says slower, 0 when it decides it is not; a
+ * probe ab cannot decide is skipped as undecided and the search narrows around it.
+ */
+static int probe_wall(void *ctx, int i, double *value, struct err *e)
+{
+    struct bisect_cli *b = ctx;
+    if (proc_interrupted())
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
+    struct commit *c = &b->c[i];
+    c->build = ++b->builds;
+    struct gitwt *w = i == 0 ? b->wg : b->w;
+    if (i > 0 && gitwt_checkout(w, c->hash, e) < 0)
+        return -1;
+    struct err be = {0};
+    if (build_in(b, w->cwd, &be) < 0) {
+        if (be.kind != ERR_MEASURE) {
+            *e = be;
+            return -1;
+        }
+        const char *why = strstr(be.msg, "' ");   /* "the build in 'DIR' exited ..." */
+        return skip(b, i, "the build%s", why ? why + 1 : "failed", NULL);
+    }
+    if (i == 0) {
+        c->ratio = 1;
+        snprintf(c->verdict, sizeof c->verdict, "good");
+        *value = 0;
+        print_probe(b, i, *value, true);
+        return 0;
+    }
+    char name_a[64], name_b[64], *out = NULL;
+    snprintf(name_a, sizeof name_a, "good %.12s", b->c[0].hash);
+    snprintf(name_b, sizeof name_b, "probe %.12s", c->hash);
+    int st = run_ab_json(b, b->wg->cwd, w->cwd, name_a, name_b, false, &out, e);
+    if (st < 0 || st >= 128 || proc_interrupted()) {
+        free(out);
+        return st < 0 ? -1 : err_set(e, ERR_INTERRUPTED, "interrupted");
+    }
+    const char *verdict = ab_field(out, "verdict"), *stopped = ab_field(out, "stopped");
+    const char *ratio = ab_field(out, "ratio"), *pairs = ab_field(out, "pairs");
+    if (st != 0 || !verdict || !stopped || !ratio || !pairs) {
+        free(out);
+        char what[32];
+        snprintf(what, sizeof what, "%d", st);
+        return skip(b, i, "tare ab failed (exit status %s)", what, NULL);
+    }
+    c->ratio = strtod(ratio, NULL);
+    c->pairs = strtol(pairs, NULL, 10);
+    snprintf(c->verdict, sizeof c->verdict, "%.*s", (int)strcspn(verdict + 1, "\""),
+             verdict + 1);
+    bool decided = strncmp(stopped, "\"decided\"", 9) == 0;
+    free(out);
+    if (strcmp(c->verdict, "slower") != 0 && !decided) {
+        char why[128];
+        snprintf(why, sizeof why, "%ld pairs, %.3fx %s", c->pairs, c->ratio, c->verdict);
+        c->undecided = true;
+        return skip(b, i, "tare ab could not decide (%s)", why, NULL);
+    }
+    *value = strcmp(c->verdict, "slower") == 0 ? 1 : 0;
+    if (i == b->n - 1 && *value > 0 && !b->threshold_given)
+        /* Slower or not is then a question of which end a probe is nearer, as --threshold's
+         * default for the counts: past the middle of the step, in ab's logs its geometric
+         * middle, so that a probe like either end is decided in few pairs. */
+        b->ab_threshold = fmin(0.99, fmax(0.01, sqrt(c->ratio) - 1));
+    print_probe(b, i, *value, true);
+    return 0;
 }
 
 /*
@@ -575,11 +853,15 @@ int cmd_bisect(int argc, char **argv)
         {"timeout", required_argument, NULL, 0x106},
         {"confirm", no_argument, NULL, 0x107},
         {"from-history", required_argument, NULL, 0x108},
+        {"max-pairs", required_argument, NULL, 0x180},
+        {"jobs", required_argument, NULL, 0x181},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    struct bisect_cli b = {.metric = "instructions", .timeout_s = COUNT_TIMEOUT_S};
+    struct bisect_cli b = {.metric = "instructions", .timeout_s = COUNT_TIMEOUT_S, .jobs = 1};
+    long jobs = 1;
+    struct gitwt wx[BISECT_JOBS_MAX - 1] = {0};
     const char *good = NULL, *bad = NULL, *history = NULL;
     char *hist_good = NULL, *hist_bad = NULL;
     bool metric_given = false;
@@ -602,10 +884,10 @@ int cmd_bisect(int argc, char **argv)
         case 0x101: bad = optarg; break;
         case 0x102: b.build = optarg; break;
         case 0x103:
-            if (!count_metric_valid(optarg)) {
+            if (!count_metric_valid(optarg) && strcmp(optarg, "wall") != 0) {
                 cli_usage_error("bisect", cmd_bisect_usage,
-                                "--metric wants instructions, allocations, bytes or peak_bytes, "
-                                "not '%s'", optarg);
+                                "--metric wants instructions, allocations, bytes, peak_bytes "
+                                "or wall, not '%s'", optarg);
                 goto done;
             }
             b.metric = optarg;
@@ -619,6 +901,17 @@ int cmd_bisect(int argc, char **argv)
         case 0x105: all = true; break;
         case 0x107: do_confirm = true; break;
         case 0x108: history = optarg; break;
+        case 0x181:
+            if (!cli_parse_count("bisect", cmd_bisect_usage, "--jobs", optarg, 1,
+                                 BISECT_JOBS_MAX, &jobs))
+                goto done;
+            b.jobs = (int)jobs;
+            break;
+        case 0x180:   /* tare ab's first look is at 20 pairs */
+            if (!cli_parse_count("bisect", cmd_bisect_usage, "--max-pairs", optarg, 20, 100000,
+                                 &b.max_pairs))
+                goto done;
+            break;
         case 0x106:
             if (!cli_parse_seconds("bisect", cmd_bisect_usage, "--timeout", optarg, &b.timeout_s))
                 goto done;
@@ -661,6 +954,29 @@ int cmd_bisect(int argc, char **argv)
                         good ? "--bad" : "--good");
         goto done;
     }
+    b.wall = strcmp(b.metric, "wall") == 0;
+    if (b.wall && (all || history)) {
+        cli_usage_error("bisect", cmd_bisect_usage, "--metric wall takes no %s",
+                        all ? "--all-steps" : "--from-history");
+        goto done;
+    }
+    if (b.wall && b.threshold_given && !(threshold < 0 && threshold > -100)) {
+        cli_usage_error("bisect", cmd_bisect_usage, "with --metric wall, --threshold is tare "
+                        "ab's: a percentage under 100%%, such as 5%%");
+        goto done;
+    }
+    if (b.wall && b.threshold_given)
+        b.ab_threshold = -threshold / 100;
+    if (b.jobs > 1 && (b.wall || all)) {
+        cli_usage_error("bisect", cmd_bisect_usage, "--jobs applies to the single search on a "
+                        "count, not with %s", b.wall ? "--metric wall" : "--all-steps");
+        goto done;
+    }
+    b.wx = wx;
+    if (b.max_pairs && !b.wall) {
+        cli_usage_error("bisect", cmd_bisect_usage, "--max-pairs only applies with --metric wall");
+        goto done;
+    }
     if (history) {
         const char *m = metric_given ? b.metric : NULL;
         double det = threshold < 0 ? -threshold / 100 : 0.02;
@@ -675,7 +991,7 @@ int cmd_bisect(int argc, char **argv)
     b.argv = argv + dd + 1;
     b.text = fmt == FMT_TEXT;
     char valgrind[4096], alloc_lib[4096];
-    if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
+    if (!b.wall && count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
         status = cli_fail("bisect", &e);
         goto done;
     }
@@ -699,20 +1015,32 @@ int cmd_bisect(int argc, char **argv)
     /* Before the worktree exists, so an interrupt from here on still reaches the cleanup. */
     cli_install_signal_handlers();
     int rc = gitwt_add(&w, &e);
+    if (rc == 0 && b.wall) {   /* the good side's build, A of every probe's tare ab */
+        rc = gitwt_open(&wp, b.c[0].hash, &e);
+        if (rc == 0)
+            rc = gitwt_add(&wp, &e);
+        b.wg = &wp;
+    }
     struct stat st;
     if (rc == 0 && (stat(w.cwd, &st) < 0 || !S_ISDIR(st.st_mode)))
         rc = err_set(&e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
                      w.prefix, good);
     if (rc == 0) {
         if (b.text) {
-            printf("bisecting %d commits after %.12s (good) up to %.12s (bad) on %s\n",
-                   b.n - 1, b.c[0].hash, b.c[b.n - 1].hash, b.metric);
+            printf("bisecting %d commits after %.12s (good) up to %.12s (bad) on %s", b.n - 1,
+                   b.c[0].hash, b.c[b.n - 1].hash, b.metric);
+            if (b.jobs > 1)
+                printf(", %d at a time", b.jobs);
+            printf("\n");
             printf("%5s  %-12s  %15s  %8s  %s\n", "build", "commit", b.metric, "change",
                    "subject");
             fflush(stdout);
         }
-        struct bisect_opts bo = {.all_steps = all, .probe = probe, .ctx = &b};
-        if (threshold < 0)
+        struct bisect_opts bo = {.all_steps = all, .probe = b.wall ? probe_wall : probe,
+                                 .probe_many = probe_many, .jobs = b.jobs, .ctx = &b};
+        if (b.wall)
+            bo.threshold = 0.5;   /* the values are 0 (not slower) and 1 (slower) */
+        else if (threshold < 0)
             bo.threshold_rel = -threshold / 100;
         else
             bo.threshold = threshold;
@@ -723,7 +1051,7 @@ int cmd_bisect(int argc, char **argv)
         rc == 0 && do_confirm && r.nsteps > 0 && r.steps[0].exact ? &r.steps[0] : NULL;
     if (rc == 0 && fmt == FMT_JSON) {
         if (to_confirm) {
-            confirm_status = confirm_json(&b, to_confirm, &wp, &confirm_out, &e);
+            confirm_status = confirm(&b, to_confirm, &wp, &confirm_out, &e);
             if (confirm_status < 0)
                 rc = -1;
         }
@@ -736,7 +1064,7 @@ int cmd_bisect(int argc, char **argv)
         if (to_confirm) {
             printf("\nconfirm: tare ab --until-decided --count, the culprit (B) against its "
                    "parent (A)\n");
-            confirm_status = confirm(&b, to_confirm, &wp, false, &e);
+            confirm_status = confirm(&b, to_confirm, &wp, NULL, &e);
             if (confirm_status < 0)
                 rc = -1;
         }
@@ -746,6 +1074,9 @@ int cmd_bisect(int argc, char **argv)
         cli_error("bisect", "%s", rm_err.msg);
     if (gitwt_remove(&wp, &rm_err) < 0)
         cli_error("bisect", "%s", rm_err.msg);
+    for (int j = 0; j < BISECT_JOBS_MAX - 1; j++)
+        if (gitwt_remove(&wx[j], &rm_err) < 0)
+            cli_error("bisect", "%s", rm_err.msg);
     if (rc < 0) {
         status = cli_fail("bisect", &e);
         goto done;
@@ -771,5 +1102,7 @@ done:
     free(hist_bad);
     gitwt_free(&w);
     gitwt_free(&wp);
+    for (int j = 0; j < BISECT_JOBS_MAX - 1; j++)
+        gitwt_free(&wx[j]);
     return status;
 }

@@ -14,11 +14,24 @@
  */
 typedef int (*bisect_probe_fn)(void *ctx, int i, double *value, struct err *e);
 
+/*
+ * Measures the k commits idx[0..k-1] at once (each as bisect_probe_fn would): sets rcs[j] to
+ * 0 with values[j] set, or 1 when idx[j] is skipped; returns 0, or -1 to stop the search with
+ * e set.
+ */
+/* The most probes a k-ary search makes at once (bisect_opts.jobs). */
+#define BISECT_JOBS_MAX 16
+
+typedef int (*bisect_probe_many_fn)(void *ctx, const int *idx, int k, double *values,
+                                    int *rcs, struct err *e);
+
 struct bisect_opts {
     double threshold;     /* the change that counts as a move; <= 0: the default (below) */
     double threshold_rel; /* > 0: the threshold is this fraction of the good value instead */
     bool all_steps;       /* every step past the threshold, not only the one */
     bisect_probe_fn probe;
+    bisect_probe_many_fn probe_many; /* with jobs > 1 (not all_steps): k probes at once */
+    int jobs;             /* > 1: k-ary search, up to jobs cut points probed at once */
     void *ctx;
 };
 
@@ -56,6 +69,16 @@ struct bisect_result {
  * r is filled either way (free it with bisect_result_free).
  */
 int bisect_run(int n, const struct bisect_opts *o, struct bisect_result *r, struct err *e);
+/*
+ * With jobs > 1 and probe_many, the single search is k-ary instead: both ends at once, then
+ * up to jobs commits spread evenly over the part still open, probed at once, each round
+ * narrowing it to the gap between the last one that did not move and the first that did.
+ * The most builds it takes is bisect_max_builds.
+ */
+/* The most probes a search without skipped commits takes for a range of n commits (good
+ * included), jobs at a time: 2 for the ends, then per round min(jobs, m) where m commits are
+ * still open, which leaves ceil((m - jobs) / (jobs + 1)). */
+int bisect_max_builds(int n, int jobs);
 /* Frees what bisect_run allocated in r. */
 void bisect_result_free(struct bisect_result *r);
 

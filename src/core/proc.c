@@ -33,10 +33,12 @@ static double grace_until;                  /* when the grace ends (proc_now) */
 
 void proc_interrupt(int sig)
 {
-    interrupted = sig > 0 ? sig : SIGINT;
-    interrupts++;
+    /* Atomics (lock-free, so async-signal-safe): other threads (count --jobs, bisect --jobs)
+     * read these while the handler writes them. */
+    __atomic_store_n((int *)&interrupted, sig > 0 ? sig : SIGINT, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch((int *)&interrupts, 1, __ATOMIC_SEQ_CST);
     for (int i = 0; i < MAX_ACTIVE; i++) {
-        pid_t p = active_pgid[i];
+        pid_t p = __atomic_load_n((int *)&active_pgid[i], __ATOMIC_SEQ_CST);
         if (p > 0)
             kill(-p, SIGKILL);
     }
@@ -44,12 +46,12 @@ void proc_interrupt(int sig)
 
 bool proc_interrupted(void)
 {
-    return interrupted != 0;
+    return __atomic_load_n((int *)&interrupted, __ATOMIC_SEQ_CST) != 0;
 }
 
 int proc_interrupt_signal(void)
 {
-    return interrupted;
+    return __atomic_load_n((int *)&interrupted, __ATOMIC_SEQ_CST);
 }
 
 bool proc_stopping(void)

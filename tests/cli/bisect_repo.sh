@@ -47,3 +47,33 @@ EOF
         git -C "$dir" tag "c$k"
     done
 }
+
+# make_wall_repo DIR SLEEPER: 12 commits of a run.sh that sleeps with the sleeper fixture:
+# 0.05 s up to commit 8, 0.15 s (3 times as long) from commit 9 on; commit 6 alternates between
+# no sleep (faster than good) and 0.4 s (far slower) from one run to the next, so that tare ab's
+# interval takes in both and cannot decide it (in 20 pairs: --max-pairs 20). Tags w1..w12.
+make_wall_repo() {
+    local dir=$1 sleeper=$2 k body subject
+    mkdir -p "$dir"
+    git -C "$dir" init -q
+    git -C "$dir" config user.email bisect@example.org
+    git -C "$dir" config user.name "tare test"
+    printf '.n\n' > "$dir/.gitignore"
+    for k in $(seq 1 12); do
+        subject="commit $k: version $k"
+        body="exec '$sleeper' 0.05"
+        [ "$k" -ge 9 ] && body="exec '$sleeper' 0.15" && subject="commit $k: version $k"
+        [ "$k" -eq 9 ] && subject="commit 9: sleeps 3 times as long"
+        if [ "$k" -eq 6 ]; then
+            subject="commit 6: sometimes fast, sometimes slow"
+            body="n=0; [ -f .n ] && read -r n < .n; echo \$((n + 1)) > .n
+[ \$((n % 2)) -eq 0 ] && exit 0; exec '$sleeper' 0.4"
+        fi
+        printf '# run.sh: tare bisect --metric wall test program, version %s.\n%s\n' "$k" \
+            "$body" > "$dir/run.sh"
+        git -C "$dir" add run.sh .gitignore
+        GIT_AUTHOR_DATE="2026-11-02T00:$(printf %02d "$k"):00Z" GIT_COMMITTER_DATE="2026-11-02T00:$(printf %02d "$k"):00Z" \
+            git -C "$dir" commit -q -m "$subject"
+        git -C "$dir" tag "w$k"
+    done
+}

@@ -68,6 +68,32 @@ check "text: builds counted, one skipped ($nb)" test -n "$nb"
 check "around a skip: $nb builds, at most $MAX_BUILDS" test "${nb:-99}" -le "$MAX_BUILDS"
 expect_eq "$(grep -c '^ *[0-9]\+  [0-9a-f]\{12\} ' <<<"$out")" "$nb" "text: a line per build"
 
+# --jobs: k-ary search, N probes built and counted at once, each in its own worktree. The same
+# culprits, within the builds a k-ary search takes: 2 for the ends, then per round min(N, m)
+# of the m commits still open, which leaves ceil((m - N) / (N + 1)) open.
+kary_max() {
+    local m=$(($1 - 2)) j=$2 b=2 p
+    while [ "$m" -gt 0 ]; do
+        p=$((m < j ? m : j)); b=$((b + p)); m=$(((m - p + j) / (j + 1)))
+    done
+    echo "$b"
+}
+expect_eq "$(kary_max 40 1)" "$MAX_BUILDS" "kary_max with 1 at a time is the binary search's bound"
+for jobs in 2 3; do
+    for m in instructions:c23 allocations:c31; do
+        run_tare bisect --jobs "$jobs" --good c1 --bad c40 --build "$BUILD_CMD" --metric "${m%:*}" --format json -- ./prog
+        expect_rc 0 "--jobs $jobs on ${m%:*}"
+        expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of "${m#*:}")" "--jobs $jobs, ${m%:*}: commit ${m#*:}, as one at a time"
+        builds=$(json 'j["builds"]')
+        check "--jobs $jobs, ${m%:*}: $builds builds, at most $(kary_max 40 "$jobs")" test "$builds" -le "$(kary_max 40 "$jobs")"
+        expect_eq "$(json 'len(set(p["commit"] for p in j["probes"]))')" "$builds" "--jobs $jobs: no commit built twice"
+        expect_eq "$(worktrees)" 1 "--jobs $jobs: no worktree left ($jobs were made)"
+    done
+done
+run_tare bisect --jobs 2 --good c1 --bad c40 --build "$BUILD_CMD" -- ./prog
+expect_match "$out" "on instructions, 2 at a time" "--jobs text: says so"
+expect_match "$out" "culprit: $(commit_of c23) commit 23: the loop 5% longer" "--jobs text: the culprit"
+
 # --all-steps: both steps, in order, with their sizes.
 run_tare bisect --good c1 --bad c40 --build "$BUILD_CMD" --all-steps --format json -- ./prog
 expect_rc 0 "all steps"
@@ -182,10 +208,84 @@ for sig in INT:130 TERM:143; do
         "none of tare's files left in \$TMPDIR after SIG${sig%:*}"
 done
 
+# --metric wall: tare ab at each probe against the good side's build. The step is large (a
+# sleep 3 times as long) so that ab decides it on a loaded machine; what is asserted is the
+# culprit and the undecided probe, never a time.
+WR=$TMP/wall-repo
+make_wall_repo "$WR" "$FIXTURES/sleeper"
+wall_commit() { git -C "$WR" rev-parse "$1"; }
+wall_worktrees() { git -C "$WR" worktree list --porcelain | grep -c '^worktree '; }
+cd "$WR" || exit 1
+run_tare bisect --metric wall --max-pairs 20 --good w1 --bad w12 --format json -- sh run.sh
+expect_rc 0 "bisect --metric wall"
+expect_eq "$(json 'j["culprit"]["commit"]')" "$(wall_commit w9)" "wall: the culprit is commit 9"
+expect_eq "$(json 'j["culprit"]["verdict"]')" slower "wall: ab says the culprit is slower than good"
+expect_eq "$(json 'j["culprit"]["before_commit"]')" "$(wall_commit w8)" "wall: from its parent"
+# Commit 6 is the middle of the range, so it is probed first; ab cannot decide it in 20 pairs,
+# and the search narrows around it as around a commit that does not build.
+expect_eq "$(json '[p["status"] for p in j["probes"] if p["commit"] == "'"$(wall_commit w6)"'"][0]')" \
+    undecided "wall: commit 6 is undecided"
+expect_match "$(json '[p["error"] for p in j["probes"] if p["status"] == "undecided"][0]')" \
+    '^tare ab could not decide \(20 pairs, ' "wall: says ab could not decide, in how many pairs"
+expect_match "$err" "skipped $(git -C "$WR" rev-parse --short=12 w6) \(commit 6: sometimes fast, sometimes slow\): tare ab could not decide" \
+    "wall json: the undecided probe named on stderr"
+expect_eq "$(json 'j["skipped"]')" 1 "wall: one probe undecided"
+expect_eq "$(json 'sorted(set(p["verdict"] for p in j["probes"] if p["status"] == "ok"))')" \
+    "['good', 'same', 'slower']" "wall: every decided probe is good, same or slower"
+expect_eq "$(json 'all((p["verdict"] == "slower") == (p["commit"] in "'"$(git -C "$WR" rev-list w8..w12 | tr '\n' ' ')"'") for p in j["probes"] if p["status"] == "ok")')" \
+    True "wall: slower exactly at the commits from 9 on"
+expect_eq "$(wall_worktrees)" 1 "wall: no worktree left (two were made)"
+# Text: the probes, then the culprit and the undecided commit named.
+run_tare bisect --metric wall --max-pairs 20 --good w7 --bad w10 -- sh run.sh
+expect_rc 0 "wall, text"
+expect_match "$out" "culprit: $(wall_commit w9) commit 9: sleeps 3 times as long" "wall text: the culprit"
+expect_match "$out" "each probe: tare ab --until-decided against the good side's build" "wall text: says how"
+expect_match "$out" "wall against good: [0-9.]+x same in [0-9]+ pairs at $(git -C "$WR" rev-parse --short=12 w8), [0-9.]+x slower in [0-9]+ pairs at $(git -C "$WR" rev-parse --short=12 w9)" \
+    "wall text: ab's ratios before and after"
+# SIGINT while ab runs a probe: 130, and neither worktree is left.
+"$TARE" bisect --metric wall --good w1 --bad w12 -- sh run.sh > "$TMP/wint.out" 2> "$TMP/wint.err" &
+pid=$!
+for _ in $(seq 1 600); do   # until the bad end's ab has started (the good build printed)
+    grep -q '^ *1  [0-9a-f]\{12\} ' "$TMP/wint.out" && break
+    sleep 0.1
+done
+check "wall SIGINT: the search was under way" grep -q '^ *1  [0-9a-f]\{12\} ' "$TMP/wint.out"
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+expect_rc 130 "wall: SIGINT mid-probe"
+expect_eq "$(wall_worktrees)" 1 "wall: no worktree left after SIGINT"
+cd "$R" || exit 1
+
+# SIGINT with --jobs 2, two probes under way: 130, no worktree of either.
+"$TARE" bisect --jobs 2 --good c1 --bad c40 --build "$BUILD_CMD" -- ./prog > "$TMP/jint.out" 2> "$TMP/jint.err" &
+pid=$!
+for _ in $(seq 1 600); do   # until the ends are in and the first round of two has started
+    [ "$(grep -c '^ *[0-9]\+  [0-9a-f]\{12\} ' "$TMP/jint.out")" -ge 2 ] && break
+    sleep 0.1
+done
+check "--jobs 2 SIGINT: the search was under way" grep -q '^ *2  [0-9a-f]\{12\} ' "$TMP/jint.out"
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+expect_rc 130 "--jobs 2: SIGINT mid-search"
+expect_match "$(cat "$TMP/jint.err")" "interrupted" "--jobs 2 SIGINT: says interrupted"
+expect_eq "$(worktrees)" 1 "--jobs 2: no worktree left after SIGINT"
+
 # Bad usage and input: exit 2, no worktree made.
 for bad in "--bad c40 -- ./prog" "--good c1 -- ./prog" "--good c1 --bad c40" \
-           "--good c1 --bad c40 --metric wall -- ./prog" \
-               "--good c1 --bad c40 --threshold x -- ./prog" \
+           "--good c1 --bad c40 --metric walls -- ./prog" \
+           "--good c1 --bad c40 --threshold x -- ./prog" \
+           "--good c1 --bad c40 --metric wall --all-steps -- ./prog" \
+           "--good c1 --bad c40 --metric wall --threshold 1000 -- ./prog" \
+           "--good c1 --bad c40 --metric wall --threshold 100% -- ./prog" \
+           "--good c1 --bad c40 --metric wall --max-pairs 19 -- ./prog" \
+           "--good c1 --bad c40 --max-pairs 40 -- ./prog" \
+           "--good c1 --bad c40 --jobs 0 -- ./prog" "--good c1 --bad c40 --jobs 17 -- ./prog" \
+           "--good c1 --bad c40 --jobs 2 --all-steps -- ./prog" \
+           "--good c1 --bad c40 --jobs 2 --metric wall -- ./prog" \
            "--good c1 --bad c40 ./prog"; do
     run_tare bisect $bad
     expect_rc 2 "bisect $bad"

@@ -44,6 +44,28 @@ static int run(struct hist *h, bool all, double threshold, struct bisect_result 
     return bisect_run(h->n, &o, r, e);
 }
 
+static int batch_max;   /* the most commits one probe_many call was given */
+
+static int probe_many(void *ctx, const int *idx, int k, double *values, int *rcs,
+                      struct err *e)
+{
+    if (k > batch_max)
+        batch_max = k;
+    for (int j = 0; j < k; j++) {
+        rcs[j] = probe(ctx, idx[j], &values[j], e);
+        if (rcs[j] < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int run_k(struct hist *h, int jobs, struct bisect_result *r, struct err *e)
+{
+    struct bisect_opts o = {.probe = probe, .probe_many = probe_many, .jobs = jobs, .ctx = h};
+    batch_max = 0;
+    return bisect_run(h->n, &o, r, e);
+}
+
 static bool probed_once(const struct hist *h)
 {
     for (int i = 0; i < h->n; i++)
@@ -181,6 +203,51 @@ int main(void)
     make(&h, 1, 1000, 5, 100, -1, 0);
     CHECK_INT(run(&h, false, 0, &r, &e), -1);
     CHECK_INT(e.kind, ERR_INPUT);
+    bisect_result_free(&r);
+
+    /* k-ary (--jobs): every step position in every range length up to 60, 2 to 4 at once,
+     * finds the step, probes no commit twice, never more than jobs at once, and within
+     * bisect_max_builds. */
+    bool k_ok = true;
+    for (int jobs = 2; jobs <= 4; jobs++)
+        for (int n = 2; n <= 60; n++)
+            for (int at = 1; at < n; at++) {
+                make(&h, n, 1000, at, 100, -1, 0);
+                int rc = run_k(&h, jobs, &r, &e);
+                if (rc != 0 || r.nsteps != 1 || r.steps[0].first != at ||
+                    !r.steps[0].exact || !probed_once(&h) || batch_max > jobs ||
+                    r.probes > bisect_max_builds(n, jobs) || r.probes != h.calls)
+                    k_ok = false;
+                bisect_result_free(&r);
+            }
+    CHECK(k_ok);
+    /* The bound itself, by hand: 40 commits, 2 at once: 2 + 2 + 2 + 2 + 1 (38 open, then
+     * 12, 4, 1); 1 at once it is the binary search's ceil(log2(39)) + 2. */
+    CHECK_INT(bisect_max_builds(40, 2), 9);
+    CHECK_INT(bisect_max_builds(40, 1), 8);
+    CHECK_INT(bisect_max_builds(2, 3), 2);
+    /* The issue's repository, 2 at once: commit 23 in 9 builds; a commit that does not build
+     * is stepped around, and one next to the step leaves the range. */
+    make(&h, 40, 1000000, 22, 50000, 30, 20000);
+    h.broken[11] = true;
+    CHECK_INT(run_k(&h, 2, &r, &e), 0);
+    CHECK_INT(r.steps[0].first, 22);
+    CHECK(r.steps[0].exact);
+    CHECK(probed_once(&h));
+    bisect_result_free(&r);
+    make(&h, 40, 1000, 22, 100, -1, 0);
+    h.broken[21] = true;
+    CHECK_INT(run_k(&h, 3, &r, &e), 0);
+    CHECK_INT(r.steps[0].before, 20);
+    CHECK_INT(r.steps[0].first, 22);
+    CHECK(!r.steps[0].exact);
+    bisect_result_free(&r);
+    /* Stopped mid-search (Ctrl-C): -1 at once. */
+    make(&h, 40, 1000, 22, 50, -1, 0);
+    h.stop_after = 3;
+    CHECK_INT(run_k(&h, 2, &r, &e), -1);
+    CHECK_INT(e.kind, ERR_INTERRUPTED);
+    CHECK_INT(h.calls, 4);
     bisect_result_free(&r);
 
     /* A probe that stops the search (Ctrl-C) stops it at once. */
