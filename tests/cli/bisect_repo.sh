@@ -72,7 +72,8 @@ make_wall_repo() {
         printf '# run.sh: tare bisect --metric wall test program, version %s.\n%s\n' "$k" \
             "$body" > "$dir/run.sh"
         git -C "$dir" add run.sh .gitignore
-        GIT_AUTHOR_DATE="2026-11-02T00:$(printf %02d "$k"):00Z" GIT_COMMITTER_DATE="2026-11-02T00:$(printf %02d "$k"):00Z" \
+        GIT_AUTHOR_DATE="2026-11-02T00:$(printf %02d "$k"):00Z" \
+            GIT_COMMITTER_DATE="2026-11-02T00:$(printf %02d "$k"):00Z" \
             git -C "$dir" commit -q -m "$subject"
         git -C "$dir" tag "w$k"
     done

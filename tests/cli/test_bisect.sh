@@ -81,18 +81,23 @@ kary_max() {
 expect_eq "$(kary_max 40 1)" "$MAX_BUILDS" "kary_max with 1 at a time is the binary search's bound"
 for jobs in 2 3; do
     for m in instructions:c23 allocations:c31; do
-        run_tare bisect --jobs "$jobs" --good c1 --bad c40 --build "$BUILD_CMD" --metric "${m%:*}" --format json -- ./prog
+        run_tare bisect --jobs "$jobs" --good c1 --bad c40 --build "$BUILD_CMD" --metric "${m%:*}" \
+            --format json -- ./prog
         expect_rc 0 "--jobs $jobs on ${m%:*}"
-        expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of "${m#*:}")" "--jobs $jobs, ${m%:*}: commit ${m#*:}, as one at a time"
+        expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of "${m#*:}")" \
+            "--jobs $jobs, ${m%:*}: commit ${m#*:}, as one at a time"
         builds=$(json 'j["builds"]')
-        check "--jobs $jobs, ${m%:*}: $builds builds, at most $(kary_max 40 "$jobs")" test "$builds" -le "$(kary_max 40 "$jobs")"
-        expect_eq "$(json 'len(set(p["commit"] for p in j["probes"]))')" "$builds" "--jobs $jobs: no commit built twice"
+        check "--jobs $jobs, ${m%:*}: $builds builds, at most $(kary_max 40 "$jobs")" test \
+            "$builds" -le "$(kary_max 40 "$jobs")"
+        expect_eq "$(json 'len(set(p["commit"] for p in j["probes"]))')" "$builds" \
+            "--jobs $jobs: no commit built twice"
         expect_eq "$(worktrees)" 1 "--jobs $jobs: no worktree left ($jobs were made)"
     done
 done
 run_tare bisect --jobs 2 --good c1 --bad c40 --build "$BUILD_CMD" -- ./prog
 expect_match "$out" "on instructions, 2 at a time" "--jobs text: says so"
-expect_match "$out" "culprit: $(commit_of c23) commit 23: the loop 5% longer" "--jobs text: the culprit"
+expect_match "$out" "culprit: $(commit_of c23) commit 23: the loop 5% longer" \
+    "--jobs text: the culprit"
 
 # --all-steps: both steps, in order, with their sizes.
 run_tare bisect --good c1 --bad c40 --build "$BUILD_CMD" --all-steps --format json -- ./prog
@@ -223,24 +228,30 @@ expect_eq "$(json 'j["culprit"]["verdict"]')" slower "wall: ab says the culprit 
 expect_eq "$(json 'j["culprit"]["before_commit"]')" "$(wall_commit w8)" "wall: from its parent"
 # Commit 6 is the middle of the range, so it is probed first; ab cannot decide it in 20 pairs,
 # and the search narrows around it as around a commit that does not build.
-expect_eq "$(json '[p["status"] for p in j["probes"] if p["commit"] == "'"$(wall_commit w6)"'"][0]')" \
+expect_eq \
+    "$(json '[p["status"] for p in j["probes"] if p["commit"] == "'"$(wall_commit w6)"'"][0]')" \
     undecided "wall: commit 6 is undecided"
 expect_match "$(json '[p["error"] for p in j["probes"] if p["status"] == "undecided"][0]')" \
     '^tare ab could not decide \(20 pairs, ' "wall: says ab could not decide, in how many pairs"
-expect_match "$err" "skipped $(git -C "$WR" rev-parse --short=12 w6) \(commit 6: sometimes fast, sometimes slow\): tare ab could not decide" \
+expect_match "$err" \
+    "skipped $(git -C "$WR" rev-parse --short=12 w6) \(commit 6: sometimes fast, sometimes slow\): tare ab could not decide" \
     "wall json: the undecided probe named on stderr"
 expect_eq "$(json 'j["skipped"]')" 1 "wall: one probe undecided"
 expect_eq "$(json 'sorted(set(p["verdict"] for p in j["probes"] if p["status"] == "ok"))')" \
     "['good', 'same', 'slower']" "wall: every decided probe is good, same or slower"
-expect_eq "$(json 'all((p["verdict"] == "slower") == (p["commit"] in "'"$(git -C "$WR" rev-list w8..w12 | tr '\n' ' ')"'") for p in j["probes"] if p["status"] == "ok")')" \
+expect_eq \
+    "$(json 'all((p["verdict"] == "slower") == (p["commit"] in "'"$(git -C "$WR" rev-list w8..w12 | tr '\n' ' ')"'") for p in j["probes"] if p["status"] == "ok")')" \
     True "wall: slower exactly at the commits from 9 on"
 expect_eq "$(wall_worktrees)" 1 "wall: no worktree left (two were made)"
 # Text: the probes, then the culprit and the undecided commit named.
 run_tare bisect --metric wall --max-pairs 20 --good w7 --bad w10 -- sh run.sh
 expect_rc 0 "wall, text"
-expect_match "$out" "culprit: $(wall_commit w9) commit 9: sleeps 3 times as long" "wall text: the culprit"
-expect_match "$out" "each probe: tare ab --until-decided against the good side's build" "wall text: says how"
-expect_match "$out" "wall against good: [0-9.]+x same in [0-9]+ pairs at $(git -C "$WR" rev-parse --short=12 w8), [0-9.]+x slower in [0-9]+ pairs at $(git -C "$WR" rev-parse --short=12 w9)" \
+expect_match "$out" "culprit: $(wall_commit w9) commit 9: sleeps 3 times as long" \
+    "wall text: the culprit"
+expect_match "$out" "each probe: tare ab --until-decided against the good side's build" \
+    "wall text: says how"
+expect_match "$out" \
+    "wall against good: [0-9.]+x same in [0-9]+ pairs at $(git -C "$WR" rev-parse --short=12 w8), [0-9.]+x slower in [0-9]+ pairs at $(git -C "$WR" rev-parse --short=12 w9)" \
     "wall text: ab's ratios before and after"
 # SIGINT while ab runs a probe: 130, and neither worktree is left.
 "$TARE" bisect --metric wall --good w1 --bad w12 -- sh run.sh > "$TMP/wint.out" 2> "$TMP/wint.err" &
@@ -259,7 +270,8 @@ expect_eq "$(wall_worktrees)" 1 "wall: no worktree left after SIGINT"
 cd "$R" || exit 1
 
 # SIGINT with --jobs 2, two probes under way: 130, no worktree of either.
-"$TARE" bisect --jobs 2 --good c1 --bad c40 --build "$BUILD_CMD" -- ./prog > "$TMP/jint.out" 2> "$TMP/jint.err" &
+"$TARE" bisect --jobs 2 --good c1 --bad c40 --build "$BUILD_CMD" -- ./prog > "$TMP/jint.out" 2> \
+    "$TMP/jint.err" &
 pid=$!
 for _ in $(seq 1 600); do   # until the ends are in and the first round of two has started
     [ "$(grep -c '^ *[0-9]\+  [0-9a-f]\{12\} ' "$TMP/jint.out")" -ge 2 ] && break
