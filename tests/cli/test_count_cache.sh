@@ -80,7 +80,7 @@ tmp=$(mktemp -d)
           $((1 + i / 24)) $((i % 24)) "$i" "$d" "$d" $((1000000 + 10 * (50 + d) + 100 * (40 + d)))
   done; } > "$tmp/count.tsv"
 run_tare history check "$tmp/count.tsv"
-expect_rc 1 "history check flags the misses"
+expect_rc 3 "history check flags the misses (3: a regression)"
 expect_match "$out" "checked 6 metrics of 1 series" "the cache columns are metrics"
 expect_match "$out" "bench +l1d_misses +1,000 +1,300 +\+30.0% +2.0%" \
     "L1d misses at the deterministic threshold"
