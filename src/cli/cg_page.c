@@ -255,8 +255,9 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
         cost[k] = cg_total(p, k);
     costs(f, cost, nev);
     fprintf(f, ",\"files\":%d,\"parts\":%d,\"threshold\":%g,\"merged\":%" PRIu32
-            ",\"hidden\":%" PRIu32 ",\"unreached\":%" PRIu64 ",\n\"f\":[",
-            p->nfiles, p->nparts, threshold, fl->merged, hidden, fl->unreached);
+            ",\"hidden\":%" PRIu32 ",\"unreached\":%" PRIu64 ",\"ctx\":%" PRIu32 ",\n\"f\":[",
+            p->nfiles, p->nparts, threshold, fl->merged, hidden, fl->unreached,
+            fl->context_depth);
     for (uint32_t j = 0; j < n; j++) {
         uint32_t g = order[j];
         fputs(j ? ",\n[" : "[", f);
@@ -591,8 +592,18 @@ int cg_page_main(int argc, char **argv)
     }
     struct cg_flame fl;
     struct err e = {0};
-    struct cg_flame_opts o = {.min_frac = threshold / 100};
-    if (cg_flame_build(p, &o, &fl, &e) < 0) {
+    struct cg_profile *ctx = NULL;
+    if ((rc = cg_graph_contexts(argv + optind, argc - optind, p, &ctx))) {
+        if (before)
+            cg_profile_free(before);
+        cg_profile_free(p);
+        return rc;
+    }
+    struct cg_flame_opts o = {.min_frac = threshold / 100, .ctx = ctx};
+    int built = cg_flame_build(p, &o, &fl, &e);
+    if (ctx)
+        cg_profile_free(ctx);
+    if (built < 0) {
         if (before)
             cg_profile_free(before);
         cg_profile_free(p);

@@ -294,8 +294,11 @@
   document.title = D.title;
   $("title").textContent = D.title;
   $("command").textContent = D.command === null ? "(no command in the profile)" : D.command;
-  $("note").textContent = "The frames are built from callgrind's call edges, which keep no whole stacks: " +
-    "below a function with several callers, the split of its callees' cost among its frames is an estimate " +
+  $("note").textContent = (D.ctx ? "The frames follow callgrind's --separate-callers=" + D.ctx +
+    " contexts (each function apart for each chain of up to " + D.ctx + " callers): a frame is exact " +
+    "where its context has one caller context, and below a context with several the split is an estimate " :
+    "The frames are built from callgrind's call edges, which keep no whole stacks: " +
+    "below a function with several callers, the split of its callees' cost among its frames is an estimate ") +
     "(\u2248 in the tooltip); a recursive function is one frame. Callees under " + D.threshold +
     "% of the total are merged into \u201cother\u201d (" + num(D.merged) + " frames); functions under it " +
     "are not in the table (" + num(D.hidden) + ")." + (D.unreached ? " " + num(D.unreached) +

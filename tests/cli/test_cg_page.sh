@@ -54,6 +54,53 @@ expect_no_match "$evil" '<script>alert|<img src=x|</script><img' "no hostile mar
 expect_eq "$(grep -o '<script' "$TMP/names.html" | wc -l)" 2 "hostile names: still only the page's two script elements"
 expect_match "$evil" '<title>&lt;/title&gt;&lt;script&gt;alert\(3\)&lt;/script&gt;</title>' "title escaped"
 
+# --separate-callers contexts: the frames are the profile's own costs between contexts, marked
+# exact, and the data says how deep the contexts go (the page's note says so)
+cgrun "$TMP/c4.out" --separate-callers=4 -- "$FIXTURES/cg_stacks" c
+run_tare cg page "$TMP/c4.out" -o "$TMP/c4.html"
+expect_rc 0 "page of a --separate-callers=4 profile"
+# frame (value, exact) of main;CALLER;shared;deep, from the page's own data
+deep_frame() {
+    node -e '
+        const h = require("fs").readFileSync(process.argv[1], "utf8");
+        const a = h.indexOf("id=\"cg-data\">") + 13, D = JSON.parse(h.slice(a, h.indexOf("</script>", a)));
+        const FR = D.fr, name = (i) => FR.f[i] >= 0 ? D.f[FR.f[i]][0] : "", path = [];
+        let out = "none";
+        for (let i = 0; i < FR.f.length; i++) {
+            path[FR.d[i]] = name(i);
+            const p = path.slice(1, FR.d[i] + 1), m = p.indexOf("main");
+            if (m >= 0 && p.slice(m).join(";") === "main;" + process.argv[2] + ";shared;deep")
+                out = FR.v[0][i] + " " + FR.x[i];
+        }
+        console.log(out + " " + D.ctx);' "$1" "$2"
+}
+ctx_cost() {   # ctx_cost FILE FROM TO: the call lines' cost from contexts FROM* into TO*
+    awk -v from="$2" -v to="$3" '
+        function name(s,   id, rest) {
+            if (!match(s, /^\([0-9]+\)/))
+                return s
+            id = substr(s, 2, RLENGTH - 2)
+            rest = substr(s, RLENGTH + 1)
+            sub(/^ /, "", rest)
+            if (rest != "")
+                names[id] = rest
+            return names[id]
+        }
+        /^fn=/ { fn = name(substr($0, 4)); next }
+        /^cfn=/ { cfn = name(substr($0, 5)); next }
+        /^calls=/ { getline; if (index(fn, from) == 1 && index(cfn, to) == 1) s += $2; next }
+        END { print s + 0 }' "$1"
+}
+if command -v node > /dev/null; then
+    for who in left right; do
+        want=$(ctx_cost "$TMP/c4.out" "shared'$who'main'" "deep'shared'$who'main'")
+        expect_eq "$(deep_frame "$TMP/c4.html" "$who")" "$want 1 4" \
+            "page with contexts: deep under $who is its context's call line ($want), exact; contexts 4 deep"
+    done
+    run_tare cg page "$TMP/st.out" -o "$TMP/st0.html"
+    expect_match "$(deep_frame "$TMP/st0.html" left)" '^[0-9]+ 0 0$' "page without contexts: deep under left is an estimate"
+fi
+
 if ! command -v node > /dev/null || [ ! -x "$CHROMIUM" ]; then
     not_ok "the browser test needs node and chromium (scripts/install-deps check)"
     done_testing
