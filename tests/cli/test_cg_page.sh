@@ -194,6 +194,25 @@ expect_eq "$(field "$res" changed)" '["+leaf_b"]' "diff page: leaf_b's frames co
 expect_eq "$(field "$res" moved)" "[\"leaf_b +$(sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$grow")\"]" "diff page: the movers table has leaf_b alone changed, by tare cg diff's delta"
 expect_eq "$(field "$res" movers.0.0)" '"leaf_b"' "diff page: the biggest mover first"
 expect_match "$(field "$res" tooltip)" 'self before [0-9,]+, after [0-9,]+ \(\+[0-9,]+\)' "diff page: hover tells before and after"
+expect_eq "$(field "$res" changed_paths)" '["+main;right;leaf_b"]' "diff page: leaf_b's one path coloured"
+# a change on one path of a function with two callers: `cg_stacks d` does twice c's work in
+# deep under right, none more under left. With --separate-callers contexts both sides'
+# frames are exact, and each frame is coloured by its own path's change: deep under right
+# alone. Without contexts the split of deep's cost is an estimate, which moves on the other
+# path too.
+cgrun "$TMP/dc.out" --separate-callers=4 -- "$FIXTURES/cg_stacks" c
+cgrun "$TMP/dd.out" --separate-callers=4 -- "$FIXTURES/cg_stacks" d
+run_tare cg page --diff "$TMP/dc.out" "$TMP/dd.out" -o "$TMP/diff3.html"
+expect_rc 0 "page --diff of two profiles with contexts"
+res=$(browse "$TMP/diff3.html" "" deep)
+expect_eq "$(field "$res" errors)" "[]" "one-path diff page: no errors"
+expect_eq "$(field "$res" changed_paths)" '["+main;right;shared;deep"]' "diff page with contexts: only deep under right coloured"
+expect_eq "$(field "$res" changed)" '["+deep"]' "diff page with contexts: deep the one function coloured"
+cgrun "$TMP/dc0.out" -- "$FIXTURES/cg_stacks" c
+cgrun "$TMP/dd0.out" -- "$FIXTURES/cg_stacks" d
+run_tare cg page --diff "$TMP/dc0.out" "$TMP/dd0.out" -o "$TMP/diff4.html"
+res=$(browse "$TMP/diff4.html" "" deep)
+expect_match "$(field "$res" changed_paths)" 'main;left;shared;deep' "diff page without contexts: the estimate moves deep under left too"
 # new and gone: cg_recurse before, cg_stacks after
 run_tare cg page --diff "$TMP/rec.out" "$TMP/da.out" -o "$TMP/diff2.html"
 res=$(browse "$TMP/diff2.html")
