@@ -9,6 +9,7 @@
 struct build {
     const struct cg_profile *p;  /* the graph walked: the profile, or its contexts (o->ctx) */
     const uint32_t *base;        /* with contexts: each context's function in the profile */
+    const struct cg_profile *prof;   /* the profile */
     struct cg_flame *fl;
     double min_frac;
     uint32_t max_frames, max_depth;
@@ -120,7 +121,10 @@ static int expand(struct build *b, uint32_t i)
         bool any = false;
         if (root) {
             callee = j;
-            if (p->funcs[j].has_callers || p->funcs[j].folded)
+            /* (a context whose function has callers is never a root: calls into it are all
+             * from inside its recursion, inside a frame of its function already) */
+            if (p->funcs[j].has_callers || p->funcs[j].folded ||
+                (b->base && b->prof->funcs[b->base[j]].has_callers))
                 continue;
             for (int k = 0; k < nev; k++)
                 any |= (cv[k] = cg_incl(p, j)[k]) != 0;
@@ -280,6 +284,7 @@ int cg_flame_build(const struct cg_profile *prof, const struct cg_flame_opts *o,
         if (!(base = map_contexts(prof, p, &fl->context_depth, e)))
             goto done;
         b.base = base;
+        b.prof = prof;
     }
     for (uint32_t x = 0; x < p->nedge; x++)
         b.out_at[p->edges[x].caller + 2]++;
