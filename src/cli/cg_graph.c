@@ -13,7 +13,8 @@
 #include "cli/out.h"
 #include "core/flame.h"
 
-int cg_graph_load(char **files, int n, const char *lines_for, struct cg_profile **out)
+static int load(char **files, int n, const char *lines_for, bool keep_callers,
+                struct cg_profile **out)
 {
     struct err e = {0};
     struct cg_profile *p = cg_profile_new();
@@ -21,7 +22,7 @@ int cg_graph_load(char **files, int n, const char *lines_for, struct cg_profile 
         cli_error("cg", "out of memory");
         return EXIT_USAGE;
     }
-    struct cg_read_opts o = {.lines_for = lines_for};
+    struct cg_read_opts o = {.lines_for = lines_for, .keep_callers = keep_callers};
     for (int i = 0; i < n; i++)
         if (cg_read_file(p, files[i], &o, &e) < 0) {
             cg_profile_free(p);
@@ -33,6 +34,17 @@ int cg_graph_load(char **files, int n, const char *lines_for, struct cg_profile 
     }
     *out = p;
     return EXIT_OK;
+}
+
+int cg_graph_load(char **files, int n, const char *lines_for, struct cg_profile **out)
+{
+    return load(files, n, lines_for, false, out);
+}
+
+int cg_graph_contexts(char **files, int n, const struct cg_profile *p, struct cg_profile **ctx)
+{
+    *ctx = NULL;
+    return p->contexts ? load(files, n, NULL, true, ctx) : EXIT_OK;
 }
 
 int cg_graph_event(const struct cg_profile *p, const char *name, const char *file)
@@ -166,8 +178,16 @@ int cg_folded_main(int argc, char **argv)
     }
     struct cg_flame fl;
     struct err e = {0};
-    struct cg_flame_opts o = {.min_frac = c.threshold / 100};
-    if (cg_flame_build(p, &o, &fl, &e) < 0) {
+    struct cg_profile *ctx;
+    if ((rc = cg_graph_contexts(c.files, c.nfiles, p, &ctx))) {
+        cg_profile_free(p);
+        return rc;
+    }
+    struct cg_flame_opts o = {.min_frac = c.threshold / 100, .ctx = ctx};
+    int built = cg_flame_build(p, &o, &fl, &e);
+    if (ctx)
+        cg_profile_free(ctx);
+    if (built < 0) {
         cg_profile_free(p);
         return cli_fail("cg", &e);
     }
@@ -182,6 +202,16 @@ int cg_folded_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     cg_flame_self(&fl, ev, self);
+    uint64_t guessed = 0, all = 0;   /* self cost on frames that are estimates, and in all */
+    for (uint32_t i = 0; i < fl.n; i++) {
+        all += self[i];
+        guessed += fl.frames[i].exact ? 0 : self[i];
+    }
+    if (fl.context_depth)
+        fprintf(stderr, "tare cg folded: stacks from --separate-callers=%" PRIu32
+                " contexts: %.2f%% of the cost exact, %.2f%% an estimate (tare-cg(1) STACKS)\n",
+                fl.context_depth, all ? 100.0 * (double)(all - guessed) / (double)all : 100.0,
+                all ? 100.0 * (double)guessed / (double)all : 0.0);
     if (self[0])     /* cost no root's calls hold */
         printf("[unreached] %" PRIu64 "\n", self[0]);
     for (uint32_t i = 1; i < fl.n; i++) {

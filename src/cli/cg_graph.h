@@ -15,6 +15,9 @@ int cg_page_main(int argc, char **argv);
 /* Reads and finishes the profile of files[0..n) (lines_for as cg_read_opts); an exit status
  * (EXIT_OK, or the error printed). */
 int cg_graph_load(char **files, int n, const char *lines_for, struct cg_profile **out);
+/* Where p (read from files[0..n)) has --separate-callers contexts, the same files read again
+ * with them kept apart (for cg_flame_opts ctx) in *ctx; else *ctx NULL. An exit status. */
+int cg_graph_contexts(char **files, int n, const struct cg_profile *p, struct cg_profile **ctx);
 /* The event named (NULL: the first), or -1 with the error printed. */
 int cg_graph_event(const struct cg_profile *p, const char *name, const char *file);
 /* A percentage option's value (0 to 100), or false with the usage error printed. */

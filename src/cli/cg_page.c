@@ -178,11 +178,71 @@ static bool big_func(const struct cg_profile *p, uint32_t g, double threshold, b
     return big;
 }
 
+/* The name of frame i of fl (a function of p; "" for the root and other frames). */
+static const char *frame_key(const struct cg_profile *p, const struct cg_flame *fl, uint32_t i)
+{
+    uint32_t g = fl->frames[i].func;
+    return g >= CG_FRAME_OTHER ? "" : cg_str(p, p->funcs[g].name);
+}
+
+/* "pb": for each frame of AFTER, the self cost of the frame of BEFORE on the same path of
+ * function names (per event; -1 where BEFORE has no such path), so that the page colours a
+ * path by its own change, not by its function's change over all paths. Children of a frame
+ * are few: each is looked for among its matched parent's children. */
+static int write_path_before(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
+                             const struct cg_profile *before, const struct cg_flame *bfl)
+{
+    int nev = p->nev;
+    long *match = malloc(((size_t)fl->n + 1) * sizeof *match);
+    uint32_t *first = malloc(((size_t)bfl->n + 1) * sizeof *first);   /* first child */
+    uint32_t *next = malloc(((size_t)bfl->n + 1) * sizeof *next);     /* next sibling */
+    uint64_t *self = malloc(((size_t)bfl->n + 1) * sizeof *self);
+    if (!match || !first || !next || !self) {
+        free(match), free(first), free(next), free(self);
+        return -1;
+    }
+    for (uint32_t i = 0; i < bfl->n; i++)
+        first[i] = next[i] = UINT32_MAX;
+    for (uint32_t i = bfl->n; i-- > 1;) {   /* children in their order */
+        uint32_t up = bfl->frames[i].parent;
+        next[i] = first[up];
+        first[up] = i;
+    }
+    match[0] = 0;
+    for (uint32_t i = 1; i < fl->n; i++) {
+        long up = match[fl->frames[i].parent];
+        match[i] = -1;
+        if (up < 0 || fl->frames[i].func == CG_FRAME_OTHER)
+            continue;
+        const char *name = frame_key(p, fl, i);
+        for (uint32_t j = first[up]; j != UINT32_MAX; j = next[j])
+            if (bfl->frames[j].func < CG_FRAME_OTHER &&
+                strcmp(frame_key(before, bfl, j), name) == 0) {
+                match[i] = j;
+                break;
+            }
+    }
+    fputs(",\n\"pb\":[", f);
+    for (int k = 0; k < nev; k++) {
+        cg_flame_self(bfl, k, self);
+        fputs(k ? "],\n[" : "[", f);
+        for (uint32_t i = 0; i < fl->n; i++) {
+            if (match[i] < 0)
+                fprintf(f, "%s-1", i ? "," : "");
+            else
+                fprintf(f, "%s%" PRIu64, i ? "," : "", self[match[i]]);
+        }
+    }
+    fputs("]]", f);
+    free(match), free(first), free(next), free(self);
+    return 0;
+}
+
 /* The data: functions at or above the threshold (inclusive, any event) or in a frame, the
  * calls between them, the frames. Returns 0, or -1 out of memory. */
 static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
                       double threshold, const char *title, const struct cg_profile *before,
-                      const char *root)
+                      const struct cg_flame *bfl, const char *root)
 {
     int nev = p->nev;
     struct side bs = {0}, as = {0};
@@ -255,8 +315,9 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
         cost[k] = cg_total(p, k);
     costs(f, cost, nev);
     fprintf(f, ",\"files\":%d,\"parts\":%d,\"threshold\":%g,\"merged\":%" PRIu32
-            ",\"hidden\":%" PRIu32 ",\"unreached\":%" PRIu64 ",\n\"f\":[",
-            p->nfiles, p->nparts, threshold, fl->merged, hidden, fl->unreached);
+            ",\"hidden\":%" PRIu32 ",\"unreached\":%" PRIu64 ",\"ctx\":%" PRIu32 ",\n\"f\":[",
+            p->nfiles, p->nparts, threshold, fl->merged, hidden, fl->unreached,
+            fl->context_depth);
     for (uint32_t j = 0; j < n; j++) {
         uint32_t g = order[j];
         fputs(j ? ",\n[" : "[", f);
@@ -339,6 +400,10 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
     }
     fputs("]]}", f);
     if (write_lines(f, p, id, n, root) < 0) {
+        free(bs.sorted), free(as.sorted), free(gone), free(id), free(order), free(cost);
+        return -1;
+    }
+    if (before && bfl && write_path_before(f, p, fl, before, bfl) < 0) {
         free(bs.sorted), free(as.sorted), free(gone), free(id), free(order), free(cost);
         return -1;
     }
@@ -591,8 +656,36 @@ int cg_page_main(int argc, char **argv)
     }
     struct cg_flame fl;
     struct err e = {0};
-    struct cg_flame_opts o = {.min_frac = threshold / 100};
-    if (cg_flame_build(p, &o, &fl, &e) < 0) {
+    struct cg_profile *ctx = NULL;
+    if ((rc = cg_graph_contexts(argv + optind, argc - optind, p, &ctx))) {
+        if (before)
+            cg_profile_free(before);
+        cg_profile_free(p);
+        return rc;
+    }
+    struct cg_flame_opts o = {.min_frac = threshold / 100, .ctx = ctx};
+    int built = cg_flame_build(p, &o, &fl, &e);
+    if (ctx)
+        cg_profile_free(ctx);
+    /* BEFORE's frames too, from its contexts where it has them, down to a tenth of the
+     * threshold (a path of AFTER BEFORE has merged into "other" was that much smaller) */
+    struct cg_flame bfl = {0};
+    struct cg_profile *bctx = NULL;
+    if (built == 0 && before) {
+        if ((rc = cg_graph_contexts(argv + optind - 1, 1, before, &bctx))) {
+            cg_flame_free(&fl);
+            cg_profile_free(before);
+            cg_profile_free(p);
+            return rc;
+        }
+        struct cg_flame_opts bo = {.min_frac = threshold / 1000, .ctx = bctx};
+        built = cg_flame_build(before, &bo, &bfl, &e);
+        if (bctx)
+            cg_profile_free(bctx);
+        if (built < 0)
+            cg_flame_free(&fl);
+    }
+    if (built < 0) {
         if (before)
             cg_profile_free(before);
         cg_profile_free(p);
@@ -627,7 +720,7 @@ int cg_page_main(int argc, char **argv)
     fputs("</style>\n</head>\n<body>\n", f);
     fputs(page_body, f);
     fputs("<script type=\"application/json\" id=\"cg-data\">", f);
-    int w = write_data(f, p, &fl, threshold, title, before, root);
+    int w = write_data(f, p, &fl, threshold, title, before, before ? &bfl : NULL, root);
     fputs("</script>\n<script>\n", f);
     fputs(cg_page_js_text, f);
     fputs("</script>\n</body>\n</html>\n", f);
@@ -644,6 +737,7 @@ int cg_page_main(int argc, char **argv)
     cli_tmp_forget(tmp);
     free(tmp);
     cg_flame_free(&fl);
+    cg_flame_free(&bfl);
     cg_profile_free(p);
     if (before)
         cg_profile_free(before);
@@ -657,6 +751,7 @@ fail:
         free(tmp);
     }
     cg_flame_free(&fl);
+    cg_flame_free(&bfl);
     cg_profile_free(p);
     if (before)
         cg_profile_free(before);

@@ -11,6 +11,10 @@
   let ev = 0, zoom = 0, cur = -1, query = "", sortCol = DIFF ? 4 : 2, sortDesc = true, maxAbs = 1;
   const before = (k) => F[k][5] ? F[k][5][ev] : 0;
   const delta = (k) => F[k][2][ev] - before(k);
+  // --diff: a frame's change is its own path's (its self cost less the self cost of BEFORE's
+  // frame on the same path of functions, D.pb; -1: no such path, a new one)
+  const pathBefore = (i) => D.pb ? Math.max(0, D.pb[ev][i]) : 0;
+  const pdelta = (i) => SELF[i] - pathBefore(i);
   const status = (k) => F[k][7] ? "gone" : F[k][5] === null ? "new" : "";
   const num = (n) => Number(n).toLocaleString("en-US");
   const pct = (a, t) => t ? (100 * a / t).toFixed(2) + "%" : "NA";
@@ -59,7 +63,7 @@
       SELF[p] -= v[i];
     }
     maxAbs = 1;
-    if (DIFF) F.forEach((_, k) => { maxAbs = Math.max(maxAbs, Math.abs(delta(k))); });
+    if (DIFF) for (let i = 1; i < N; i++) if (FR.f[i] >= 0) maxAbs = Math.max(maxAbs, Math.abs(pdelta(i)));
   }
   function hue(s) {
     let h = 0;
@@ -68,8 +72,8 @@
   }
   function colour(i) {
     if (FR.f[i] < 0) return "#c8ccd3";
-    if (DIFF) {   // by the change of the function's self cost: red more, blue less, grey none
-      const d = delta(FR.f[i]);
+    if (DIFF) {   // by the change of the path's self cost: red more, blue less, grey none
+      const d = pdelta(i);
       if (d === 0) return "#dfe2e7";
       return "hsl(" + (d > 0 ? 0 : 215) + ", 75%, " + (82 - 34 * Math.min(1, Math.abs(d) / maxAbs)) + "%)";
     }
@@ -88,7 +92,7 @@
       if (FR.f[i] === -1) e.classList.add("other");
       if (matches(i)) e.classList.add("match");
       if (i === zoom) e.classList.add("zoom");
-      if (DIFF && FR.f[i] >= 0 && delta(FR.f[i]) !== 0) e.classList.add(delta(FR.f[i]) > 0 ? "up" : "down");
+      if (DIFF && FR.f[i] >= 0 && pdelta(i) !== 0) e.classList.add(pdelta(i) > 0 ? "up" : "down");
       e.style.left = x + "px";
       e.style.width = w + "px";
       e.style.top = d * rowH + "px";
@@ -127,7 +131,9 @@
     if (fi >= 0) {
       t.appendChild(el("div", "", "function: self " + num(F[fi][2][ev]) + ", inclusive " +
         (F[fi][4] ? "<=" : "") + num(F[fi][3][ev]) + " (" + pct(F[fi][3][ev], tot) + ")"));
-      if (DIFF) t.appendChild(el("div", "", "self before " + num(before(fi)) + ", after " + num(F[fi][2][ev]) +
+      if (DIFF) t.appendChild(el("div", "", "this path's self before " + (D.pb[ev][i] < 0 ? "none (a new path)" :
+        num(D.pb[ev][i])) + ", after " + num(SELF[i]) + " (" + (pdelta(i) >= 0 ? "+" : "") + num(pdelta(i)) + ")"));
+      if (DIFF) t.appendChild(el("div", "", "function's self before " + num(before(fi)) + ", after " + num(F[fi][2][ev]) +
         " (" + (delta(fi) >= 0 ? "+" : "") + num(delta(fi)) + ")" + (status(fi) ? " " + status(fi) : "")));
       const p = parent[i] > 0 ? FR.f[parent[i]] : -1;
       const k = p >= 0 ? edgeOf.get(p + ":" + fi) : undefined;
@@ -294,13 +300,16 @@
   document.title = D.title;
   $("title").textContent = D.title;
   $("command").textContent = D.command === null ? "(no command in the profile)" : D.command;
-  $("note").textContent = "The frames are built from callgrind's call edges, which keep no whole stacks: " +
-    "below a function with several callers, the split of its callees' cost among its frames is an estimate " +
+  $("note").textContent = (D.ctx ? "The frames follow callgrind's --separate-callers=" + D.ctx +
+    " contexts (each function apart for each chain of up to " + D.ctx + " callers): a frame is exact " +
+    "where its context has one caller context, and below a context with several the split is an estimate " :
+    "The frames are built from callgrind's call edges, which keep no whole stacks: " +
+    "below a function with several callers, the split of its callees' cost among its frames is an estimate ") +
     "(\u2248 in the tooltip); a recursive function is one frame. Callees under " + D.threshold +
     "% of the total are merged into \u201cother\u201d (" + num(D.merged) + " frames); functions under it " +
     "are not in the table (" + num(D.hidden) + ")." + (D.unreached ? " " + num(D.unreached) +
     " " + D.events[0] + " are held by no entry point's calls." : "") + (DIFF ? " The frames are AFTER's, " +
-    "coloured by the change of their function's self cost from BEFORE (" + (DIFF.command || "no command") +
+    "each coloured by the change of its own path's self cost from BEFORE's frame on the same path (" + (DIFF.command || "no command") +
     "): red more, blue less, grey no change; the table lists the functions by the size of that change, " +
     "new and gone marked." : "");
   D.events.forEach((n, k) => {

@@ -255,6 +255,34 @@ static int defined_fn(struct reader *r, uint32_t id, enum spec_key key, struct f
     return 0;
 }
 
+/* The name of a context with a suffix: the stripped name, or with keep_callers the name with
+ * only its recursion depth ("'2") taken out, the --separate-callers chain kept. Notes whether
+ * the profile has such chains. */
+static uint32_t context_name(struct reader *r, const struct lex_op *op)
+{
+    const char *s = op->u.name;
+    uint32_t j = op->strip;
+    if (op->rec)
+        for (j++; j < op->len && s[j] >= '0' && s[j] <= '9'; j++)
+            ;
+    if (j < op->len)
+        r->p->contexts = true;
+    if (!(r->o && r->o->keep_callers) || j >= op->len)
+        return intern_op(r, op, op->strip);
+    if (j == op->strip)
+        return cg_intern(r->p, s, op->len);
+    size_t n = op->strip + (op->len - j);
+    char *buf = malloc(n + 1);
+    if (!buf)
+        return NONE;
+    memcpy(buf, s, op->strip);
+    memcpy(buf + op->strip, s + j, op->len - j);
+    buf[n] = 0;
+    uint32_t sid = cg_intern(r->p, buf, n);
+    free(buf);
+    return sid;
+}
+
 /* fn/cfn/jfn: the table entry for a function context. */
 static int resolve_fn(struct reader *r, const struct lex_op *op, struct fn_ctx **out,
                       struct fn_ctx *tmp)
@@ -263,7 +291,7 @@ static int resolve_fn(struct reader *r, const struct lex_op *op, struct fn_ctx *
     uint32_t id = (uint32_t)op->arg;
     if (id != NONE && op->len == 0)
         return defined_fn(r, id, op->key, out);
-    uint32_t sid = intern_op(r, op, op->strip);
+    uint32_t sid = op->strip < op->len ? context_name(r, op) : intern_op(r, op, op->strip);
     if (sid == NONE)
         return nomem(r);
     if (sid >= MAX_NAME_ID)     /* cannot be: 2^31 names take more than the pool's 4 GiB */

@@ -7,14 +7,21 @@
 #include <string.h>
 
 struct build {
-    const struct cg_profile *p;
+    const struct cg_profile *p;  /* the graph walked: the profile, or its contexts (o->ctx) */
+    const uint32_t *base;        /* with contexts: each context's function in the profile */
+    const struct cg_profile *prof;   /* the profile */
     struct cg_flame *fl;
     double min_frac;
     uint32_t max_frames, max_depth;
     uint32_t *out_at, *out_by;   /* edges by caller: out_by[out_at[f] .. out_at[f + 1]) */
-    bool *on_path;
+    bool *on_path;               /* by function of the profile (a context's: base[]) */
     struct err *e;
 };
+
+static uint32_t base_of(const struct build *b, uint32_t f)
+{
+    return b->base ? b->base[f] : f;
+}
 
 /* A callee of the frame being expanded, and its cost along this path. */
 struct cand {
@@ -114,14 +121,17 @@ static int expand(struct build *b, uint32_t i)
         bool any = false;
         if (root) {
             callee = j;
-            if (p->funcs[j].has_callers || p->funcs[j].folded)
+            /* (a context whose function has callers is never a root: calls into it are all
+             * from inside its recursion, inside a frame of its function already) */
+            if (p->funcs[j].has_callers || p->funcs[j].folded ||
+                (b->base && b->prof->funcs[b->base[j]].has_callers))
                 continue;
             for (int k = 0; k < nev; k++)
                 any |= (cv[k] = cg_incl(p, j)[k]) != 0;
         } else {
             uint32_t x = b->out_by[b->out_at[f] + j];
             callee = p->edges[x].callee;
-            if (callee == f || p->funcs[callee].folded || b->on_path[callee])
+            if (callee == f || p->funcs[callee].folded || b->on_path[base_of(b, callee)])
                 continue;
             for (int k = 0; k < nev; k++) {
                 uint64_t cost = cg_edge_kind(p, x) == CG_EDGE_OUTER ? cg_edge_outer_cost(p, x, k)
@@ -163,9 +173,9 @@ static int expand(struct build *b, uint32_t i)
         long at = add_frame(b, c[j].func, i, depth + 1, (root || whole) && !scaled, c[j].val);
         if (at < 0)
             goto done;
-        b->on_path[c[j].func] = true;
+        b->on_path[base_of(b, c[j].func)] = true;
         int r = expand(b, (uint32_t)at);
-        b->on_path[c[j].func] = false;
+        b->on_path[base_of(b, c[j].func)] = false;
         if (r < 0)
             goto done;
     }
@@ -186,22 +196,95 @@ done:
     return rc;
 }
 
-int cg_flame_build(const struct cg_profile *p, const struct cg_flame_opts *o,
+/* The hash of a function by its object and name strings. */
+static uint32_t func_key(const char *obj, const char *name, size_t len)
+{
+    return cg_hash(obj, strlen(obj)) * 31u ^ cg_hash(name, len);
+}
+
+/* base[c]: the function of p that context c of ctx (a name "f'caller1'caller2") is one of;
+ * *depth: the most callers a context names. NULL with e set where one is not in p (the two
+ * are not the same files) or no memory. */
+static uint32_t *map_contexts(const struct cg_profile *p, const struct cg_profile *ctx,
+                              uint32_t *depth, struct err *e)
+{
+    uint32_t cap = 1024;
+    while (cap < 2 * p->nfunc + 2)
+        cap *= 2;
+    uint32_t *tab = calloc(cap, sizeof *tab);
+    uint32_t *base = malloc(((size_t)ctx->nfunc + 1) * sizeof *base);
+    if (!tab || !base) {
+        err_set(e, ERR_SYSTEM, "out of memory");
+        goto fail;
+    }
+    for (uint32_t f = 0; f < p->nfunc; f++) {
+        const char *name = cg_str(p, p->funcs[f].name);
+        uint32_t i = func_key(cg_str(p, p->funcs[f].obj), name, strlen(name)) & (cap - 1);
+        while (tab[i])
+            i = (i + 1) & (cap - 1);
+        tab[i] = f + 1;
+    }
+    *depth = 0;
+    for (uint32_t c = 0; c < ctx->nfunc; c++) {
+        const char *name = cg_str(ctx, ctx->funcs[c].name), *obj = cg_str(ctx, ctx->funcs[c].obj);
+        size_t len = strlen(name), n = cg_strip_name(name, len, NULL);
+        uint32_t callers = 0;
+        for (size_t at = n; at < len; callers++)
+            at += 1 + cg_strip_name(name + at + 1, len - at - 1, NULL);
+        if (callers > *depth)
+            *depth = callers;
+        base[c] = UINT32_MAX;
+        uint32_t mask = cap - 1;
+        for (uint32_t i = func_key(obj, name, n) & mask, f; (f = tab[i]); i = (i + 1) & mask) {
+            const char *pn = cg_str(p, p->funcs[f - 1].name);
+            if (strlen(pn) == n && memcmp(pn, name, n) == 0 &&
+                strcmp(cg_str(p, p->funcs[f - 1].obj), obj) == 0) {
+                base[c] = f - 1;
+                break;
+            }
+        }
+        if (base[c] == UINT32_MAX) {
+            err_set(e, ERR_INPUT, "the context '%.200s' is no function of the profile", name);
+            goto fail;
+        }
+    }
+    free(tab);
+    return base;
+fail:
+    free(tab);
+    free(base);
+    return NULL;
+}
+
+int cg_flame_build(const struct cg_profile *prof, const struct cg_flame_opts *o,
                    struct cg_flame *fl, struct err *e)
 {
     memset(fl, 0, sizeof *fl);
-    fl->nev = p->nev;
+    fl->nev = prof->nev;
+    const struct cg_profile *p = o && o->ctx && o->ctx->contexts ? o->ctx : prof;
     struct build b = {.p = p, .fl = fl, .e = e, .min_frac = o ? o->min_frac : 0,
                       .max_frames = o && o->max_frames ? o->max_frames : 4000000,
                       .max_depth = o && o->max_depth ? o->max_depth : 1000};
+    uint32_t *base = NULL;
     b.out_at = calloc((size_t)p->nfunc + 2, sizeof *b.out_at);
     b.out_by = malloc(((size_t)p->nedge + 1) * sizeof *b.out_by);
-    b.on_path = calloc((size_t)p->nfunc + 1, sizeof *b.on_path);
+    b.on_path = calloc((size_t)prof->nfunc + 1, sizeof *b.on_path);
     uint64_t *total = calloc((size_t)p->nev + 1, sizeof *total);
     int rc = -1;
     if (!b.out_at || !b.out_by || !b.on_path || !total) {
         err_set(e, ERR_SYSTEM, "out of memory");
         goto done;
+    }
+    if (p != prof) {
+        if (p->nev != prof->nev) {
+            err_set(e, ERR_INPUT, "the contexts' profile has %d events, not %d", p->nev,
+                    prof->nev);
+            goto done;
+        }
+        if (!(base = map_contexts(prof, p, &fl->context_depth, e)))
+            goto done;
+        b.base = base;
+        b.prof = prof;
     }
     for (uint32_t x = 0; x < p->nedge; x++)
         b.out_at[p->edges[x].caller + 2]++;
@@ -213,6 +296,9 @@ int cg_flame_build(const struct cg_profile *p, const struct cg_flame_opts *o,
         total[k] = cg_total(p, k);
     if (add_frame(&b, CG_FRAME_ROOT, UINT32_MAX, 0, true, total) < 0 || expand(&b, 0) < 0)
         goto done;
+    for (uint32_t i = 1; base && i < fl->n; i++)
+        if (fl->frames[i].func < CG_FRAME_OTHER)
+            fl->frames[i].func = base[fl->frames[i].func];
     uint64_t held = 0;
     for (uint32_t i = 1; i < fl->n; i++)
         if (fl->frames[i].depth == 1 && p->nev)
@@ -224,6 +310,7 @@ done:
     free(b.out_by);
     free(b.on_path);
     free(total);
+    free(base);
     if (rc < 0)
         cg_flame_free(fl);
     return rc;

@@ -8,6 +8,13 @@
  * a function's calls into itself, and calls back into a function already on the path, are no
  * new frames; their cost is inside the frame already on the path (with callgrind's recursion
  * marks, exactly: a recursive function is one frame with its whole inclusive cost).
+ *
+ * With callgrind's --separate-callers=N, each function is written once per chain of up to N
+ * callers ("deep'shared'left"), and each call edge is between such contexts. Read with
+ * keep_callers and given as opts ctx, those contexts are the graph walked: the same rule then
+ * makes every frame whose context has one caller context exact, so that stacks up to N + 1
+ * deep are exact however many callers their functions have; deeper, the split is the same
+ * estimate, among contexts instead of functions.
  */
 #ifndef TARE_FLAME_H
 #define TARE_FLAME_H
@@ -38,6 +45,7 @@ struct cg_flame {
     uint64_t *value;     /* n * nev: the frame's inclusive cost, per event */
     uint32_t merged;     /* frames merged into "other" frames, in all */
     uint64_t unreached;  /* of the total (first event), the cost no root function's calls hold */
+    uint32_t context_depth;  /* built from contexts (opts ctx): the most callers one names */
 };
 
 /* Options of cg_flame_build. */
@@ -49,6 +57,10 @@ struct cg_flame_opts {
     uint32_t max_frames;
     /* the deepest path (0: 1,000); the callees of a frame that deep are merged into other */
     uint32_t max_depth;
+    /* the same files read with keep_callers (cg_read_opts), or NULL: where they have
+     * --separate-callers contexts, the frames follow the calls between contexts, not between
+     * functions: exact down to the depth of the contexts (see above), an estimate below */
+    const struct cg_profile *ctx;
 };
 
 /* Builds the frame tree of p (finished): frame 0 is the program (its value the total), its

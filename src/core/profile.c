@@ -619,9 +619,10 @@ uint32_t cg_line_get(struct cg_profile *p, uint32_t func, uint32_t file, uint32_
 
 static bool is_address_name(const char *s)
 {
-    if (s[0] != '0' || s[1] != 'x' || !s[2])
+    if (s[0] != '0' || s[1] != 'x' || !s[2] || s[2] == '\'')
         return false;
-    for (s += 2; *s; s++)
+    /* (up to a --separate-callers chain: a stub of a profile read with keep_callers) */
+    for (s += 2; *s && *s != '\''; s++)
         if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
             return false;
     return true;

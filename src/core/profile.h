@@ -109,6 +109,7 @@ struct cg_profile {
     uint32_t folded;           /* PLT stubs folded into their targets by cg_profile_finish */
     uint32_t bounded;          /* functions whose inclusive cost is only a bound */
     uint64_t allocations;      /* filled by cg_profile_finish */
+    bool contexts;             /* some name carried a --separate-callers chain */
     struct arena mem;          /* the tables above, once a large file is expected (huge set) */
 };
 
@@ -170,6 +171,10 @@ struct cg_read_opts {
     /* tests only: lex every line with the general parser, not the loop made for the usual
      * lines; the result is the same */
     bool general_only;
+    /* keep each --separate-callers context apart: a function's name is callgrind's with only
+     * the recursion depth taken out ("deep'shared'left", not "deep"), so that the call edges
+     * are those between contexts (for core/flame.c's exact stacks) */
+    bool keep_callers;
 };
 
 /* An empty profile (NULL on no memory), and freeing one. */

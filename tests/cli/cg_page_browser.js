@@ -120,6 +120,14 @@ async function run() {
   // --diff: the functions whose frames are coloured as changed, and the movers table
   out.changed = await evaluate(`Array.from(new Set(Array.from(document.querySelectorAll('#flame .fr.up, #flame .fr.down'))
     .map(e => (e.classList.contains('up') ? '+' : '-') + __d.f[__d.fr.f[Number(e.dataset.i)]][0]))).sort()`);
+  // the same, each frame by its path from main (main;right;shared;deep)
+  out.changed_paths = await evaluate(
+    `Array.from(document.querySelectorAll('#flame .fr.up, #flame .fr.down')).map(e => {
+    const p = []; let i = Number(e.dataset.i), d = __d.fr.d[i];
+    for (let j = i; j >= 0 && d > 0; j--)
+      if (__d.fr.d[j] === d) { p.unshift(__d.fr.f[j] >= 0 ? __d.f[__d.fr.f[j]][0] : "?"); d--; }
+    const m = p.indexOf("main");
+    return (e.classList.contains('up') ? '+' : '-') + (m >= 0 ? p.slice(m) : p).join(";"); }).sort()`);
   out.movers = await evaluate(`Array.from(document.querySelectorAll('#movers tbody tr')).slice(0, 3)
     .map(r => Array.from(r.children).map(c => c.textContent))`);
   out.moved = await evaluate(`Array.from(document.querySelectorAll('#movers tbody tr')).filter(r => r.children[4].textContent !== '0')

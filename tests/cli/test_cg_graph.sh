@@ -62,6 +62,89 @@ check \
     test "$(( $(val 'main;left;shared;deep') - want ))" -ge -1 -a \
         "$(( $(val 'main;left;shared;deep') - want ))" -le 1
 
+# --separate-callers contexts: exact stacks. `cg_stacks c` makes deep do 1000 rounds under
+# left's shared and 300 under each of right's two: without contexts the split of deep's cost
+# follows shared's (an estimate, far off here); with them each frame is the profile's own
+# call line between the two contexts
+cgrun "$TMP/c0.out" -- "$FIXTURES/cg_stacks" c
+cgrun "$TMP/c4.out" --separate-callers=4 -- "$FIXTURES/cg_stacks" c
+mine_of() { grep -E '(^|;)main( |;)' | sed -E 's/^(.*;)?main/main/'; }
+cval() { awk -v s="$2" '$1 == s { print $2 }' <<<"$1"; }
+# ctx_edge FILE FROM TO: the cost of the call lines from the contexts whose names begin with
+# FROM into those that begin with TO, as the profile writes them (names compressed: "(id)
+# name" once, "(id)" after)
+ctx_edge() {
+    awk -v from="$2" -v to="$3" '
+        function name(s,   id, rest) {
+            if (!match(s, /^\([0-9]+\)/))
+                return s
+            id = substr(s, 2, RLENGTH - 2)
+            rest = substr(s, RLENGTH + 1)
+            sub(/^ /, "", rest)
+            if (rest != "")
+                names[id] = rest
+            return names[id]
+        }
+        /^fn=/ { fn = name(substr($0, 4)); next }
+        /^cfn=/ { cfn = name(substr($0, 5)); next }
+        /^calls=/ { getline; if (index(fn, from) == 1 && index(cfn, to) == 1) s += $2; next }
+        END { print s + 0 }' "$1"
+}
+run_tare cg folded "$TMP/c0.out"
+expect_eq "$err" "" "folded without contexts: no word on stderr"
+est=$(mine_of <<<"$out")
+run_tare cg folded "$TMP/c4.out"
+expect_rc 0 "folded of a --separate-callers=4 profile"
+ctx=$(mine_of <<<"$out")
+expect_match "$err" \
+    '^tare cg folded: stacks from --separate-callers=4 contexts: [0-9.]+% of the cost exact, [0-9.]+% an estimate' \
+    "folded: says the stacks come from the contexts, how much is exact"
+expect_eq "$(awk '{ s += $NF } END { print s }' <<<"$out")" \
+    "$(json_num "$("$TARE" cg info --format=json "$TMP/c4.out")" Ir)" \
+    "folded with contexts: the lines add up to the total"
+expect_eq "$(cut -d' ' -f1 <<<"$ctx" | LC_ALL=C sort)" \
+    "$(cut -d' ' -f1 <<<"$est" | LC_ALL=C sort)" \
+    "folded with contexts: the same stacks of cg_stacks"
+DL=$(ctx_edge "$TMP/c4.out" "shared'left'main'" "deep'shared'left'main'")
+DR=$(ctx_edge "$TMP/c4.out" "shared'right'main'" "deep'shared'right'main'")
+check "the profile has call lines between the contexts ($DL, $DR)" test "$DL" -gt 0 -a "$DR" -gt 0
+expect_eq "$(cval "$ctx" 'main;left;shared;deep')" "$DL" \
+    "folded with contexts: deep under left = the call line of its context ($DL)"
+expect_eq "$(cval "$ctx" 'main;right;shared;deep')" "$DR" \
+    "folded with contexts: deep under right = the call line of its context ($DR)"
+L4=$(ctx_edge "$TMP/c4.out" "left'main'" "shared'left'main'")
+expect_eq "$(( $(cval "$ctx" 'main;left;shared') + $(cval "$ctx" 'main;left;shared;deep') ))" \
+    "$L4" \
+    "folded with contexts: shared under left = left's calls into it ($L4)"
+# deep's rounds: 1000 under left, 2 x 300 under right; deep's cost per call is a + b x rounds
+check \
+    "the exact costs follow the fixture's rounds: deep under left costs more than under right ($DL > $DR)" \
+    test "$DL" -gt "$DR"
+e_l=$(cval "$est" 'main;left;shared;deep')
+check "without contexts deep under left is the estimate, far from the truth ($e_l < $DL / 2)" test \
+    "$(( 2 * e_l ))" -lt "$DL"
+e_r=$(cval "$est" 'main;right;shared;deep')
+check "without contexts deep under right is over the truth ($e_r > 2 x $DR)" test "$e_r" -gt \
+    "$(( 2 * DR ))"
+# recursion and cycles with contexts: one frame, whole cost; no function twice from main on
+cgrun "$TMP/rec3.out" --separate-callers=3 -- "$FIXTURES/cg_recurse" 12
+run_tare cg folded "$TMP/rec3.out"
+expect_no_match "$out" 'fib;fib' "folded with contexts: fib's recursion is no tower"
+expect_eq "$(awk '{ v = $NF; sub(/ [0-9]+$/, "") } /;fib$/ { print v }' <<<"$out")" \
+    "$(cg_inclusive "$TMP/rec3.out" fib | cut -d' ' -f1)" \
+    "folded with contexts: fib's one frame holds its inclusive cost"
+for r in 1 2; do
+    cgrun "$TMP/mut$r.out" --separate-callers=3 --separate-recs=$r -- "$FIXTURES/cg_cycles" mutual 9
+    run_tare cg folded "$TMP/mut$r.out"
+    expect_eq "$(awk '{ s += $NF } END { print s }' <<<"$out")" \
+        "$(json_num "$("$TARE" cg info --format=json "$TMP/mut$r.out")" Ir)" \
+        "folded with contexts, --separate-recs=$r: adds up to the total"
+    expect_eq \
+        "$(awk '{ sub(/ [0-9]+$/, ""); if (!sub(/^(.*;)?main;/, "main;")) next; n = split($0, a, ";"); delete seen; for (i = 1; i <= n; i++) if (a[i] !~ /^\[/ && seen[a[i]]++) { print; exit } }' <<<"$out")" \
+        "" \
+        "folded with contexts, --separate-recs=$r: no function twice on a stack from main on"
+done
+
 # a threshold: frames under it merged into [other], the total kept
 run_tare cg folded --threshold 5 "$TMP/st.out"
 expect_rc 0 "folded --threshold 5"

@@ -25,6 +25,21 @@ expect_eq "$(cat "$TMP/py.out.stdout")" 377 "python3 ran the script"
 total=$("$TARE" cg info --format=json "$TMP/py.out" | sed -n \
     's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')
 expect_eq "$total" "$(cat "$TMP/py.out.collected")" "python3: total Ir = valgrind's Collected"
+# with --separate-callers=4: the frames from the contexts keep the program's entry points as
+# the roots (a context of a called function is never one, though calls into it come only
+# from inside its recursion), hold the total, and the frame of the entry point is exact
+cgrun "$TMP/py4.out" --separate-callers=4 -- /usr/bin/python3 "$TMP/r.py"
+roots() { "$TARE" cg folded "$1" 2> /dev/null | awk \
+    '{ sub(/ [0-9]+$/, ""); sub(/;.*/, ""); print }' | LC_ALL=C sort -u; }
+expect_eq "$(roots "$TMP/py4.out")" "$(roots "$TMP/py.out")" \
+    "python3 with contexts: the same root frames as without"
+run_tare cg folded "$TMP/py4.out"
+expect_eq "$(awk '{ s += $NF } END { print s }' <<<"$out")" \
+    "$("$TARE" cg info --format=json "$TMP/py4.out" | sed -n 's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')" \
+    "python3 with contexts: the folded lines add up to the total"
+pct=$(sed -n 's/.* contexts: \([0-9.]*\)% of the cost exact.*/\1/p' <<<"$err")
+check "python3 with contexts: some of the cost on exact frames ($pct%)" awk -v p="${pct:-0}" \
+    'BEGIN { exit !(p > 0) }'
 run_tare cg top -n 0 --format=tsv --grep _PyEval_EvalFrameDefault "$TMP/py.out"
 row=$(tsv_row "$out" function _PyEval_EvalFrameDefault)
 self=$(tsv_field "$row" 1 self)

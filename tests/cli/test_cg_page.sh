@@ -60,6 +60,54 @@ expect_eq "$(grep -o '<script' "$TMP/names.html" | wc -l)" 2 \
 expect_match "$evil" '<title>&lt;/title&gt;&lt;script&gt;alert\(3\)&lt;/script&gt;</title>' \
     "title escaped"
 
+# --separate-callers contexts: the frames are the profile's own costs between contexts, marked
+# exact, and the data says how deep the contexts go (the page's note says so)
+cgrun "$TMP/c4.out" --separate-callers=4 -- "$FIXTURES/cg_stacks" c
+run_tare cg page "$TMP/c4.out" -o "$TMP/c4.html"
+expect_rc 0 "page of a --separate-callers=4 profile"
+# frame (value, exact) of main;CALLER;shared;deep, from the page's own data
+deep_frame() {
+    node -e '
+        const h = require("fs").readFileSync(process.argv[1], "utf8");
+        const a = h.indexOf("id=\"cg-data\">") + 13, D = JSON.parse(h.slice(a, h.indexOf("</script>", a)));
+        const FR = D.fr, name = (i) => FR.f[i] >= 0 ? D.f[FR.f[i]][0] : "", path = [];
+        let out = "none";
+        for (let i = 0; i < FR.f.length; i++) {
+            path[FR.d[i]] = name(i);
+            const p = path.slice(1, FR.d[i] + 1), m = p.indexOf("main");
+            if (m >= 0 && p.slice(m).join(";") === "main;" + process.argv[2] + ";shared;deep")
+                out = FR.v[0][i] + " " + FR.x[i];
+        }
+        console.log(out + " " + D.ctx);' "$1" "$2"
+}
+ctx_cost() {   # ctx_cost FILE FROM TO: the call lines' cost from contexts FROM* into TO*
+    awk -v from="$2" -v to="$3" '
+        function name(s,   id, rest) {
+            if (!match(s, /^\([0-9]+\)/))
+                return s
+            id = substr(s, 2, RLENGTH - 2)
+            rest = substr(s, RLENGTH + 1)
+            sub(/^ /, "", rest)
+            if (rest != "")
+                names[id] = rest
+            return names[id]
+        }
+        /^fn=/ { fn = name(substr($0, 4)); next }
+        /^cfn=/ { cfn = name(substr($0, 5)); next }
+        /^calls=/ { getline; if (index(fn, from) == 1 && index(cfn, to) == 1) s += $2; next }
+        END { print s + 0 }' "$1"
+}
+if command -v node > /dev/null; then
+    for who in left right; do
+        want=$(ctx_cost "$TMP/c4.out" "shared'$who'main'" "deep'shared'$who'main'")
+        expect_eq "$(deep_frame "$TMP/c4.html" "$who")" "$want 1 4" \
+            "page with contexts: deep under $who is its context's call line ($want), exact; contexts 4 deep"
+    done
+    run_tare cg page "$TMP/st.out" -o "$TMP/st0.html"
+    expect_match "$(deep_frame "$TMP/st0.html" left)" '^[0-9]+ 0 0$' \
+        "page without contexts: deep under left is an estimate"
+fi
+
 if ! command -v node > /dev/null || [ ! -x "$CHROMIUM" ]; then
     not_ok "the browser test needs node and chromium (scripts/install-deps check)"
     done_testing
@@ -181,6 +229,29 @@ expect_eq "$(field "$res" moved)" \
 expect_eq "$(field "$res" movers.0.0)" '"leaf_b"' "diff page: the biggest mover first"
 expect_match "$(field "$res" tooltip)" 'self before [0-9,]+, after [0-9,]+ \(\+[0-9,]+\)' \
     "diff page: hover tells before and after"
+expect_eq "$(field "$res" changed_paths)" '["+main;right;leaf_b"]' \
+    "diff page: leaf_b's one path coloured"
+# a change on one path of a function with two callers: `cg_stacks d` does twice c's work in
+# deep under right, none more under left. With --separate-callers contexts both sides'
+# frames are exact, and each frame is coloured by its own path's change: deep under right
+# alone. Without contexts the split of deep's cost is an estimate, which moves on the other
+# path too.
+cgrun "$TMP/dc.out" --separate-callers=4 -- "$FIXTURES/cg_stacks" c
+cgrun "$TMP/dd.out" --separate-callers=4 -- "$FIXTURES/cg_stacks" d
+run_tare cg page --diff "$TMP/dc.out" "$TMP/dd.out" -o "$TMP/diff3.html"
+expect_rc 0 "page --diff of two profiles with contexts"
+res=$(browse "$TMP/diff3.html" "" deep)
+expect_eq "$(field "$res" errors)" "[]" "one-path diff page: no errors"
+expect_eq "$(field "$res" changed_paths)" '["+main;right;shared;deep"]' \
+    "diff page with contexts: only deep under right coloured"
+expect_eq "$(field "$res" changed)" '["+deep"]' \
+    "diff page with contexts: deep the one function coloured"
+cgrun "$TMP/dc0.out" -- "$FIXTURES/cg_stacks" c
+cgrun "$TMP/dd0.out" -- "$FIXTURES/cg_stacks" d
+run_tare cg page --diff "$TMP/dc0.out" "$TMP/dd0.out" -o "$TMP/diff4.html"
+res=$(browse "$TMP/diff4.html" "" deep)
+expect_match "$(field "$res" changed_paths)" 'main;left;shared;deep' \
+    "diff page without contexts: the estimate moves deep under left too"
 # new and gone: cg_recurse before, cg_stacks after
 run_tare cg page --diff "$TMP/rec.out" "$TMP/da.out" -o "$TMP/diff2.html"
 res=$(browse "$TMP/diff2.html")

@@ -6,7 +6,7 @@
  * it let through wrapped). Read in one range and again cut into small
  * ranges lexed in threads, it must give the same model or the same error. Its frame tree
  * (core/flame.c, what folded stacks and the page draw) keeps its invariants (cg_flame_check),
- * or is refused as too big. */
+ * or is refused as too big, also when built from the file's --separate-callers contexts. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +50,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else if (e.kind != ERR_INPUT) {
             abort();
         }
+        /* read again with the --separate-callers contexts apart: the same totals, and the
+         * frame tree built from them keeps the same invariants */
+        struct cg_profile *ctx = cg_profile_new();
+        struct cg_read_opts co = {.keep_callers = true};
+        if (ctx && cg_read_mem(ctx, "fuzz", (const char *)data, size, &co, &e) == 0 &&
+            cg_profile_finish(ctx, &e) == 0) {
+            if (!cg_profile_check(ctx, why, sizeof why) || ctx->nev != p->nev ||
+                ctx->contexts != p->contexts)
+                abort();
+            for (int ev = 0; ev < p->nev; ev++)
+                if (cg_total(ctx, ev) != cg_total(p, ev))
+                    abort();
+            fo.ctx = ctx;
+            if (cg_flame_build(p, &fo, &fl, &e) == 0) {
+                if (!cg_flame_check(&fl, p, why, sizeof why))
+                    abort();
+                cg_flame_free(&fl);
+            } else if (e.kind != ERR_INPUT) {
+                abort();
+            }
+        }
+        cg_profile_free(ctx);
         /* call sites, seen through PLT stubs, account for every allocation */
         struct cg_site *sites;
         long n = cg_alloc_sites(p, &sites);

@@ -9,17 +9,23 @@
 #include "core/profile.h"
 #include "unit.h"
 
-static struct cg_profile *load(const char *text)
+static struct cg_profile *load_as(const char *text, bool keep_callers)
 {
     struct err e = {0};
     struct cg_profile *p = cg_profile_new();
-    if (cg_read_mem(p, "t.out", text, strlen(text), NULL, &e) < 0 ||
+    struct cg_read_opts o = {.keep_callers = keep_callers};
+    if (cg_read_mem(p, "t.out", text, strlen(text), &o, &e) < 0 ||
         cg_profile_finish(p, &e) < 0) {
         fprintf(stderr, "load: %s\n", e.msg);
         cg_profile_free(p);
         return NULL;
     }
     return p;
+}
+
+static struct cg_profile *load(const char *text)
+{
+    return load_as(text, false);
 }
 
 /* "main;R;S" for frame i */
@@ -82,8 +88,74 @@ static const char fib[] =
     "fn=(3)\n1 60\ncfn=(4) fib'3\ncalls=1 1\n1 20\n"
     "fn=(4)\n1 20\ntotals: 110\n";
 
+/* two_callers with --separate-callers=1 contexts, D calling E: S'L and S'R tell how much of
+ * D each caller's S made (10 and 40), which the edges alone split 20:60 (12 and 37); D'S has
+ * two caller contexts, so E's 30 under it is split 10:40 (6 and 24, estimates) */
+static const char contexts[] =
+    "events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) L'main\ncalls=1 1\n1 40\n"
+    "cfn=(3) R'main\ncalls=1 1\n1 60\n"
+    "fn=(2)\n1 20\ncfn=(4) S'L\ncalls=1 1\n1 20\n"
+    "fn=(3)\ncfn=(5) S'R\ncalls=1 1\n1 60\n"
+    "fn=(4)\n1 10\ncfn=(6) D'S\ncalls=1 1\n1 10\n"
+    "fn=(5)\n1 20\ncfn=(6)\ncalls=1 1\n1 40\n"
+    "fn=(6)\n1 20\ncfn=(7) E'D\ncalls=2 1\n1 30\n"
+    "fn=(7)\n1 30\ntotals: 110\n";
+
+/* fib's recursion levels in contexts: fib'2'main is fib'main, one level deeper */
+static const char fib_contexts[] =
+    "events: Ir\nfl=f.c\nfn=(1) main\n1 10\ncfn=(2) fib'main\ncalls=1 1\n1 100\n"
+    "fn=(2)\n1 20\ncfn=(3) fib'2'main\ncalls=2 1\n1 80\n"
+    "fn=(3)\n1 80\ntotals: 110\n";
+
+static void test_contexts(void)
+{
+    char got[4096];
+    struct err e = {0};
+    struct cg_flame fl;
+    struct cg_profile *p = load(contexts), *ctx = load_as(contexts, true);
+    CHECK(p && ctx);
+    if (!p || !ctx)
+        goto done;
+    CHECK(p->contexts && ctx->contexts);
+    CHECK_INT(p->nfunc, 6);       /* main L R S D E */
+    CHECK_INT(ctx->nfunc, 7);     /* S'L and S'R apart */
+    CHECK(cg_flame_build(p, NULL, &fl, &e) == 0);
+    dump(p, &fl, got, sizeof got);
+    CHECK_STR(got, "main=110 exact\nmain;R=60 exact\nmain;R;S=60 exact\nmain;R;S;D=37\n"
+                   "main;R;S;D;E=22\nmain;L=40 exact\nmain;L;S=20 exact\nmain;L;S;D=12\n"
+                   "main;L;S;D;E=7\n");
+    CHECK_INT(fl.context_depth, 0);
+    cg_flame_free(&fl);
+    struct cg_flame_opts o = {.ctx = ctx};
+    CHECK(cg_flame_build(p, &o, &fl, &e) == 0);
+    dump(p, &fl, got, sizeof got);
+    CHECK_STR(got, "main=110 exact\nmain;R=60 exact\nmain;R;S=60 exact\nmain;R;S;D=40 exact\n"
+                   "main;R;S;D;E=24\nmain;L=40 exact\nmain;L;S=20 exact\nmain;L;S;D=10 exact\n"
+                   "main;L;S;D;E=6\n");
+    CHECK_INT(fl.context_depth, 1);
+    cg_flame_free(&fl);
+    /* a contexts' profile of other files: an error */
+    cg_profile_free(ctx);
+    ctx = load_as(fib_contexts, true);
+    o.ctx = ctx;
+    CHECK(ctx && cg_flame_build(p, &o, &fl, &e) < 0 && e.kind == ERR_INPUT);
+    CHECK(strstr(e.msg, "is no function of the profile"));
+    cg_profile_free(p);
+    p = load(fib_contexts);
+    CHECK(p && cg_flame_build(p, &o, &fl, &e) == 0);
+    if (p && fl.n) {
+        dump(p, &fl, got, sizeof got);
+        CHECK_STR(got, "main=110 exact\nmain;fib=100 exact\n");
+        cg_flame_free(&fl);
+    }
+done:
+    cg_profile_free(p);
+    cg_profile_free(ctx);
+}
+
 int main(void)
 {
+    test_contexts();
     char got[4096];
     struct err e = {0};
     struct cg_flame fl;
