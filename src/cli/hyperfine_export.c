@@ -12,6 +12,7 @@
 
 #include "cli/out.h"
 #include "cli/targets.h"
+#include "core/export.h"
 #include "core/proc.h"
 #include "core/stats.h"
 
@@ -77,22 +78,6 @@ static void write_json(FILE *f, const struct hf_result *r, int n)
     fputs("\n]}\n", f);
 }
 
-/* One CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void csv_num(FILE *f, double v)
 {
     char b[FMT_BUF_MIN];
@@ -110,12 +95,12 @@ static void write_csv(FILE *f, const struct hf_result *r, int n)
         char name[256];
         snprintf(name, sizeof name, "parameter_%s", r[n - 1].param_names[i]);
         fputc(',', f);
-        csv_field(f, name);
+        out_csv_field(f, name);
     }
     fputc('\n', f);
     for (int k = 0; k < n; k++) {
         struct hf_stats m = hf_stats(r[k].s);
-        csv_field(f, r[k].command);
+        out_csv_field(f, r[k].command);
         csv_num(f, m.mean);
         csv_num(f, m.stddev);
         csv_num(f, m.median);
@@ -125,7 +110,7 @@ static void write_csv(FILE *f, const struct hf_result *r, int n)
         csv_num(f, m.max);
         for (int i = 0; i < np; i++) {
             fputc(',', f);
-            csv_field(f, i < r[k].nparam ? r[k].param_values[i] : "");
+            out_csv_field(f, i < r[k].nparam ? r[k].param_values[i] : "");
         }
         fputc('\n', f);
     }
@@ -205,34 +190,17 @@ static void write_markdown(FILE *f, const struct hf_result *r, int n, int ref)
 int hf_export(const char *path, enum hf_format fmt, const struct hf_result *r, int n, int ref,
               struct err *e)
 {
-    char tmp[PATH_MAX + 32];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
-        return err_set(e, ERR_INPUT, "cannot write '%s': name too long", path);
-    FILE *f = fopen(tmp, "w");
+    char tmp[EXPORT_TMP_MAX];
+    FILE *f = export_file_open(path, tmp, e);
     if (!f)
-        return err_errno(e, ERR_INPUT, errno, "cannot write '%s'", path);
+        return -1;
     if (fmt == HF_JSON)
         write_json(f, r, n);
     else if (fmt == HF_CSV)
         write_csv(f, r, n);
     else
         write_markdown(f, r, n, ref);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad) {
-        int err = errno;
-        unlink(tmp);
-        return err_errno(e, ERR_INPUT, err, "cannot write '%s'", path);
-    }
-    if (proc_interrupted()) {
-        unlink(tmp);
-        return err_set(e, ERR_INTERRUPTED, "interrupted: '%s' not written", path);
-    }
-    if (rename(tmp, path) < 0) {
-        int err = errno;
-        unlink(tmp);
-        return err_errno(e, ERR_INPUT, err, "cannot rename '%s' to '%s'", tmp, path);
-    }
-    return 0;
+    return export_file_commit(f, tmp, path, e);
 }
 
 int hf_export_series(const struct hf_paths *p, const struct harness *h,

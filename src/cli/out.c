@@ -78,7 +78,7 @@ static void put_tsv_field(FILE *f, const char *s)
         fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
-static void put_csv_field(FILE *f, const char *s)
+void out_csv_field(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) {
         fputs(s, f);
@@ -114,7 +114,7 @@ void table_print(const struct table *t, FILE *f, enum out_format fmt)
                 if (fmt == FMT_TSV)
                     put_tsv_field(f, s);
                 else
-                    put_csv_field(f, s);
+                    out_csv_field(f, s);
             }
             fputc('\n', f);
         }

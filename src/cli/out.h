@@ -31,6 +31,9 @@ const char *fmt_count(char *buf, double n);            /* 1,234,567 */
 const char *fmt_num(char *buf, double v);              /* machine form: %.9g or NA */
 
 void json_str(FILE *f, const char *s);
+/* One CSV field (RFC 4180): as it is, or in double quotes (quotes doubled) when it holds a
+ * comma, a quote or a line break. */
+void out_csv_field(FILE *f, const char *s);
 void json_num(FILE *f, double v);                      /* null for NAN */
 
 #endif

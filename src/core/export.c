@@ -323,22 +323,20 @@ static void write_junit(FILE *f, const struct export_set *s)
     fputs("  </testsuite>\n</testsuites>\n", f);
 }
 
-int export_write(const struct export_set *s, enum export_format fmt, const char *path,
-                 size_t *left_out, struct err *e)
+FILE *export_file_open(const char *path, char *tmp, struct err *e)
 {
-    size_t dropped = 0;
-    char tmp[PATH_MAX + 32];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
-        return err_set(e, ERR_INPUT, "cannot write '%s': name too long", path);
+    if (snprintf(tmp, EXPORT_TMP_MAX, "%s.tmp.%d", path, (int)getpid()) >= EXPORT_TMP_MAX) {
+        err_set(e, ERR_INPUT, "cannot write '%s': name too long", path);
+        return NULL;
+    }
     FILE *f = fopen(tmp, "w");
     if (!f)
-        return err_errno(e, ERR_INPUT, errno, "cannot write '%s'", path);
-    if (fmt == EXPORT_BMF)
-        write_bmf(f, s, &dropped);
-    else if (fmt == EXPORT_GAB)
-        write_gab(f, s, &dropped);
-    else
-        write_junit(f, s);
+        err_errno(e, ERR_INPUT, errno, "cannot write '%s'", path);
+    return f;
+}
+
+int export_file_commit(FILE *f, const char *tmp, const char *path, struct err *e)
+{
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0 || bad) {
         int en = errno;
@@ -354,6 +352,25 @@ int export_write(const struct export_set *s, enum export_format fmt, const char 
         unlink(tmp);
         return err_errno(e, ERR_INPUT, en, "cannot rename '%s' to '%s'", tmp, path);
     }
+    return 0;
+}
+
+int export_write(const struct export_set *s, enum export_format fmt, const char *path,
+                 size_t *left_out, struct err *e)
+{
+    size_t dropped = 0;
+    char tmp[EXPORT_TMP_MAX];
+    FILE *f = export_file_open(path, tmp, e);
+    if (!f)
+        return -1;
+    if (fmt == EXPORT_BMF)
+        write_bmf(f, s, &dropped);
+    else if (fmt == EXPORT_GAB)
+        write_gab(f, s, &dropped);
+    else
+        write_junit(f, s);
+    if (export_file_commit(f, tmp, path, e) < 0)
+        return -1;
     if (left_out)
         *left_out = dropped;
     return 0;

@@ -3,8 +3,10 @@
 #ifndef TARE_EXPORT_H
 #define TARE_EXPORT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/err.h"
 
@@ -57,5 +59,14 @@ const char *export_unit(const char *measure);
  */
 int export_write(const struct export_set *s, enum export_format fmt, const char *path,
                  size_t *left_out, struct err *e);
+
+/* Room for the name of a file's temporary (PATH.tmp.PID). */
+#define EXPORT_TMP_MAX (PATH_MAX + 32)
+/* A file written whole or not at all, in two steps: export_file_open opens the temporary
+ * beside path (its name into tmp, EXPORT_TMP_MAX bytes) for writing, or NULL with e set;
+ * export_file_commit closes f and renames the temporary onto path, or removes it after a
+ * write error or an interrupt. 0, or -1 with e set (ERR_INPUT, ERR_INTERRUPTED). */
+FILE *export_file_open(const char *path, char *tmp, struct err *e);
+int export_file_commit(FILE *f, const char *tmp, const char *path, struct err *e);
 
 #endif
