@@ -83,6 +83,22 @@ bool cli_parse_count(const char *cmd, const char *usage, const char *opt, const 
     return true;
 }
 
+bool cli_parse_percent(const char *cmd, const char *usage, const char *opt, const char *arg,
+                       double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (end != arg && *end == '%')
+        end++;
+    if (errno || end == arg || *end || !(v > 0) || v >= 1000) {
+        cli_usage_error(cmd, usage, "bad value '%s' for %s: want a percentage above 0", arg, opt);
+        return false;
+    }
+    *out = v / 100;
+    return true;
+}
+
 bool cli_parse_seconds(const char *cmd, const char *usage, const char *opt, const char *arg,
                        double *out)
 {

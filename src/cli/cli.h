@@ -47,6 +47,9 @@ bool cli_parse_seconds(const char *cmd, const char *usage, const char *opt, cons
                        double *out);
 bool cli_parse_format(const char *cmd, const char *usage, const char *arg, int allowed,
                       enum out_format *out);
+/* A percentage above 0 and under 1000, "2" or "2%", as a fraction (0.02). */
+bool cli_parse_percent(const char *cmd, const char *usage, const char *opt, const char *arg,
+                       double *out);
 
 /* libtare-alloc.so: $TARE_ALLOC_LIB, else beside the tare binary, else ../lib/tare/ from it.
  * ERR_UNSUPPORTED when it is nowhere. */

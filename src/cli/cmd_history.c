@@ -383,18 +383,11 @@ static int do_check(int argc, char **argv)
         case 'c':
             commit = optarg;
             break;
-        case 'd': {
-            char *end;
-            errno = 0;
-            double v = strtod(optarg, &end);
-            if (end != optarg && *end == '%')
-                end++;
-            if (errno || end == optarg || *end || !(v > 0) || v >= 1000)
-                return cli_usage_error(CMD, cmd_history_usage, "bad value '%s' for "
-                                       "--det-threshold: want a percentage above 0", optarg);
-            o.det_threshold = v / 100;
+        case 'd':
+            if (!cli_parse_percent(CMD, cmd_history_usage, "--det-threshold", optarg,
+                                   &o.det_threshold))
+                return EXIT_USAGE;
             break;
-        }
         case 'p':
             if (!cli_parse_count(CMD, cmd_history_usage, "--persist", optarg, 1, 100, &persist))
                 return EXIT_USAGE;

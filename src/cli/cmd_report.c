@@ -197,18 +197,11 @@ int cmd_report(int argc, char **argv)
         case OPT_COMMIT: commit = optarg; break;
         case OPT_SUMMARY: summary = optarg; break;
         case OPT_SUITE: suite_path = optarg; break;
-        case OPT_DET: {
-            char *end;
-            errno = 0;
-            double v = strtod(optarg, &end);
-            if (end != optarg && *end == '%')
-                end++;
-            if (errno || end == optarg || *end || !(v > 0) || v >= 1000)
-                return cli_usage_error(CMD, cmd_report_usage, "bad value '%s' for "
-                                       "--det-threshold: want a percentage above 0", optarg);
-            o.det_threshold = v / 100;
+        case OPT_DET:
+            if (!cli_parse_percent(CMD, cmd_report_usage, "--det-threshold", optarg,
+                                   &o.det_threshold))
+                return EXIT_USAGE;
             break;
-        }
         case OPT_PERSIST:
             if (!cli_parse_count(CMD, cmd_report_usage, "--persist", optarg, 1, 100, &persist))
                 return EXIT_USAGE;
