@@ -70,26 +70,6 @@ cgrun "$TMP/c0.out" -- "$FIXTURES/cg_stacks" c
 cgrun "$TMP/c4.out" --separate-callers=4 -- "$FIXTURES/cg_stacks" c
 mine_of() { grep -E '(^|;)main( |;)' | sed -E 's/^(.*;)?main/main/'; }
 cval() { awk -v s="$2" '$1 == s { print $2 }' <<<"$1"; }
-# ctx_edge FILE FROM TO: the cost of the call lines from the contexts whose names begin with
-# FROM into those that begin with TO, as the profile writes them (names compressed: "(id)
-# name" once, "(id)" after)
-ctx_edge() {
-    awk -v from="$2" -v to="$3" '
-        function name(s,   id, rest) {
-            if (!match(s, /^\([0-9]+\)/))
-                return s
-            id = substr(s, 2, RLENGTH - 2)
-            rest = substr(s, RLENGTH + 1)
-            sub(/^ /, "", rest)
-            if (rest != "")
-                names[id] = rest
-            return names[id]
-        }
-        /^fn=/ { fn = name(substr($0, 4)); next }
-        /^cfn=/ { cfn = name(substr($0, 5)); next }
-        /^calls=/ { getline; if (index(fn, from) == 1 && index(cfn, to) == 1) s += $2; next }
-        END { print s + 0 }' "$1"
-}
 run_tare cg folded "$TMP/c0.out"
 expect_eq "$err" "" "folded without contexts: no word on stderr"
 est=$(mine_of <<<"$out")

@@ -80,26 +80,9 @@ deep_frame() {
         }
         console.log(out + " " + D.ctx);' "$1" "$2"
 }
-ctx_cost() {   # ctx_cost FILE FROM TO: the call lines' cost from contexts FROM* into TO*
-    awk -v from="$2" -v to="$3" '
-        function name(s,   id, rest) {
-            if (!match(s, /^\([0-9]+\)/))
-                return s
-            id = substr(s, 2, RLENGTH - 2)
-            rest = substr(s, RLENGTH + 1)
-            sub(/^ /, "", rest)
-            if (rest != "")
-                names[id] = rest
-            return names[id]
-        }
-        /^fn=/ { fn = name(substr($0, 4)); next }
-        /^cfn=/ { cfn = name(substr($0, 5)); next }
-        /^calls=/ { getline; if (index(fn, from) == 1 && index(cfn, to) == 1) s += $2; next }
-        END { print s + 0 }' "$1"
-}
 if command -v node > /dev/null; then
     for who in left right; do
-        want=$(ctx_cost "$TMP/c4.out" "shared'$who'main'" "deep'shared'$who'main'")
+        want=$(ctx_edge "$TMP/c4.out" "shared'$who'main'" "deep'shared'$who'main'")
         expect_eq "$(deep_frame "$TMP/c4.html" "$who")" "$want 1 4" \
             "page with contexts: deep under $who is its context's call line ($want), exact; contexts 4 deep"
     done
