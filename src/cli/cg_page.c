@@ -514,8 +514,9 @@ static int by_line(const void *a, const void *b)
 }
 
 /* "lines": per function of the page (id[]), its lines with cost [file, line, costs...];
- * "files": each file those name, as the profile writes it, the file read (or null) and the
- * text of the lines around them. Returns 0, -1 out of memory. */
+ * "sources": each file those name, as the profile writes it, the file read (or null) and the
+ * text of the lines around them ("files" is another key: the number of profiles read).
+ * Returns 0, -1 out of memory. */
 static int write_lines(FILE *f, const struct cg_profile *p, const uint32_t *id, uint32_t n,
                        const char *root)
 {
@@ -563,7 +564,7 @@ static int write_lines(FILE *f, const struct cg_profile *p, const uint32_t *id, 
         }
         fputc(']', f);
     }
-    fputs("],\n\"files\":[", f);
+    fputs("],\n\"sources\":[", f);
     size_t budget = SRC_MAX_BYTES;
     for (uint32_t i = 0; i < nfiles; i++) {
         const char *path = cg_str(p, files[i]);

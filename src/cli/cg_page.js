@@ -196,7 +196,7 @@
     const byFile = new Map();
     lines.forEach((l) => { if (!byFile.has(l[0])) byFile.set(l[0], []); byFile.get(l[0]).push(l); });
     byFile.forEach((ls, fi) => {
-      const file = D.files[fi], cost = new Map(ls.map((l) => [l[1], l[2 + ev]]));
+      const file = D.sources[fi], cost = new Map(ls.map((l) => [l[1], l[2 + ev]]));
       const h = s.appendChild(el("div", "srcfile", file.path));
       if (file.text === null) h.appendChild(el("span", "muted", file.read === null
         ? "  (not readable here: line numbers and costs only; --source-root DIR)" : "  (too long to include)"));

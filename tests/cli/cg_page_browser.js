@@ -42,6 +42,7 @@ async function run() {
   out.interactive_ms = await evaluate("Math.round(performance.now())");
   out.script_ms = Number(await evaluate("document.body.getAttribute('data-script-ms')"));
   out.title = await evaluate("document.title");
+  out.summary = await evaluate("document.getElementById('summary').textContent");
   out.scripts = await evaluate("document.querySelectorAll('script').length");
   out.events = await evaluate(
     "Array.from(document.querySelectorAll('#events button')).map(b => b.dataset.value)");

@@ -101,6 +101,10 @@ browse() { timeout 120 node "$TARE_ROOT/tests/cli/cg_page_browser.js" "$@"; }
 res=$(browse "$TMP/st.html" "$SHOTDIR/cg-page-screenshot.png" left shared Dr)
 expect_eq "$(field "$res" error)" "undefined" "browser run completed ($res)"
 expect_eq "$(field "$res" errors)" "[]" "no console errors or exceptions"
+# the line under the title: the event's total, then how many profile files and parts (a
+# source list once took the place of the count: "[object Object],...")
+expect_match "$(field "$res" summary)" '^"Ir total [0-9,]+ . 1 file, 1 part"$' \
+    "the summary line counts the files and parts"
 expect_eq "$(field "$res" ready)" '"1"' "the page's script ran to the end"
 expect_eq "$(field "$res" events)" '["Ir","Dr","Dw","I1mr","D1mr","D1mw","ILmr","DLmr","DLmw"]' \
     "the events switch offers the profile's events"
