@@ -26,11 +26,13 @@ tsv_row() {   # tsv_row TSV COL VALUE: the first data row whose COL is VALUE
         c && $c == val { print; exit }' <<<"$1"
 }
 
-# edge_line_cost FILE CALLER CALLEE [calls]: the cost (first event) the profile states on the
-# lines of CALLER's calls into CALLEE, contexts as callgrind names them (B'2 is not B), or
-# with "calls" their number; CALLER "*": any. Read here from the file, not by tare
+# edge_line_cost FILE CALLER CALLEE [cost|calls [prefix]]: the cost (first event) the profile
+# states on the lines of CALLER's calls into CALLEE, contexts as callgrind names them (B'2 is
+# not B), or with "calls" their number; CALLER "*": any; with "prefix", every name that begins
+# with CALLER (CALLEE). Read here from the file, not by tare
 edge_line_cost() {
-    awk -v a="$2" -v b="$3" -v what="${4:-cost}" '
+    awk -v a="$2" -v b="$3" -v what="${4:-cost}" -v prefix="${5:+1}" '
+        function is(x, want) { return prefix ? index(x, want) == 1 : x == want }
         function name(s,   id, rest) {
             if (!match(s, /^\([0-9]+\)/))
                 return s
@@ -45,7 +47,7 @@ edge_line_cost() {
         /^cfn=/ { cfn = name(substr($0, 5)); next }
         /^jfn=/ { name(substr($0, 5)); next }
         /^calls=/ {
-            want = (fn == a || a == "*") && cfn == b
+            want = (a == "*" || is(fn, a)) && is(cfn, b)
             n = substr($1, 7)
             getline
             if (want) s += what == "calls" ? n : $2
@@ -86,22 +88,5 @@ cg_invariants() {
 }
 
 # ctx_edge FILE FROM TO: the cost of the call lines from the contexts whose names begin with
-# FROM into those that begin with TO, as the profile writes them (names compressed: "(id)
-# name" once, "(id)" after)
-ctx_edge() {
-    awk -v from="$2" -v to="$3" '
-        function name(s,   id, rest) {
-            if (!match(s, /^\([0-9]+\)/))
-                return s
-            id = substr(s, 2, RLENGTH - 2)
-            rest = substr(s, RLENGTH + 1)
-            sub(/^ /, "", rest)
-            if (rest != "")
-                names[id] = rest
-            return names[id]
-        }
-        /^fn=/ { fn = name(substr($0, 4)); next }
-        /^cfn=/ { cfn = name(substr($0, 5)); next }
-        /^calls=/ { getline; if (index(fn, from) == 1 && index(cfn, to) == 1) s += $2; next }
-        END { print s + 0 }' "$1"
-}
+# FROM into those that begin with TO, as the profile writes them
+ctx_edge() { edge_line_cost "$1" "$2" "$3" cost prefix; }
