@@ -13,8 +13,7 @@
 #include "cli/out.h"
 #include "core/flame.h"
 
-static int load(char **files, int n, const char *lines_for, bool keep_callers,
-                struct cg_profile **out)
+int cg_graph_read(char **files, int n, const struct cg_read_opts *o, struct cg_profile **out)
 {
     struct err e = {0};
     struct cg_profile *p = cg_profile_new();
@@ -22,9 +21,8 @@ static int load(char **files, int n, const char *lines_for, bool keep_callers,
         cli_error("cg", "out of memory");
         return EXIT_USAGE;
     }
-    struct cg_read_opts o = {.lines_for = lines_for, .keep_callers = keep_callers};
     for (int i = 0; i < n; i++)
-        if (cg_read_file(p, files[i], &o, &e) < 0) {
+        if (cg_read_file(p, files[i], o, &e) < 0) {
             cg_profile_free(p);
             return cli_fail("cg", &e);
         }
@@ -38,13 +36,15 @@ static int load(char **files, int n, const char *lines_for, bool keep_callers,
 
 int cg_graph_load(char **files, int n, const char *lines_for, struct cg_profile **out)
 {
-    return load(files, n, lines_for, false, out);
+    struct cg_read_opts o = {.lines_for = lines_for};
+    return cg_graph_read(files, n, &o, out);
 }
 
 int cg_graph_contexts(char **files, int n, const struct cg_profile *p, struct cg_profile **ctx)
 {
     *ctx = NULL;
-    return p->contexts ? load(files, n, NULL, true, ctx) : EXIT_OK;
+    struct cg_read_opts o = {.keep_callers = true};
+    return p->contexts ? cg_graph_read(files, n, &o, ctx) : EXIT_OK;
 }
 
 int cg_graph_event(const struct cg_profile *p, const char *name, const char *file)
@@ -55,8 +55,16 @@ int cg_graph_event(const struct cg_profile *p, const char *name, const char *fil
         return p->nev > 0 ? 0 : -1;
     }
     int ev = cg_event_index(p, name);
-    if (ev < 0)
-        cli_error("cg", "no event '%s' in '%s'", name, file);
+    if (ev < 0) {
+        char list[512] = "";
+        for (int i = 0; i < p->nev; i++) {
+            if (strlen(list) + strlen(cg_event_name(p, i)) + 3 > sizeof list)
+                break;
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", cg_event_name(p, i));
+        }
+        cli_error("cg", "no event '%s' in '%s' (it has: %s)", name, file, list);
+    }
     return ev;
 }
 

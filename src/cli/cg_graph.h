@@ -12,13 +12,16 @@ int cg_folded_main(int argc, char **argv);
 int cg_dot_main(int argc, char **argv);
 int cg_page_main(int argc, char **argv);
 
-/* Reads and finishes the profile of files[0..n) (lines_for as cg_read_opts); an exit status
- * (EXIT_OK, or the error printed). */
+/* Reads and finishes the profile of files[0..n) with options o (every cg subcommand loads
+ * through this); an exit status (EXIT_OK, or the error printed). */
+int cg_graph_read(char **files, int n, const struct cg_read_opts *o, struct cg_profile **out);
+/* cg_graph_read with only lines_for set. */
 int cg_graph_load(char **files, int n, const char *lines_for, struct cg_profile **out);
 /* Where p (read from files[0..n)) has --separate-callers contexts, the same files read again
  * with them kept apart (for cg_flame_opts ctx) in *ctx; else *ctx NULL. An exit status. */
 int cg_graph_contexts(char **files, int n, const struct cg_profile *p, struct cg_profile **ctx);
-/* The event named (NULL: the first), or -1 with the error printed. */
+/* The event named (NULL: the first), or -1 with the error printed (the events the profile has
+ * listed). */
 int cg_graph_event(const struct cg_profile *p, const char *name, const char *file);
 /* A percentage option's value (0 to 100), or false with the usage error printed. */
 bool cg_graph_percent(const char *opt, const char *arg, double *out);

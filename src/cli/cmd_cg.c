@@ -81,42 +81,8 @@ struct cg_cli {
 static int load(const struct cg_cli *c, struct cg_profile **out, char **files, int nfiles,
                 const char *lines_for)
 {
-    struct err e = {0};
-    struct cg_profile *p = cg_profile_new();
-    if (!p) {
-        cli_error("cg", "out of memory");
-        return EXIT_USAGE;
-    }
     struct cg_read_opts o = {.lines_for = lines_for, .threads = (int)c->jobs};
-    for (int i = 0; i < nfiles; i++)
-        if (cg_read_file(p, files[i], &o, &e) < 0) {
-            cg_profile_free(p);
-            return cli_fail("cg", &e);
-        }
-    if (cg_profile_finish(p, &e) < 0) {
-        cg_profile_free(p);
-        return cli_fail("cg", &e);
-    }
-    *out = p;
-    return EXIT_OK;
-}
-
-static int pick_event(const struct cg_profile *p, const char *name, const char *file)
-{
-    if (!name)
-        return p->nev > 0 ? 0 : -1;
-    int ev = cg_event_index(p, name);
-    if (ev < 0) {
-        char list[512] = "";
-        for (int i = 0; i < p->nev; i++) {
-            if (strlen(list) + strlen(cg_event_name(p, i)) + 3 > sizeof list)
-                break;
-            size_t used = strlen(list);
-            snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", cg_event_name(p, i));
-        }
-        cli_error("cg", "no event '%s' in '%s' (it has: %s)", name, file, list);
-    }
-    return ev;
+    return cg_graph_read(files, nfiles, &o, out);
 }
 
 static const char *base(const char *path)
@@ -192,7 +158,7 @@ static int cg_top(struct cg_cli *c)
     int rc = load(c, &p, c->args, c->nargs, NULL);
     if (rc)
         return rc;
-    int ev = pick_event(p, c->event, c->args[0]);
+    int ev = cg_graph_event(p, c->event, c->args[0]);
     if (ev < 0) {
         cg_profile_free(p);
         return EXIT_USAGE;
@@ -381,7 +347,7 @@ static int cg_calls(struct cg_cli *c, bool callers)
     int rc = load(c, &p, c->args + 1, c->nargs - 1, NULL);
     if (rc)
         return rc;
-    int ev = pick_event(p, c->event, c->args[1]);
+    int ev = cg_graph_event(p, c->event, c->args[1]);
     if (ev < 0) {
         cg_profile_free(p);
         return EXIT_USAGE;
@@ -623,8 +589,8 @@ static int cg_diff(struct cg_cli *c)
         cg_profile_free(pa);
         return rc;
     }
-    int ea = pick_event(pa, c->event ? c->event : cg_event_name(pa, 0), c->args[0]);
-    int eb = ea < 0 ? -1 : pick_event(pb, cg_event_name(pa, ea), c->args[1]);
+    int ea = cg_graph_event(pa, c->event ? c->event : cg_event_name(pa, 0), c->args[0]);
+    int eb = ea < 0 ? -1 : cg_graph_event(pb, cg_event_name(pa, ea), c->args[1]);
     if (ea < 0 || eb < 0) {
         cg_profile_free(pa);
         cg_profile_free(pb);
@@ -756,7 +722,7 @@ static int cg_lines(struct cg_cli *c)
     int rc = load(c, &p, c->args + 1, c->nargs - 1, c->args[0]);
     if (rc)
         return rc;
-    int ev = pick_event(p, c->event, c->args[1]);
+    int ev = cg_graph_event(p, c->event, c->args[1]);
     if (ev < 0) {
         cg_profile_free(p);
         return EXIT_USAGE;
