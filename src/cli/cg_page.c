@@ -700,6 +700,7 @@ int cg_page_main(int argc, char **argv)
     }
     char *tmp = NULL;
     FILE *f = NULL;
+    int status = EXIT_USAGE;
     if (asprintf(&tmp, "%s.tmp.%d", outp, (int)getpid()) < 0) {
         tmp = NULL;
         cli_error("cg", "out of memory");
@@ -737,12 +738,8 @@ int cg_page_main(int argc, char **argv)
     }
     cli_tmp_forget(tmp);
     free(tmp);
-    cg_flame_free(&fl);
-    cg_flame_free(&bfl);
-    cg_profile_free(p);
-    if (before)
-        cg_profile_free(before);
-    return EXIT_OK;
+    tmp = NULL;
+    status = EXIT_OK;
 fail:
     if (f)
         fclose(f);
@@ -756,5 +753,5 @@ fail:
     cg_profile_free(p);
     if (before)
         cg_profile_free(before);
-    return EXIT_USAGE;
+    return status;
 }
