@@ -202,31 +202,27 @@ static int series_failed(const struct session_plan *p, const struct session_seri
     return err_set(e, ERR_MEASURE, "'%s'%s: %s", x->name, how, why);
 }
 
+/* *arr (a malloc'd array of elem-sized items) resized to cap items; false (unchanged) when out
+ * of memory. */
+static bool resize(void *arr, size_t elem, long cap)
+{
+    void **p = arr, *q = realloc(*p, (size_t)cap * elem);
+    if (q)
+        *p = q;
+    return q != NULL;
+}
+
 /* Room for one more measured run of x: the arrays doubled when full (a time budget). */
 static int grow(const struct session_plan *p, struct session_series *x, struct err *e)
 {
     if (x->n < x->cap)
         return 0;
     long cap = x->cap * 2;
-    double *w = realloc(x->wall_s, cap * sizeof *w);
-    if (w)
-        x->wall_s = w;
-    double *u = realloc(x->user_s, cap * sizeof *u);
-    if (u)
-        x->user_s = u;
-    double *sy = realloc(x->sys_s, cap * sizeof *sy);
-    if (sy)
-        x->sys_s = sy;
-    long *rss = realloc(x->max_rss_kb, cap * sizeof *rss);
-    if (rss)
-        x->max_rss_kb = rss;
-    int *ec = realloc(x->exit_code, cap * sizeof *ec);
-    if (ec)
-        x->exit_code = ec;
-    struct ctr_sample *c = p->ctr ? realloc(x->ctr, cap * sizeof *c) : NULL;
-    if (c)
-        x->ctr = c;
-    if (!w || !u || !sy || !rss || !ec || (p->ctr && !c))
+    if (!resize(&x->wall_s, sizeof *x->wall_s, cap) ||
+        !resize(&x->user_s, sizeof *x->user_s, cap) || !resize(&x->sys_s, sizeof *x->sys_s, cap) ||
+        !resize(&x->max_rss_kb, sizeof *x->max_rss_kb, cap) ||
+        !resize(&x->exit_code, sizeof *x->exit_code, cap) ||
+        (p->ctr && !resize(&x->ctr, sizeof *x->ctr, cap)))
         return err_set(e, ERR_SYSTEM, "out of memory");
     x->cap = cap;
     return 0;
