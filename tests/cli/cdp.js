@@ -7,9 +7,9 @@ const fs = require("fs");
 const path = require("path");
 const os = require("os");
 
-// The browser, 60 s at most; send(method, params, toBrowser) to the attached page (or to the
-// browser), setSession(id) after Target.attachToTarget, nextLoad() a promise of the next load
-// event; errors collects console errors, exceptions, log errors and dialogs.
+// The browser, 60 s at most; attach() a page, send(method, params, toBrowser) to it (or to the
+// browser), evaluate(expr) in it, nextLoad() a promise of its next load event; errors collects
+// console errors, exceptions, log errors and dialogs.
 function start() {
   const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tare-chromium-"));
@@ -74,9 +74,25 @@ function start() {
       toChrome.write(JSON.stringify(m) + "\0");
     });
   }
+  // A new page, attached (its session), its runtime, log and page events on.
+  async function attach() {
+    const t = await send("Target.createTarget", { url: "about:blank" }, true);
+    const a = await send("Target.attachToTarget", { targetId: t.result.targetId, flatten: true },
+      true);
+    session = a.result.sessionId;
+    await send("Runtime.enable");
+    await send("Log.enable");
+    await send("Page.enable");
+  }
+  // An expression's value in the page; its exception thrown here.
+  async function evaluate(expr) {
+    const r = await send("Runtime.evaluate", { expression: expr, returnByValue: true });
+    if (r.result.exceptionDetails)
+      throw new Error("evaluate: " + JSON.stringify(r.result.exceptionDetails));
+    return r.result.result.value;
+  }
   return {
-    send, fail, finish, errors,
-    setSession: (s) => { session = s; },
+    send, fail, finish, errors, attach, evaluate,
     nextLoad: () => new Promise((ok) => { loaded = ok; }),
   };
 }

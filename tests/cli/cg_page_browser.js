@@ -9,29 +9,17 @@
 const [page, shot, wantName, wantFunc, wantEvent] = process.argv.slice(2);
 const fs = require("fs");
 const path = require("path");
-const { send, fail, finish, errors, setSession, nextLoad } = require("./cdp.js").start();
+const { send, fail, finish, errors, attach, evaluate, nextLoad } = require("./cdp.js").start();
 run().catch((e) => fail(String(e && e.stack || e)));
 
 async function run() {
-  const t = await send("Target.createTarget", { url: "about:blank" }, true);
-  const a = await send("Target.attachToTarget", { targetId: t.result.targetId, flatten: true },
-    true);
-  setSession(a.result.sessionId);
-  const evaluate = async (expr) => {
-    const r = await send("Runtime.evaluate", { expression: expr, returnByValue: true });
-    if (r.result.exceptionDetails)
-      throw new Error("evaluate: " + JSON.stringify(r.result.exceptionDetails));
-    return r.result.result.value;
-  };
+  await attach();
   const click = async (x, y) => {
     await send("Input.dispatchMouseEvent",
       { type: "mousePressed", x, y, button: "left", clickCount: 1 });
     await send("Input.dispatchMouseEvent",
       { type: "mouseReleased", x, y, button: "left", clickCount: 1 });
   };
-  await send("Runtime.enable");
-  await send("Log.enable");
-  await send("Page.enable");
   await send("Emulation.setDeviceMetricsOverride",
     { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
   const load = nextLoad();

@@ -7,23 +7,11 @@
 const [page, shot, wantMetric] = process.argv.slice(2);
 const fs = require("fs");
 const path = require("path");
-const { send, fail, finish, errors, setSession, nextLoad } = require("./cdp.js").start();
+const { send, fail, finish, errors, attach, evaluate, nextLoad } = require("./cdp.js").start();
 run().catch((e) => fail(String(e && e.stack || e)));
 
 async function run() {
-  const t = await send("Target.createTarget", { url: "about:blank" }, true);
-  const a = await send("Target.attachToTarget", { targetId: t.result.targetId, flatten: true },
-    true);
-  setSession(a.result.sessionId);
-  const evaluate = async (expr) => {
-    const r = await send("Runtime.evaluate", { expression: expr, returnByValue: true });
-    if (r.result.exceptionDetails)
-      throw new Error("evaluate: " + JSON.stringify(r.result.exceptionDetails));
-    return r.result.result.value;
-  };
-  await send("Runtime.enable");
-  await send("Log.enable");
-  await send("Page.enable");
+  await attach();
   const load = nextLoad();
   const t0 = Date.now();
   await send("Page.navigate", { url: "file://" + path.resolve(page) });
