@@ -62,12 +62,6 @@ static const char *status_name(enum count_status s)
     }
 }
 
-/* Long-only options of the count engine, clear of the harness's 0x100 range. */
-enum {
-    COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG, COUNT_OPT_CACHE,
-    COUNT_OPT_SUBTRACT, COUNT_OPT_ENGINE,
-};
-
 static void print_json(const struct count_job *jobs, const struct target *t, int n,
                        const struct count_view *v, const struct growth *g, int ng)
 {

@@ -50,6 +50,12 @@ static const char run_options[] =
     "      --shard K/N         run every N-th benchmark starting at the K-th (1 <= K <= N)\n"
     "  -r, --runs N            measured runs per series (default: the suite's, else 7;\n"
     "                          hyperfine's letter)\n"
+    "      --cache-sim         the count pass simulates the caches: L1 and LL misses and\n"
+    "                          estimated cycles too (the suite's cache-sim = yes too)\n"
+    "      --engine ENGINE     the count pass's engine: callgrind (default) or cachegrind\n"
+    "                          (faster: no call graph); wins over the suite's engine =\n"
+    "      --valgrind-arg ARG  pass this option to valgrind in the count pass (repeatable;\n"
+    "                          replaces the suite's valgrind-arg = keys)\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
     CLI_EXPORT_HELP
     "  -h, --help              show this help\n";
@@ -527,6 +533,11 @@ struct run_args {
     int shard_k, shard_n;
     bool want_wall, want_count;
     const char *commit;
+    /* The count pass's options given (they win over the suite's keys). */
+    bool cache_sim, engine_given;
+    enum count_engine engine;
+    char **vg_args;           /* NULL-terminated */
+    int nvg_args;
 };
 
 /* The passes, their tools, what the history rows need, and the series: 0, or the exit status
@@ -553,6 +564,11 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
     r->co = (struct count_opts){.jobs = (int)a->jobs, .timeout_s = COUNT_TIMEOUT_S};
     if (su->timeout > COUNT_TIMEOUT_S)   /* a suite's longer timeout, never a shorter one */
         r->co.timeout_s = su->timeout;
+    r->co.cache_sim = a->cache_sim || su->cache_sim;
+    r->co.engine = a->engine_given ? a->engine : su->engine;
+    r->co.vg_args = a->nvg_args || !su->vg_args ? a->vg_args : su->vg_args;
+    while (r->co.vg_args[r->co.nvg_args])
+        r->co.nvg_args++;
     if (r->do_count) {
         if (count_find_valgrind(r->valgrind, sizeof r->valgrind, e) < 0)
             return cli_fail(CMD, e);
@@ -643,6 +659,8 @@ struct run_row {
     double med, mn, refm, ratio;
     uint64_t cnt[4];             /* instructions, allocations, bytes, peak_bytes; COUNT_NA */
     const char *tc;              /* toolchain, or NULL */
+    struct count_job cache;      /* --cache-sim's misses and cycles (its *_misses, est_cycles:
+                                  * COUNT_NA where not measured or the count failed) */
 };
 
 /* Series i's figures (and its failures said); refm: its reference's median (NAN: none). */
@@ -652,6 +670,8 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
     const struct count_job *j = &r->cj[i];
     *w = (struct run_row){.x = x, .med = NAN, .mn = NAN, .refm = refm,
                           .cnt = {COUNT_NA, COUNT_NA, COUNT_NA, COUNT_NA}};
+    w->cache.l1i_misses = w->cache.l1d_misses = w->cache.lli_misses = COUNT_NA;
+    w->cache.lld_misses = w->cache.est_cycles = COUNT_NA;
     if (r->do_wall) {
         if (!x->failed && x->n) {
             w->med = stats_median(x->times, x->n);
@@ -671,6 +691,11 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
             w->cnt[1] = j->allocations;
             w->cnt[2] = j->bytes;
             w->cnt[3] = j->peak_bytes;
+            w->cache.l1i_misses = j->l1i_misses;
+            w->cache.l1d_misses = j->l1d_misses;
+            w->cache.lli_misses = j->lli_misses;
+            w->cache.lld_misses = j->lld_misses;
+            w->cache.est_cycles = j->est_cycles;
         } else {
             w->failed = true;
             cli_error(CMD, "'%s' count failed: %s%s%.200s", x->name, j->why,
@@ -712,6 +737,10 @@ static void run_row_json(const struct run *r, const struct run_row *w, bool firs
             json_str(stdout, w->tc);
         else
             fputs("null", stdout);
+        printf(", \"engine\": \"%s\"", count_engine_name(r->co.engine));
+        count_vg_args_json(stdout, &r->co);
+        if (r->co.cache_sim)
+            count_cache_json(stdout, &w->cache);
     }
     printf(", \"status\": \"%s\"}", w->failed ? "failed" : "ok");
 }
@@ -965,7 +994,8 @@ static void run_free(struct run *r)
     suite_free(&r->su);
 }
 
-int cmd_run(int argc, char **argv)
+/* tare run with its options read; vg_args: room for --valgrind-arg's (argc + 1). */
+static int run_main(int argc, char **argv, char **vg_args)
 {
     static const struct option longopts[] = {
         {"wall", no_argument, NULL, 'W'},
@@ -979,9 +1009,13 @@ int cmd_run(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         CLI_EXPORT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
+        {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
+        {"engine", required_argument, NULL, COUNT_OPT_ENGINE},
+        {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
         {0},
     };
     const char *hist_dir = NULL, *commit_opt = NULL, *hist_branch = NULL;
+    struct run_args a = {.vg_args = vg_args};
     long runs = 0;
     bool want_wall = false, want_count = false;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? ncpu : 1;
@@ -1030,6 +1064,19 @@ int cmd_run(int argc, char **argv)
         case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
             cli_export_opt(&ci_export, c, optarg);
             break;
+        case COUNT_OPT_CACHE:
+            a.cache_sim = true;
+            break;
+        case COUNT_OPT_ENGINE:
+            if (!count_parse_engine(CMD, cmd_run_usage, optarg, &a.engine))
+                return EXIT_USAGE;
+            a.engine_given = true;
+            break;
+        case COUNT_OPT_VGARG:
+            if (!count_vg_arg_ok(CMD, cmd_run_usage, optarg))
+                return EXIT_USAGE;
+            vg_args[a.nvg_args++] = optarg;
+            break;
         case 'h':
             cli_print_usage(stdout, cmd_run_usage);
             fputs(run_options, stdout);
@@ -1052,8 +1099,13 @@ int cmd_run(int argc, char **argv)
     r->hist_dir = hist_dir;
     r->hist_branch = hist_branch;
     r->ci_export = &ci_export;
-    struct run_args a = {.runs = runs, .jobs = jobs, .shard_k = shard_k, .shard_n = shard_n,
-                         .want_wall = want_wall, .want_count = want_count, .commit = commit_opt};
+    a.runs = runs;
+    a.jobs = jobs;
+    a.shard_k = shard_k;
+    a.shard_n = shard_n;
+    a.want_wall = want_wall;
+    a.want_count = want_count;
+    a.commit = commit_opt;
     struct err e = {0};
     if (suite_load(argv[optind], &r->su, &e) < 0) {
         free(r);
@@ -1066,5 +1118,17 @@ int cmd_run(int argc, char **argv)
         rc = run_report(r, &e);
     run_free(r);
     free(r);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    char **vg_args = calloc(argc + 1, sizeof *vg_args);
+    if (!vg_args) {
+        cli_error(CMD, "out of memory");
+        return EXIT_USAGE;
+    }
+    int rc = run_main(argc, argv, vg_args);
+    free(vg_args);
     return rc;
 }

@@ -142,20 +142,11 @@ void count_cache_json(FILE *f, const struct count_job *j)
 
 bool count_vg_arg_ok(const char *cmd, const char *usage, const char *arg)
 {
-    static const char *const taken[] = {"--tool=", "--callgrind-out-file=",
-                                        "--cachegrind-out-file=", "--log-file=", "--log-fd="};
-    if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-        cli_usage_error(cmd, usage, "--valgrind-arg takes a valgrind option ('--NAME=VALUE'), "
-                        "not '%s'", arg);
-        return false;
-    }
-    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
-        if (strncmp(arg, taken[i], strlen(taken[i])) == 0) {
-            cli_usage_error(cmd, usage, "--valgrind-arg '%s': tare sets %s... itself, and reads "
-                            "what it gives", arg, taken[i]);
-            return false;
-        }
-    return true;
+    struct err e = {0};
+    if (count_vg_arg_check(arg, &e) == 0)
+        return true;
+    cli_usage_error(cmd, usage, "--valgrind-arg %s", e.msg);
+    return false;
 }
 
 void count_vg_args_json(FILE *f, const struct count_opts *o)
@@ -196,15 +187,10 @@ void count_net_json(FILE *f, const struct count_job *j, const char *subtract)
 bool count_parse_engine(const char *cmd, const char *usage, const char *arg,
                         enum count_engine *engine)
 {
-    if (strcmp(arg, "callgrind") == 0)
-        *engine = COUNT_CALLGRIND;
-    else if (strcmp(arg, "cachegrind") == 0)
-        *engine = COUNT_CACHEGRIND;
-    else {
-        cli_usage_error(cmd, usage, "--engine takes callgrind or cachegrind, not '%s'", arg);
-        return false;
-    }
-    return true;
+    if (count_engine_parse(arg, engine) == 0)
+        return true;
+    cli_usage_error(cmd, usage, "--engine takes callgrind or cachegrind, not '%s'", arg);
+    return false;
 }
 
 bool count_engine_ok(const char *cmd, const char *usage, const struct count_opts *o)

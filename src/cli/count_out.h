@@ -8,6 +8,13 @@
 
 #include "core/count.h"
 
+/* Long-only options of the count engine (count's and run's), clear of the harness's 0x100
+ * range. */
+enum {
+    COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG, COUNT_OPT_CACHE,
+    COUNT_OPT_SUBTRACT, COUNT_OPT_ENGINE,
+};
+
 /* The progress line on a terminal; pass as count_opts.progress with a count_progress ctx. */
 struct count_progress {
     bool on;

@@ -22,6 +22,31 @@ const char *count_engine_name(enum count_engine engine)
     return engine == COUNT_CACHEGRIND ? "cachegrind" : "callgrind";
 }
 
+int count_engine_parse(const char *name, enum count_engine *engine)
+{
+    if (strcmp(name, "callgrind") == 0)
+        *engine = COUNT_CALLGRIND;
+    else if (strcmp(name, "cachegrind") == 0)
+        *engine = COUNT_CACHEGRIND;
+    else
+        return -1;
+    return 0;
+}
+
+int count_vg_arg_check(const char *arg, struct err *e)
+{
+    static const char *const taken[] = {"--tool=", "--callgrind-out-file=",
+                                        "--cachegrind-out-file=", "--log-file=", "--log-fd="};
+    if (strncmp(arg, "--", 2) != 0 || !arg[2])
+        return err_set(e, ERR_INPUT, "takes a valgrind option ('--NAME=VALUE'), not '%.200s'",
+                       arg);
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
+        if (strncmp(arg, taken[i], strlen(taken[i])) == 0)
+            return err_set(e, ERR_INPUT, "'%.200s': tare sets %s... itself, and reads what it "
+                           "gives", arg, taken[i]);
+    return 0;
+}
+
 int count_find_valgrind(char *path, size_t size, struct err *e)
 {
     const char *forced = getenv("TARE_VALGRIND");

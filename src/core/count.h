@@ -89,6 +89,13 @@ struct count_opts {
 
 /* "callgrind" or "cachegrind". */
 const char *count_engine_name(enum count_engine engine);
+/* The engine a name ("callgrind", "cachegrind") stands for into *engine: 0, or -1 when it is
+ * neither (what tare count --engine and a suite's engine = take). */
+int count_engine_parse(const char *name, enum count_engine *engine);
+/* Whether arg can be passed to valgrind (--valgrind-arg, a suite's valgrind-arg =): an option
+ * ("--..."), not one that tare sets and reads back (the tool, the output file). 0, or -1 with
+ * why (ERR_INPUT: "takes a valgrind option ..." or "tare sets --tool=... itself ..."). */
+int count_vg_arg_check(const char *arg, struct err *e);
 
 /* Finds valgrind on PATH (or $TARE_VALGRIND); ERR_UNSUPPORTED naming the package if absent. */
 int count_find_valgrind(char *path, size_t size, struct err *e);

@@ -39,6 +39,37 @@ static int parse_long(const char *v, long min, long max, long *out)
 
 /* The hook keys of [suite], in struct suite's hooks[] order; each may be given many times. */
 static const char *const suite_hook_keys[5] = {"setup", "prepare", "conclude", "cleanup", NULL};
+/* The keys of [suite] that may be given many times: the hooks and valgrind-arg. */
+static const char *const suite_repeat_keys[6] = {"setup", "prepare", "conclude", "cleanup",
+                                                 "valgrind-arg", NULL};
+
+/* value appended to the NULL-terminated list *list (which may be NULL). */
+static int list_add(char ***list, const char *value, struct err *e)
+{
+    size_t n = 0;
+    while (*list && (*list)[n])
+        n++;
+    char **w = realloc(*list, (n + 2) * sizeof *w);
+    if (!w)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    *list = w;
+    w[n + 1] = NULL;
+    if (!(w[n] = strdup(value)))
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    return 0;
+}
+
+/* yes/true/on or no/false/off into *out: 0, or -1 when it is neither. */
+static int parse_yes_no(const char *v, bool *out)
+{
+    if (strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 || strcmp(v, "on") == 0)
+        *out = true;
+    else if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0 || strcmp(v, "off") == 0)
+        *out = false;
+    else
+        return -1;
+    return 0;
+}
 
 static int suite_key(const char *name, struct suite *s, const struct ini_key *k, struct err *e)
 {
@@ -63,17 +94,7 @@ static int suite_key(const char *name, struct suite *s, const struct ini_key *k,
         if (strcmp(k->key, suite_hook_keys[h]) == 0) {
             if (!*v)
                 return BAD("'%s' is empty", name, k->line, k->key);
-            size_t n = 0;
-            while (s->hooks[h] && s->hooks[h][n])
-                n++;
-            char **w = realloc(s->hooks[h], (n + 2) * sizeof *w);
-            if (!w)
-                return err_set(e, ERR_SYSTEM, "out of memory");
-            s->hooks[h] = w;
-            w[n + 1] = NULL;
-            if (!(w[n] = strdup(v)))
-                return err_set(e, ERR_SYSTEM, "out of memory");
-            return 0;
+            return list_add(&s->hooks[h], v, e);
         }
     if (strcmp(k->key, "benchmarks") == 0) {
         if (!*v)
@@ -102,14 +123,20 @@ static int suite_key(const char *name, struct suite *s, const struct ini_key *k,
         s->timeout = t;
         return 0;
     }
-    if (strcmp(k->key, "count") == 0) {
-        if (strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 || strcmp(v, "on") == 0)
-            s->count = true;
-        else if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0 || strcmp(v, "off") == 0)
-            s->count = false;
-        else
-            return BAD("count = '%.*s': want yes or no", name, k->line, SHOW, v);
+    if (strcmp(k->key, "count") == 0 || strcmp(k->key, "cache-sim") == 0) {
+        if (parse_yes_no(v, k->key[1] == 'o' ? &s->count : &s->cache_sim) < 0)
+            return BAD("%s = '%.*s': want yes or no", name, k->line, k->key, SHOW, v);
         return 0;
+    }
+    if (strcmp(k->key, "engine") == 0) {
+        if (count_engine_parse(v, &s->engine) < 0)
+            return BAD("engine = '%.*s': want callgrind or cachegrind", name, k->line, SHOW, v);
+        return 0;
+    }
+    if (strcmp(k->key, "valgrind-arg") == 0) {
+        if (count_vg_arg_check(v, e) < 0)
+            return err_prefix(e, "'%s' line %lu: valgrind-arg", name, k->line);
+        return list_add(&s->vg_args, v, e);
     }
     return BAD("unknown key '%.*s' in [suite]", name, k->line, SHOW, k->key);
 #undef BAD
@@ -231,7 +258,7 @@ int suite_parse(const char *name, const char *text, const char *dir, struct suit
     if (!(s->dir = strdup(dir)))
         return err_set(e, ERR_SYSTEM, "out of memory");
     struct ini ini;
-    if (ini_parse(name, text, strlen(text), suite_hook_keys, &ini, e) < 0) {
+    if (ini_parse(name, text, strlen(text), suite_repeat_keys, &ini, e) < 0) {
         suite_free(s);
         return -1;
     }
@@ -364,6 +391,7 @@ void suite_free(struct suite *s)
     free(s->input);
     for (int k = 0; k < 4; k++)
         words_free(s->hooks[k]);
+    words_free(s->vg_args);
     words_free(s->patterns);
     for (int i = 0; i < s->nlanes; i++) {
         free(s->lanes[i].name);

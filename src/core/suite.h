@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "core/budget.h"
+#include "core/count.h"
 #include "core/err.h"
 
 struct suite_lane {
@@ -26,6 +27,12 @@ struct suite {
     long runs, warmup;
     double timeout;            /* 0: none */
     bool count;                /* count = yes: the deterministic pass by default too */
+    /* The count pass's options (tare run's --cache-sim, --engine, --valgrind-arg win):
+     * cache-sim = yes|no, engine = callgrind|cachegrind, valgrind-arg = ARG (repeatable, in
+     * order; NULL-terminated, or NULL). */
+    bool cache_sim;
+    enum count_engine engine;
+    char **vg_args;
     /* setup, prepare, conclude, cleanup = CMD (repeatable, in order): templates like command,
      * run around the wall pass's runs (tare wall's hooks); NULL-terminated, or NULL. */
     char **hooks[4];
