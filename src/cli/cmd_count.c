@@ -491,8 +491,11 @@ int cmd_count(int argc, char **argv)
     if (cli_export_wanted(&ci_export)) {
         struct export_set set;
         int st = export_init(&set, "tare count", &e);
-        for (int i = 0; i < nt && st == 0; i++)
+        for (int i = 0; i < nt && st == 0; i++) {
             st = cli_export_add_counts(&set, targets[i].name, &jobs[i], co.check_warm, &e);
+            if (st == 0 && co.cache_sim)
+                st = cli_export_add_cache(&set, targets[i].name, &jobs[i], &e);
+        }
         st = st < 0 ? cli_fail("count", &e) : cli_export_write("count", &ci_export, &set);
         export_free(&set);
         if (st != EXIT_OK)

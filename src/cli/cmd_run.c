@@ -746,7 +746,7 @@ static void run_row_json(const struct run *r, const struct run_row *w, bool firs
 }
 
 /* The table's columns: those of the passes that ran (the table keeps hdr: it lives here). */
-struct run_cols { const char *hdr[16]; int nc, c_wall, c_count; };
+struct run_cols { const char *hdr[24]; int nc, c_wall, c_count, c_cache; };
 
 static void run_table_init(const struct run *r, struct table *t, struct run_cols *c)
 {
@@ -768,9 +768,14 @@ static void run_table_init(const struct run *r, struct table *t, struct run_cols
         for (int i = 0; i < 4; i++)
             hdr[nc++] = ch[i];
         if (r->fmt != FMT_TEXT) {
-            left |= 1u << nc;
+            left |= 3u << nc;
             hdr[nc++] = "toolchain";
+            hdr[nc++] = "engine";
         }
+        /* --cache-sim's columns, named as tare count names them */
+        struct count_view v = {.co = &r->co};
+        c->c_cache = nc;
+        nc += count_extra_header(hdr + nc, r->fmt == FMT_TEXT, &v);
     }
     hdr[nc++] = "status";
     c->nc = nc;
@@ -803,8 +808,13 @@ static void run_row_table(const struct run *r, const struct run_row *w, struct t
     if (r->do_count) {
         for (int k = 0; k < 4; k++)
             table_set(t, c->c_count + k, "%s", count_cell(nb[0], w->cnt[k], r->fmt == FMT_TEXT));
-        if (r->fmt != FMT_TEXT)
+        if (r->fmt != FMT_TEXT) {
             table_set(t, c->c_count + 4, "%s", w->tc ? w->tc : "NA");
+            table_set(t, c->c_count + 5, "%s", count_engine_name(r->co.engine));
+        }
+        struct count_view v = {.co = &r->co};
+        int cc = c->c_cache;
+        count_extra_cells(t, &cc, &w->cache, r->fmt == FMT_TEXT, &v);
     }
     if (w->failed && r->fmt == FMT_TEXT && cli_use_color(stdout))
         table_set(t, c->nc - 1, "\033[31mfailed\033[0m");
@@ -837,6 +847,12 @@ static void run_row_history(const struct run *r, const struct run_row *w, FILE *
             fprintf(ch, "\t%s", count_cell(nb[0], w->cnt[k], false));
         fputc('\t', ch);
         tsv_cell(ch, w->tc ? w->tc : "NA");
+        fprintf(ch, "\t%s", count_engine_name(r->co.engine));
+        const uint64_t cache[5] = {w->cache.l1i_misses, w->cache.l1d_misses,
+                                   w->cache.lli_misses, w->cache.lld_misses,
+                                   w->cache.est_cycles};
+        for (int k = 0; r->co.cache_sim && k < 5; k++)
+            fprintf(ch, "\t%s", count_cell(nb[0], cache[k], false));
         fputc('\n', ch);
     }
 }
@@ -893,8 +909,8 @@ static int run_report(struct run *r, struct err *e)
         table_free(&t);
         return EXIT_USAGE;
     }
-    hist_write_header(h, HIST_WALL);
-    hist_write_header(ch, HIST_COUNT);
+    hist_write_header(h, HIST_WALL, 0);
+    hist_write_header(ch, HIST_COUNT, r->co.cache_sim ? HIST_CACHE : 0);
     bool any_failed = false, over_budget = false;
     struct export_set xset = {0};
     int xrc = 0;
@@ -928,6 +944,9 @@ static int run_report(struct run *r, struct err *e)
             if (xrc == 0)
                 xrc = run_row_export(r, &w, b * r->nl + l, &xset, e);
             over_budget |= run_row_budget(r, &w, b, &xset, xrc);
+            /* after the budget's marks, which look for the four counts last */
+            if (xrc == 0 && xset.suite && r->do_count && r->co.cache_sim)
+                xrc = cli_export_add_cache(&xset, w.x->name, &r->cj[b * r->nl + l], e);
             if (r->fmt == FMT_JSON)
                 run_row_json(r, &w, !b && !l);
             else
@@ -940,11 +959,15 @@ static int run_report(struct run *r, struct err *e)
     if (r->fmt == FMT_JSON) {
         fputs("]}\n", stdout);
     } else {
-        if (r->fmt == FMT_TEXT && r->do_count)
-            printf(
-                "counts: instructions and allocations from one callgrind run, bytes and peak heap\n"
-                "from the counting allocator; toolchain: %s\n",
-                r->ns && r->s[0].toolchain[0] ? r->s[0].toolchain : "NA");
+        if (r->fmt == FMT_TEXT && r->do_count) {
+            bool cg = r->co.engine == COUNT_CACHEGRIND;
+            printf("counts: instructions%s from one %s run, %sbytes and peak heap\n"
+                   "from the counting allocator; toolchain: %s\n", cg ? "" : " and allocations",
+                   count_engine_name(r->co.engine), cg ? "allocations, " : "",
+                   r->ns && r->s[0].toolchain[0] ? r->s[0].toolchain : "NA");
+            struct count_view v = {.co = &r->co};
+            count_extra_legend(stdout, &v);
+        }
         table_print(&t, stdout, r->fmt);
     }
     table_free(&t);

@@ -122,10 +122,10 @@ void count_extra_legend(FILE *f, const struct count_view *v)
                 "collects\ninside it only (allocations from the calls made in it); bytes and "
                 "peak heap are\nthe whole process's\n", region);
     if (o->cache_sim)
-        fputs("misses from callgrind's cache simulation (of this machine's cache sizes, or the\n"
-              "--I1/--D1/--LL given);\n"
-              "est. cycles = Ir + 10 x L1 misses + 100 x LL misses, a model, not a "
-              "measurement\n", f);
+        fprintf(f, "misses from %s's cache simulation (of this machine's cache sizes, or the\n"
+                "--I1/--D1/--LL given);\n"
+                "est. cycles = Ir + 10 x L1 misses + 100 x LL misses, a model, not a "
+                "measurement\n", count_engine_name(o->engine));
 }
 
 void count_cache_json(FILE *f, const struct count_job *j)

@@ -14,30 +14,51 @@ static double count_value(uint64_t v)
     return v == COUNT_NA ? NAN : (double)v;
 }
 
+/* One count of a job: its value, NA with the job's failure or note; v2 (COUNT_NA: none) the
+ * second pass's, its range beside it. */
+static int add_count(struct export_set *s, const char *name, const struct count_job *j,
+                     const char *measure, uint64_t v, uint64_t v2, int runs, struct err *e)
+{
+    struct export_rec r = {.bench = name, .measure = measure, .value = count_value(v),
+                           .lo = NAN, .hi = NAN, .runs = runs};
+    if (j->status != COUNT_OK) {
+        r.state = EXPORT_FAILED;
+        r.note = j->why;
+    } else if (isnan(r.value)) {
+        r.state = EXPORT_SKIPPED;
+        r.note = j->note[0] ? j->note : "not measured";
+    }
+    if (!isnan(r.value) && v2 != COUNT_NA) {
+        r.lo = fmin(r.value, (double)v2);
+        r.hi = fmax(r.value, (double)v2);
+        r.range_what = "the two callgrind passes";
+    }
+    return export_add(s, &r, e);
+}
+
 int cli_export_add_counts(struct export_set *s, const char *name, const struct count_job *j,
                           bool check_warm, struct err *e)
 {
     static const char *const measure[4] = {"instructions", "allocations", "bytes", "peak_bytes"};
     const uint64_t v[4] = {j->instructions, j->allocations, j->bytes, j->peak_bytes};
     const uint64_t v2[2] = {j->instructions2, j->allocations2};
-    for (int m = 0; m < 4; m++) {
-        struct export_rec r = {.bench = name, .measure = measure[m], .value = count_value(v[m]),
-                               .lo = NAN, .hi = NAN, .runs = check_warm && m < 2 ? 2 : 1};
-        if (j->status != COUNT_OK) {
-            r.state = EXPORT_FAILED;
-            r.note = j->why;
-        } else if (isnan(r.value)) {
-            r.state = EXPORT_SKIPPED;
-            r.note = j->note[0] ? j->note : "not measured";
-        }
-        if (check_warm && m < 2 && !isnan(r.value) && v2[m] != COUNT_NA) {
-            r.lo = fmin(r.value, (double)v2[m]);
-            r.hi = fmax(r.value, (double)v2[m]);
-            r.range_what = "the two callgrind passes";
-        }
-        if (export_add(s, &r, e) < 0)
+    for (int m = 0; m < 4; m++)
+        if (add_count(s, name, j, measure[m], v[m], check_warm && m < 2 ? v2[m] : COUNT_NA,
+                      check_warm && m < 2 ? 2 : 1, e) < 0)
             return -1;
-    }
+    return 0;
+}
+
+int cli_export_add_cache(struct export_set *s, const char *name, const struct count_job *j,
+                         struct err *e)
+{
+    static const char *const measure[5] = {"l1i_misses", "l1d_misses", "lli_misses",
+                                           "lld_misses", "est_cycles"};
+    const uint64_t v[5] = {j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses,
+                           j->est_cycles};
+    for (int m = 0; m < 5; m++)
+        if (add_count(s, name, j, measure[m], v[m], COUNT_NA, 1, e) < 0)
+            return -1;
     return 0;
 }
 

@@ -33,6 +33,10 @@ struct count_job;
  * skipped with its note. 0, or -1 with e set. */
 int cli_export_add_counts(struct export_set *s, const char *name, const struct count_job *j,
                           bool check_warm, struct err *e);
+/* Adds --cache-sim's counts of one series the same way: l1i_misses, l1d_misses, lli_misses,
+ * lld_misses and est_cycles. 0, or -1 with e set. */
+int cli_export_add_cache(struct export_set *s, const char *name, const struct count_job *j,
+                         struct err *e);
 
 /* Adds one timed series: its median with median -/+ MAD of times[0..n), n runs, and its ratio to
  * a reference when ratio is not NAN; why_failed (not NULL): NA with that reason. */

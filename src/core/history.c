@@ -34,19 +34,26 @@ static const int hist_file_columns[][11] = {
                    HM_COUNT + HC_RUNNER, HM_COUNT + HC_REFERENCE, -1},
     [HIST_COUNT] = {HM_COUNT + HC_DATE, HM_COUNT + HC_COMMIT, HM_COUNT + HC_BENCHMARK,
                     HM_INSTRUCTIONS, HM_ALLOCATIONS, HM_BYTES, HM_PEAK_BYTES,
-                    HM_COUNT + HC_TOOLCHAIN, -1},
+                    HM_COUNT + HC_TOOLCHAIN, HM_COUNT + HC_ENGINE, -1},
 };
+/* count.tsv's columns after those with HIST_CACHE: the cache simulation's. */
+static const int hist_cache_columns[] = {HM_L1I_MISSES, HM_L1D_MISSES, HM_LLI_MISSES,
+                                         HM_LLD_MISSES, HM_EST_CYCLES, -1};
 
-int hist_write_header(FILE *f, enum hist_file which)
+int hist_write_header(FILE *f, enum hist_file which, unsigned flags)
 {
-    const int *c = hist_file_columns[which];
-    for (int i = 0; c[i] >= 0; i++) {
-        const char *name = c[i] < HM_COUNT ? hist_metric_names[c[i]]
-                                           : hist_column_names[c[i] - HM_COUNT];
-        if (fprintf(f, "%s%c", name, c[i + 1] >= 0 ? '\t' : '\n') < 0)
-            return -1;
-    }
-    return 0;
+    const int *part[2] = {hist_file_columns[which],
+                          which == HIST_COUNT && (flags & HIST_CACHE) ? hist_cache_columns : NULL};
+    const char *sep = "";
+    for (int p = 0; p < 2 && part[p]; p++)
+        for (const int *c = part[p]; *c >= 0; c++) {
+            const char *name = *c < HM_COUNT ? hist_metric_names[*c]
+                                             : hist_column_names[*c - HM_COUNT];
+            if (fprintf(f, "%s%s", sep, name) < 0)
+                return -1;
+            sep = "\t";
+        }
+    return fputc('\n', f) == EOF ? -1 : 0;
 }
 
 /* The seed's column names, read as tare's (documented in tare-history(1)). */

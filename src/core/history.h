@@ -31,11 +31,14 @@ enum hist_column {
 extern const char *const hist_column_names[HC_COUNT];
 /* The history files tare run writes: DIR/wall.tsv and DIR/count.tsv. */
 enum hist_file { HIST_WALL, HIST_COUNT };
+/* hist_write_header's flags: HIST_CACHE, count.tsv's cache simulation columns too. */
+enum { HIST_CACHE = 1 };
 /* Writes the header line of such a file to f, from the names above and the metrics' (wall:
  * date, commit, benchmark, median_s, min_s, ref_median_s, ratio, runs, runner, reference;
- * count: date, commit, benchmark, instructions, allocations, bytes, peak_bytes, toolchain).
+ * count: date, commit, benchmark, instructions, allocations, bytes, peak_bytes, toolchain,
+ * engine, and with HIST_CACHE l1i_misses, l1d_misses, lli_misses, lld_misses, est_cycles).
  * Returns 0, or -1 when f refused the write. */
-int hist_write_header(FILE *f, enum hist_file which);
+int hist_write_header(FILE *f, enum hist_file which, unsigned flags);
 /* Counts that reproduce run to run (alarm at a fixed threshold), as against wall clock. */
 bool hist_metric_deterministic(int m);
 /* The metric a column name stands for (after the mapping), or -1. */

@@ -179,7 +179,7 @@ suite_at 1000
 run_tare run --wall --count -j 2 --format tsv --history "$C/h" --commit c1 "$C/suite.ini"
 expect_rc 0 "--wall --count"
 expect_eq "$(head -1 <<<"$out")" \
-    "$(printf 'benchmark\tlane\truns\tmedian_s\tmin_s\tref_median_s\tratio\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tstatus')" \
+    "$(printf 'benchmark\tlane\truns\tmedian_s\tmin_s\tref_median_s\tratio\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine\tstatus')" \
     "tsv columns: the wall results, then the counts"
 i1=$(tsv_field "$out" 1 instructions)
 i2=$(tsv_field "$out" 2 instructions)
@@ -195,7 +195,7 @@ if [ -n "$want_tc" ]; then expect_eq "$tc" "$want_tc" "toolchain from the progra
     else expect_match "$tc" '^(gcc|clang) [0-9]' "toolchain"; fi
 CH=$C/h/count.tsv
 expect_eq "$(head -1 "$CH")" \
-    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain')" \
+    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine')" \
     "count.tsv columns"
 expect_eq "$(tsv_field "$(cat "$CH")" 1 instructions)" "$i1" "count.tsv has the table's counts"
 expect_eq "$(tsv_field "$(cat "$CH")" 1 toolchain)" "$tc" "count.tsv toolchain"
@@ -249,7 +249,7 @@ env = TARE_TEST_EXIT=3
 EOF
 run_tare run --count --format tsv --history "$C/hf" --commit c1 "$C/fail.ini"
 expect_rc 1 "a failing count: exit 1"
-expect_eq "$(awk -F'\t' 'NR == 2 { print $3 "," $4 "," $5 "," $6 "," $8 }' <<<"$out")" \
+expect_eq "$(awk -F'\t' 'NR == 2 { print $3 "," $4 "," $5 "," $6 "," $9 }' <<<"$out")" \
     "NA,NA,NA,NA,failed" "failed count: NA"
 expect_match "$err" "'w\+bad' count failed: " "count failure reason"
 expect_eq "$(tail -n 1 "$C/hf/count.tsv" | cut -f3-7)" "$(printf 'w+bad\tNA\tNA\tNA\tNA')" \

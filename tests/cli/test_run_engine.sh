@@ -92,6 +92,40 @@ expect_eq "$(json_field "$out" 0 engine)" '"cachegrind"' "the suite's engine = c
 run_tare run --count --engine callgrind --format json "$S/cg.ini"
 expect_eq "$(json_field "$out" 0 engine)" '"callgrind"' "--engine callgrind over the suite's key"
 
+# The table, the TSV and count.tsv: the engine always, the cache columns with cache-sim.
+run_tare run --count --format tsv --history "$S/h0" --commit c1 "$S/cache.ini"
+expect_rc 0 "--format tsv --history"
+expect_eq "$(head -n 1 <<<"$out")" \
+    "$(printf 'benchmark\tlane\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses\test_cycles\tstatus')" \
+    "TSV header: the engine, then the cache columns"
+expect_eq "$(tsv_field "$out" 2 lld_misses)" "$lld4" "TSV: the same misses as the JSON"
+expect_eq "$(tsv_field "$out" 2 engine)" callgrind "TSV: the engine"
+expect_eq "$(head -n 1 "$S/h0/count.tsv")" \
+    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses\test_cycles')" \
+    "count.tsv header with the cache simulation"
+for k in instructions engine l1i_misses l1d_misses lli_misses lld_misses est_cycles; do
+    expect_eq "$(tsv_field "$(cat "$S/h0/count.tsv")" 2 $k)" "$(tsv_field "$out" 2 $k)" \
+        "count.tsv's $k is the table's"
+done
+run_tare run --count --history "$S/h1" --commit c1 "$S/nocache.ini"
+expect_match "$out" "instructions and allocations from one callgrind run" "text: the engine named"
+expect_no_match "$out" "misses" "text without cache-sim: no misses"
+expect_eq "$(head -n 1 "$S/h1/count.tsv")" \
+    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine')" \
+    "count.tsv header without the cache simulation: the engine all the same"
+run_tare run --count --engine cachegrind "$S/cache.ini"
+expect_match "$out" "instructions from one cachegrind run, allocations, bytes and peak heap" \
+    "text: cachegrind named, allocations from the allocator"
+expect_match "$out" "misses from cachegrind's cache simulation" "text: whose simulation"
+expect_match "$out" "a model, not a measurement" "text: the cycles are a model"
+expect_match "$out" "LLd misses +est\. cycles +status" "text: the cache columns"
+expect_match "$out" "valgrind options added .*: $D1 $LL" "text: the valgrind options said"
+# CI files carry the cache metrics.
+run_tare run --count --export-bmf "$S/bmf.json" "$S/cache.ini"
+expect_rc 0 "--export-bmf"
+expect_eq "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["4"]["lld-misses"]["value"])' "$S/bmf.json")" \
+    "$lld4" "BMF: the LLd misses of the 4 passes"
+
 # Bad keys and options: refused before anything runs, exit 2, the line named.
 bad() {   # bad DESC KEY-LINE REGEX
     printf '[suite]\ncommand = %s 1\nbenchmarks = passes/*.txt\n%s\n' "$F/walk" "$2" > "$S/bad.ini"

@@ -264,7 +264,7 @@ static void test_headers(void)
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
-    CHECK_INT(hist_write_header(m, HIST_WALL), 0);
+    CHECK_INT(hist_write_header(m, HIST_WALL, HIST_CACHE), 0);
     fclose(m);
     CHECK_STR(buf, "date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner"
                    "\treference\n");
@@ -280,14 +280,31 @@ static void test_headers(void)
     free(buf);
     buf = NULL;
     m = open_memstream(&buf, &len);
-    CHECK_INT(hist_write_header(m, HIST_COUNT), 0);
+    CHECK_INT(hist_write_header(m, HIST_COUNT, 0), 0);
     fclose(m);
     CHECK_STR(buf, "date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes"
-                   "\ttoolchain\n");
+                   "\ttoolchain\tengine\n");
     CHECK_INT(parse(buf, &t, &e), 0);
-    CHECK(t.c_toolchain == 7 && t.c_runs == -1 && t.c_metric[HM_MEDIAN_S] == -1);
+    CHECK(t.c_toolchain == 7 && t.c_engine == 8 && t.c_runs == -1 &&
+          t.c_metric[HM_MEDIAN_S] == -1 && t.c_metric[HM_L1I_MISSES] == -1);
     for (int k = HM_INSTRUCTIONS; k <= HM_PEAK_BYTES; k++)
         CHECK_INT(t.c_metric[k], 3 + k - HM_INSTRUCTIONS);
+    hist_table_free(&t);
+    free(buf);
+    /* With the cache simulation: its five metrics after the engine, read as metrics. */
+    buf = NULL;
+    m = open_memstream(&buf, &len);
+    CHECK_INT(hist_write_header(m, HIST_COUNT, HIST_CACHE), 0);
+    fclose(m);
+    CHECK_STR(buf, "date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes"
+                   "\ttoolchain\tengine\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses"
+                   "\test_cycles\n");
+    CHECK_INT(parse(buf, &t, &e), 0);
+    CHECK(t.c_engine == 8);
+    for (int k = HM_L1I_MISSES; k <= HM_EST_CYCLES; k++) {
+        CHECK_INT(t.c_metric[k], 9 + k - HM_L1I_MISSES);
+        CHECK(hist_metric_deterministic(k));
+    }
     hist_table_free(&t);
     free(buf);
 }
