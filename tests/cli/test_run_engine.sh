@@ -126,6 +126,78 @@ expect_rc 0 "--export-bmf"
 expect_eq "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["4"]["lld-misses"]["value"])' "$S/bmf.json")" \
     "$lld4" "BMF: the LLd misses of the 4 passes"
 
+# History: two commits, the second walking a larger array (8 MiB, larger than the 1 MiB LL,
+# against 512 KiB, which fits). history check alarms on the misses; a cachegrind row is a
+# series of its own (walk@cachegrind), never compared with callgrind's.
+mkdir -p "$S/one"
+touch "$S/one/walk.txt"
+walk_suite() {   # walk_suite KIB: the suite walking KIB KiB 4 times
+    printf '[suite]\ncommand = %s %s 4\nbenchmarks = one/*.txt\ncache-sim = yes\n' "$F/walk" "$1" \
+        > "$S/walk.ini"
+    printf 'valgrind-arg = %s\nvalgrind-arg = %s\n' "$D1" "$LL" >> "$S/walk.ini"
+}
+H=$S/hist
+walk_suite 512
+run_tare run --count --history "$H" --commit c1 "$S/walk.ini"
+expect_rc 0 "c1: 512 KiB, callgrind"
+walk_suite 8192
+run_tare run --count --engine cachegrind --history "$H" --commit c2 "$S/walk.ini"
+expect_rc 0 "c2: 8 MiB, cachegrind"
+run_tare history check --format json "$H/count.tsv"
+expect_rc 2 "callgrind at c1 and cachegrind at c2: nothing compared (exit 2), no regression"
+expect_match "$err" "checked nothing at commit c2" "says nothing could be compared"
+expect_match "$out" '^\{"regressions": \[\]' "no regression across engines"
+expect_match "$out" '"benchmark": "walk@cachegrind", "metric": "lld_misses", "why": "no earlier value to compare with"' \
+    "the cachegrind row is a series of its own"
+run_tare run --count --history "$H" --commit c3 "$S/walk.ini"
+expect_rc 0 "c3: 8 MiB, callgrind"
+run_tare run --count --engine cachegrind --history "$H" --commit c3 "$S/walk.ini"
+expect_rc 0 "c3: 8 MiB, cachegrind"
+expect_eq "$(cut -f2,3,9 "$H/count.tsv" | tail -n +2 | tr '\t\n' ',,')" \
+    "c1,walk,callgrind,c2,walk,cachegrind,c3,walk,callgrind,c3,walk,cachegrind," \
+    "count.tsv: the rows' commits, series and engines"
+CT=$(cat "$H/count.tsv")
+s_lld=$(tsv_field "$CT" 1 lld_misses); b_lld=$(tsv_field "$CT" 3 lld_misses)
+check "512 KiB fits the LL: fewer LL misses than 2 a line ($s_lld < 2 x 8192)" \
+    test "$s_lld" -lt 16384
+check "8 MiB does not: an LL miss a line each pass ($b_lld >= 4 x 131072)" \
+    test "$b_lld" -ge 524288
+run_tare history check --format json "$H/count.tsv"
+expect_rc 3 "the larger array: history check alarms (exit 3)"
+for k in l1d_misses lld_misses est_cycles; do
+    before=$(tsv_field "$CT" 1 $k); after=$(tsv_field "$CT" 3 $k)
+    expect_match "$out" "\{\"benchmark\": \"walk\", \"metric\": \"$k\", \"before\": $before, \"after\": $after, \"change\": [0-9.]+, \"commit\": \"c3\"\}" \
+        "walk's $k: $before at c1 to $after at c3"
+done
+expect_no_match "$(sed 's/"not_checked".*//' <<<"$out")" 'walk@cachegrind' \
+    "cachegrind's series: c2 and c3 alike, no alarm"
+# A run without the cache simulation appends to the file that has its columns: NA there.
+walk_suite 512
+sed '/^cache-sim/d' "$S/walk.ini" > "$S/walk-nc.ini"
+run_tare run --count --history "$H" --commit c4 "$S/walk-nc.ini"
+expect_rc 0 "a run without cache-sim appends to a count.tsv with the cache columns"
+expect_eq "$(tail -n 1 "$H/count.tsv" | cut -f9-14)" "$(printf 'callgrind\tNA\tNA\tNA\tNA\tNA')" \
+    "its cache columns NA, never 0"
+
+# The trend page offers the cache metrics, with the series and judgements check gives.
+run_tare trend "$H/count.tsv" -o "$S/trend.html"
+expect_rc 0 "trend over count.tsv with the cache columns"
+trend_data() { /usr/bin/python3 -c '
+import json, re, sys
+page = open(sys.argv[1]).read()
+d = json.loads(re.search(r"id=\"trend-data\">(.*?)</script>", page, re.S).group(1))
+exec(sys.argv[2])' "$S/trend.html" "$1"; }
+expect_eq "$(trend_data 'print(" ".join(d["metrics"]))')" \
+    "instructions allocations bytes peak_bytes l1i_misses l1d_misses lli_misses lld_misses est_cycles" \
+    "the trend page offers the cache metrics"
+expect_eq "$(trend_data 'print(" ".join(s["name"] for s in d["series"]))')" \
+    "walk walk@cachegrind" "the trend page: one series per engine"
+expect_eq "$(trend_data 'print(d["series"][0]["v"]["lld_misses"][:2])')" \
+    "[$s_lld, $b_lld]" "the trend page: walk's LLd misses at c1 and c3"
+expect_eq "$(trend_data 'print(d["series"][0]["steps"]["lld_misses"][0][:2])')" "[1, 1]" \
+    "the trend page marks the step in the LLd misses at c3"
+check "the trend page labels the cache metrics" grep -q 'lld_misses: "LLd misses"' "$S/trend.html"
+
 # Bad keys and options: refused before anything runs, exit 2, the line named.
 bad() {   # bad DESC KEY-LINE REGEX
     printf '[suite]\ncommand = %s 1\nbenchmarks = passes/*.txt\n%s\n' "$F/walk" "$2" > "$S/bad.ini"
