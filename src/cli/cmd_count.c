@@ -395,6 +395,13 @@ int cmd_count(int argc, char **argv)
     co.stdin_path = h.input;
     co.stdout_path = h.output_file;
     nall = nt;
+    const char *pvar = subtract ? harness_param_in(&h, subtract) : NULL;
+    if (pvar) {
+        status = cli_usage_error("count", cmd_count_usage, "--subtract '%s': parameters are "
+                                 "not put in the baseline (it is counted once a lane); write "
+                                 "it without {%s}", subtract, pvar);
+        goto done;
+    }
     if (subtract && (status = add_baselines(&spec, subtract, &targets, &nall)) != 0)
         goto done;
     status = EXIT_USAGE;
@@ -425,8 +432,10 @@ int cmd_count(int argc, char **argv)
         jobs[i].name = targets[i].name;
         jobs[i].argv = targets[i].argv;
         jobs[i].env = targets[i].env;
-        struct session_cmds hk[HARNESS_NHOOKS];
-        harness_cmds(&h, i % h.ncombo, hk);
+        /* A baseline (--subtract) runs no hooks: they prepare a benchmark, not its start-up. */
+        struct session_cmds hk[HARNESS_NHOOKS] = {{0}};
+        if (i < nt)
+            harness_cmds(&h, i % h.ncombo, hk);
         jobs[i].setup = hk[HARNESS_SETUP];
         jobs[i].prepare = hk[HARNESS_PREPARE];
         jobs[i].conclude = hk[HARNESS_CONCLUDE];
@@ -466,9 +475,10 @@ int cmd_count(int argc, char **argv)
         if (jobs[i].tail[0])
             cli_print_stderr_tail(jobs[i].tail);
     }
-    /* A lane's series less that lane's baseline (series are command-major, lane-minor). */
+    /* A lane's series less that lane's baseline (series are command-major, then lane, then
+     * parameter combination: target i is lane (i / ncombo) % nlanes). */
     for (int i = 0; subtract && i < nt; i++)
-        count_subtract(&jobs[i], &jobs[nt + i % (nall - nt)]);
+        count_subtract(&jobs[i], &jobs[nt + (i / h.ncombo) % (nall - nt)]);
     struct count_view view = {.co = &co, .region = region[0] ? region : NULL, .subtract = subtract,
                               .engine_column = engine_given};
     if (growth_fit(&h, jobs, targets, nt, &growth, &ngrowth) < 0) {

@@ -278,6 +278,14 @@ static bool uses(const struct harness_param *p, const char *s)
     return false;
 }
 
+const char *harness_param_in(const struct harness *h, const char *s)
+{
+    for (int i = 0; i < h->nparam; i++)
+        if (uses(&h->param[i], s))
+            return h->param[i].var;
+    return NULL;
+}
+
 int harness_finish(struct harness *h, const char *shell)
 {
     int st;

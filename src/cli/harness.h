@@ -110,6 +110,8 @@ const char *harness_count_why(const struct harness *h, const struct session *s, 
  * (target k has combination k % ncombo), named "NAME VAR=VALUE ..." */
 int harness_targets(struct harness *h, int argc, char **argv, int dd,
                     const struct target_spec *spec, struct target **out, int *nout);
+/* The first parameter whose {VAR} is in s, or NULL. */
+const char *harness_param_in(const struct harness *h, const char *s);
 /* The hooks of a series (borrowed from h), with combination `combo`'s values. */
 void harness_apply(const struct harness *h, struct session_series *x, int combo);
 /* The hooks of combination `combo` (borrowed from h): setup, prepare, conclude, cleanup. */

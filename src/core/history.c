@@ -686,6 +686,158 @@ static int read_header(int fd, off_t size, char **hdr)
     }
 }
 
+/* Whether tare reads a column of this name: a metric, or one of hist_column_names. */
+static bool known_column(const char *name)
+{
+    if (hist_metric_by_name(name) >= 0)
+        return true;
+    for (int c = 0; c < HC_COUNT; c++)
+        if (strcmp(hist_canonical(name), hist_column_names[c]) == 0)
+            return true;
+    return false;
+}
+
+/* The input's rows in the file's nf columns (map[c]: the input's column for the file's c, or
+ * -1: NA). */
+static int add_rows(struct sbuf *b, const struct hist_table *in, const int *map, int nf)
+{
+    for (size_t r = 0; r < in->nrows; r++)
+        for (int c = 0; c < nf; c++) {
+            const char *s = map[c] >= 0 ? hist_cell(in, r, map[c]) : "NA";
+            if (!*s)
+                s = "NA";
+            if (sb_add(b, s, strlen(s)) < 0 || sb_add(b, c + 1 < nf ? "\t" : "\n", 1) < 0)
+                return -1;
+        }
+    return 0;
+}
+
+/* Writes text to a new file beside path and renames it over path, signals held off from the
+ * first byte to the rename (an interrupt leaves the old file or the new one, and no copy). */
+static int replace_file(int fd, const char *path, const char *text, size_t len, struct err *e)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", path);
+    const char *slash = strrchr(path, '/');
+    char *tmp;
+    if (asprintf(&tmp, "%.*s.%s.widen.%d", slash ? (int)(slash - path + 1) : 0, path,
+                 slash ? slash + 1 : path, (int)getpid()) < 0)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    int rc = 0;
+    int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+    if (out < 0) {
+        rc = err_errno(e, ERR_SYSTEM, errno, "cannot create '%s'", tmp);
+    } else {
+        if (write_all(out, text, len) < 0 || fsync(out) < 0)
+            rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
+        if (close(out) < 0 && rc == 0)
+            rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
+        if (rc == 0 && rename(tmp, path) < 0)
+            rc = err_errno(e, ERR_SYSTEM, errno, "cannot rename '%s' to '%s'", tmp, path);
+        if (rc < 0)
+            unlink(tmp);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {   /* the rename, durable */
+        char *dir = slash ? strndup(path, slash - path + (slash == path)) : strdup(".");
+        int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        if (dfd >= 0) {
+            fsync(dfd);
+            close(dfd);
+        }
+        free(dir);
+    }
+    free(tmp);
+    return rc;
+}
+
+/*
+ * Rows with columns the file lacks (tare's own: a suite that turned the cache simulation on):
+ * the file is checked whole, then written again with those columns added at the end of its
+ * header, NA in every older row, and the rows after; the copy is renamed over the file. The
+ * lock stays on the old file, so writers waiting on it find it replaced and open the new one
+ * (the lock protocol's "checked again once locked"). Returns the rows appended, or -1.
+ */
+static long append_widened(int fd, const char *path, const struct hist_table *in,
+                           const int *map, int nf, struct err *e)
+{
+    char *raw = NULL;
+    size_t rawlen;
+    long rc = -1;
+    struct hist_table old;
+    struct sbuf b = {0};
+    int *map2 = calloc(nf + in->ncols, sizeof *map2);
+    if (!map2 || read_all(fd, &raw, &rawlen) < 0) {
+        err_errno(e, ERR_SYSTEM, map2 ? errno : ENOMEM, "cannot read '%s'", path);
+        free(map2);
+        free(raw);
+        return -1;
+    }
+    if (hist_parse(path, raw, rawlen, &old, e) < 0) {
+        err_prefix(e, "cannot add the new columns (nothing written)");
+        goto out;
+    }
+    int n2 = nf;
+    for (int c = 0; c < nf; c++)
+        map2[c] = map[c];
+    for (int k = 0; k < in->ncols; k++) {
+        bool found = false;
+        for (int c = 0; c < nf; c++)
+            found |= map[c] == k;
+        if (!found)
+            map2[n2++] = k;
+    }
+    /* The header: the file's, then the new columns. */
+    const char *p = raw, *end = raw + rawlen;
+    const char *nl = memchr(p, '\n', end - p);
+    size_t hl = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (hl && p[hl - 1] == '\r')
+        hl--;
+    if (sb_add(&b, p, hl) < 0)
+        goto oom;
+    for (int c = nf; c < n2; c++)
+        if (sb_add(&b, "\t", 1) < 0 || sb_add(&b, in->cols[map2[c]], strlen(in->cols[map2[c]])) < 0)
+            goto oom;
+    if (sb_add(&b, "\n", 1) < 0)
+        goto oom;
+    /* Every older row as it was, NA in the new columns (and in any it was short of). */
+    for (p = nl ? nl + 1 : end; p < end;) {
+        nl = memchr(p, '\n', end - p);
+        size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        size_t keep = l && p[l - 1] == '\r' ? l - 1 : l;
+        if (sb_add(&b, p, keep) < 0)
+            goto oom;
+        if (keep) {
+            int fields = 1;
+            for (size_t i = 0; i < keep; i++)
+                fields += p[i] == '\t';
+            for (; fields < n2; fields++)
+                if (sb_add(&b, "\tNA", 3) < 0)
+                    goto oom;
+        }
+        if (sb_add(&b, "\n", 1) < 0)
+            goto oom;
+        p = nl ? nl + 1 : end;
+    }
+    if (add_rows(&b, in, map2, n2) < 0)
+        goto oom;
+    if (replace_file(fd, path, b.p, b.n, e) == 0)
+        rc = (long)in->nrows;
+    goto out;
+oom:
+    err_set(e, ERR_SYSTEM, "'%s': out of memory", path);
+out:
+    hist_table_free(&old);
+    free(b.p);
+    free(map2);
+    free(raw);
+    return rc;
+}
+
 long hist_append(const char *path, const char *text, size_t len, struct err *e)
 {
     struct hist_table in;
@@ -773,25 +925,28 @@ long hist_append(const char *path, const char *text, size_t len, struct err *e)
                 if (strcmp(hist_canonical(fcols[c]), hist_canonical(in.cols[k])) == 0)
                     map[c] = k;
         }
+        int nextra = 0;
         for (int k = 0; k < in.ncols; k++) {
             bool found = false;
             for (int c = 0; c < nf; c++)
                 found |= map[c] == k;
-            if (!found) {
-                err_set(e, ERR_INPUT, "column '%s' is not in '%s' (a file's columns are fixed "
-                        "by its header: start a new file to add one)", in.cols[k], path);
+            if (found)
+                continue;
+            /* A column tare knows widens the file; any other is likely a typo. */
+            if (!known_column(in.cols[k])) {
+                err_set(e, ERR_INPUT, "column '%s' is not in '%s', nor one tare knows (see "
+                        "tare-history(1)): nothing written", in.cols[k], path);
                 goto out;
             }
+            nextra++;
+        }
+        if (nextra) {
+            rc = append_widened(fd, path, &in, map, nf, e);
+            goto out;
         }
     }
-    for (size_t r = 0; r < in.nrows; r++)
-        for (int c = 0; c < nf; c++) {
-            const char *s = map[c] >= 0 ? hist_cell(&in, r, map[c]) : "NA";
-            if (!*s)
-                s = "NA";
-            if (sb_add(&b, s, strlen(s)) < 0 || sb_add(&b, c + 1 < nf ? "\t" : "\n", 1) < 0)
-                goto oom;
-        }
+    if (add_rows(&b, &in, map, nf) < 0)
+        goto oom;
     /* One write of whole rows; signals held so an interrupt cannot split it. */
     sigprocmask(SIG_BLOCK, &all, &old);
     blocked = true;

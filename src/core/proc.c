@@ -54,20 +54,34 @@ int proc_interrupt_signal(void)
     return __atomic_load_n((int *)&interrupted, __ATOMIC_SEQ_CST);
 }
 
+/* The flags as one atomic read or write each: the worker threads of count --jobs read them
+ * while the handler (or the main thread) writes them. */
+static int flag_get(volatile sig_atomic_t *f)
+{
+    return __atomic_load_n((int *)f, __ATOMIC_SEQ_CST);
+}
+
+static void flag_set(volatile sig_atomic_t *f, int v)
+{
+    __atomic_store_n((int *)f, v, __ATOMIC_SEQ_CST);
+}
+
 bool proc_stopping(void)
 {
-    return interrupted && interrupts != grace_at;
+    return flag_get(&interrupted) && flag_get(&interrupts) != flag_get(&grace_at);
 }
 
 bool proc_grace(double grace_s)
 {
-    if (grace_s <= 0 || !interrupted) {
-        grace_at = -1;
+    if (grace_s <= 0 || !flag_get(&interrupted)) {
+        flag_set(&grace_at, -1);
         return false;
     }
-    grace_until = proc_now() + grace_s;
-    grace_at = interrupts;
-    return grace_at == interrupts;   /* false when another came meanwhile */
+    double until = proc_now() + grace_s;
+    __atomic_store(&grace_until, &until, __ATOMIC_SEQ_CST);
+    int at = flag_get(&interrupts);
+    flag_set(&grace_at, at);
+    return at == flag_get(&interrupts);   /* false when another came meanwhile */
 }
 
 static int register_active(pid_t pgid)
@@ -527,8 +541,10 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
 
     int pidfd = (o->timeout_s > 0 || errpipe[0] >= 0) ? open_pidfd(pid) : -1;
     double deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0;
-    if (grace_at >= 0 && (!deadline || deadline > grace_until))
-        deadline = grace_until;   /* a cleanup after an interrupt: only until the grace ends */
+    double until;
+    __atomic_load(&grace_until, &until, __ATOMIC_SEQ_CST);
+    if (flag_get(&grace_at) >= 0 && (!deadline || deadline > until))
+        deadline = until;   /* a cleanup after an interrupt: only until the grace ends */
     bool pipe_open = errpipe[0] >= 0;
     for (;;) {
         if (pidfd < 0 && !pipe_open && !deadline) {

@@ -195,6 +195,39 @@ expect_eq \
     "every row intact"
 expect_eq "$(ls "$TMP" | grep -c 'tmp\.')" 0 "no temporary file left"
 
+# Rows with columns the file lacks (a suite that turned --cache-sim on): the file is widened,
+# older rows NA in the new columns, while appenders queue on it and find the new file.
+W=$TMP/widen.tsv
+printf 'commit\tbenchmark\tinstructions\nc0\tb\t1\n' > "$W"
+for p in $(seq 1 8); do
+    ( for r in $(seq 1 20); do
+          printf 'commit\tbenchmark\tinstructions\nw%d-%d\tb\t%d\n' $p $r $r |
+              "$TARE" history append "$W" || echo "append $p $r failed"
+      done ) > "$TMP/y$p.log" 2>&1 &
+done
+for col in allocations engine l1d_misses est_cycles; do
+    ( for r in $(seq 1 5); do
+          printf 'commit\tbenchmark\t%s\n%s-%d\tb\t%d\n' $col $col $r $r |
+              "$TARE" history append "$W" || echo "append $col $r failed"
+      done ) > "$TMP/y$col.log" 2>&1 &
+done
+wait
+expect_eq "$(cat "$TMP"/y*.log)" "" "8 appenders and 4 widening appenders all succeed"
+expect_eq "$(head -n 1 "$W" | tr '\t' '\n' | sort | tr '\n' ' ')" \
+    "allocations benchmark commit engine est_cycles instructions l1d_misses " \
+    "the header gained each new column once"
+expect_eq "$(tail -n +2 "$W" | cut -f1 | sort -u | wc -l)" 181 \
+    "every row once: 160 plain, 20 with a new column, the first"
+expect_eq "$(awk -F'\t' 'NF != 7' "$W" | wc -l)" 0 "every row has every column"
+expect_eq "$(awk -F'\t' 'NR > 1 && $1 == "c0" { print $3, $4 }' "$W")" "1 NA" \
+    "the first row keeps its count, NA in the new columns"
+run_tare history noise "$W"
+expect_rc 0 "the widened file reads back"
+expect_eq "$(ls -A "$TMP" | grep -c '\.widen\.[0-9]')" 0 "no temporary file left by widening"
+run_tare history append "$W" < <(printf 'commit\tbenchmark\tinstrutions\nc1\tb\t1\n')
+expect_rc 2 "a column tare does not know is refused"
+expect_match "$err" "column 'instrutions' is not in '$W', nor one tare knows" "and named"
+
 # Two merges that read each other's output, with appenders on both: the locks are taken in one
 # order, so they cannot wait on each other (a deadlock would hang here, hence the guard).
 printf 'commit\tbenchmark\tinstructions\n' > "$TMP/A.tsv"

@@ -200,8 +200,8 @@ sleep 0.2
 check "the measured processes are gone" bash -c "! pgrep -f '$FIXTURES/[s]leeper 30' > /dev/null"
 
 # tare run --history writes wall.tsv and count.tsv as one: both or neither. A count.tsv that
-# cannot take the rows (its header lacks their columns) once left wall.tsv with rows
-# count.tsv did not have.
+# cannot take the rows (its header lacks their columns, and a malformed row keeps it from
+# being widened) once left wall.tsv with rows count.tsv did not have.
 H=$TMP/hist
 mkdir -p "$H" "$TMP/tx"
 touch "$TMP/tx/1.txt"
@@ -212,10 +212,12 @@ expect_rc 0 "run into a new history"
 expect_eq "$(wc -l < "$H/wall.tsv")/$(wc -l < "$H/count.tsv")" "2/2" \
     "both files have the header and one row"
 cp "$H/wall.tsv" "$TMP/wall.before"
-printf 'date\tcommit\tbenchmark\tinstructions\n' > "$H/count.tsv"
+printf 'date\tcommit\tbenchmark\tinstructions\n2026-01-01T00:00:00Z\tc1\tb\tmany\n' > \
+    "$H/count.tsv"
 run_tare run --wall --count --history "$H" --commit c2 "$TMP/tx/suite.ini"
 expect_rc 2 "a count.tsv that cannot take the rows"
-expect_match "$err" "column 'allocations' is not in '[^']*count.tsv'" "the error names count.tsv"
+expect_match "$err" "'[^']*/count.tsv' line 2: column 'instructions': not a number: 'many'" \
+    "the error names count.tsv and its bad line"
 check "wall.tsv is as it was: no row of c2 without its count" cmp -s "$H/wall.tsv" \
     "$TMP/wall.before"
 expect_eq "$(ls -A "$H" | tr '\n' ' ')" "count.tsv wall.tsv " \

@@ -209,6 +209,52 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+static void write_file(const char *path, const char *text);
+
+/* Rows with columns tare knows but the file lacks: the header widened at its end, older rows
+ * NA in them, the rows after; a file that is not whole takes no new columns. */
+static void test_append_widen(const char *path)
+{
+    struct err e = {0};
+    size_t len;
+    char *text = slurp(path, &len);
+    const char *rows = "commit\tbenchmark\tengine\tinstructions\nc6\tfib\tcachegrind\t900\n";
+    CHECK_INT(hist_append(path, rows, strlen(rows), &e), 1);
+    /* What the file held, each row with two NA more, then the new row. */
+    char *want = NULL;
+    size_t wl = 0;
+    FILE *m = open_memstream(&want, &wl);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        fprintf(m, "%s\t%s\n", line, line == text ? "engine\tinstructions" : "NA\tNA");
+    fputs("NA\tc6\tfib\tNA\tcachegrind\t900\n", m);
+    fclose(m);
+    free(text);
+    text = slurp(path, &len);
+    CHECK_STR(text, want);
+    free(text);
+    free(want);
+    struct hist_table t;
+    CHECK_INT(hist_read(path, &t, &e), 0);
+    CHECK(t.c_engine == 4 && t.c_metric[HM_INSTRUCTIONS] == 5);
+    CHECK(isnan(hist_value(&t, 0, HM_INSTRUCTIONS)));
+    CHECK(hist_value(&t, t.nrows - 1, HM_INSTRUCTIONS) == 900);
+    hist_table_free(&t);
+    /* The same columns again: a plain append now. */
+    const char *more = "commit\tbenchmark\tinstructions\nc7\tfib\t901\n";
+    CHECK_INT(hist_append(path, more, strlen(more), &e), 1);
+    /* A file with a malformed row takes no new columns, and keeps every byte. */
+    char broken[400];
+    snprintf(broken, sizeof broken, "%s.broken", path);
+    write_file(broken, "commit\tbenchmark\tmedian_s\nc1\tfib\tslow\n");
+    CHECK_INT(hist_append(broken, rows, strlen(rows), &e), -1);
+    CHECK(strstr(e.msg, "line 2: column 'median_s': not a number") != NULL);
+    CHECK(strstr(e.msg, "nothing written") != NULL);
+    text = slurp(broken, &len);
+    CHECK_STR(text, "commit\tbenchmark\tmedian_s\nc1\tfib\tslow\n");
+    free(text);
+    unlink(broken);
+}
+
 static void test_append(void)
 {
     char path[300];
@@ -224,10 +270,10 @@ static void test_append(void)
     CHECK_STR(text, "date\tcommit\tbenchmark\tmedian_s\n2026-01-01\tc1\tfib\t0.5\n"
                     "NA\tc2\tfib\tNA\nNA\tc3\tfib\tNA\n");
     free(text);
-    /* A column the file lacks is refused, and nothing is written. */
-    const char *bad = "commit\tbenchmark\tinstructions\nc4\tfib\t9\n";
+    /* A column the file lacks and tare does not know (a typo) is refused, nothing written. */
+    const char *bad = "commit\tbenchmark\tinstrutions\nc4\tfib\t9\n";
     CHECK_INT(hist_append(path, bad, strlen(bad), &e), -1);
-    CHECK(strstr(e.msg, "column 'instructions' is not in") != NULL);
+    CHECK(strstr(e.msg, "column 'instrutions' is not in") != NULL);
     /* A malformed input row is refused with its line. */
     const char *bad2 = "commit\tbenchmark\tmedian_s\nc4\tfib\tslow\n";
     CHECK_INT(hist_append(path, bad2, strlen(bad2), &e), -1);
@@ -256,6 +302,7 @@ static void test_append(void)
     CHECK_INT(t.nrows, 4);
     CHECK_STR(hist_cell(&t, 3, t.c_commit), "c5");
     hist_table_free(&t);
+    test_append_widen(path);
 }
 
 /* The headers tare run writes, read back: every column found by the reader's names. */
