@@ -179,8 +179,41 @@ expect_rc 0 "a run without cache-sim appends to a count.tsv with the cache colum
 expect_eq "$(tail -n 1 "$H/count.tsv" | cut -f9-14)" "$(printf 'callgrind\tNA\tNA\tNA\tNA\tNA')" \
     "its cache columns NA, never 0"
 
+# A count.tsv from before the engine column (today's rows less it: the old header exactly),
+# then a run with the cache simulation: the file widens, its old rows NA in the new columns,
+# and history check reads both, the old rows as callgrind's.
+H=$S/old
+walk_suite 512
+run_tare run --count --history "$H" --commit c1 "$S/walk-nc.ini"
+expect_rc 0 "c1 without the cache simulation"
+cut -f1-8 "$H/count.tsv" > "$H/cut.tsv" && mv "$H/cut.tsv" "$H/count.tsv"
+expect_eq "$(head -n 1 "$H/count.tsv")" \
+    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain')" \
+    "the old count.tsv header"
+old_ir=$(tsv_field "$(cat "$H/count.tsv")" 1 instructions)
+walk_suite 8192
+run_tare run --count --history "$H" --commit c2 "$S/walk.ini"
+expect_rc 0 "a run with --cache-sim appends to the old count.tsv"
+expect_eq "$(head -n 1 "$H/count.tsv")" \
+    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses\test_cycles')" \
+    "the header widened by the engine and the cache columns"
+CT=$(cat "$H/count.tsv")
+old_row=$(tsv_field "$CT" 1 instructions),$(tsv_field "$CT" 1 engine)
+old_row=$old_row,$(tsv_field "$CT" 1 lld_misses)
+expect_eq "$old_row" "$old_ir,NA,NA" "the old row kept, NA in the new columns"
+expect_eq "$(tsv_field "$CT" 2 engine)" callgrind "the new row's engine"
+new_ir=$(tsv_field "$CT" 2 instructions)
+run_tare history check --format json "$H/count.tsv"
+expect_rc 3 "history check reads both rows: the larger walk alarms"
+want="\"metric\": \"instructions\", \"before\": $old_ir, \"after\": $new_ir, \"change\": "
+expect_match "$out" "\{\"benchmark\": \"walk\", $want[0-9.]+, \"commit\": \"c2\"\}" \
+    "the old row (no engine: callgrind's) compared with the new callgrind row"
+expect_match "$out" \
+    '"benchmark": "walk", "metric": "lld_misses", "why": "no earlier value to compare with"' \
+    "the misses: no earlier value in the old rows, and check says so"
+
 # The trend page offers the cache metrics, with the series and judgements check gives.
-run_tare trend "$H/count.tsv" -o "$S/trend.html"
+run_tare trend "$S/hist/count.tsv" -o "$S/trend.html"
 expect_rc 0 "trend over count.tsv with the cache columns"
 trend_data() { /usr/bin/python3 -c '
 import json, re, sys
