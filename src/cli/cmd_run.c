@@ -56,6 +56,8 @@ static const char run_options[] =
     "                          (faster: no call graph); wins over the suite's engine =\n"
     "      --valgrind-arg ARG  pass this option to valgrind in the count pass (repeatable;\n"
     "                          replaces the suite's valgrind-arg = keys)\n"
+    "      --subtract CMD      count CMD too (a template like command) and show the counts\n"
+    "                          less its; wins over the suite's subtract =\n"
     "  -f, --format FORMAT     text (default), tsv or json\n"
     CLI_EXPORT_HELP
     "  -h, --help              show this help\n";
@@ -521,7 +523,11 @@ struct run {
     char *commit, date[32], runner[256];
     int nl, ns;                 /* lanes (1 without), series (benchmarks x lanes) */
     struct rseries *s, *ref;    /* s[b * nl + l]; ref[b] when the suite has a reference */
-    struct count_job *cj;
+    struct count_job *cj;       /* the series' ns, then the baselines' nbase */
+    const char *subtract;       /* --subtract or the suite's subtract =, or NULL */
+    struct rseries *base;       /* the baselines: one a lane, or one a series (per_series) */
+    int nbase;
+    bool per_series;            /* the template has {bench} or {name} */
     struct wall_pass wp;
     char *rows, *crows;         /* the history rows of wall.tsv and count.tsv */
     size_t rlen, clen;
@@ -538,7 +544,44 @@ struct run_args {
     enum count_engine engine;
     char **vg_args;           /* NULL-terminated */
     int nvg_args;
+    const char *subtract;
 };
+
+/* --subtract's baselines: one a lane (baseline[+LANE]), or one a series when the template
+ * names the benchmark; 0, or the exit status after saying why. */
+static int plan_baselines(struct run *r, struct err *e)
+{
+    const struct suite *su = &r->su;
+    r->per_series = strstr(r->subtract, "{bench}") || strstr(r->subtract, "{name}");
+    r->nbase = r->per_series ? r->ns : r->nl;
+    if (!(r->base = calloc(r->nbase + 1, sizeof *r->base))) {
+        cli_error(CMD, "out of memory");
+        return EXIT_USAGE;
+    }
+    for (int k = 0; k < r->nbase; k++) {
+        struct rseries *x = &r->base[k];
+        const struct suite_lane *lane = su->nlanes ? &su->lanes[k % r->nl] : NULL;
+        x->lane = lane && lane->name[0] ? lane->name : NULL;
+        x->env = lane ? lane->env : NULL;
+        x->tail = "";
+        if (r->per_series) {
+            if (asprintf(&x->name, "%s (baseline)", r->s[k].name) < 0)
+                x->name = NULL;
+        } else {
+            x->name = series_name("baseline", x->lane);
+        }
+        if (!x->name) {
+            cli_error(CMD, "out of memory");
+            return EXIT_USAGE;
+        }
+        if (suite_argv(r->subtract, &su->bench[r->per_series ? k / r->nl : 0], &x->argv,
+                       e) < 0) {
+            err_prefix(e, "subtract");
+            return cli_fail(CMD, e);
+        }
+    }
+    return 0;
+}
 
 /* The passes, their tools, what the history rows need, and the series: 0, or the exit status
  * after saying why. r->su is loaded. */
@@ -559,6 +602,10 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
     else if (!r->do_count && su->count)
         cli_error(CMD, "note: --wall alone: no count pass, though the suite says count = yes "
                   "(add --count for it)");
+
+    if (!r->do_count && (a->cache_sim || a->engine_given || a->nvg_args || a->subtract))
+        cli_error(CMD, "note: --cache-sim, --engine, --valgrind-arg and --subtract are the count "
+                  "pass's: no count pass, so they do nothing (add --count)");
 
     /* The count pass's tools, found before any measuring. */
     r->co = (struct count_opts){.jobs = (int)a->jobs, .timeout_s = COUNT_TIMEOUT_S};
@@ -602,13 +649,15 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
     r->ns = su->nbench * r->nl;
     r->s = calloc(r->ns + 1, sizeof *r->s);
     r->ref = calloc(su->nbench + 1, sizeof *r->ref);
-    r->cj = calloc(r->ns + 1, sizeof *r->cj);
+    r->subtract = r->do_count ? a->subtract ? a->subtract : su->subtract : NULL;
+    r->cj = calloc(2 * r->ns + 1, sizeof *r->cj);   /* room for a baseline a series */
     r->wp.su = su;
     if (!r->s || !r->ref || !r->cj) {
         cli_error(CMD, "out of memory");
         return EXIT_USAGE;
     }
-    return plan_series(su, r->nl, r->s, r->ref, e);
+    int rc = plan_series(su, r->nl, r->s, r->ref, e);
+    return rc == 0 && r->subtract && su->nbench ? plan_baselines(r, e) : rc;
 }
 
 /* The wall pass, then the count pass (every series at once: counts do not depend on load):
@@ -638,15 +687,24 @@ static int run_measure(struct run *r, struct err *e)
                                  &te) < 0)
             s[i].toolchain[0] = '\0';
     }
+    for (int k = 0; k < r->nbase; k++) {   /* the baselines, after the series */
+        struct count_job *j = &r->cj[r->ns + k];
+        j->name = r->base[k].name;
+        j->argv = r->base[k].argv;
+        j->env = r->base[k].env;
+        j->cwd = su->dir;
+    }
     struct count_progress cp = {.on = r->progress, .t0 = proc_now()};
     r->co.progress = count_progress_print;
     r->co.ctx = &cp;
-    int crc = count_run(r->cj, r->ns, &r->co, e);
+    int crc = count_run(r->cj, r->ns + r->nbase, &r->co, e);
     r->co.ctx = NULL;
     if (r->progress)
         fputs("\r\033[K", stderr);
     if (crc < 0)
         return cli_fail(CMD, e);
+    for (int i = 0; r->nbase && i < r->ns; i++)
+        count_subtract(&r->cj[i], &r->cj[r->ns + (r->per_series ? i : i % r->nl)]);
     if (!r->co.alloc_lib)
         cli_error(CMD, "note: bytes and peak heap are NA: %s", r->lib_err.msg);
     return 0;
@@ -659,8 +717,9 @@ struct run_row {
     double med, mn, refm, ratio;
     uint64_t cnt[4];             /* instructions, allocations, bytes, peak_bytes; COUNT_NA */
     const char *tc;              /* toolchain, or NULL */
-    struct count_job cache;      /* --cache-sim's misses and cycles (its *_misses, est_cycles:
-                                  * COUNT_NA where not measured or the count failed) */
+    /* --cache-sim's misses and cycles, --subtract's net counts (COUNT_NA where not measured
+     * or the count failed) and its baseline's (base_*, as taken) */
+    struct count_job extra;
 };
 
 /* Series i's figures (and its failures said); refm: its reference's median (NAN: none). */
@@ -670,8 +729,12 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
     const struct count_job *j = &r->cj[i];
     *w = (struct run_row){.x = x, .med = NAN, .mn = NAN, .refm = refm,
                           .cnt = {COUNT_NA, COUNT_NA, COUNT_NA, COUNT_NA}};
-    w->cache.l1i_misses = w->cache.l1d_misses = w->cache.lli_misses = COUNT_NA;
-    w->cache.lld_misses = w->cache.est_cycles = COUNT_NA;
+    w->extra.l1i_misses = w->extra.l1d_misses = w->extra.lli_misses = COUNT_NA;
+    w->extra.lld_misses = w->extra.est_cycles = COUNT_NA;
+    w->extra.net_instructions = w->extra.net_allocations = w->extra.net_bytes = COUNT_NA;
+    w->extra.base_instructions = j->base_instructions;
+    w->extra.base_allocations = j->base_allocations;
+    w->extra.base_bytes = j->base_bytes;
     if (r->do_wall) {
         if (!x->failed && x->n) {
             w->med = stats_median(x->times, x->n);
@@ -691,11 +754,14 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
             w->cnt[1] = j->allocations;
             w->cnt[2] = j->bytes;
             w->cnt[3] = j->peak_bytes;
-            w->cache.l1i_misses = j->l1i_misses;
-            w->cache.l1d_misses = j->l1d_misses;
-            w->cache.lli_misses = j->lli_misses;
-            w->cache.lld_misses = j->lld_misses;
-            w->cache.est_cycles = j->est_cycles;
+            w->extra.l1i_misses = j->l1i_misses;
+            w->extra.l1d_misses = j->l1d_misses;
+            w->extra.lli_misses = j->lli_misses;
+            w->extra.lld_misses = j->lld_misses;
+            w->extra.est_cycles = j->est_cycles;
+            w->extra.net_instructions = j->net_instructions;
+            w->extra.net_allocations = j->net_allocations;
+            w->extra.net_bytes = j->net_bytes;
         } else {
             w->failed = true;
             cli_error(CMD, "'%s' count failed: %s%s%.200s", x->name, j->why,
@@ -739,8 +805,10 @@ static void run_row_json(const struct run *r, const struct run_row *w, bool firs
             fputs("null", stdout);
         printf(", \"engine\": \"%s\"", count_engine_name(r->co.engine));
         count_vg_args_json(stdout, &r->co);
+        if (r->subtract)
+            count_net_json(stdout, &w->extra, r->subtract);
         if (r->co.cache_sim)
-            count_cache_json(stdout, &w->cache);
+            count_cache_json(stdout, &w->extra);
     }
     printf(", \"status\": \"%s\"}", w->failed ? "failed" : "ok");
 }
@@ -773,7 +841,7 @@ static void run_table_init(const struct run *r, struct table *t, struct run_cols
             hdr[nc++] = "engine";
         }
         /* --cache-sim's columns, named as tare count names them */
-        struct count_view v = {.co = &r->co};
+        struct count_view v = {.co = &r->co, .subtract = r->subtract};
         c->c_cache = nc;
         nc += count_extra_header(hdr + nc, r->fmt == FMT_TEXT, &v);
     }
@@ -812,9 +880,9 @@ static void run_row_table(const struct run *r, const struct run_row *w, struct t
             table_set(t, c->c_count + 4, "%s", w->tc ? w->tc : "NA");
             table_set(t, c->c_count + 5, "%s", count_engine_name(r->co.engine));
         }
-        struct count_view v = {.co = &r->co};
+        struct count_view v = {.co = &r->co, .subtract = r->subtract};
         int cc = c->c_cache;
-        count_extra_cells(t, &cc, &w->cache, r->fmt == FMT_TEXT, &v);
+        count_extra_cells(t, &cc, &w->extra, r->fmt == FMT_TEXT, &v);
     }
     if (w->failed && r->fmt == FMT_TEXT && cli_use_color(stdout))
         table_set(t, c->nc - 1, "\033[31mfailed\033[0m");
@@ -848,9 +916,13 @@ static void run_row_history(const struct run *r, const struct run_row *w, FILE *
         fputc('\t', ch);
         tsv_cell(ch, w->tc ? w->tc : "NA");
         fprintf(ch, "\t%s", count_engine_name(r->co.engine));
-        const uint64_t cache[5] = {w->cache.l1i_misses, w->cache.l1d_misses,
-                                   w->cache.lli_misses, w->cache.lld_misses,
-                                   w->cache.est_cycles};
+        const uint64_t cache[5] = {w->extra.l1i_misses, w->extra.l1d_misses,
+                                   w->extra.lli_misses, w->extra.lld_misses,
+                                   w->extra.est_cycles};
+        const uint64_t net[3] = {w->extra.net_instructions, w->extra.net_allocations,
+                                 w->extra.net_bytes};
+        for (int k = 0; r->subtract && k < 3; k++)
+            fprintf(ch, "\t%s", count_cell(nb[0], net[k], false));
         for (int k = 0; r->co.cache_sim && k < 5; k++)
             fprintf(ch, "\t%s", count_cell(nb[0], cache[k], false));
         fputc('\n', ch);
@@ -910,8 +982,17 @@ static int run_report(struct run *r, struct err *e)
         return EXIT_USAGE;
     }
     hist_write_header(h, HIST_WALL, 0);
-    hist_write_header(ch, HIST_COUNT, r->co.cache_sim ? HIST_CACHE : 0);
+    hist_write_header(ch, HIST_COUNT, (r->co.cache_sim ? HIST_CACHE : 0) |
+                                      (r->subtract ? HIST_NET : 0));
     bool any_failed = false, over_budget = false;
+    for (int k = 0; k < r->nbase; k++) {   /* a baseline that failed: its series' net NA */
+        const struct count_job *j = &r->cj[r->ns + k];
+        if (j->status == COUNT_OK)
+            continue;
+        any_failed = true;
+        cli_error(CMD, "'%s' count failed: %s%s%.200s", r->base[k].name, j->why,
+                  j->tail[0] ? "; its stderr ended with: " : "", j->tail);
+    }
     struct export_set xset = {0};
     int xrc = 0;
     if (cli_export_wanted(r->ci_export) && export_init(&xset, "tare run", e) < 0)
@@ -965,7 +1046,7 @@ static int run_report(struct run *r, struct err *e)
                    "from the counting allocator; toolchain: %s\n", cg ? "" : " and allocations",
                    count_engine_name(r->co.engine), cg ? "allocations, " : "",
                    r->ns && r->s[0].toolchain[0] ? r->s[0].toolchain : "NA");
-            struct count_view v = {.co = &r->co};
+            struct count_view v = {.co = &r->co, .subtract = r->subtract};
             count_extra_legend(stdout, &v);
         }
         table_print(&t, stdout, r->fmt);
@@ -1008,6 +1089,9 @@ static void run_free(struct run *r)
         rseries_free(&r->s[i]);
     for (int b = 0; r->ref && b < r->su.nbench; b++)
         rseries_free(&r->ref[b]);
+    for (int k = 0; r->base && k < r->nbase; k++)
+        rseries_free(&r->base[k]);
+    free(r->base);
     session_free(&r->wp.sess);
     free(r->wp.x);
     free(r->s);
@@ -1035,6 +1119,7 @@ static int run_main(int argc, char **argv, char **vg_args)
         {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
         {"engine", required_argument, NULL, COUNT_OPT_ENGINE},
         {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
+        {"subtract", required_argument, NULL, COUNT_OPT_SUBTRACT},
         {0},
     };
     const char *hist_dir = NULL, *commit_opt = NULL, *hist_branch = NULL;
@@ -1094,6 +1179,9 @@ static int run_main(int argc, char **argv, char **vg_args)
             if (!count_parse_engine(CMD, cmd_run_usage, optarg, &a.engine))
                 return EXIT_USAGE;
             a.engine_given = true;
+            break;
+        case COUNT_OPT_SUBTRACT:
+            a.subtract = optarg;
             break;
         case COUNT_OPT_VGARG:
             if (!count_vg_arg_ok(CMD, cmd_run_usage, optarg))

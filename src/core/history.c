@@ -21,6 +21,7 @@ const char *const hist_metric_names[HM_COUNT] = {
     "median_s", "min_s", "ref_median_s", "ratio",
     "instructions", "allocations", "bytes", "peak_bytes",
     "l1i_misses", "l1d_misses", "lli_misses", "lld_misses", "est_cycles",
+    "net_instructions", "net_allocations", "net_bytes",
 };
 
 const char *const hist_column_names[HC_COUNT] = {
@@ -36,17 +37,21 @@ static const int hist_file_columns[][11] = {
                     HM_INSTRUCTIONS, HM_ALLOCATIONS, HM_BYTES, HM_PEAK_BYTES,
                     HM_COUNT + HC_TOOLCHAIN, HM_COUNT + HC_ENGINE, -1},
 };
-/* count.tsv's columns after those with HIST_CACHE: the cache simulation's. */
+/* count.tsv's columns after those: with HIST_NET the net counts, with HIST_CACHE the cache
+ * simulation's. */
+static const int hist_net_columns[] = {HM_NET_INSTRUCTIONS, HM_NET_ALLOCATIONS, HM_NET_BYTES, -1};
 static const int hist_cache_columns[] = {HM_L1I_MISSES, HM_L1D_MISSES, HM_LLI_MISSES,
                                          HM_LLD_MISSES, HM_EST_CYCLES, -1};
 
 int hist_write_header(FILE *f, enum hist_file which, unsigned flags)
 {
-    const int *part[2] = {hist_file_columns[which],
-                          which == HIST_COUNT && (flags & HIST_CACHE) ? hist_cache_columns : NULL};
+    bool count = which == HIST_COUNT;
+    const int *part[3] = {hist_file_columns[which],
+                          count && (flags & HIST_NET) ? hist_net_columns : NULL,
+                          count && (flags & HIST_CACHE) ? hist_cache_columns : NULL};
     const char *sep = "";
-    for (int p = 0; p < 2 && part[p]; p++)
-        for (const int *c = part[p]; *c >= 0; c++) {
+    for (int p = 0; p < 3; p++)
+        for (const int *c = part[p]; c && *c >= 0; c++) {
             const char *name = *c < HM_COUNT ? hist_metric_names[*c]
                                              : hist_column_names[*c - HM_COUNT];
             if (fprintf(f, "%s%s", sep, name) < 0)

@@ -19,6 +19,8 @@ enum hist_metric {
     HM_INSTRUCTIONS, HM_ALLOCATIONS, HM_BYTES, HM_PEAK_BYTES,
     /* tare count --cache-sim's simulated misses and cycles model */
     HM_L1I_MISSES, HM_L1D_MISSES, HM_LLI_MISSES, HM_LLD_MISSES, HM_EST_CYCLES,
+    /* tare run --subtract's counts less a baseline command's */
+    HM_NET_INSTRUCTIONS, HM_NET_ALLOCATIONS, HM_NET_BYTES,
     HM_COUNT
 };
 extern const char *const hist_metric_names[HM_COUNT];
@@ -31,12 +33,14 @@ enum hist_column {
 extern const char *const hist_column_names[HC_COUNT];
 /* The history files tare run writes: DIR/wall.tsv and DIR/count.tsv. */
 enum hist_file { HIST_WALL, HIST_COUNT };
-/* hist_write_header's flags: HIST_CACHE, count.tsv's cache simulation columns too. */
-enum { HIST_CACHE = 1 };
+/* hist_write_header's flags: HIST_CACHE, count.tsv's cache simulation columns too;
+ * HIST_NET, its net counts (tare run --subtract), before the cache columns. */
+enum { HIST_CACHE = 1, HIST_NET = 2 };
 /* Writes the header line of such a file to f, from the names above and the metrics' (wall:
  * date, commit, benchmark, median_s, min_s, ref_median_s, ratio, runs, runner, reference;
  * count: date, commit, benchmark, instructions, allocations, bytes, peak_bytes, toolchain,
- * engine, and with HIST_CACHE l1i_misses, l1d_misses, lli_misses, lld_misses, est_cycles).
+ * engine, with HIST_NET net_instructions, net_allocations, net_bytes, and with HIST_CACHE
+ * l1i_misses, l1d_misses, lli_misses, lld_misses, est_cycles).
  * Returns 0, or -1 when f refused the write. */
 int hist_write_header(FILE *f, enum hist_file which, unsigned flags);
 /* Counts that reproduce run to run (alarm at a fixed threshold), as against wall clock. */

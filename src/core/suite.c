@@ -83,10 +83,11 @@ static int suite_key(const char *name, struct suite *s, const struct ini_key *k,
             return err_set(e, ERR_SYSTEM, "out of memory");
         return 0;
     }
-    if (strcmp(k->key, "input") == 0) {
+    if (strcmp(k->key, "input") == 0 || strcmp(k->key, "subtract") == 0) {
+        char **slot = k->key[0] == 'i' ? &s->input : &s->subtract;
         if (!*v)
             return BAD("'%s' is empty", name, k->line, k->key);
-        if (!(s->input = strdup(v)))
+        if (!(*slot = strdup(v)))
             return err_set(e, ERR_SYSTEM, "out of memory");
         return 0;
     }
@@ -389,6 +390,7 @@ void suite_free(struct suite *s)
     free(s->command);
     free(s->reference);
     free(s->input);
+    free(s->subtract);
     for (int k = 0; k < 4; k++)
         words_free(s->hooks[k]);
     words_free(s->vg_args);

@@ -33,6 +33,9 @@ struct suite {
     bool cache_sim;
     enum count_engine engine;
     char **vg_args;
+    /* subtract = CMD: a baseline counted in the same pass (a template like command; one a
+     * lane when it has no {bench} or {name}, else one a series), or NULL. */
+    char *subtract;
     /* setup, prepare, conclude, cleanup = CMD (repeatable, in order): templates like command,
      * run around the wall pass's runs (tare wall's hooks); NULL-terminated, or NULL. */
     char **hooks[4];

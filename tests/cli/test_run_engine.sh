@@ -231,6 +231,13 @@ expect_eq "$(trend_data 'print(d["series"][0]["steps"]["lld_misses"][0][:2])')" 
     "the trend page marks the step in the LLd misses at c3"
 check "the trend page labels the cache metrics" grep -q 'lld_misses: "LLd misses"' "$S/trend.html"
 
+# The count pass's options without it are said to do nothing.
+run_tare run --wall --runs 1 --cache-sim --format tsv "$S/nocache.ini"
+expect_rc 0 "--wall --cache-sim"
+expect_match "$err" "^tare run: note: --cache-sim, --engine, --valgrind-arg and --subtract are the count pass's: no count pass, so they do nothing \(add --count\)$" \
+    "--wall --cache-sim: said to do nothing"
+expect_no_match "$(head -n 1 <<<"$out")" "misses" "--wall --cache-sim: no misses"
+
 # Bad keys and options: refused before anything runs, exit 2, the line named.
 bad() {   # bad DESC KEY-LINE REGEX
     printf '[suite]\ncommand = %s 1\nbenchmarks = passes/*.txt\n%s\n' "$F/walk" "$2" > "$S/bad.ini"

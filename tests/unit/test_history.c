@@ -354,6 +354,22 @@ static void test_headers(void)
     }
     hist_table_free(&t);
     free(buf);
+    /* With the net counts too (tare run --subtract): before the cache columns. */
+    buf = NULL;
+    m = open_memstream(&buf, &len);
+    CHECK_INT(hist_write_header(m, HIST_COUNT, HIST_NET | HIST_CACHE), 0);
+    fclose(m);
+    CHECK_STR(buf, "date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes"
+                   "\ttoolchain\tengine\tnet_instructions\tnet_allocations\tnet_bytes"
+                   "\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses\test_cycles\n");
+    CHECK_INT(parse(buf, &t, &e), 0);
+    for (int k = HM_NET_INSTRUCTIONS; k <= HM_NET_BYTES; k++) {
+        CHECK_INT(t.c_metric[k], 9 + k - HM_NET_INSTRUCTIONS);
+        CHECK(hist_metric_deterministic(k));
+    }
+    CHECK_INT(t.c_metric[HM_L1I_MISSES], 12);
+    hist_table_free(&t);
+    free(buf);
 }
 
 static void write_file(const char *path, const char *text)
