@@ -814,7 +814,7 @@ static void run_row_json(const struct run *r, const struct run_row *w, bool firs
 }
 
 /* The table's columns: those of the passes that ran (the table keeps hdr: it lives here). */
-struct run_cols { const char *hdr[24]; int nc, c_wall, c_count, c_cache; };
+struct run_cols { const char *hdr[24]; int nc, c_wall, c_count, c_extra; };
 
 static void run_table_init(const struct run *r, struct table *t, struct run_cols *c)
 {
@@ -840,9 +840,9 @@ static void run_table_init(const struct run *r, struct table *t, struct run_cols
             hdr[nc++] = "toolchain";
             hdr[nc++] = "engine";
         }
-        /* --cache-sim's columns, named as tare count names them */
+        /* --subtract's and --cache-sim's columns, named as tare count names them */
         struct count_view v = {.co = &r->co, .subtract = r->subtract};
-        c->c_cache = nc;
+        c->c_extra = nc;
         nc += count_extra_header(hdr + nc, r->fmt == FMT_TEXT, &v);
     }
     hdr[nc++] = "status";
@@ -881,7 +881,7 @@ static void run_row_table(const struct run *r, const struct run_row *w, struct t
             table_set(t, c->c_count + 5, "%s", count_engine_name(r->co.engine));
         }
         struct count_view v = {.co = &r->co, .subtract = r->subtract};
-        int cc = c->c_cache;
+        int cc = c->c_extra;
         count_extra_cells(t, &cc, &w->extra, r->fmt == FMT_TEXT, &v);
     }
     if (w->failed && r->fmt == FMT_TEXT && cli_use_color(stdout))
