@@ -102,10 +102,10 @@ struct ab {
     bool count;             /* --count */
     bool counted;           /* the deterministic pass ran (it may have failed) */
     long count_runs;        /* --count-runs: callgrind passes of each side */
-    bool cache_sim;         /* --cache-sim: simulated misses in the count pass */
-    enum count_engine engine;   /* --engine */
-    char **vg_args;         /* --valgrind-arg, nvg_args of them */
-    int nvg_args;
+    /* The count pass's options from the command line: cache_sim, engine, vg_args
+     * (--cache-sim, --engine, --valgrind-arg); count_both fills in the rest. */
+    struct count_opts copt;
+    char **vg_args;         /* copt.vg_args, owned */
     struct count_job *cjob; /* A's count_runs passes, then B's */
     char valgrind[4096], alloc_lib[4096];
     char alloc_why[1024];   /* why bytes and peak heap are NA, or "" */
@@ -230,7 +230,7 @@ static void on_count_progress(void *ctx, const struct count_job *job, bool finis
     (void)finished;
     char what[128];
     snprintf(what, sizeof what, "counting under %s, %d/%d done",
-             count_engine_name(((struct ab *)ctx)->engine), done, total);
+             count_engine_name(((struct ab *)ctx)->copt.engine), done, total);
     progress(ctx, what);
 }
 
@@ -253,13 +253,14 @@ static int count_both(struct ab *ab, struct err *e)
         };
     }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    struct count_opts co = {
-        .jobs = (int)(ncpu > 1 ? (ncpu < 2 * n ? ncpu : 2 * n) : 1), .timeout_s = COUNT_TIMEOUT_S,
-        .valgrind = ab->valgrind, .alloc_lib = ab->alloc_why[0] ? NULL : ab->alloc_lib,
-        .progress = on_count_progress, .ctx = ab, .engine = ab->engine,
-        .cache_sim = ab->cache_sim, .vg_args = ab->vg_args, .nvg_args = ab->nvg_args,
-    };
-    progress(ab, ab->engine == COUNT_CACHEGRIND ? "counting under cachegrind"
+    struct count_opts co = ab->copt;
+    co.jobs = (int)(ncpu > 1 ? (ncpu < 2 * n ? ncpu : 2 * n) : 1);
+    co.timeout_s = COUNT_TIMEOUT_S;
+    co.valgrind = ab->valgrind;
+    co.alloc_lib = ab->alloc_why[0] ? NULL : ab->alloc_lib;
+    co.progress = on_count_progress;
+    co.ctx = ab;
+    progress(ab, co.engine == COUNT_CACHEGRIND ? "counting under cachegrind"
                                                 : "counting under callgrind");
     int rc = count_run(ab->cjob, (int)(2 * n), &co, e);
     progress_done(ab);
@@ -529,7 +530,7 @@ static const char *cache_verdict(const struct ab *ab, char *buf, size_t n, const
 {
     static const char *const kind[] = {"L1 instr", "L1 data", "LL instr", "LL data"};
     *word = NULL;
-    if (!ab->cache_sim)
+    if (!ab->copt.cache_sim)
         return NULL;
     enum count_change ci = count_change(ab, F_INSTR), cm = count_change(ab, F_MISSES);
     if (ci == CHANGE_NA || cm == CHANGE_NA) {
@@ -567,7 +568,7 @@ static void print_counts_text(const struct ab *ab)
     struct table t;
     table_init(&t, 6, h, 0x1);
     char b[64];
-    for (int f = 0; f < (ab->cache_sim ? NFIELD : NPLAIN); f++) {
+    for (int f = 0; f < (ab->copt.cache_sim ? NFIELD : NPLAIN); f++) {
         table_row(&t);
         table_set(&t, 0, "%s", label[f]);
         for (int k = 0; k < 2; k++) {
@@ -579,16 +580,12 @@ static void print_counts_text(const struct ab *ab)
     }
     printf("\ncounts (deterministic: the median of %ld %s passes of each, side by side, "
            "after a native warm-up; spread: (max - min) / median of a side's passes; bytes and "
-           "peak heap from libtare-alloc):\n", ab->count_runs, count_engine_name(ab->engine));
-    if (ab->cache_sim)
+           "peak heap from libtare-alloc):\n", ab->count_runs, count_engine_name(ab->copt.engine));
+    if (ab->copt.cache_sim)
         printf("misses simulated by valgrind's caches; est. cycles = Ir + 10 x L1 misses + "
                "100 x LL misses, a model, not a measurement\n");
-    if (ab->nvg_args) {
-        printf("valgrind options:");
-        for (int i = 0; i < ab->nvg_args; i++)
-            printf(" %s", ab->vg_args[i]);
-        putchar('\n');
-    }
+    if (ab->copt.nvg_args)
+        count_vg_args_text(stdout, &ab->copt);
     table_print(&t, stdout, FMT_TEXT);
     table_free(&t);
     char buf[512];
@@ -615,17 +612,12 @@ static void json_count(double v)
 
 static void print_counts_json(const struct ab *ab)
 {
-    int nf = ab->cache_sim ? NFIELD : NPLAIN;
-    printf(",\n \"count\": {\"runs\": %ld, \"engine\": \"%s\", \"cache_sim\": %s, ",
-           ab->count_runs, count_engine_name(ab->engine), ab->cache_sim ? "true" : "false");
-    if (ab->nvg_args) {
-        fputs("\"valgrind_args\": [", stdout);
-        for (int i = 0; i < ab->nvg_args; i++) {
-            fputs(i ? ", " : "", stdout);
-            json_str(stdout, ab->vg_args[i]);
-        }
-        fputs("], ", stdout);
-    }
+    int nf = ab->copt.cache_sim ? NFIELD : NPLAIN;
+    printf(",\n \"count\": {\"runs\": %ld, \"engine\": \"%s\", \"cache_sim\": %s",
+           ab->count_runs, count_engine_name(ab->copt.engine),
+           ab->copt.cache_sim ? "true" : "false");
+    count_vg_args_json(stdout, &ab->copt);
+    fputs(", ", stdout);
     for (int k = 0; k < 2; k++) {
         const struct count_job *bad;
         double med[NFIELD], spread[NFIELD];
@@ -1034,8 +1026,8 @@ static int ab_plan(struct ab *ab, struct ab_sides *sd, const struct ab_args *a, 
                                "--max-pairs and --max-time only apply with --until-decided");
     if (a->count_runs_set && !ab->count)
         return cli_usage_error("ab", cmd_ab_usage, "--count-runs only applies with --count");
-    const char *count_only = ab->cache_sim ? "--cache-sim" : a->engine_set ? "--engine"
-                             : ab->nvg_args ? "--valgrind-arg" : NULL;
+    const char *count_only = ab->copt.cache_sim ? "--cache-sim" : a->engine_set ? "--engine"
+                             : ab->copt.nvg_args ? "--valgrind-arg" : NULL;
     if (count_only && !ab->count)
         return cli_usage_error("ab", cmd_ab_usage, "%s only applies with --count", count_only);
     if (ab->until && ab->max_pairs < ab->pairs)
@@ -1230,7 +1222,7 @@ int cmd_ab(int argc, char **argv)
     struct ab_sides sd = {0};
 
     spec.names = names;
-    ab.vg_args = calloc(argc + 1, sizeof *ab.vg_args);
+    ab.copt.vg_args = ab.vg_args = calloc(argc + 1, sizeof *ab.vg_args);
     if (!ab.vg_args || !harness_init(&ab.h, "ab", cmd_ab_usage, argc))
         goto done;
     optind = 1;
@@ -1282,16 +1274,16 @@ int cmd_ab(int argc, char **argv)
             count_runs_set = true;
             break;
         case OPT_COUNTERS: counters = true; break;
-        case OPT_CACHE_SIM: ab.cache_sim = true; break;
+        case OPT_CACHE_SIM: ab.copt.cache_sim = true; break;
         case OPT_ENGINE:
-            if (!count_parse_engine("ab", cmd_ab_usage, optarg, &ab.engine))
+            if (!count_parse_engine("ab", cmd_ab_usage, optarg, &ab.copt.engine))
                 goto done;
             engine_set = true;
             break;
         case OPT_VGARG:
             if (!count_vg_arg_ok("ab", cmd_ab_usage, optarg))
                 goto done;
-            ab.vg_args[ab.nvg_args++] = optarg;
+            ab.vg_args[ab.copt.nvg_args++] = optarg;
             break;
         case 'B': base = optarg; break;
         case OPT_EXPORT_JSON: exports.json = optarg; break;

@@ -87,6 +87,8 @@ expect_match "$out" "^LL data misses +[0-9,]+ +[0-9,]+ +\+[0-9.]+% +0\.00% +0\.0
 for row in "L1 instr misses" "L1 data misses" "LL instr misses" "all misses" "est. cycles"; do
     expect_match "$out" "^$row +[0-9,]+ +[0-9,]+ " "row: $row"
 done
+expect_match "$out" "^valgrind options added .*: --D1=32768,8,64 --LL=1048576,16,64$" \
+    "the valgrind options above the table"
 expect_match "$out" "est\. cycles = Ir \+ 10 x L1 misses \+ 100 x LL misses, a model" \
     "the model stated above the table"
 expect_match "$out" \
