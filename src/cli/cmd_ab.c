@@ -493,10 +493,18 @@ static const char *count_reading(const struct ab *ab, char *buf, size_t n)
         return buf;
     }
     if (ab->res.verdict != STATS_SAME && !moved_i && !moved_a) {
+        /* With --cache-sim, whether the simulated misses moved: a lead, not a cause. */
+        enum count_change cm = ab->copt.cache_sim ? count_change(ab, F_MISSES) : CHANGE_NA;
+        char sim[96] = "", p3[32];
+        if (cm == CHANGE_MORE || cm == CHANGE_LESS)
+            snprintf(sim, sizeof sim, "; the simulated misses did move (%s)",
+                     pct(p3, count_ratio(ab, F_MISSES)));
+        else if (cm == CHANGE_NONE)
+            snprintf(sim, sizeof sim, "; nor did the simulated misses");
         snprintf(buf, n, "the wall clock moved but the counts did not (instructions %s, "
                  "allocations %s): the difference is not in the instructions run or the "
-                 "allocations made (waiting, I/O, caches, code layout, or the machine)",
-                 pct(p1, ri), pct(p2, ra));
+                 "allocations made (waiting, I/O, caches, code layout, or the machine)%s",
+                 pct(p1, ri), pct(p2, ra), sim);
         return buf;
     }
     if (ab->res.verdict != STATS_SAME && moved_i &&

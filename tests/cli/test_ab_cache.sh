@@ -17,6 +17,11 @@ kget() {
 v = json.loads(sys.argv[1])["count"][sys.argv[2]]
 print(v if isinstance(v, str) else json.dumps(v))' "$1" "$2"
 }
+# jtop JSON FIELD: a top-level scalar of tare ab's JSON.
+jtop() {
+    /usr/bin/python3 -c 'import json, sys
+print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"
+}
 valid_json() { /usr/bin/python3 -m json.tool >/dev/null <<<"$1"; }
 # within GOT WANT: |GOT - WANT| at most 1% of WANT.
 within() { awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w / 100) }'; }
@@ -126,6 +131,16 @@ expect_eq "$(kget "$out" caches)" same "busy: misses the same"
 expect_match "$(kget "$out" caches_line)" \
     "^simulated caches: instructions \+[0-9.]+%, simulated misses flat; est\. cycles \+" \
     "misses flat, said briefly"
+
+# ---- the clock moves, the counts and the misses do not: four times the sleep ----
+run_tare ab --pairs 8 --count --cache-sim "${caches[@]}" --format=json "$F/sleeper 0.02" \
+    "$F/sleeper 0.08"
+expect_eq "$(cget "$out" change misses)" none "sleeper: the same misses"
+expect_eq "$(kget "$out" caches)" same "sleeper: caches the same"
+expect_eq "$(jtop "$out" verdict)" slower "sleeper: slower (as in test_ab_count.sh)"
+expect_match "$(kget "$out" note)" \
+    "^the wall clock moved but the counts did not .*; nor did the simulated misses$" \
+    "the note adds that the simulated misses did not move"
 
 # ---- A/A: nothing moves ----
 run_tare ab --pairs 6 --count --cache-sim "${caches[@]}" "$F/walk 1024 2 64" "$F/walk 1024 2 64"
