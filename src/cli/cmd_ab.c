@@ -40,7 +40,7 @@ static const char ab_options[] =
     "                          within the threshold (looks at N, 2N, 4N, ... pairs)\n"
     "      --max-pairs N       with --until-decided: stop at N pairs (default 200)\n"
     "      --max-time SECONDS  with --until-decided: stop after this long\n"
-    "      --fail-if-slower    exit 1 when the verdict is slower (for CI)\n"
+    "      --fail-if-slower    exit 3 when the verdict is slower (for CI)\n"
     "      --count             also count instructions, allocations, bytes and peak heap\n"
     "                          of each side (callgrind passes, as tare count does)\n"
     "      --count-runs N      with --count: passes of each side, side by side (default 2,\n"
