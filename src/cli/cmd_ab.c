@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/count_out.h"
 #include "cli/counters_out.h"
 #include "cli/export_out.h"
 #include "cli/harness.h"
@@ -39,11 +40,15 @@ static const char ab_options[] =
     "                          within the threshold (looks at N, 2N, 4N, ... pairs)\n"
     "      --max-pairs N       with --until-decided: stop at N pairs (default 200)\n"
     "      --max-time SECONDS  with --until-decided: stop after this long\n"
-    "      --fail-if-slower    exit 1 when the verdict is slower (for CI)\n"
+    "      --fail-if-slower    exit 3 when the verdict is slower (for CI)\n"
     "      --count             also count instructions, allocations, bytes and peak heap\n"
     "                          of each side (callgrind passes, as tare count does)\n"
     "      --count-runs N      with --count: passes of each side, side by side (default 2,\n"
     "                          at least 2); a count moves only past each side's own spread\n"
+    "      --cache-sim         with --count: simulated L1 and LL cache misses, and estimated\n"
+    "                          cycles, of each side, with a verdict on the misses\n"
+    "      --engine ENGINE     with --count: callgrind (default) or cachegrind (faster)\n"
+    "      --valgrind-arg ARG  with --count: pass this option to valgrind too (repeatable)\n"
     "      --counters          also count cycles, instructions, faults (see tare stat)\n"
     "                          in every measured run; medians beside the times\n"
     "      --base REV          A is REV built in a temporary git worktree, B the working\n"
@@ -97,6 +102,10 @@ struct ab {
     bool count;             /* --count */
     bool counted;           /* the deterministic pass ran (it may have failed) */
     long count_runs;        /* --count-runs: callgrind passes of each side */
+    /* The count pass's options from the command line: cache_sim, engine, vg_args
+     * (--cache-sim, --engine, --valgrind-arg); count_both fills in the rest. */
+    struct count_opts copt;
+    char **vg_args;         /* copt.vg_args, owned */
     struct count_job *cjob; /* A's count_runs passes, then B's */
     char valgrind[4096], alloc_lib[4096];
     char alloc_why[1024];   /* why bytes and peak heap are NA, or "" */
@@ -220,7 +229,8 @@ static void on_count_progress(void *ctx, const struct count_job *job, bool finis
     (void)job;
     (void)finished;
     char what[128];
-    snprintf(what, sizeof what, "counting under callgrind, %d/%d done", done, total);
+    snprintf(what, sizeof what, "counting under %s, %d/%d done",
+             count_engine_name(((struct ab *)ctx)->copt.engine), done, total);
     progress(ctx, what);
 }
 
@@ -243,12 +253,15 @@ static int count_both(struct ab *ab, struct err *e)
         };
     }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    struct count_opts co = {
-        .jobs = (int)(ncpu > 1 ? (ncpu < 2 * n ? ncpu : 2 * n) : 1), .timeout_s = COUNT_TIMEOUT_S,
-        .valgrind = ab->valgrind, .alloc_lib = ab->alloc_why[0] ? NULL : ab->alloc_lib,
-        .progress = on_count_progress, .ctx = ab,
-    };
-    progress(ab, "counting under callgrind");
+    struct count_opts co = ab->copt;
+    co.jobs = (int)(ncpu > 1 ? (ncpu < 2 * n ? ncpu : 2 * n) : 1);
+    co.timeout_s = COUNT_TIMEOUT_S;
+    co.valgrind = ab->valgrind;
+    co.alloc_lib = ab->alloc_why[0] ? NULL : ab->alloc_lib;
+    co.progress = on_count_progress;
+    co.ctx = ab;
+    progress(ab, co.engine == COUNT_CACHEGRIND ? "counting under cachegrind"
+                                                : "counting under callgrind");
     int rc = count_run(ab->cjob, (int)(2 * n), &co, e);
     progress_done(ab);
     ab->counted = rc == 0;
@@ -265,14 +278,31 @@ static const char *count_status_name(enum count_status s)
     }
 }
 
+/* The counts of the pass: tare count's four, then --cache-sim's simulated misses, their sum
+ * (the cache verdict's figure) and the cycles model. */
+enum {
+    F_INSTR, F_ALLOC, F_BYTES, F_PEAK, F_L1I, F_L1D, F_LLI, F_LLD, F_MISSES, F_CYCLES, NFIELD
+};
+#define NPLAIN 4   /* the fields without --cache-sim */
+
 /* One count of one run, NAN when it was not measured. */
 static double job_value(const struct count_job *j, int field)
 {
     if (j->status != COUNT_OK)
         return NAN;
-    uint64_t v = field == 0 ? j->instructions : field == 1 ? j->allocations
-               : field == 2 ? j->bytes : j->peak_bytes;
-    return v == COUNT_NA ? NAN : (double)v;
+    const uint64_t v[] = {j->instructions, j->allocations, j->bytes, j->peak_bytes,
+                          j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses};
+    if (field == F_CYCLES)
+        return j->est_cycles == COUNT_NA ? NAN : (double)j->est_cycles;
+    if (field != F_MISSES)
+        return v[field] == COUNT_NA ? NAN : (double)v[field];
+    double sum = 0;
+    for (int f = F_L1I; f <= F_LLD; f++) {
+        if (v[f] == COUNT_NA)
+            return NAN;
+        sum += (double)v[f];
+    }
+    return sum;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -284,7 +314,7 @@ static int cmp_double(const void *x, const void *y)
 /* Side k's runs: the first that failed (or NULL), and each count's median (rounded to a whole
  * count) and spread, (max - min) / median; NAN when a run did not measure it. */
 static void count_summary(const struct ab *ab, int k, const struct count_job **bad,
-                          double med[4], double spread[4])
+                          double med[NFIELD], double spread[NFIELD])
 {
     long n = ab->count_runs;
     const struct count_job *runs = ab->cjob + k * n;
@@ -293,7 +323,7 @@ static void count_summary(const struct ab *ab, int k, const struct count_job **b
         if (runs[i].status != COUNT_OK)
             *bad = &runs[i];
     double v[256];
-    for (int f = 0; f < 4; f++) {
+    for (int f = 0; f < NFIELD; f++) {
         med[f] = spread[f] = NAN;
         if (*bad)
             continue;
@@ -312,7 +342,7 @@ static void count_summary(const struct ab *ab, int k, const struct count_job **b
 static double count_value(const struct ab *ab, int k, int field)
 {
     const struct count_job *bad;
-    double med[4], spread[4];
+    double med[NFIELD], spread[NFIELD];
     count_summary(ab, k, &bad, med, spread);
     return med[field];
 }
@@ -320,7 +350,7 @@ static double count_value(const struct ab *ab, int k, int field)
 static double count_spread(const struct ab *ab, int k, int field)
 {
     const struct count_job *bad;
-    double med[4], spread[4];
+    double med[NFIELD], spread[NFIELD];
     count_summary(ab, k, &bad, med, spread);
     return spread[field];
 }
@@ -336,7 +366,10 @@ static double count_ratio(const struct ab *ab, int field)
     return b / a;   /* inf when A is 0 */
 }
 
-static const char *const count_fields[4] = {"instructions", "allocations", "bytes", "peak_bytes"};
+static const char *const count_fields[NFIELD] = {
+    "instructions", "allocations", "bytes", "peak_bytes", "l1i_misses", "l1d_misses",
+    "lli_misses", "lld_misses", "misses", "est_cycles",
+};
 
 /* Counts of a program that does not vary that differ by more than this are a change in the
  * work done (the bound tare count --check-warm holds two passes of one command to). */
@@ -460,10 +493,18 @@ static const char *count_reading(const struct ab *ab, char *buf, size_t n)
         return buf;
     }
     if (ab->res.verdict != STATS_SAME && !moved_i && !moved_a) {
+        /* With --cache-sim, whether the simulated misses moved: a lead, not a cause. */
+        enum count_change cm = ab->copt.cache_sim ? count_change(ab, F_MISSES) : CHANGE_NA;
+        char sim[96] = "", p3[32];
+        if (cm == CHANGE_MORE || cm == CHANGE_LESS)
+            snprintf(sim, sizeof sim, "; the simulated misses did move (%s)",
+                     pct(p3, count_ratio(ab, F_MISSES)));
+        else if (cm == CHANGE_NONE)
+            snprintf(sim, sizeof sim, "; nor did the simulated misses");
         snprintf(buf, n, "the wall clock moved but the counts did not (instructions %s, "
                  "allocations %s): the difference is not in the instructions run or the "
-                 "allocations made (waiting, I/O, caches, code layout, or the machine)",
-                 pct(p1, ri), pct(p2, ra));
+                 "allocations made (waiting, I/O, caches, code layout, or the machine)%s",
+                 pct(p1, ri), pct(p2, ra), sim);
         return buf;
     }
     if (ab->res.verdict != STATS_SAME && moved_i &&
@@ -476,14 +517,66 @@ static const char *count_reading(const struct ab *ab, char *buf, size_t n)
     return NULL;
 }
 
+/* "+12.3%" when the count moved (count_change), else "flat". */
+static const char *moved_str(const struct ab *ab, char *buf, int field)
+{
+    enum count_change c = count_change(ab, field);
+    if (c == CHANGE_MORE || c == CHANGE_LESS)
+        return pct(buf, count_ratio(ab, field));
+    snprintf(buf, FMT_BUF_MIN, "%s", "flat");
+    return buf;
+}
+
+/*
+ * --cache-sim: what the simulated caches show, by count_verdict's rule (a change only past
+ * both sides' spread and COUNT_SAME) applied to all the misses together (L1 and LL,
+ * instruction and data): "more", "less" or "same" into *word, with the misses that moved by
+ * kind, the instructions beside them (a change in misses alone is the news), and the cycles
+ * model. NULL without --cache-sim; *word NULL when a side's misses were not counted.
+ */
+static const char *cache_verdict(const struct ab *ab, char *buf, size_t n, const char **word)
+{
+    static const char *const kind[] = {"L1 instr", "L1 data", "LL instr", "LL data"};
+    *word = NULL;
+    if (!ab->copt.cache_sim)
+        return NULL;
+    enum count_change ci = count_change(ab, F_INSTR), cm = count_change(ab, F_MISSES);
+    if (ci == CHANGE_NA || cm == CHANGE_NA) {
+        snprintf(buf, n, "simulated caches: NA (a side's misses were not counted)");
+        return buf;
+    }
+    *word = cm == CHANGE_MORE ? "more" : cm == CHANGE_LESS ? "less" : "same";
+    char pi[32], pm[32], pc[32], kinds[256] = "";
+    size_t len = 0;
+    for (int f = F_L1I; f <= F_LLD; f++) {
+        enum count_change c = count_change(ab, f);
+        if (c != CHANGE_MORE && c != CHANGE_LESS)
+            continue;
+        char p[32];
+        len += (size_t)snprintf(kinds + len, sizeof kinds - len, "%s%s %s", len ? ", " : " (",
+                                kind[f - F_L1I], pct(p, count_ratio(ab, f)));
+        if (len >= sizeof kinds)
+            len = sizeof kinds - 1;
+    }
+    if (len)
+        snprintf(kinds + len, sizeof kinds - len, ")");
+    snprintf(buf, n, "simulated caches: instructions %s, simulated misses %s%s; est. cycles %s "
+             "(a model, not a measurement)", moved_str(ab, pi, F_INSTR),
+             moved_str(ab, pm, F_MISSES), kinds, moved_str(ab, pc, F_CYCLES));
+    return buf;
+}
+
 static void print_counts_text(const struct ab *ab)
 {
     static const char *const h[] = {"count", "A", "B", "B/A change", "A spread", "B spread"};
-    static const char *const label[4] = {"instructions", "allocations", "bytes", "peak heap"};
+    static const char *const label[NFIELD] = {
+        "instructions", "allocations", "bytes", "peak heap", "L1 instr misses", "L1 data misses",
+        "LL instr misses", "LL data misses", "all misses", "est. cycles",
+    };
     struct table t;
     table_init(&t, 6, h, 0x1);
     char b[64];
-    for (int f = 0; f < 4; f++) {
+    for (int f = 0; f < (ab->copt.cache_sim ? NFIELD : NPLAIN); f++) {
         table_row(&t);
         table_set(&t, 0, "%s", label[f]);
         for (int k = 0; k < 2; k++) {
@@ -493,14 +586,22 @@ static void print_counts_text(const struct ab *ab)
         }
         table_set(&t, 3, "%s", pct(b, count_ratio(ab, f)));
     }
-    printf("\ncounts (deterministic: the median of %ld callgrind passes of each, side by side, "
+    printf("\ncounts (deterministic: the median of %ld %s passes of each, side by side, "
            "after a native warm-up; spread: (max - min) / median of a side's passes; bytes and "
-           "peak heap from libtare-alloc):\n", ab->count_runs);
+           "peak heap from libtare-alloc):\n", ab->count_runs, count_engine_name(ab->copt.engine));
+    if (ab->copt.cache_sim)
+        printf("misses simulated by valgrind's caches; est. cycles = Ir + 10 x L1 misses + "
+               "100 x LL misses, a model, not a measurement\n");
+    if (ab->copt.nvg_args)
+        count_vg_args_text(stdout, &ab->copt);
     table_print(&t, stdout, FMT_TEXT);
     table_free(&t);
     char buf[512];
     const char *verdict;
     const char *r = count_verdict(ab, buf, sizeof buf, &verdict);
+    if (r)
+        printf("%s\n", r);
+    r = cache_verdict(ab, buf, sizeof buf, &verdict);
     if (r)
         printf("%s\n", r);
     r = count_reading(ab, buf, sizeof buf);
@@ -519,10 +620,15 @@ static void json_count(double v)
 
 static void print_counts_json(const struct ab *ab)
 {
-    printf(",\n \"count\": {\"runs\": %ld, ", ab->count_runs);
+    int nf = ab->copt.cache_sim ? NFIELD : NPLAIN;
+    printf(",\n \"count\": {\"runs\": %ld, \"engine\": \"%s\", \"cache_sim\": %s",
+           ab->count_runs, count_engine_name(ab->copt.engine),
+           ab->copt.cache_sim ? "true" : "false");
+    count_vg_args_json(stdout, &ab->copt);
+    fputs(", ", stdout);
     for (int k = 0; k < 2; k++) {
         const struct count_job *bad;
-        double med[4], spread[4];
+        double med[NFIELD], spread[NFIELD];
         count_summary(ab, k, &bad, med, spread);
         printf("\"%s\": {\"status\": \"%s\"", k ? "b" : "a",
                count_status_name(bad ? bad->status : COUNT_OK));
@@ -531,6 +637,12 @@ static void print_counts_json(const struct ab *ab)
             json_count(med[f]);
         }
         for (int f = 0; f < 4; f++) {
+            printf(", \"%s_spread\": ", count_fields[f]);
+            json_num(stdout, spread[f]);
+        }
+        for (int f = NPLAIN; f < nf; f++) {   /* --cache-sim's, after the four */
+            printf(", \"%s\": ", count_fields[f]);
+            json_count(med[f]);
             printf(", \"%s_spread\": ", count_fields[f]);
             json_num(stdout, spread[f]);
         }
@@ -543,12 +655,12 @@ static void print_counts_json(const struct ab *ab)
     }
     static const char *const change_name[] = {"null", "\"none\"", "\"more\"", "\"less\""};
     fputs("\"ratio\": {", stdout);
-    for (int f = 0; f < 4; f++) {
+    for (int f = 0; f < nf; f++) {
         printf("%s\"%s\": ", f ? ", " : "", count_fields[f]);
         json_num(stdout, count_ratio(ab, f));
     }
     fputs("}, \"change\": {", stdout);
-    for (int f = 0; f < 4; f++)
+    for (int f = 0; f < nf; f++)
         printf("%s\"%s\": %s", f ? ", " : "", count_fields[f], change_name[count_change(ab, f)]);
     fputs("}, \"work\": ", stdout);
     char buf[512];
@@ -556,6 +668,17 @@ static void print_counts_json(const struct ab *ab)
     count_verdict(ab, buf, sizeof buf, &verdict);
     if (verdict)
         json_str(stdout, verdict);
+    else
+        fputs("null", stdout);
+    fputs(", \"caches\": ", stdout);
+    const char *line = cache_verdict(ab, buf, sizeof buf, &verdict);
+    if (verdict)
+        json_str(stdout, verdict);
+    else
+        fputs("null", stdout);
+    fputs(", \"caches_line\": ", stdout);
+    if (line)
+        json_str(stdout, line);
     else
         fputs("null", stdout);
     fputs(", \"note\": ", stdout);
@@ -890,6 +1013,7 @@ struct ab_args {
     char **names;               /* room for two --name values */
     const char *base, *build;
     bool max_pairs_set, count_runs_set;
+    bool engine_set;            /* --engine given */
 };
 
 /* The options' combinations checked, then the two sides: command strings A and B, or one
@@ -910,6 +1034,10 @@ static int ab_plan(struct ab *ab, struct ab_sides *sd, const struct ab_args *a, 
                                "--max-pairs and --max-time only apply with --until-decided");
     if (a->count_runs_set && !ab->count)
         return cli_usage_error("ab", cmd_ab_usage, "--count-runs only applies with --count");
+    const char *count_only = ab->copt.cache_sim ? "--cache-sim" : a->engine_set ? "--engine"
+                             : ab->copt.nvg_args ? "--valgrind-arg" : NULL;
+    if (count_only && !ab->count)
+        return cli_usage_error("ab", cmd_ab_usage, "%s only applies with --count", count_only);
     if (ab->until && ab->max_pairs < ab->pairs)
         return cli_usage_error("ab", cmd_ab_usage, "--max-pairs %ld is fewer than --pairs %ld",
                                ab->max_pairs, ab->pairs);
@@ -1053,7 +1181,7 @@ static int ab_report(const struct ab *ab, enum out_format fmt)
 int cmd_ab(int argc, char **argv)
 {
     enum { OPT_COUNT = 0x180, OPT_COUNTERS, OPT_PIN, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
-           OPT_EXPORT_MD };
+           OPT_EXPORT_MD, OPT_CACHE_SIM, OPT_ENGINE, OPT_VGARG };
     static const struct option longopts[] = {
         {"pairs", required_argument, NULL, 'r'},
         {"runs", required_argument, NULL, 'r'},
@@ -1066,6 +1194,9 @@ int cmd_ab(int argc, char **argv)
         {"count", no_argument, NULL, OPT_COUNT},
         {"count-runs", required_argument, NULL, 'R'},
         {"counters", no_argument, NULL, OPT_COUNTERS},
+        {"cache-sim", no_argument, NULL, OPT_CACHE_SIM},
+        {"engine", required_argument, NULL, OPT_ENGINE},
+        {"valgrind-arg", required_argument, NULL, OPT_VGARG},
         {"base", required_argument, NULL, 'B'},
         {"build", required_argument, NULL, 'b'},
         {"command-name", required_argument, NULL, 'n'},
@@ -1088,7 +1219,7 @@ int cmd_ab(int argc, char **argv)
     enum out_format fmt = FMT_TEXT;
     const char *base = NULL, *build = NULL;
     struct hf_paths exports = {0};
-    bool max_pairs_set = false, counters = false, count_runs_set = false;
+    bool max_pairs_set = false, counters = false, count_runs_set = false, engine_set = false;
     struct cli_export ci_export = {0};
     struct ctr_set ctr;
     struct err e = {0};
@@ -1099,7 +1230,8 @@ int cmd_ab(int argc, char **argv)
     struct ab_sides sd = {0};
 
     spec.names = names;
-    if (!harness_init(&ab.h, "ab", cmd_ab_usage, argc))
+    ab.copt.vg_args = ab.vg_args = calloc(argc + 1, sizeof *ab.vg_args);
+    if (!ab.vg_args || !harness_init(&ab.h, "ab", cmd_ab_usage, argc))
         goto done;
     optind = 1;
     int c;
@@ -1150,6 +1282,17 @@ int cmd_ab(int argc, char **argv)
             count_runs_set = true;
             break;
         case OPT_COUNTERS: counters = true; break;
+        case OPT_CACHE_SIM: ab.copt.cache_sim = true; break;
+        case OPT_ENGINE:
+            if (!count_parse_engine("ab", cmd_ab_usage, optarg, &ab.copt.engine))
+                goto done;
+            engine_set = true;
+            break;
+        case OPT_VGARG:
+            if (!count_vg_arg_ok("ab", cmd_ab_usage, optarg))
+                goto done;
+            ab.vg_args[ab.copt.nvg_args++] = optarg;
+            break;
         case 'B': base = optarg; break;
         case OPT_EXPORT_JSON: exports.json = optarg; break;
         case OPT_EXPORT_CSV: exports.csv = optarg; break;
@@ -1200,7 +1343,8 @@ int cmd_ab(int argc, char **argv)
         }
     }
     struct ab_args args = {.spec = &spec, .names = names, .base = base, .build = build,
-                           .max_pairs_set = max_pairs_set, .count_runs_set = count_runs_set};
+                           .max_pairs_set = max_pairs_set, .count_runs_set = count_runs_set,
+                           .engine_set = engine_set};
     if ((status = ab_plan(&ab, &sd, &args, argc, argv, dd, &e)) != 0)
         goto done;
     if ((status = harness_finish(&ab.h, spec.shell)) != 0)
@@ -1233,6 +1377,7 @@ done:
     free(sd.targets_b);
     session_free(&ab.sess);
     free(ab.cjob);
+    free(ab.vg_args);
     if (ab.ctr)
         ctr_set_free(ab.ctr);
     gitwt_free(&sd.git);
