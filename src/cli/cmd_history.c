@@ -235,8 +235,6 @@ static const char *untested_str(char *buf, size_t size, const struct hist_step *
  * NULL when every column is known; *n counts them. */
 static char *unknown_columns(char **paths, int np, size_t *n)
 {
-    static const char *const known[] = {"date", "commit", "benchmark", "runner", "reference",
-                                        "toolchain", "runs", "engine"};
     char *out = NULL, *line = NULL;
     size_t len = 0, cap = 0;
     FILE *m = open_memstream(&out, &len);
@@ -255,10 +253,7 @@ static char *unknown_columns(char **paths, int np, size_t *n)
         size_t before = *n;
         char *save = NULL;
         for (char *c = strtok_r(line, "\t", &save); c; c = strtok_r(NULL, "\t", &save)) {
-            bool is_known = hist_metric_by_name(c) >= 0;
-            for (size_t k = 0; k < sizeof known / sizeof known[0] && !is_known; k++)
-                is_known = strcmp(hist_canonical(c), known[k]) == 0;
-            if (!is_known)
+            if (!hist_column_known(c))
                 fprintf(m, "%s%s", (*n)++ ? (*n - 1 == before ? "; " : ", ") : "", c);
         }
         if (*n > before)
@@ -276,8 +271,6 @@ static char *unknown_columns(char **paths, int np, size_t *n)
 /* The names in a list like unknown_columns' as a JSON array. */
 static void json_columns(FILE *f, char **paths, int np)
 {
-    static const char *const known[] = {"date", "commit", "benchmark", "runner", "reference",
-                                        "toolchain", "runs", "engine"};
     char *line = NULL;
     size_t cap = 0;
     bool first = true;
@@ -293,10 +286,7 @@ static void json_columns(FILE *f, char **paths, int np)
         line[strcspn(line, "\r\n")] = '\0';
         char *save = NULL;
         for (char *c = strtok_r(line, "\t", &save); c; c = strtok_r(NULL, "\t", &save)) {
-            bool is_known = hist_metric_by_name(c) >= 0;
-            for (size_t k = 0; k < sizeof known / sizeof known[0] && !is_known; k++)
-                is_known = strcmp(hist_canonical(c), known[k]) == 0;
-            if (!is_known) {
+            if (!hist_column_known(c)) {
                 fputs(first ? "" : ", ", f);
                 json_str(f, c);
                 first = false;

@@ -916,6 +916,10 @@ static void run_row_history(const struct run *r, const struct run_row *w, FILE *
         fputc('\t', ch);
         tsv_cell(ch, w->tc ? w->tc : "NA");
         fprintf(ch, "\t%s", count_engine_name(r->co.engine));
+        for (int k = 0; k < r->co.nvg_args; k++) {   /* valgrind_args: the options, one cell */
+            fputc(k ? ' ' : '\t', ch);
+            tsv_cell(ch, r->co.vg_args[k]);
+        }
         const uint64_t cache[5] = {w->extra.l1i_misses, w->extra.l1d_misses,
                                    w->extra.lli_misses, w->extra.lld_misses,
                                    w->extra.est_cycles};
@@ -983,7 +987,8 @@ static int run_report(struct run *r, struct err *e)
     }
     hist_write_header(h, HIST_WALL, 0);
     hist_write_header(ch, HIST_COUNT, (r->co.cache_sim ? HIST_CACHE : 0) |
-                                      (r->subtract ? HIST_NET : 0));
+                                      (r->subtract ? HIST_NET : 0) |
+                                      (r->co.nvg_args ? HIST_VGARGS : 0));
     bool any_failed = false, over_budget = false;
     for (int k = 0; k < r->nbase; k++) {   /* a baseline that failed: its series' net NA */
         const struct count_job *j = &r->cj[r->ns + k];

@@ -26,6 +26,7 @@ const char *const hist_metric_names[HM_COUNT] = {
 
 const char *const hist_column_names[HC_COUNT] = {
     "date", "commit", "benchmark", "runs", "runner", "reference", "toolchain", "engine",
+    "valgrind_args",
 };
 
 /* The columns of the files tare run writes, in order: a metric, or HM_COUNT + a column. */
@@ -37,8 +38,9 @@ static const int hist_file_columns[][11] = {
                     HM_INSTRUCTIONS, HM_ALLOCATIONS, HM_BYTES, HM_PEAK_BYTES,
                     HM_COUNT + HC_TOOLCHAIN, HM_COUNT + HC_ENGINE, -1},
 };
-/* count.tsv's columns after those: with HIST_NET the net counts, with HIST_CACHE the cache
- * simulation's. */
+/* count.tsv's columns after those: with HIST_VGARGS the valgrind options, with HIST_NET the
+ * net counts, with HIST_CACHE the cache simulation's. */
+static const int hist_vgargs_columns[] = {HM_COUNT + HC_VALGRIND_ARGS, -1};
 static const int hist_net_columns[] = {HM_NET_INSTRUCTIONS, HM_NET_ALLOCATIONS, HM_NET_BYTES, -1};
 static const int hist_cache_columns[] = {HM_L1I_MISSES, HM_L1D_MISSES, HM_LLI_MISSES,
                                          HM_LLD_MISSES, HM_EST_CYCLES, -1};
@@ -46,11 +48,12 @@ static const int hist_cache_columns[] = {HM_L1I_MISSES, HM_L1D_MISSES, HM_LLI_MI
 int hist_write_header(FILE *f, enum hist_file which, unsigned flags)
 {
     bool count = which == HIST_COUNT;
-    const int *part[3] = {hist_file_columns[which],
+    const int *part[4] = {hist_file_columns[which],
+                          count && (flags & HIST_VGARGS) ? hist_vgargs_columns : NULL,
                           count && (flags & HIST_NET) ? hist_net_columns : NULL,
                           count && (flags & HIST_CACHE) ? hist_cache_columns : NULL};
     const char *sep = "";
-    for (int p = 0; p < 3; p++)
+    for (int p = 0; p < 4; p++)
         for (const int *c = part[p]; c && *c >= 0; c++) {
             const char *name = *c < HM_COUNT ? hist_metric_names[*c]
                                              : hist_column_names[*c - HM_COUNT];
@@ -312,6 +315,7 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
             t->c_reference = find_col(t, hist_column_names[HC_REFERENCE]);
             t->c_toolchain = find_col(t, hist_column_names[HC_TOOLCHAIN]);
             t->c_engine = find_col(t, hist_column_names[HC_ENGINE]);
+            t->c_vg_args = find_col(t, hist_column_names[HC_VALGRIND_ARGS]);
             t->c_runs = find_col(t, hist_column_names[HC_RUNS]);
         } else if (*p) {
             char **row = t->cells + t->nrows * t->ncols;
@@ -691,8 +695,7 @@ static int read_header(int fd, off_t size, char **hdr)
     }
 }
 
-/* Whether tare reads a column of this name: a metric, or one of hist_column_names. */
-static bool known_column(const char *name)
+bool hist_column_known(const char *name)
 {
     if (hist_metric_by_name(name) >= 0)
         return true;
@@ -938,7 +941,7 @@ long hist_append(const char *path, const char *text, size_t len, struct err *e)
             if (found)
                 continue;
             /* A column tare knows widens the file; any other is likely a typo. */
-            if (!known_column(in.cols[k])) {
+            if (!hist_column_known(in.cols[k])) {
                 err_set(e, ERR_INPUT, "column '%s' is not in '%s', nor one tare knows (see "
                         "tare-history(1)): nothing written", in.cols[k], path);
                 goto out;
@@ -1248,15 +1251,22 @@ static long point_index(struct hist_db *db, long si, long ci)
 }
 
 /* A row's series: its benchmark, or BENCHMARK@ENGINE for counts another engine than callgrind
- * (the default, and what rows without an engine column were) took. */
+ * (the default, and what rows without an engine column were) took, and BENCHMARK [ARGS] (or
+ * BENCHMARK@ENGINE [ARGS]) for counts taken with valgrind options. */
 static long add_series_engine(struct hist_db *db, const struct hist_table *t, size_t r)
 {
     const char *bench = hist_cell(t, r, t->c_benchmark);
     const char *eng = t->c_engine >= 0 ? hist_cell(t, r, t->c_engine) : "";
-    if (!*eng || strcmp(eng, "NA") == 0 || strcmp(eng, "callgrind") == 0)
+    const char *vg = t->c_vg_args >= 0 ? hist_cell(t, r, t->c_vg_args) : "";
+    bool plain_eng = !*eng || strcmp(eng, "NA") == 0 || strcmp(eng, "callgrind") == 0;
+    bool no_vg = !*vg || strcmp(vg, "NA") == 0;
+    if (plain_eng && no_vg)
         return add_series(db, bench);
+    /* Counts taken under other valgrind options (another simulated cache) differ as much as
+     * another engine's: a series of their own, named with them. */
     char *key = NULL;
-    if (asprintf(&key, "%s@%s", bench, eng) < 0)
+    if (asprintf(&key, "%s%s%s%s%s%s", bench, plain_eng ? "" : "@", plain_eng ? "" : eng,
+                 no_vg ? "" : " [", no_vg ? "" : vg, no_vg ? "" : "]") < 0)
         return -1;
     long si = add_series(db, key);
     free(key);

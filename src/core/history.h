@@ -28,14 +28,16 @@ extern const char *const hist_metric_names[HM_COUNT];
 enum hist_column {
     HC_DATE, HC_COMMIT, HC_BENCHMARK, HC_RUNS, HC_RUNNER, HC_REFERENCE, HC_TOOLCHAIN,
     HC_ENGINE,   /* tare count --engine: values of different engines are never compared */
+    HC_VALGRIND_ARGS,   /* --valgrind-arg's, space-separated: nor values taken under others */
     HC_COUNT
 };
 extern const char *const hist_column_names[HC_COUNT];
 /* The history files tare run writes: DIR/wall.tsv and DIR/count.tsv. */
 enum hist_file { HIST_WALL, HIST_COUNT };
 /* hist_write_header's flags: HIST_CACHE, count.tsv's cache simulation columns too;
- * HIST_NET, its net counts (tare run --subtract), before the cache columns. */
-enum { HIST_CACHE = 1, HIST_NET = 2 };
+ * HIST_NET, its net counts (tare run --subtract), before the cache columns; HIST_VGARGS, its
+ * valgrind_args column (--valgrind-arg), before those. */
+enum { HIST_CACHE = 1, HIST_NET = 2, HIST_VGARGS = 4 };
 /* Writes the header line of such a file to f, from the names above and the metrics' (wall:
  * date, commit, benchmark, median_s, min_s, ref_median_s, ratio, runs, runner, reference;
  * count: date, commit, benchmark, instructions, allocations, bytes, peak_bytes, toolchain,
@@ -47,6 +49,9 @@ int hist_write_header(FILE *f, enum hist_file which, unsigned flags);
 bool hist_metric_deterministic(int m);
 /* The metric a column name stands for (after the mapping), or -1. */
 int hist_metric_by_name(const char *name);
+/* Whether tare reads a column of this name (after the mapping): a metric, or one of
+ * hist_column_names. */
+bool hist_column_known(const char *name);
 /* The canonical name of a column: the mapping applied, or name itself. */
 const char *hist_canonical(const char *name);
 
@@ -65,6 +70,8 @@ struct hist_table {
     int c_runner, c_reference, c_toolchain, c_runs;
     int c_engine;        /* what counted (tare count --engine); rows of another engine than
                           * callgrind are series of their own, NAME@ENGINE: never compared */
+    int c_vg_args;       /* the valgrind options given (tare run --valgrind-arg); rows taken
+                          * with some are series of their own, NAME [ARGS]: never compared */
     size_t torn_line; /* a last line without its newline (a writer cut off): skipped; 0 if none */
 };
 

@@ -101,8 +101,10 @@ expect_eq "$(head -n 1 <<<"$out")" \
 expect_eq "$(tsv_field "$out" 2 lld_misses)" "$lld4" "TSV: the same misses as the JSON"
 expect_eq "$(tsv_field "$out" 2 engine)" callgrind "TSV: the engine"
 expect_eq "$(head -n 1 "$S/h0/count.tsv")" \
-    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses\test_cycles')" \
-    "count.tsv header with the cache simulation"
+    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine\tvalgrind_args\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses\test_cycles')" \
+    "count.tsv header with the cache simulation (and the suite's valgrind options)"
+expect_eq "$(tsv_field "$(cat "$S/h0/count.tsv")" 2 valgrind_args)" "$D1 $LL" \
+    "count.tsv: the valgrind options, one cell"
 for k in instructions engine l1i_misses l1d_misses lli_misses lld_misses est_cycles; do
     expect_eq "$(tsv_field "$(cat "$S/h0/count.tsv")" 2 $k)" "$(tsv_field "$out" 2 $k)" \
         "count.tsv's $k is the table's"
@@ -111,7 +113,7 @@ run_tare run --count --history "$S/h1" --commit c1 "$S/nocache.ini"
 expect_match "$out" "instructions and allocations from one callgrind run" "text: the engine named"
 expect_no_match "$out" "misses" "text without cache-sim: no misses"
 expect_eq "$(head -n 1 "$S/h1/count.tsv")" \
-    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine')" \
+    "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine\tvalgrind_args')" \
     "count.tsv header without the cache simulation: the engine all the same"
 run_tare run --count --engine cachegrind "$S/cache.ini"
 expect_match "$out" "instructions from one cachegrind run, allocations, bytes and peak heap" \
@@ -128,7 +130,9 @@ expect_eq "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv
 
 # History: two commits, the second walking a larger array (8 MiB, larger than the 1 MiB LL,
 # against 512 KiB, which fits). history check alarms on the misses; a cachegrind row is a
-# series of its own (walk@cachegrind), never compared with callgrind's.
+# series of its own (walk@cachegrind), never compared with callgrind's. Rows taken with
+# valgrind options are named with them (the series "walk [OPTIONS]").
+W="walk [$D1 $LL]"; WR="walk \\[$D1 $LL\\]"
 mkdir -p "$S/one"
 touch "$S/one/walk.txt"
 walk_suite() {   # walk_suite KIB: the suite walking KIB KiB 4 times
@@ -147,7 +151,7 @@ run_tare history check --format json "$H/count.tsv"
 expect_rc 2 "callgrind at c1 and cachegrind at c2: nothing compared (exit 2), no regression"
 expect_match "$err" "checked nothing at commit c2" "says nothing could be compared"
 expect_match "$out" '^\{"regressions": \[\]' "no regression across engines"
-expect_match "$out" '"benchmark": "walk@cachegrind", "metric": "lld_misses", "why": "no earlier value to compare with"' \
+expect_match "$out" "\"benchmark\": \"walk@cachegrind \\[$D1 $LL\\]\", \"metric\": \"lld_misses\", \"why\": \"no earlier value to compare with\"" \
     "the cachegrind row is a series of its own"
 run_tare run --count --history "$H" --commit c3 "$S/walk.ini"
 expect_rc 0 "c3: 8 MiB, callgrind"
@@ -166,7 +170,7 @@ run_tare history check --format json "$H/count.tsv"
 expect_rc 3 "the larger array: history check alarms (exit 3)"
 for k in l1d_misses lld_misses est_cycles; do
     before=$(tsv_field "$CT" 1 $k); after=$(tsv_field "$CT" 3 $k)
-    expect_match "$out" "\{\"benchmark\": \"walk\", \"metric\": \"$k\", \"before\": $before, \"after\": $after, \"change\": [0-9.]+, \"commit\": \"c3\"\}" \
+    expect_match "$out" "\{\"benchmark\": \"$WR\", \"metric\": \"$k\", \"before\": $before, \"after\": $after, \"change\": [0-9.]+, \"commit\": \"c3\"\}" \
         "walk's $k: $before at c1 to $after at c3"
 done
 expect_no_match "$(sed 's/"not_checked".*//' <<<"$out")" 'walk@cachegrind' \
@@ -176,23 +180,38 @@ walk_suite 512
 sed '/^cache-sim/d' "$S/walk.ini" > "$S/walk-nc.ini"
 run_tare run --count --history "$H" --commit c4 "$S/walk-nc.ini"
 expect_rc 0 "a run without cache-sim appends to a count.tsv with the cache columns"
-expect_eq "$(tail -n 1 "$H/count.tsv" | cut -f9-14)" "$(printf 'callgrind\tNA\tNA\tNA\tNA\tNA')" \
-    "its cache columns NA, never 0"
+expect_eq "$(tail -n 1 "$H/count.tsv" | cut -f9-15)" \
+    "$(printf 'callgrind\t%s %s\tNA\tNA\tNA\tNA\tNA' "$D1" "$LL")" "its cache columns NA, never 0"
+# Other valgrind options (an LL of 64 MiB): another series, its misses never compared with
+# those under a 1 MiB LL (a tenth of them here: no alarm, and no improvement either).
+walk_suite 8192
+sed "s/^valgrind-arg = --LL=.*/valgrind-arg = --LL=67108864,16,64/" "$S/walk.ini" > "$S/big-ll.ini"
+run_tare run --count --history "$H" --commit c5 "$S/big-ll.ini"
+expect_rc 0 "c5: 8 MiB under a 64 MiB LL"
+run_tare history check --format json --commit c5 "$H/count.tsv"
+expect_no_match "$out" '"improvements": \[\{' "other cache options: no improvement claimed"
+expect_match "$out" \
+    "\"benchmark\": \"walk \\[$D1 --LL=67108864,16,64\\]\", \"metric\": \"lld_misses\", \"why\": \"no earlier value" \
+    "a series of their own, named with the options"
 
 # A count.tsv from before the engine column (today's rows less it: the old header exactly),
 # then a run with the cache simulation: the file widens, its old rows NA in the new columns,
 # and history check reads both, the old rows as callgrind's.
 H=$S/old
-walk_suite 512
-run_tare run --count --history "$H" --commit c1 "$S/walk-nc.ini"
+walk_host() {   # walk_host KIB [cache-sim]: walk_suite without valgrind options
+    printf '[suite]\ncommand = %s %s 4\nbenchmarks = one/*.txt\n%s\n' "$F/walk" "$1" "${2:-}" \
+        > "$S/walk-host.ini"
+}
+walk_host 512
+run_tare run --count --history "$H" --commit c1 "$S/walk-host.ini"
 expect_rc 0 "c1 without the cache simulation"
 cut -f1-8 "$H/count.tsv" > "$H/cut.tsv" && mv "$H/cut.tsv" "$H/count.tsv"
 expect_eq "$(head -n 1 "$H/count.tsv")" \
     "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain')" \
     "the old count.tsv header"
 old_ir=$(tsv_field "$(cat "$H/count.tsv")" 1 instructions)
-walk_suite 8192
-run_tare run --count --history "$H" --commit c2 "$S/walk.ini"
+walk_host 8192 "cache-sim = yes"
+run_tare run --count --history "$H" --commit c2 "$S/walk-host.ini"
 expect_rc 0 "a run with --cache-sim appends to the old count.tsv"
 expect_eq "$(head -n 1 "$H/count.tsv")" \
     "$(printf 'date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes\ttoolchain\tengine\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses\test_cycles')" \
@@ -223,8 +242,9 @@ exec(sys.argv[2])' "$S/trend.html" "$1"; }
 expect_eq "$(trend_data 'print(" ".join(d["metrics"]))')" \
     "instructions allocations bytes peak_bytes l1i_misses l1d_misses lli_misses lld_misses est_cycles" \
     "the trend page offers the cache metrics"
-expect_eq "$(trend_data 'print(" ".join(s["name"] for s in d["series"]))')" \
-    "walk walk@cachegrind" "the trend page: one series per engine"
+expect_eq "$(trend_data 'print(" | ".join(s["name"] for s in d["series"]))')" \
+    "$W | walk@cachegrind [$D1 $LL] | walk [$D1 --LL=67108864,16,64]" \
+    "the trend page: one series per engine and per valgrind options"
 expect_eq "$(trend_data 'print(d["series"][0]["v"]["lld_misses"][:2])')" \
     "[$s_lld, $b_lld]" "the trend page: walk's LLd misses at c1 and c3"
 expect_eq "$(trend_data 'print(d["series"][0]["steps"]["lld_misses"][0][:2])')" "[1, 1]" \

@@ -354,6 +354,18 @@ static void test_headers(void)
     }
     hist_table_free(&t);
     free(buf);
+    /* With the valgrind options (tare run --valgrind-arg): after the engine. */
+    buf = NULL;
+    m = open_memstream(&buf, &len);
+    CHECK_INT(hist_write_header(m, HIST_COUNT, HIST_VGARGS | HIST_CACHE), 0);
+    fclose(m);
+    CHECK_STR(buf, "date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes"
+                   "\ttoolchain\tengine\tvalgrind_args\tl1i_misses\tl1d_misses\tlli_misses"
+                   "\tlld_misses\test_cycles\n");
+    CHECK_INT(parse(buf, &t, &e), 0);
+    CHECK(t.c_vg_args == 9 && t.c_metric[HM_L1I_MISSES] == 10);
+    hist_table_free(&t);
+    free(buf);
     /* With the net counts too (tare run --subtract): before the cache columns. */
     buf = NULL;
     m = open_memstream(&buf, &len);
@@ -623,6 +635,22 @@ static void test_db(void)
     CHECK_INT(hist_db_find_commit(&db, "c9999", &e), -1);
     hist_db_free(&db);
     hist_table_free(&w);
+    hist_table_free(&c);
+    /* Rows of another engine, or taken with valgrind options, are series of their own, named
+     * with them; NA in either column is the plain series. */
+    CHECK_INT(parse("commit\tbenchmark\tengine\tvalgrind_args\tlld_misses\n"
+                    "c1\twalk\tNA\tNA\t10\nc2\twalk\tcallgrind\t--LL=1048576,16,64\t900\n"
+                    "c3\twalk\tcachegrind\t--LL=1048576,16,64\t901\n"
+                    "c4\twalk\tcachegrind\t\t11\n", &c, &e), 0);
+    hist_db_init(&db);
+    CHECK_INT(hist_db_add(&db, &c, &e), 0);
+    hist_db_finish(&db);
+    CHECK_INT(db.nseries, 4);
+    CHECK_STR(db.series[0].name, "walk");
+    CHECK_STR(db.series[1].name, "walk [--LL=1048576,16,64]");
+    CHECK_STR(db.series[2].name, "walk@cachegrind [--LL=1048576,16,64]");
+    CHECK_STR(db.series[3].name, "walk@cachegrind");
+    hist_db_free(&db);
     hist_table_free(&c);
 }
 
