@@ -42,7 +42,7 @@ done
 
 echo "the 4 as one suite, -j 1 ($runs runs each, interleaved)"
 suite="'${cmds[0]}' '${cmds[1]}' '${cmds[2]}' '${cmds[3]}'"
-"$TARE" wall --runs "$runs" --warmup 0 --format tsv --name callgrind --name cachegrind --shell \
+"$TARE" wall --runs "$runs" --warmup 0 --format tsv --name callgrind --name cachegrind --shell sh \
     "$abs_tare count -j 1 --engine callgrind $suite > /dev/null" \
     "$abs_tare count -j 1 --engine cachegrind $suite > /dev/null" > "$tmp/s.tsv"
 awk -F'\t' 'NR > 1 { m[$1] = $4; c[$1] = $8 + $9; printf "  %-12s median %.2f s, cpu %.2f s\n", $1, $4, $8 + $9 }
