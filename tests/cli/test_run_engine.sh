@@ -250,6 +250,29 @@ expect_eq "$(trend_data 'print(d["series"][0]["v"]["lld_misses"][:2])')" \
 expect_eq "$(trend_data 'print(d["series"][0]["steps"]["lld_misses"][0][:2])')" "[1, 1]" \
     "the trend page marks the step in the LLd misses at c3"
 check "the trend page labels the cache metrics" grep -q 'lld_misses: "LLd misses"' "$S/trend.html"
+# ... and in a real browser: switched to the LLd misses, every chart draws them, and walk's
+# chip says the regression history check says, with its change.
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+if command -v node > /dev/null && [ -x "$CHROMIUM" ]; then
+    # The history as of c3 (the page judges the newest commit; c4 has no misses).
+    awk -F'\t' 'NR == 1 || $2 ~ /^c[123]$/' "$S/hist/count.tsv" > "$S/upto-c3.tsv"
+    run_tare trend "$S/upto-c3.tsv" -o "$S/trend-c3.html"
+    res=$(timeout 90 node "$TARE_ROOT/tests/cli/trend_browser.js" "$S/trend-c3.html" "" \
+        lld_misses)
+    js() { node -e 'const o = JSON.parse(require("fs").readFileSync(0, "utf8"));
+        console.log(JSON.stringify(eval(process.argv[1])))' "$1" <<<"$res"; }
+    expect_eq "$(js o.errors)" "[]" "the browser: no console errors or exceptions ($res)"
+    expect_eq "$(js o.metric_after)/$(js o.all_switched)" '"lld_misses"/true' \
+        "the browser: every chart switched to the LLd misses"
+    run_tare history check --format json "$S/upto-c3.tsv"
+    change=$(/usr/bin/python3 -c 'import json, sys
+r = [x for x in json.load(sys.stdin)["regressions"] if x["metric"] == "lld_misses"][0]
+print("%+.1f%%" % (100 * r["change"]))' <<<"$out")
+    expect_eq "$(js "o.chips['$W'][0][0]")" "\"regression $change past ±2.0%\"" \
+        "the browser: walk's chip is history check's LLd regression ($change)"
+else
+    not_ok "the browser check needs node and chromium (scripts/install-deps check)"
+fi
 
 # The count pass's options without it are said to do nothing.
 run_tare run --wall --runs 1 --cache-sim --format tsv "$S/nocache.ini"
