@@ -305,14 +305,21 @@ static void test_append(void)
     test_append_widen(path);
 }
 
-/* The headers tare run writes, read back: every column found by the reader's names. */
-static void test_headers(void)
+/* The header hist_write_header writes for (which, flags), as a string to free. */
+static char *header_of(enum hist_file which, unsigned flags)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
-    CHECK_INT(hist_write_header(m, HIST_WALL, HIST_CACHE), 0);
+    CHECK_INT(hist_write_header(m, which, flags), 0);
     fclose(m);
+    return buf;
+}
+
+/* The headers tare run writes, read back: every column found by the reader's names. */
+static void test_headers(void)
+{
+    char *buf = header_of(HIST_WALL, HIST_CACHE);
     CHECK_STR(buf, "date\tcommit\tbenchmark\tmedian_s\tmin_s\tref_median_s\tratio\truns\trunner"
                    "\treference\n");
     struct hist_table t;
@@ -325,10 +332,7 @@ static void test_headers(void)
     CHECK_INT(t.c_metric[HM_INSTRUCTIONS], -1);
     hist_table_free(&t);
     free(buf);
-    buf = NULL;
-    m = open_memstream(&buf, &len);
-    CHECK_INT(hist_write_header(m, HIST_COUNT, 0), 0);
-    fclose(m);
+    buf = header_of(HIST_COUNT, 0);
     CHECK_STR(buf, "date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes"
                    "\ttoolchain\tengine\n");
     CHECK_INT(parse(buf, &t, &e), 0);
@@ -339,10 +343,7 @@ static void test_headers(void)
     hist_table_free(&t);
     free(buf);
     /* With the cache simulation: its five metrics after the engine, read as metrics. */
-    buf = NULL;
-    m = open_memstream(&buf, &len);
-    CHECK_INT(hist_write_header(m, HIST_COUNT, HIST_CACHE), 0);
-    fclose(m);
+    buf = header_of(HIST_COUNT, HIST_CACHE);
     CHECK_STR(buf, "date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes"
                    "\ttoolchain\tengine\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses"
                    "\test_cycles\n");
@@ -355,10 +356,7 @@ static void test_headers(void)
     hist_table_free(&t);
     free(buf);
     /* With the valgrind options (tare run --valgrind-arg): after the engine. */
-    buf = NULL;
-    m = open_memstream(&buf, &len);
-    CHECK_INT(hist_write_header(m, HIST_COUNT, HIST_VGARGS | HIST_CACHE), 0);
-    fclose(m);
+    buf = header_of(HIST_COUNT, HIST_VGARGS | HIST_CACHE);
     CHECK_STR(buf, "date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes"
                    "\ttoolchain\tengine\tvalgrind_args\tl1i_misses\tl1d_misses\tlli_misses"
                    "\tlld_misses\test_cycles\n");
@@ -367,10 +365,7 @@ static void test_headers(void)
     hist_table_free(&t);
     free(buf);
     /* With the net counts too (tare run --subtract): before the cache columns. */
-    buf = NULL;
-    m = open_memstream(&buf, &len);
-    CHECK_INT(hist_write_header(m, HIST_COUNT, HIST_NET | HIST_CACHE), 0);
-    fclose(m);
+    buf = header_of(HIST_COUNT, HIST_NET | HIST_CACHE);
     CHECK_STR(buf, "date\tcommit\tbenchmark\tinstructions\tallocations\tbytes\tpeak_bytes"
                    "\ttoolchain\tengine\tnet_instructions\tnet_allocations\tnet_bytes"
                    "\tl1i_misses\tl1d_misses\tlli_misses\tlld_misses\test_cycles\n");
