@@ -79,4 +79,33 @@ run_tare count --subtract "$F/region 0" -- "$F/region" 1000
 expect_match "$out" "net: the counts less those of the baseline" "text says what net is"
 expect_match "$out" "net instr" "text column"
 
+# Real interpreters: the start-up is most of a short script's count, and --subtract takes it
+# off. lua5.4 adding integers N and 2N times: the loop costs the same each iteration, so the
+# raw counts differ by the loop's N iterations, and the net counts are those iterations and
+# the script's own compile; without the baseline the start-up is most of raw(N).
+for prog in lua5.4 /usr/bin/python3; do
+    command -v "$prog" > /dev/null || not_ok "$prog is not installed (scripts/install-deps)"
+done
+lua_loop() { printf "lua5.4 -e 'local s = 0 for i = 1, %d do s = s + i end'" "$1"; }
+run_tare count --format tsv --subtract "lua5.4 -e ''" "$(lua_loop 10000)" "$(lua_loop 20000)"
+expect_rc 0 "lua5.4 with lua5.4 on an empty script as the baseline"
+r1=$(tsv_field "$out" 1 instructions); r2=$(tsv_field "$out" 2 instructions)
+n1=$(tsv_field "$out" 1 net_instructions); n2=$(tsv_field "$out" 2 net_instructions)
+expect_eq "$((n2 - n1))" "$((r2 - r1))" "lua: the baseline taken off both alike"
+check "lua: start-up is most of raw(N) (2 raw(N) - raw(2N) = $((2 * r1 - r2)) > raw(N) / 2)" \
+    test $((2 * r1 - r2)) -gt $((r1 / 2))
+check "lua: net(N) is the loop but for its compile (0 <= $((2 * n1 - n2)) < net(N) / 10)" \
+    test $((2 * n1 - n2)) -ge 0 -a $((10 * (2 * n1 - n2))) -lt "$n1"
+a1=$(tsv_field "$out" 1 allocations); na1=$(tsv_field "$out" 1 net_allocations)
+check "lua: the start-up's allocations taken off ($na1 net of $a1, < 10%)" \
+    test $((10 * na1)) -lt "$a1"
+# python3: about 32 million instructions and 1,260 allocations of start-up, a few of the loop.
+py_loop() { printf "/usr/bin/python3 -c 's = 0\nfor i in range(%d): s += i'" "$1"; }
+run_tare count --format tsv --shell sh --subtract "/usr/bin/python3 -c pass" "$(py_loop 2000)"
+expect_rc 0 "python3 with python3 -c pass as the baseline"
+r1=$(tsv_field "$out" 1 instructions); n1=$(tsv_field "$out" 1 net_instructions)
+a1=$(tsv_field "$out" 1 allocations); na1=$(tsv_field "$out" 1 net_allocations)
+check "python3: net instructions a fraction of raw ($n1 of $r1, < 20%)" test $((5 * n1)) -lt "$r1"
+check "python3: net allocations the loop's few ($na1 of $a1, < 1%)" test $((100 * na1)) -lt "$a1"
+
 done_testing
