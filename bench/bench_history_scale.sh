@@ -2,7 +2,8 @@
 # bench/bench_history_scale.sh: how the history readers grow with the history. Synthetic
 # histories of 50 series (ratio and instructions) at ROWS rows each (1,000 to 1,000,000 by
 # default: 20 to 20,000 commits), and on each: `tare history check`, `check --commit` (a
-# commit in the middle), `noise`, `merge` of two shards and `tare trend`, beside one awk pass
+# commit in the middle), `noise`, `merge` of two shards, `tare trend` and an append that
+# widens the file (a column it lacks), beside one awk pass
 # over the file (the floor: reading the TSV once). Prints each command's median wall time,
 # CPU time (user + system: steadier on a shared machine) and peak RSS over RUNS runs, its CPU
 # time over the awk pass's, and its CPU time and memory per row, so growth shows.
@@ -32,6 +33,8 @@ measure() {
 
 printf '%9s %8s  %-13s %8s %8s %11s %8s %9s %9s\n' rows commits command wall cpu peak_rss x_awk \
     µs/row bytes/row
+printf 'commit\tbenchmark\tinstructions\tengine\tl1d_misses\nnew\tbench-00\t5\tcallgrind\t7\n' \
+    > "$tmp/rows.tsv"
 for rows in $ROWS; do
     commits=$((rows / 50))
     h=$tmp/h.tsv
@@ -51,6 +54,10 @@ for rows in $ROWS; do
         measure noise "$TARE" history noise "$h"
         measure merge "$TARE" history merge "$tmp/even.tsv" "$tmp/odd.tsv" -o "$tmp/m.tsv"
         measure trend "$TARE" trend "$h" -o "$tmp/t.html"
+        # A row with columns the file lacks (engine, a miss count): the file checked whole and
+        # written again, widened (on a fresh copy each run; the copy's time included).
+        measure widen sh -c 'cp "$1" "$2" && "$3" history append "$2" < "$4"' sh "$h" \
+            "$tmp/w.tsv" "$TARE" "$tmp/rows.tsv"
     } > "$tmp/r"
     awk -v rows="$rows" -v nc="$commits" '
         NR == 1 { a = $3 }

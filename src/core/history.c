@@ -282,8 +282,7 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
             t->cols = calloc(n, sizeof *t->cols);
             t->cells = calloc(cap_rows * n + 1, sizeof *t->cells);
             t->line = calloc(cap_rows + 1, sizeof *t->line);
-            t->val = malloc((cap_rows + 1) * HM_COUNT * sizeof *t->val);
-            if (!t->cols || !t->cells || !t->line || !t->val)
+            if (!t->cols || !t->cells || !t->line)
                 goto oom;
             t->ncols = split_tabs(p, t->cols, n);
             for (int c = 0; c < t->ncols; c++) {
@@ -309,8 +308,16 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
                         "with commit and benchmark columns; see tare-history(1))" : "");
                 goto fail;
             }
-            for (int m = 0; m < HM_COUNT; m++)
+            /* Each row's values of the metrics the file has (not of every metric tare knows:
+             * a 50 MB history once held 16 doubles a row, 13 of them NAN). */
+            t->nmet = 0;
+            for (int m = 0; m < HM_COUNT; m++) {
                 t->c_metric[m] = find_col(t, hist_metric_names[m]);
+                t->slot[m] = t->c_metric[m] >= 0 ? t->nmet++ : -1;
+            }
+            t->val = malloc((cap_rows + 1) * (t->nmet ? t->nmet : 1) * sizeof *t->val);
+            if (!t->val)
+                goto oom;
             t->c_runner = find_col(t, hist_column_names[HC_RUNNER]);
             t->c_reference = find_col(t, hist_column_names[HC_REFERENCE]);
             t->c_toolchain = find_col(t, hist_column_names[HC_TOOLCHAIN]);
@@ -333,11 +340,14 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
                         !*row[t->c_commit] ? "commit" : "benchmark");
                 goto fail;
             }
-            double *val = t->val + t->nrows * HM_COUNT;
+            double *val = t->val + t->nrows * t->nmet;
             for (int m = 0; m < HM_COUNT; m++) {
                 int c = t->c_metric[m];
-                val[m] = NAN;
-                const char *why = c >= 0 ? check_metric(m, row[c], &val[m]) : NULL;
+                if (c < 0)
+                    continue;
+                double *v = &val[t->slot[m]];
+                *v = NAN;
+                const char *why = check_metric(m, row[c], v);
                 if (why) {
                     err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': %s: '%.40s'",
                             name, lineno, t->cols[c], why, row[c]);
@@ -623,7 +633,7 @@ int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *
 
 double hist_value(const struct hist_table *t, size_t row, int m)
 {
-    return t->val[row * HM_COUNT + m];
+    return t->slot[m] < 0 ? NAN : t->val[row * t->nmet + t->slot[m]];
 }
 
 /* ---- append ---- */

@@ -64,9 +64,11 @@ struct hist_table {
     size_t nrows;
     char **cells;        /* nrows * ncols; a short row's missing trailing cells are "" */
     size_t *line;        /* each row's line number */
-    double *val;         /* nrows * HM_COUNT metric values, parsed once; NAN for NA/absent */
+    double *val;         /* nrows * nmet metric values (slot[m]), parsed once; NAN for NA */
     int c_date, c_commit, c_benchmark;   /* column indexes; date may be -1 */
     int c_metric[HM_COUNT];              /* -1 where the file has no such column */
+    int nmet;                            /* the metrics the file has: val's row width */
+    int slot[HM_COUNT];                  /* metric m's place in a row of val, or -1 */
     int c_runner, c_reference, c_toolchain, c_runs;
     int c_engine;        /* what counted (tare count --engine); rows of another engine than
                           * callgrind are series of their own, NAME@ENGINE: never compared */
