@@ -1033,6 +1033,8 @@ static int run_report(struct run *r, struct err *e)
             /* after the budget's marks, which look for the four counts last */
             if (xrc == 0 && xset.suite && r->do_count && r->co.cache_sim)
                 xrc = cli_export_add_cache(&xset, w.x->name, &r->cj[b * r->nl + l], e);
+            if (xrc == 0 && xset.suite && r->do_count && r->subtract)
+                xrc = cli_export_add_net(&xset, w.x->name, &r->cj[b * r->nl + l], e);
             if (r->fmt == FMT_JSON)
                 run_row_json(r, &w, !b && !l);
             else

@@ -14,10 +14,11 @@ static double count_value(uint64_t v)
     return v == COUNT_NA ? NAN : (double)v;
 }
 
-/* One count of a job: its value, NA with the job's failure or note; v2 (COUNT_NA: none) the
- * second pass's, its range beside it. */
+/* One count of a job: its value, NA with the job's failure or note (or na_why, when given);
+ * v2 (COUNT_NA: none) the second pass's, its range beside it. */
 static int add_count(struct export_set *s, const char *name, const struct count_job *j,
-                     const char *measure, uint64_t v, uint64_t v2, int runs, struct err *e)
+                     const char *measure, uint64_t v, uint64_t v2, int runs, const char *na_why,
+                     struct err *e)
 {
     struct export_rec r = {.bench = name, .measure = measure, .value = count_value(v),
                            .lo = NAN, .hi = NAN, .runs = runs};
@@ -26,7 +27,7 @@ static int add_count(struct export_set *s, const char *name, const struct count_
         r.note = j->why;
     } else if (isnan(r.value)) {
         r.state = EXPORT_SKIPPED;
-        r.note = j->note[0] ? j->note : "not measured";
+        r.note = na_why ? na_why : j->note[0] ? j->note : "not measured";
     }
     if (!isnan(r.value) && v2 != COUNT_NA) {
         r.lo = fmin(r.value, (double)v2);
@@ -44,7 +45,7 @@ int cli_export_add_counts(struct export_set *s, const char *name, const struct c
     const uint64_t v2[2] = {j->instructions2, j->allocations2};
     for (int m = 0; m < 4; m++)
         if (add_count(s, name, j, measure[m], v[m], check_warm && m < 2 ? v2[m] : COUNT_NA,
-                      check_warm && m < 2 ? 2 : 1, e) < 0)
+                      check_warm && m < 2 ? 2 : 1, NULL, e) < 0)
             return -1;
     return 0;
 }
@@ -57,7 +58,19 @@ int cli_export_add_cache(struct export_set *s, const char *name, const struct co
     const uint64_t v[5] = {j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses,
                            j->est_cycles};
     for (int m = 0; m < 5; m++)
-        if (add_count(s, name, j, measure[m], v[m], COUNT_NA, 1, e) < 0)
+        if (add_count(s, name, j, measure[m], v[m], COUNT_NA, 1, NULL, e) < 0)
+            return -1;
+    return 0;
+}
+
+int cli_export_add_net(struct export_set *s, const char *name, const struct count_job *j,
+                       struct err *e)
+{
+    static const char *const measure[3] = {"net_instructions", "net_allocations", "net_bytes"};
+    const uint64_t v[3] = {j->net_instructions, j->net_allocations, j->net_bytes};
+    for (int m = 0; m < 3; m++)
+        if (add_count(s, name, j, measure[m], v[m], COUNT_NA, 1, "NA: the baseline's count is "
+                      "the larger, or one of the two was not measured", e) < 0)
             return -1;
     return 0;
 }

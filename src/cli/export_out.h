@@ -33,6 +33,10 @@ struct count_job;
  * skipped with its note. 0, or -1 with e set. */
 int cli_export_add_counts(struct export_set *s, const char *name, const struct count_job *j,
                           bool check_warm, struct err *e);
+/* Adds --subtract's net counts of one series the same way: net_instructions,
+ * net_allocations, net_bytes (NA, skipped, where the baseline's was the larger). 0, or -1. */
+int cli_export_add_net(struct export_set *s, const char *name, const struct count_job *j,
+                       struct err *e);
 /* Adds --cache-sim's counts of one series the same way: l1i_misses, l1d_misses, lli_misses,
  * lld_misses and est_cycles. 0, or -1 with e set. */
 int cli_export_add_cache(struct export_set *s, const char *name, const struct count_job *j,

@@ -79,6 +79,21 @@ run_tare count --subtract "$F/region 0" -- "$F/region" 1000
 expect_match "$out" "net: the counts less those of the baseline" "text says what net is"
 expect_match "$out" "net instr" "text column"
 
+# CI files carry the net counts (BMF: net-instructions; NA left out, JUnit: skipped, why).
+run_tare count --format tsv --subtract "$F/region 2000" --export-bmf "$TMP/net.json" \
+    --export-junit "$TMP/net.xml" "$F/region 3000" "$F/region 1000"
+expect_rc 0 "--subtract with CI exports"
+bmf() { /usr/bin/python3 -c 'import json, sys
+print(json.load(open(sys.argv[1])).get(sys.argv[2], {}).get(sys.argv[3], {}).get("value", "absent"))' \
+    "$TMP/net.json" "$1" "$2"; }
+expect_eq "$(bmf "region 3000" net-instructions)" "$(tsv_field "$out" 1 net_instructions)" \
+    "BMF: the net instructions"
+expect_eq "$(bmf "region 3000" net-allocations)" "$(tsv_field "$out" 1 net_allocations)" \
+    "BMF: the net allocations"
+expect_eq "$(bmf "region 1000" net-instructions)" absent "BMF: an NA net left out, not 0"
+check "JUnit: the NA net skipped, saying why" grep -q \
+    "skipped message=\"NA: the baseline&apos;s count is the larger" "$TMP/net.xml"
+
 # Real interpreters: the start-up is most of a short script's count, and --subtract takes it
 # off. lua5.4 adding integers N and 2N times: the loop costs the same each iteration, so the
 # raw counts differ by the loop's N iterations, and the net counts are those iterations and
