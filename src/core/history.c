@@ -1049,8 +1049,10 @@ void hist_db_free(struct hist_db *db)
         free(s->name);
         free(s->commit);
         for (int m = 0; m < HM_COUNT; m++)
-            free(s->v[m]);
+            if (s->v[m] != db->nan_fill)
+                free(s->v[m]);
     }
+    free(db->nan_fill);
     free(db->series);
     free(db->chash);
     free(db->shash);
@@ -1244,16 +1246,28 @@ static long point_index(struct hist_db *db, long si, long ci)
             return -1;
         s->commit = c;
         for (int m = 0; m < HM_COUNT; m++) {
+            if (!db->col[m])
+                continue;   /* no table has it: nan_fill stands for it once finished */
             double *v = realloc(s->v[m], cap * sizeof *v);
             if (!v)
                 return -1;
             s->v[m] = v;
         }
         s->cap = cap;
+        if (cap > db->nan_cap) {
+            double *f = realloc(db->nan_fill, cap * sizeof *f);
+            if (!f)
+                return -1;
+            for (size_t i = db->nan_cap; i < cap; i++)
+                f[i] = NAN;
+            db->nan_fill = f;
+            db->nan_cap = cap;
+        }
     }
     s->commit[s->n] = (size_t)ci;
     for (int m = 0; m < HM_COUNT; m++)
-        s->v[m][s->n] = NAN;
+        if (db->col[m])
+            s->v[m][s->n] = NAN;
     db->phash_key[h] = key;
     db->phash_val[h] = s->n;
     db->npoints++;
@@ -1283,9 +1297,32 @@ static long add_series_engine(struct hist_db *db, const struct hist_table *t, si
     return si;
 }
 
+/* The arrays of metric m in every series so far, all NAN: a table with its column came. */
+static int add_metric_arrays(struct hist_db *db, int m)
+{
+    for (size_t si = 0; si < db->nseries; si++) {
+        struct hist_series *s = &db->series[si];
+        s->v[m] = malloc((s->cap ? s->cap : 1) * sizeof *s->v[m]);
+        if (!s->v[m])
+            return -1;
+        for (size_t i = 0; i < s->n; i++)
+            s->v[m][i] = NAN;
+    }
+    db->col[m] = true;
+    return 0;
+}
+
 int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
 {
+    /* Added to after finishing: the shared arrays are no series' own until finished again. */
+    for (size_t si = 0; db->sorted && si < db->nseries; si++)
+        for (int m = 0; m < HM_COUNT; m++)
+            if (db->series[si].v[m] == db->nan_fill)
+                db->series[si].v[m] = NULL;
     db->sorted = false;
+    for (int m = 0; m < HM_COUNT; m++)
+        if (t->c_metric[m] >= 0 && !db->col[m] && add_metric_arrays(db, m) < 0)
+            return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
     for (size_t r = 0; r < t->nrows; r++) {
         long ci = add_commit(db, hist_cell(t, r, t->c_commit), hist_cell(t, r, t->c_date));
         long si = ci < 0 ? -1 : add_series_engine(db, t, r);
@@ -1330,6 +1367,12 @@ void hist_db_finish(struct hist_db *db)
     if (db->sorted)
         return;
     db->sorted = true;
+    /* A metric no table had: every series reads the shared NANs (at least as many as any
+     * series has points), rather than an array of its own. */
+    for (size_t si = 0; si < db->nseries; si++)
+        for (int m = 0; m < HM_COUNT; m++)
+            if (!db->col[m])
+                db->series[si].v[m] = db->nan_fill;
     size_t n = db->ncommits;
     size_t *order = malloc((n + 1) * sizeof *order);
     size_t *rank = malloc((n + 1) * sizeof *rank);
@@ -1367,6 +1410,8 @@ void hist_db_finish(struct hist_db *db)
             p[i] = (struct pt){rank[s->commit[i]], i};
         qsort(p, s->n, sizeof *p, cmp_pt);
         for (int m = 0; m < HM_COUNT; m++) {
+            if (!db->col[m])
+                continue;
             for (size_t i = 0; i < s->n; i++)
                 tmp[i] = s->v[m][p[i].idx];
             memcpy(s->v[m], tmp, s->n * sizeof *tmp);

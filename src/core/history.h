@@ -163,6 +163,11 @@ struct hist_db {
     size_t nseries, series_cap;
     struct hist_series *series;
     bool has[HM_COUNT];       /* some series has some value of this metric */
+    /* internal: the metrics some table had a column of (their arrays exist in every series);
+     * after hist_db_finish the others' arrays are all nan_fill, shared, all NAN */
+    bool col[HM_COUNT];
+    double *nan_fill;
+    size_t nan_cap;
     /* internal lookup tables */
     size_t chash_cap, shash_cap, phash_cap;
     size_t *chash, *shash;
