@@ -84,7 +84,7 @@ static int suite_key(const char *name, struct suite *s, const struct ini_key *k,
         return 0;
     }
     if (strcmp(k->key, "input") == 0 || strcmp(k->key, "subtract") == 0) {
-        char **slot = k->key[0] == 'i' ? &s->input : &s->subtract;
+        char **slot = strcmp(k->key, "input") == 0 ? &s->input : &s->subtract;
         if (!*v)
             return BAD("'%s' is empty", name, k->line, k->key);
         if (!(*slot = strdup(v)))
@@ -125,7 +125,7 @@ static int suite_key(const char *name, struct suite *s, const struct ini_key *k,
         return 0;
     }
     if (strcmp(k->key, "count") == 0 || strcmp(k->key, "cache-sim") == 0) {
-        if (parse_yes_no(v, k->key[1] == 'o' ? &s->count : &s->cache_sim) < 0)
+        if (parse_yes_no(v, strcmp(k->key, "count") == 0 ? &s->count : &s->cache_sim) < 0)
             return BAD("%s = '%.*s': want yes or no", name, k->line, k->key, SHOW, v);
         return 0;
     }
