@@ -589,11 +589,8 @@ static void print_counts_text(const struct ab *ab)
     printf("\ncounts (deterministic: the median of %ld %s passes of each, side by side, "
            "after a native warm-up; spread: (max - min) / median of a side's passes; bytes and "
            "peak heap from libtare-alloc):\n", ab->count_runs, count_engine_name(ab->copt.engine));
-    if (ab->copt.cache_sim)
-        printf("misses simulated by valgrind's caches; est. cycles = Ir + 10 x L1 misses + "
-               "100 x LL misses, a model, not a measurement\n");
-    if (ab->copt.nvg_args)
-        count_vg_args_text(stdout, &ab->copt);
+    struct count_view v = {.co = &ab->copt};   /* the valgrind options, the cycles model */
+    count_extra_legend(stdout, &v);
     table_print(&t, stdout, FMT_TEXT);
     table_free(&t);
     char buf[512];

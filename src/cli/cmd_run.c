@@ -453,18 +453,8 @@ static int write_history(const char *dir, const char *const names[], const char 
                       i > 0 ? " (the rows are in the first file only)" : " (no rows written)");
         goto out;
     }
-    for (int i = 0; i < n; i++) {   /* the renames, durable */
-        char *slash = strrchr(h[i].path, '/');
-        if (slash)
-            *slash = '\0';
-        int dfd = open(slash ? h[i].path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (slash)
-            *slash = '/';
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-    }
+    for (int i = 0; i < n; i++)   /* the renames, durable */
+        hist_sync_dir(h[i].path);
     rc = 0;
 out:
     for (int i = 0; i < n; i++) {

@@ -53,12 +53,12 @@ int cli_export_add_counts(struct export_set *s, const char *name, const struct c
 int cli_export_add_cache(struct export_set *s, const char *name, const struct count_job *j,
                          struct err *e)
 {
-    static const char *const measure[5] = {"l1i_misses", "l1d_misses", "lli_misses",
-                                           "lld_misses", "est_cycles"};
+    /* named as count.tsv's columns: HM_L1I_MISSES .. HM_EST_CYCLES */
     const uint64_t v[5] = {j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses,
                            j->est_cycles};
     for (int m = 0; m < 5; m++)
-        if (add_count(s, name, j, measure[m], v[m], COUNT_NA, 1, NULL, e) < 0)
+        if (add_count(s, name, j, hist_metric_names[HM_L1I_MISSES + m], v[m], COUNT_NA, 1,
+                      NULL, e) < 0)
             return -1;
     return 0;
 }
@@ -66,11 +66,12 @@ int cli_export_add_cache(struct export_set *s, const char *name, const struct co
 int cli_export_add_net(struct export_set *s, const char *name, const struct count_job *j,
                        struct err *e)
 {
-    static const char *const measure[3] = {"net_instructions", "net_allocations", "net_bytes"};
+    /* named as count.tsv's columns: HM_NET_INSTRUCTIONS .. HM_NET_BYTES */
     const uint64_t v[3] = {j->net_instructions, j->net_allocations, j->net_bytes};
     for (int m = 0; m < 3; m++)
-        if (add_count(s, name, j, measure[m], v[m], COUNT_NA, 1, "NA: the baseline's count is "
-                      "the larger, or one of the two was not measured", e) < 0)
+        if (add_count(s, name, j, hist_metric_names[HM_NET_INSTRUCTIONS + m], v[m], COUNT_NA,
+                      1, "NA: the baseline's count is the larger, or one of the two was not "
+                      "measured", e) < 0)
             return -1;
     return 0;
 }

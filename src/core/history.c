@@ -730,6 +730,27 @@ static int add_rows(struct sbuf *b, const struct hist_table *in, const int *map,
     return 0;
 }
 
+void hist_sync_dir(const char *path)
+{
+    char *dir = strdup(path);
+    if (!dir)
+        return;
+    char *slash = strrchr(dir, '/');
+    const char *d = ".";
+    if (slash == dir) {
+        d = "/";
+    } else if (slash) {
+        *slash = '\0';
+        d = dir;
+    }
+    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (fsync(fd) < 0) { /* best effort */ }
+        close(fd);
+    }
+    free(dir);
+}
+
 /* Writes text to a new file beside path and renames it over path, signals held off from the
  * first byte to the rename (an interrupt leaves the old file or the new one, and no copy). */
 static int replace_file(int fd, const char *path, const char *text, size_t len, struct err *e)
@@ -760,15 +781,8 @@ static int replace_file(int fd, const char *path, const char *text, size_t len, 
             unlink(tmp);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
-    if (rc == 0) {   /* the rename, durable */
-        char *dir = slash ? strndup(path, slash - path + (slash == path)) : strdup(".");
-        int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-        free(dir);
-    }
+    if (rc == 0)
+        hist_sync_dir(path);
     free(tmp);
     return rc;
 }
@@ -778,17 +792,20 @@ static int replace_file(int fd, const char *path, const char *text, size_t len, 
  * the file is checked whole, then written again with those columns added at the end of its
  * header, NA in every older row, and the rows after; the copy is renamed over the file. The
  * lock stays on the old file, so writers waiting on it find it replaced and open the new one
- * (the lock protocol's "checked again once locked"). Returns the rows appended, or -1.
+ * (the lock protocol's "checked again once locked"). map[c]: the input's column for the file's
+ * column c (or -1); extra: the input's columns the file lacks, nextra of them. Returns the
+ * rows appended, or -1.
  */
 static long append_widened(int fd, const char *path, const struct hist_table *in,
-                           const int *map, int nf, struct err *e)
+                           const int *map, int nf, const int *extra, int nextra, struct err *e)
 {
     char *raw = NULL;
     size_t rawlen;
     long rc = -1;
     struct hist_table old;
     struct sbuf b = {0};
-    int *map2 = calloc(nf + in->ncols, sizeof *map2);
+    int n2 = nf + nextra;
+    int *map2 = calloc(n2, sizeof *map2);
     if (!map2 || read_all(fd, &raw, &rawlen) < 0) {
         err_errno(e, ERR_SYSTEM, map2 ? errno : ENOMEM, "cannot read '%s'", path);
         free(map2);
@@ -799,16 +816,8 @@ static long append_widened(int fd, const char *path, const struct hist_table *in
         err_prefix(e, "cannot add the new columns (nothing written)");
         goto out;
     }
-    int n2 = nf;
-    for (int c = 0; c < nf; c++)
-        map2[c] = map[c];
-    for (int k = 0; k < in->ncols; k++) {
-        bool found = false;
-        for (int c = 0; c < nf; c++)
-            found |= map[c] == k;
-        if (!found)
-            map2[n2++] = k;
-    }
+    memcpy(map2, map, nf * sizeof *map2);
+    memcpy(map2 + nf, extra, nextra * sizeof *map2);
     /* The header: the file's, then the new columns. */
     const char *p = raw, *end = raw + rawlen;
     const char *nl = memchr(p, '\n', end - p);
@@ -876,7 +885,7 @@ long hist_append(const char *path, const char *text, size_t len, struct err *e)
     long rc = -1;
     struct sbuf b = {0};
     char *hdr = NULL;
-    int *map = NULL;
+    int *map = NULL, *extra = NULL;
     char **fcols = NULL;
     sigset_t all, old;
     sigfillset(&all);
@@ -944,6 +953,8 @@ long hist_append(const char *path, const char *text, size_t len, struct err *e)
                     map[c] = k;
         }
         int nextra = 0;
+        if (!(extra = calloc(in.ncols, sizeof *extra)))
+            goto oom;
         for (int k = 0; k < in.ncols; k++) {
             bool found = false;
             for (int c = 0; c < nf; c++)
@@ -956,10 +967,10 @@ long hist_append(const char *path, const char *text, size_t len, struct err *e)
                         "tare-history(1)): nothing written", in.cols[k], path);
                 goto out;
             }
-            nextra++;
+            extra[nextra++] = k;
         }
         if (nextra) {
-            rc = append_widened(fd, path, &in, map, nf, e);
+            rc = append_widened(fd, path, &in, map, nf, extra, nextra, e);
             goto out;
         }
     }
@@ -989,6 +1000,7 @@ out:
     free(b.p);
     free(hdr);
     free(map);
+    free(extra);
     free(fcols);
     hist_table_free(&in);
     return rc;

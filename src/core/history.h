@@ -49,6 +49,9 @@ int hist_write_header(FILE *f, enum hist_file which, unsigned flags);
 bool hist_metric_deterministic(int m);
 /* The metric a column name stands for (after the mapping), or -1. */
 int hist_metric_by_name(const char *name);
+/* Makes a rename in path's directory durable: fsyncs the directory (best effort: some file
+ * systems refuse). */
+void hist_sync_dir(const char *path);
 /* Whether tare reads a column of this name (after the mapping): a metric, or one of
  * hist_column_names. */
 bool hist_column_known(const char *name);

@@ -148,28 +148,6 @@ static long merge_write(const struct merge *m, FILE *f, struct err *e)
     return written;
 }
 
-/* The rename made durable: the directory synced (best effort: some file systems refuse). */
-static void sync_dir(const char *path)
-{
-    char *dir = strdup(path);
-    if (!dir)
-        return;
-    char *slash = strrchr(dir, '/');
-    const char *d = ".";
-    if (slash == dir) {
-        d = "/";
-    } else if (slash) {
-        *slash = '\0';
-        d = dir;
-    }
-    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        if (fsync(fd) < 0) { /* best effort */ }
-        close(fd);
-    }
-    free(dir);
-}
-
 static void signals_held(sigset_t *set)
 {
     sigemptyset(set);
@@ -235,7 +213,7 @@ static long merge_replace(const struct merge *m, const char *out, int (*tmp_name
     }
     tmp_named(NULL);
     sigprocmask(SIG_SETMASK, &old, NULL);
-    sync_dir(out);
+    hist_sync_dir(out);
 out:
     tmp_named(NULL);
     free(tmp);
