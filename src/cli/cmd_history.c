@@ -277,7 +277,7 @@ static void json_columns(FILE *f, char **paths, int np)
 }
 
 /* Which judgements a list of check's output holds. */
-enum check_list { LIST_REG, LIST_IMP, LIST_PEND, LIST_SKIP };
+enum check_list { LIST_REG, LIST_IMP, LIST_PEND, LIST_FAILED, LIST_SKIP };
 
 static bool in_list(const struct hist_judgement *j, enum check_list l)
 {
@@ -286,7 +286,8 @@ static bool in_list(const struct hist_judgement *j, enum check_list l)
     case LIST_IMP: return j->verdict == HIST_IMPROVEMENT;
     /* pending among too few points too: not tested, yet past the fence */
     case LIST_PEND: return j->st.pending;
-    default: return j->st.untested != HIST_TESTED;
+    case LIST_FAILED: return j->verdict == HIST_NA;
+    default: return j->verdict == HIST_UNTESTED;
     }
 }
 
@@ -355,31 +356,42 @@ static void text_findings(const char *title, const struct hist_db *db, const str
     table_free(&t);
 }
 
+/* The series and metrics of one list, each with why: [{"benchmark", "metric", "why"}]. */
+static void json_why(FILE *f, const struct hist_db *db, const struct hist_check *c,
+                     enum check_list l)
+{
+    char why[128];
+    bool first = true;
+    fputc('[', f);
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        if (!in_list(j, l))
+            continue;
+        fputs(first ? "{\"benchmark\": " : ", {\"benchmark\": ", f);
+        first = false;
+        json_str(f, db->series[j->series].name);
+        fputs(", \"metric\": ", f);
+        json_str(f, hist_metric_names[j->metric]);
+        fputs(", \"why\": ", f);
+        json_str(f, hist_untested_why(&j->st, false, why, sizeof why));
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 /* check's result as JSON. */
 static void check_json(const struct hist_db *db, const struct hist_check *c, char **paths,
                        int np)
 {
-    char why[128];
     fputs("{\"regressions\": ", stdout);
     json_findings(stdout, db, c, LIST_REG);
     fputs(", \"improvements\": ", stdout);
     json_findings(stdout, db, c, LIST_IMP);
-    printf(", \"checked\": %zu, \"not_checked\": [", c->ntested);
-    bool first = true;
-    for (size_t i = 0; i < c->n; i++) {
-        const struct hist_judgement *j = &c->j[i];
-        if (!in_list(j, LIST_SKIP))
-            continue;
-        fputs(first ? "{\"benchmark\": " : ", {\"benchmark\": ", stdout);
-        first = false;
-        json_str(stdout, db->series[j->series].name);
-        fputs(", \"metric\": ", stdout);
-        json_str(stdout, hist_metric_names[j->metric]);
-        fputs(", \"why\": ", stdout);
-        json_str(stdout, hist_untested_why(&j->st, false, why, sizeof why));
-        fputc('}', stdout);
-    }
-    fputs("], \"unknown_columns\": ", stdout);
+    fputs(", \"failed\": ", stdout);
+    json_why(stdout, db, c, LIST_FAILED);
+    printf(", \"checked\": %zu, \"not_checked\": ", c->ntested);
+    json_why(stdout, db, c, LIST_SKIP);
+    fputs(", \"unknown_columns\": ", stdout);
     json_columns(stdout, paths, np);
     fputs("}\n", stdout);
 }
@@ -396,20 +408,22 @@ static void check_text(const struct hist_db *db, const struct hist_check *c, con
     text_findings("regressions", db, c, LIST_REG);
     text_findings("improvements", db, c, LIST_IMP);
     text_findings("pending (past the fence, not yet persistent)", db, c, LIST_PEND);
-    if (c->nna + c->nskip) {
+    for (int l = LIST_FAILED; l <= LIST_SKIP; l++) {
+        if (!(l == LIST_FAILED ? c->nna : c->nskip))
+            continue;
         static const char *const hdr[] = {"benchmark", "metric", "why"};
         struct table t;
         table_init(&t, 3, hdr, 7u);
         for (size_t i = 0; i < c->n; i++) {
             const struct hist_judgement *j = &c->j[i];
-            if (!in_list(j, LIST_SKIP))
+            if (!in_list(j, (enum check_list)l))
                 continue;
             table_row(&t);
             table_set(&t, 0, "%s", db->series[j->series].name);
             table_set(&t, 1, "%s", hist_metric_names[j->metric]);
             table_set(&t, 2, "%s", hist_untested_why(&j->st, false, why, sizeof why));
         }
-        printf("not checked:\n");
+        printf("%s:\n", l == LIST_FAILED ? "measurement failed" : "not checked");
         table_print(&t, stdout, FMT_TEXT);
         table_free(&t);
     }
@@ -419,7 +433,8 @@ static void check_text(const struct hist_db *db, const struct hist_check *c, con
     if (c->nabsent)
         printf("not checked: %zu series with no row at this commit\n", c->nabsent);
     if (!c->nreg && !c->nimp && c->ntested)
-        printf("no regressions, no improvements\n");
+        printf("no regressions, no improvements%s\n",
+               c->nna ? " in the metrics measured" : "");
 }
 
 /* check's records for the CI files: one a judgement. */
@@ -531,13 +546,17 @@ static int do_check(int argc, char **argv)
         check_json(&db, &chk, argv + optind, argc - optind);
     else
         check_text(&db, &chk, unknown, nunknown);
+    /* A failed measurement is the failure it is (exit 1), not a metric passed over. */
+    if (chk.nna)
+        cli_error(CMD, "measurement failed at commit %.12s: %zu metric%s NA (see above)",
+                  db.commit[ci], chk.nna, chk.nna == 1 ? "" : "s");
     if (chk.ntested == 0)
         cli_error(CMD, "checked nothing at commit %.12s: %s", db.commit[ci],
                   chk.nna + chk.nskip ? "no series' metric could be tested (see above)"
                   : unknown ? "no metric tare knows in the history (see above)"
                   : "no series has a metric at this commit");
     free(unknown);
-    size_t nreg = chk.nreg, ntested = chk.ntested;
+    size_t nreg = chk.nreg, ntested = chk.ntested, nna = chk.nna;
     hist_check_free(&chk);
     hist_db_free(&db);
     cli_budgets_free(bud, nbud);
@@ -548,7 +567,7 @@ static int do_check(int argc, char **argv)
     }
     if (xstatus != EXIT_OK)
         return xstatus;
-    return nreg ? EXIT_REGRESSION : ntested == 0 ? EXIT_USAGE : EXIT_OK;
+    return nna ? EXIT_FAIL : nreg ? EXIT_REGRESSION : ntested == 0 ? EXIT_USAGE : EXIT_OK;
 }
 
 /* ---- noise ---- */

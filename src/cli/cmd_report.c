@@ -113,7 +113,10 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
                     beside(cb, s, HM_INSTRUCTIONS, j->step_point, j->point),
                     beside(d, s, HM_MEDIAN_S, j->step_point, j->point));
         }
-        fputc('\n', f);
+        /* the two tables' "before" differ for the wall clock: each says which it is */
+        fprintf(f, "\n*before*, *after*: a count's value at the series' previous commit and at "
+                "this one; a wall-clock metric's median of the %d commits before the step and "
+                "of the %d from it on (pending: of those so far).\n\n", o->window, o->persist);
     }
     if (c->nna) {
         fputs("**Failed** (NA at this commit):", f);
@@ -128,7 +131,9 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
                 c->nskip == 1 ? "" : "s");
     fprintf(f, "<details><summary>All %zu metrics of %zu series</summary>\n\n", c->n,
             c->nseries);
-    fputs("| benchmark | metric | base | this commit | change | verdict |\n"
+    fputs("*previous*: the series' value at its previous commit in the history; *change*: "
+          "from it to this commit's.\n\n"
+          "| benchmark | metric | previous | this commit | change | verdict |\n"
           "|---|---|--:|--:|--:|---|\n", f);
     for (size_t i = 0; i < c->n; i++) {
         const struct hist_judgement *j = &c->j[i];

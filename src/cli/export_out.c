@@ -102,7 +102,11 @@ int cli_export_add_check(struct export_set *s, const struct hist_db *db,
     char note[512] = "", why[128];
     struct export_rec r = {.bench = se->name, .measure = hist_metric_names[j->metric],
                            .value = j->now, .lo = NAN, .hi = NAN, .note = note};
-    if (st->untested != HIST_TESTED) {
+    if (j->verdict == HIST_NA) {
+        r.state = EXPORT_FAILED;   /* a failed measurement fails, as in every other export */
+        snprintf(note, sizeof note, "measurement failed: %s",
+                 hist_untested_why(st, false, why, sizeof why));
+    } else if (st->untested != HIST_TESTED) {
         r.state = EXPORT_SKIPPED;
         snprintf(note, sizeof note, "not checked: %s",
                  hist_untested_why(st, false, why, sizeof why));
