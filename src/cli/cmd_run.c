@@ -675,7 +675,7 @@ static void run_row_table(const struct run *r, const struct run_row *w, struct t
         count_extra_cells(t, &cc, &w->extra, r->fmt == FMT_TEXT, &v);
     }
     if (w->failed && r->fmt == FMT_TEXT && cli_use_color(stdout))
-        table_set(t, c->nc - 1, "\033[31mfailed\033[0m");
+        table_set_red(t, c->nc - 1, "failed");
     else
         table_set(t, c->nc - 1, "%s", w->failed ? "failed" : "ok");
 }
