@@ -13,6 +13,7 @@
 #include "cli/growth.h"
 #include "cli/harness.h"
 #include "cli/export_out.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
@@ -64,7 +65,8 @@ static const char *status_name(enum count_status s)
 }
 
 static void print_json(const struct count_job *jobs, const struct target *t, int n,
-                       const struct count_view *v, const struct growth *g, int ng)
+                       const struct count_view *v, const struct metrics_view *mv,
+                       const struct growth *g, int ng)
 {
     const struct count_opts *co = v->co;
     struct jw w;
@@ -94,6 +96,7 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
         if (co->cache_sim)
             count_cache_jw(&w, j);
         jw_kstring(&w, "engine", count_engine_name(co->engine));
+        metrics_jw(mv, i, &w);
         jw_kstring(&w, "status", status_name(j->status));
         if (j->status != COUNT_OK)
             jw_kstring(&w, "error", j->why);
@@ -106,18 +109,25 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
 }
 
 static void print_table(const struct count_job *jobs, const struct target *t, int n,
-                        enum out_format fmt, const struct count_view *v)
+                        enum out_format fmt, const struct count_view *v,
+                        const struct metrics_view *mv)
 {
     static const char *const tsv_h[] = {"name", "lane", "instructions", "allocations", "bytes",
                                         "peak_bytes"};
     static const char *const text_h[] = {"series", "instructions", "allocations", "bytes",
                                          "peak heap"};
     bool text = fmt == FMT_TEXT;
-    const char *h[24];
+    const char **h = calloc(24 + mv->nnames + 1, sizeof *h);
+    if (!h) {
+        cli_error("count", "out of memory");
+        return;
+    }
     int nh = 0;
     for (; nh < (text ? 5 : 6); nh++)
         h[nh] = text ? text_h[nh] : tsv_h[nh];
     nh += count_extra_header(h + nh, text, v);
+    if (!text)   /* the program's counters: a table of their own for people */
+        nh += metrics_tsv_header(mv, h + nh);
     h[nh++] = "status";
     struct table tb;
     table_init(&tb, nh, h, text ? 0x1 : 0x3);
@@ -134,6 +144,8 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         table_set(&tb, c++, "%s", count_cell(b, j->bytes, text));
         table_set(&tb, c++, "%s", count_cell(b, j->peak_bytes, text));
         count_extra_cells(&tb, &c, j, text, v);
+        if (!text)
+            metrics_tsv_cells(mv, i, &tb, &c);
         if (text && j->status != COUNT_OK && cli_use_color(stdout))
             table_set_red(&tb, c++, status_name(j->status));
         else
@@ -149,6 +161,10 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         count_extra_legend(stdout, v);
     table_print(&tb, stdout, fmt);
     table_free(&tb);
+    free(h);
+    if (text)
+        metrics_text(stdout, mv, "its two native runs (the warm-up and the counting "
+                     "allocator's)");
 }
 
 /* For `git bisect run`: good, bad, and "cannot test this commit". */
@@ -278,6 +294,7 @@ int cmd_count(int argc, char **argv)
     const char *subtract = NULL;
     bool engine_given = false;
     int nall = 0;   /* the series, then the baselines of --subtract (one a lane) */
+    struct metrics_view mview = {0};
 
     if (!toggles || !vg_args || !target_spec_init(&spec, argc) ||
         !harness_init(&h, "count", cmd_count_usage, argc))
@@ -489,10 +506,21 @@ int cmd_count(int argc, char **argv)
         status = EXIT_USAGE;
         goto done;
     }
+    const char **tnames = calloc(nt + 1, sizeof *tnames);
+    for (int i = 0; tnames && i < nt; i++)
+        tnames[i] = targets[i].name;
+    int mrc = tnames ? metrics_view_count(&mview, co.metrics, jobs, tnames, nt) : -1;
+    free(tnames);
+    if (mrc < 0) {
+        cli_error("count", "out of memory");
+        status = EXIT_USAGE;
+        goto done;
+    }
+    metrics_notes("count", &mview);
     if (fmt == FMT_JSON) {
-        print_json(jobs, targets, nt, &view, growth, ngrowth);
+        print_json(jobs, targets, nt, &view, &mview, growth, ngrowth);
     } else {
-        print_table(jobs, targets, nt, fmt, &view);
+        print_table(jobs, targets, nt, fmt, &view, &mview);
         if (fmt == FMT_TEXT)
             growth_print_text(stdout, growth, ngrowth);
         else
@@ -518,10 +546,13 @@ int cmd_count(int argc, char **argv)
     }
 
 done:
+    metrics_view_free(&mview);
     growth_free(growth, ngrowth);
     harness_free(&h);
     free(toggles);
     free(vg_args);
+    for (int i = 0; jobs && i < nall; i++)
+        count_job_free(&jobs[i]);
     free(jobs);
     targets_free(targets, nall > nt ? nall : nt);
     free(targets);

@@ -897,6 +897,8 @@ static void run_free(struct run *r)
     free(r->wp.x);
     free(r->s);
     free(r->ref);
+    for (int i = 0; r->cj && i < r->ns + r->nbase; i++)
+        count_job_free(&r->cj[i]);
     free(r->cj);
     free(r->commit);
     suite_free(&r->su);

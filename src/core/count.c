@@ -82,6 +82,7 @@ struct shared {
     const struct count_opts *o;
     const char *tmpdir;
     pthread_mutex_t lock;
+    pthread_mutex_t file_lock;   /* one native run at a time writes --metrics-from FILE */
     bool stop;
     struct err fatal;
     bool *owed;   /* jobs whose cleanup an interrupt put off (NULL: out of memory) */
@@ -121,11 +122,38 @@ static bool hooks(struct shared *sh, struct count_job *j, const char *which,
     return false;
 }
 
+/* Only what the program writes to $TARE_METRICS_OUT: no --metrics-from. */
+static const struct metrics_spec no_metrics_from;
+
+/* One run of the command itself, its counters read into mr (when not NULL: a native run). */
+static bool run_read(struct shared *sh, struct count_job *j, struct proc_opts *po,
+                     const char *what, struct metrics_run *mr, struct err *fatal)
+{
+    if (!mr)
+        return run_one(sh, j, po, what, fatal);
+    const struct metrics_spec *ms = sh->o->metrics ? sh->o->metrics : &no_metrics_from;
+    bool one_file = ms->from == METRICS_FROM_FILE;
+    if (one_file)
+        pthread_mutex_lock(&sh->file_lock);
+    struct metrics_capture cap;
+    bool ok = false;
+    if (metrics_capture_begin(&cap, ms, sh->tmpdir, po->env_set, j->cwd, po, mr, fatal) == 0) {
+        ok = run_one(sh, j, po, what, fatal);
+        metrics_capture_end(&cap);
+    } else {
+        j->status = COUNT_FAILED;
+    }
+    if (one_file)
+        pthread_mutex_unlock(&sh->file_lock);
+    return ok;
+}
+
 /* Runs one command (run `iter` of the job, named `run` for its hooks' messages) between
- * its prepare and conclude hooks; false (with the job marked) when it did not exit 0. */
+ * its prepare and conclude hooks; false (with the job marked) when it did not exit 0. mr: a
+ * native run whose counters are read (core/metrics.h), or NULL. */
 static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
                      const char *what, char *const *env, long iter, const char *run,
-                     struct err *fatal)
+                     struct metrics_run *mr, struct err *fatal)
 {
     struct proc_opts po = {
         .argv = argv, .env_set = env, .cwd = j->cwd, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
@@ -138,7 +166,7 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
     snprintf(when, sizeof when, "before the %s", run);
     if (!hooks(sh, j, "prepare", &j->prepare, iter, when, fatal))
         return false;
-    bool ok = run_one(sh, j, &po, what, fatal);
+    bool ok = run_read(sh, j, &po, what, mr, fatal);
     snprintf(when, sizeof when, "after the %s", run);
     /* The conclusion comes after every run that started; a failed run's record stays. */
     if (!(fatal->kind == ERR_INTERRUPTED) && !hooks(sh, j, "conclude", &j->conclude, iter, when,
@@ -341,7 +369,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, struct pass_count
                       : cachegrind ? "under cachegrind:" : "under callgrind:",
                       env ? env : j->env, pass_iteration(o, pass),
                       region ? "region's callgrind run"
-                      : pass == 1 ? "callgrind run" : "second callgrind run", fatal);
+                      : pass == 1 ? "callgrind run" : "second callgrind run", NULL, fatal);
     }
     for (int i = 0; i < nt; i++)
         free(toggles[i]);
@@ -397,8 +425,9 @@ static char **alloc_env(char *const *lane, const char *lib, const char *out)
     return env;
 }
 
-/* One native run under libtare-alloc.so: bytes requested and peak live bytes. */
-static void alloc_pass(struct shared *sh, int k, struct err *fatal)
+/* One native run under libtare-alloc.so: bytes requested and peak live bytes; the program's
+ * counters into mr. */
+static void alloc_pass(struct shared *sh, int k, struct metrics_run *mr, struct err *fatal)
 {
     struct count_job *j = &sh->jobs[k];
     char out[4096];
@@ -409,7 +438,7 @@ static void alloc_pass(struct shared *sh, int k, struct err *fatal)
         return;
     }
     bool ok = run_step(sh, j, j->argv, "native run under libtare-alloc.so", env,
-                       pass_iteration(sh->o, 0), "run under the counting allocator", fatal);
+                       pass_iteration(sh->o, 0), "run under the counting allocator", mr, fatal);
     for (char **v = env; *v; v++)
         free(*v);
     free(env);
@@ -463,9 +492,23 @@ static void set_cache(struct count_job *j, const struct pass_counts *pc)
         j->est_cycles = pc->ir + 10 * (pc->l1i + pc->l1d) + 100 * (pc->lli + pc->lld);
 }
 
+/* The two native runs' counters into the job's (none when neither run reported any). */
+static void take_metrics(struct count_job *j, struct metrics_run *mr, int nruns,
+                         struct err *fatal)
+{
+    bool any = false;
+    for (int i = 0; i < nruns; i++)
+        any = any || mr[i].n > 0 || mr[i].bad[0];
+    for (int i = 0; any && i < nruns && !fatal->kind; i++)
+        metrics_add_run(&j->metrics, &mr[i], fatal);
+    metrics_finish(&j->metrics);
+}
+
 static void run_job(struct shared *sh, int k, struct err *fatal)
 {
     struct count_job *j = &sh->jobs[k];
+    struct metrics_run mr[2] = {{0}};   /* the warm-up's counters, the measured native run's */
+    metrics_free(&j->metrics);
     j->status = COUNT_OK;
     j->instructions = j->allocations = j->bytes = j->peak_bytes = COUNT_NA;
     j->instructions2 = j->allocations2 = COUNT_NA;
@@ -479,7 +522,8 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     if (!hooks(sh, j, "setup", &j->setup, 0, NULL, fatal))
         goto out;
     /* 1. A native warm-up, never measured: caches, page cache, precompiled modules. */
-    if (!run_step(sh, j, j->argv, "native warm-up run", j->env, -1, "native warm-up run", fatal))
+    if (!run_step(sh, j, j->argv, "native warm-up run", j->env, -1, "native warm-up run", &mr[0],
+                  fatal))
         goto out;
     /* 2. Instructions and allocations from callgrind. */
     struct pass_counts pc;
@@ -526,10 +570,18 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     j->allocations = al;
     if (sh->o->cache_sim)
         set_cache(j, &pc);
-    /* 3. Bytes and peak heap need the counting allocator (a native run, LD_PRELOAD). */
+    /* 3. Bytes and peak heap need the counting allocator (a native run, LD_PRELOAD); the
+     * program's counters are read there too, or, without it, in a plain native run. */
     if (sh->o->alloc_lib)
-        alloc_pass(sh, k, fatal);
+        alloc_pass(sh, k, &mr[1], fatal);
+    else if (mr[0].n > 0 && !run_step(sh, j, j->argv, "native run", j->env,
+                                      pass_iteration(sh->o, 0), "native run", &mr[1], fatal))
+        goto out;
+    if (j->status == COUNT_OK || j->status == COUNT_UNSTABLE)
+        take_metrics(j, mr, 2, fatal);
 out:
+    metrics_run_free(&mr[0]);
+    metrics_run_free(&mr[1]);
     /* Cleanup after a failure too; a failure's record stays. After an interrupt it waits
      * for every worker to stop, then runs within a grace (count_run). */
     if (fatal->kind != ERR_INTERRUPTED) {
@@ -595,6 +647,7 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
     struct shared sh = {.jobs = jobs, .n = n, .o = o, .tmpdir = tmpl,
                         .owed = calloc(n > 0 ? n : 1, sizeof(bool))};
     pthread_mutex_init(&sh.lock, NULL);
+    pthread_mutex_init(&sh.file_lock, NULL);
     int nthreads = o->jobs < 1 ? 1 : o->jobs > n ? n : o->jobs;
     pthread_t *th = calloc(nthreads, sizeof *th);
     int started = 0;
@@ -619,12 +672,18 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
         proc_grace(0);
     free(sh.owed);
     pthread_mutex_destroy(&sh.lock);
+    pthread_mutex_destroy(&sh.file_lock);
     remove_tmpdir(tmpl);
     if (sh.stop) {
         *e = sh.fatal;
         return -1;
     }
     return 0;
+}
+
+void count_job_free(struct count_job *j)
+{
+    metrics_free(&j->metrics);
 }
 
 bool count_metric_valid(const char *name)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "core/metrics.h"
 #include "core/proc.h"
 #include "core/session.h"
 
@@ -53,6 +54,12 @@ struct count_job {
     char note[512];                        /* why bytes are NA though the rest is ok, or "" */
     char tail[PROC_STDERR_TAIL];          /* the end of the failing run's stderr */
     double seconds;                       /* how long this job took, all passes */
+    /* The program's own counters (core/metrics.h), read in its native runs, never under
+     * valgrind: the warm-up and the counting allocator's run (without the allocator, a plain
+     * native run instead, when the warm-up reported any): two readings, so a counter that
+     * differs between them is marked varied. Empty when it reported none; the job owns it
+     * (count_job_free). Start from a zeroed job. */
+    struct metrics metrics;
 };
 
 /* What counts the instructions (--engine). */
@@ -82,6 +89,9 @@ struct count_opts {
     /* More valgrind options (--valgrind-arg), after tare's own in every valgrind pass. */
     char *const *vg_args;
     int nvg_args;
+    /* Where the program's own counters are read (--metrics-from); NULL: only what it writes
+     * to $TARE_METRICS_OUT, which every native run gets. */
+    const struct metrics_spec *metrics;
     /* Called (serialised) when a job starts and when it ends; may be NULL. */
     void (*progress)(void *ctx, const struct count_job *job, bool finished, int done, int total);
     void *ctx;
@@ -110,6 +120,9 @@ int count_find_valgrind(char *path, size_t size, struct err *e);
  * on (interrupted, no temp dir).
  */
 int count_run(struct count_job *jobs, int n, const struct count_opts *opts, struct err *e);
+
+/* Frees what count_run put in the job (its counters). */
+void count_job_free(struct count_job *j);
 
 /* Whether name is one of the four metrics: instructions, allocations, bytes, peak_bytes. */
 bool count_metric_valid(const char *name);

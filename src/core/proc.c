@@ -139,6 +139,7 @@ static char **build_env(char *const *set)
 struct tail {
     char buf[PROC_STDERR_TAIL];
     size_t len;
+    const struct proc_opts *o;   /* its stderr_sink, and show_output: pass it through */
 };
 
 static void tail_add(struct tail *t, const char *s, size_t n)
@@ -158,6 +159,20 @@ static void tail_add(struct tail *t, const char *s, size_t n)
     t->len += n;
 }
 
+/* Writes a chunk of the child's stderr to tare's own (show_output with a sink: piped). */
+static void pass_through(const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(2, s, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return;
+        s += k;
+        n -= (size_t)k;
+    }
+}
+
 /* Reads what is there; returns false at end of file or error. */
 static bool drain(int fd, struct tail *t)
 {
@@ -166,6 +181,10 @@ static bool drain(int fd, struct tail *t)
         ssize_t got = read(fd, chunk, sizeof chunk);
         if (got > 0) {
             tail_add(t, chunk, (size_t)got);
+            if (t->o->stderr_sink)
+                t->o->stderr_sink(t->o->stderr_sink_arg, chunk, (size_t)got);
+            if (t->o->show_output)
+                pass_through(chunk, (size_t)got);
             continue;
         }
         if (got < 0 && errno == EINTR)
@@ -438,7 +457,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     posix_spawnattr_t attr;
     int ret = -1;
 
-    if (!o->show_output && pipe2(errpipe, O_CLOEXEC) < 0)
+    bool err_piped = !o->show_output || o->stderr_sink;
+    if (err_piped && pipe2(errpipe, O_CLOEXEC) < 0)
         return err_errno(e, ERR_SYSTEM, errno, "cannot make a pipe");
     env = build_env(o->env_set);
     if (!env) {
@@ -455,7 +475,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
                                          (o->stdout_append ? O_APPEND : O_TRUNC), 0644);
     else if (!o->show_output)
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    if (!o->show_output)
+    if (err_piped)
         posix_spawn_file_actions_adddup2(&fa, errpipe[1], 2);
     if (o->cwd)
         posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
@@ -529,7 +549,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     if (proc_stopping())
         kill(-pid, SIGKILL);
 
-    struct tail tail = {.len = 0};
+    struct tail tail = {.len = 0, .o = o};
     int status = 0;
     struct rusage ru;
     bool timed_out = false;

@@ -1,0 +1,251 @@
+/* metrics_out.c: a program's own counters in tare's outputs (text, TSV, JSON, notes). */
+#define _GNU_SOURCE
+#include "cli/metrics_out.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/out.h"
+#include "core/count.h"
+#include "core/json.h"
+
+int metrics_view_init(struct metrics_view *v, const struct metrics_spec *spec, int n)
+{
+    *v = (struct metrics_view){.spec = spec, .n = n};
+    v->series = calloc(n + 1, sizeof *v->series);
+    v->ms = calloc(n + 1, sizeof *v->ms);
+    return v->series && v->ms ? 0 : -1;
+}
+
+int metrics_view_count(struct metrics_view *v, const struct metrics_spec *spec,
+                       const struct count_job *jobs, const char *const *names, int n)
+{
+    if (metrics_view_init(v, spec, n) < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        v->series[i] = names[i];
+        v->ms[i] = jobs[i].status == COUNT_OK || jobs[i].status == COUNT_UNSTABLE
+                   ? &jobs[i].metrics : NULL;
+    }
+    return metrics_view_names(v);
+}
+
+int metrics_view_names(struct metrics_view *v)
+{
+    const struct metrics **ms = v->ms;
+    int n = v->n, cap = 0;
+    for (int i = 0; i < n; i++)
+        cap += ms[i] ? ms[i]->n : 0;
+    v->names = calloc(cap + 1, sizeof *v->names);
+    v->cols = calloc(cap + 1, sizeof *v->cols);
+    if (!v->names || !v->cols)
+        return -1;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; ms[i] && k < ms[i]->n; k++) {
+            const char *name = ms[i]->m[k].name;
+            int j = 0;
+            while (j < v->nnames && strcmp(v->names[j], name) != 0)
+                j++;
+            if (j < v->nnames)
+                continue;
+            if (asprintf(&v->cols[j], "%s%s", METRICS_PREFIX, name) < 0) {
+                v->cols[j] = NULL;
+                return -1;
+            }
+            v->names[v->nnames++] = name;
+        }
+    return 0;
+}
+
+void metrics_view_free(struct metrics_view *v)
+{
+    for (int i = 0; v->cols && i < v->nnames; i++)
+        free(v->cols[i]);
+    free(v->cols);
+    free(v->names);
+    free(v->series);
+    free(v->ms);
+    *v = (struct metrics_view){0};
+}
+
+bool metrics_view_shown(const struct metrics_view *v)
+{
+    return (v->spec && v->spec->from != METRICS_FROM_NONE) || v->nnames > 0;
+}
+
+const char *metrics_where(const struct metrics_spec *spec, char *buf, size_t n)
+{
+    if (!spec || spec->from == METRICS_FROM_NONE)
+        snprintf(buf, n, "through TARE_METRICS_OUT");
+    else if (spec->from == METRICS_FROM_FILE)
+        snprintf(buf, n, "in '%s'", out_vis(spec->file));
+    else
+        snprintf(buf, n, "on %s", metrics_spec_source(spec));
+    return buf;
+}
+
+/* A counter's value: exact when it did not vary; else the runs' median. */
+static const char *value_cell(char *buf, const struct metric *m, bool human)
+{
+    if (human)
+        return fmt_count(buf, m->varied ? m->median : (double)m->max);
+    if (!m->varied)
+        snprintf(buf, FMT_BUF_MIN, "%llu", (unsigned long long)m->max);
+    else if (m->median == floor(m->median))
+        snprintf(buf, FMT_BUF_MIN, "%.0f", m->median);
+    else
+        snprintf(buf, FMT_BUF_MIN, "%.1f", m->median);
+    return buf;
+}
+
+int metrics_tsv_header(const struct metrics_view *v, const char **h)
+{
+    if (!metrics_view_shown(v))
+        return 0;
+    for (int i = 0; i < v->nnames; i++)
+        h[i] = v->cols[i];
+    h[v->nnames] = "metrics_varied";
+    return v->nnames + 1;
+}
+
+void metrics_tsv_cells(const struct metrics_view *v, int i, struct table *tb, int *c)
+{
+    if (!metrics_view_shown(v))
+        return;
+    const struct metrics *ms = v->ms[i];
+    char b[64];
+    for (int k = 0; k < v->nnames; k++) {
+        const struct metric *m = ms ? metrics_find(ms, v->names[k]) : NULL;
+        table_set(tb, (*c)++, "%s", m ? value_cell(b, m, false) : "NA");
+    }
+    if (!ms || ms->n == 0) {
+        table_set(tb, (*c)++, "NA");
+        return;
+    }
+    char *list = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&list, &len);
+    bool first = true;
+    for (int k = 0; f && k < ms->n; k++)
+        if (ms->m[k].varied) {
+            fprintf(f, "%s%s", first ? "" : ",", ms->m[k].name);
+            first = false;
+        }
+    if (f)
+        fclose(f);
+    table_set(tb, (*c)++, "%s", list && *list ? list : "-");
+    free(list);
+}
+
+void metrics_jw(const struct metrics_view *v, int i, struct jw *w)
+{
+    if (!metrics_view_shown(v))
+        return;
+    const struct metrics *ms = v->ms[i];
+    char where[300];
+    jw_kobject(w, "metrics");
+    jw_kstring(w, "from", v->spec && v->spec->from != METRICS_FROM_NONE
+               ? metrics_spec_source(v->spec) : NULL);
+    jw_ki64(w, "runs", ms ? ms->nruns : 0);
+    if (!ms || ms->n == 0) {
+        jw_knull(w, "counters");
+        jw_kstring(w, "error", !ms ? "the measurement failed"
+                   : ms->note[0] ? ms->note : "no counters found");
+        if (ms && !ms->note[0])
+            jw_kstring(w, "where", metrics_where(v->spec, where, sizeof where));
+        jw_end(w);
+        return;
+    }
+    jw_karray(w, "counters");
+    for (int k = 0; k < ms->n; k++) {
+        const struct metric *m = &ms->m[k];
+        jw_object_begin(w);
+        jw_kstring(w, "name", m->name);
+        if (m->varied)
+            jw_kdouble(w, "value", m->median);
+        else
+            jw_ku64(w, "value", m->max);
+        jw_ku64(w, "min", m->min);
+        jw_ku64(w, "max", m->max);
+        jw_ki64(w, "runs", m->nv);
+        if (metrics_checked(ms))
+            jw_kbool(w, "deterministic", !m->varied);
+        else
+            jw_knull(w, "deterministic");
+        jw_end(w);
+    }
+    jw_end(w);
+    if (ms->note[0])
+        jw_kstring(w, "note", ms->note);
+    jw_end(w);
+}
+
+/* What the spread column says of one counter. */
+static const char *spread(char *buf, size_t n, const struct metrics *ms, const struct metric *m)
+{
+    char a[64], b[64];
+    if (!metrics_checked(ms))
+        snprintf(buf, n, "one run: not checked");
+    else if (m->nv < ms->nruns)
+        snprintf(buf, n, "not deterministic: in %d of %d runs (%s .. %s)", m->nv, ms->nruns,
+                 fmt_count(a, (double)m->min), fmt_count(b, (double)m->max));
+    else if (m->varied)
+        snprintf(buf, n, "not deterministic: %s .. %s over %d runs",
+                 fmt_count(a, (double)m->min), fmt_count(b, (double)m->max), m->nv);
+    else if (m->nv == 2)
+        snprintf(buf, n, "same in both runs");
+    else
+        snprintf(buf, n, "same in all %d runs", m->nv);
+    return buf;
+}
+
+void metrics_text(FILE *f, const struct metrics_view *v, const char *runs_what)
+{
+    if (!metrics_view_shown(v))
+        return;
+    static const char *const h[] = {"series", "counter", "value", "spread"};
+    struct table tb;
+    table_init(&tb, 4, h, 0x3 | 0x8);
+    char b[64], s[200], where[300];
+    for (int i = 0; i < v->n; i++) {
+        const struct metrics *ms = v->ms[i];
+        if (!ms || ms->n == 0) {
+            table_row(&tb);
+            table_set(&tb, 0, "%s", v->series[i]);
+            table_set(&tb, 1, "-");
+            table_set(&tb, 2, "NA");
+            table_set(&tb, 3, "%s", !ms ? "the measurement failed"
+                      : ms->note[0] ? ms->note : "no counters found");
+            continue;
+        }
+        for (int k = 0; k < ms->n; k++) {
+            const struct metric *m = &ms->m[k];
+            table_row(&tb);
+            table_set(&tb, 0, "%s", v->series[i]);
+            table_set(&tb, 1, "%s", m->name);
+            table_set(&tb, 2, "%s", value_cell(b, m, true));
+            table_set(&tb, 3, "%s", spread(s, sizeof s, ms, m));
+        }
+    }
+    fprintf(f, "\nthe program's own counters (%s), read in %s;\nvalue: the runs' median where "
+            "they differ\n", metrics_where(v->spec, where, sizeof where), runs_what);
+    table_print(&tb, f, FMT_TEXT);
+    table_free(&tb);
+}
+
+void metrics_notes(const char *cmd, const struct metrics_view *v)
+{
+    char where[300];
+    for (int i = 0; i < v->n; i++) {
+        const struct metrics *ms = v->ms[i];
+        if (!ms)
+            continue;
+        if (ms->note[0])
+            cli_error(cmd, "note: '%s': counters: %s", v->series[i], ms->note);
+        else if (ms->n == 0 && v->spec && v->spec->from != METRICS_FROM_NONE)
+            cli_error(cmd, "note: '%s': no counters found %s: they are NA", v->series[i],
+                      metrics_where(v->spec, where, sizeof where));
+    }
+}

@@ -1,0 +1,55 @@
+/* metrics_out.h: how every command that reads a program's own counters shows them: a table
+ * for people, metric.NAME columns and metrics_varied in TSV, a "metrics" object in JSON. */
+#ifndef TARE_METRICS_OUT_H
+#define TARE_METRICS_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/metrics.h"
+
+struct jw;
+struct table;
+
+/* The series' counters for one output: each series' name and counters (NULL where the series
+ * failed: its counters are NA, not "none found"), and the union of the names, first seen
+ * first. */
+struct metrics_view {
+    const struct metrics_spec *spec;   /* --metrics-from, or NULL: TARE_METRICS_OUT only */
+    int n;
+    const char **series;
+    const struct metrics **ms;
+    int nnames;
+    const char **names;                /* into the series' counters */
+    char **cols;                       /* "metric.NAME" */
+};
+/* Room for n series (-1 when out of memory); the caller sets series[i] and ms[i] (kept, not
+ * copied), then metrics_view_names gathers the names (-1 when out of memory). */
+int metrics_view_init(struct metrics_view *v, const struct metrics_spec *spec, int n);
+int metrics_view_names(struct metrics_view *v);
+/* Both for the jobs of a count pass: series named names[i], NA for a job that failed. */
+struct count_job;
+int metrics_view_count(struct metrics_view *v, const struct metrics_spec *spec,
+                       const struct count_job *jobs, const char *const *names, int n);
+void metrics_view_free(struct metrics_view *v);
+/* Whether the output shows counters: --metrics-from was given, or some series reported any. */
+bool metrics_view_shown(const struct metrics_view *v);
+
+/* "on stderr", "on stdout", "in 'FILE'", or "through TARE_METRICS_OUT". */
+const char *metrics_where(const struct metrics_spec *spec, char *buf, size_t n);
+
+/* TSV columns: metric.NAME for each name, then metrics_varied; how many (0 when not shown). */
+int metrics_tsv_header(const struct metrics_view *v, const char **h);
+/* Series i's cells from column *c on: each counter's value (the median where it varied; NA
+ * where absent), then the names that varied, comma-separated ("-": none; NA: no counters). */
+void metrics_tsv_cells(const struct metrics_view *v, int i, struct table *tb, int *c);
+/* Series i's "metrics" member (nothing when not shown). */
+void metrics_jw(const struct metrics_view *v, int i, struct jw *w);
+/* The table for people, under a line that says where the counters come from and over how
+ * many runs (runs_what: "the 2 native runs of tare count"); nothing when not shown. */
+void metrics_text(FILE *f, const struct metrics_view *v, const char *runs_what);
+/* Notes on stderr: a series whose program reported no counters though --metrics-from was
+ * given ("no counters found on stderr"), a line not taken. */
+void metrics_notes(const char *cmd, const struct metrics_view *v);
+
+#endif
