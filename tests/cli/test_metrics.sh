@@ -33,4 +33,17 @@ expect_eq "$(head -n 1 <<<"$out")" \
     "$(printf 'name\tlane\tinstructions\tallocations\tbytes\tpeak_bytes\tstatus')" \
     "no counters, not asked: the TSV as before"
 
+# --- wall: the counters of every measured run, once per series.
+run_tare wall --runs 3 --format tsv "$F/vmstats 1000 env" "$F/vmstats 10 none"
+expect_rc 0 "wall with counters"
+expect_eq "$(tsv_field "$out" 1 metric.locals_pulls)" 3000 "wall TSV: locals_pulls"
+expect_eq "$(tsv_field "$out" 1 metric.clone_env)" 7 "wall TSV: clone_env"
+expect_eq "$(tsv_field "$out" 1 metrics_varied)" - "wall TSV: none varied"
+expect_eq "$(tsv_field "$out" 2 metric.locals_pulls)" NA "wall TSV: none reported is NA"
+run_tare wall --runs 3 "$F/vmstats 1000 env"
+expect_match "$out" 'vmstats +locals_pulls +3,000 +same in all 3 runs' "wall text: a counter"
+run_tare wall --runs 2 --format json "$F/vmstats 1000 env"
+expect_match "$out" '"name": "dispatches", "value": 1000, "min": 1000, "max": 1000, "runs": 2, "deterministic": true' \
+    "wall JSON: a counter"
+
 done_testing
