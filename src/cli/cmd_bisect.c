@@ -270,8 +270,11 @@ static int probe_in(struct bisect_cli *b, struct gitwt *w, int i, double *value,
     if (job.status != COUNT_OK)
         return skip(b, i, "the command failed: %s", job.why, job.tail);
     uint64_t v = count_job_metric(&job, b->metric);
+    char cwhy[300];
+    const char *counter_why = count_counter_why(&job, b->metric, cwhy, sizeof cwhy);
+    count_job_free(&job);
     if (v == COUNT_NA)
-        return skip(b, i, "no %s count", b->metric, job.note);
+        return skip(b, i, "no %s count", b->metric, counter_why[0] ? counter_why : job.note);
     *value = (double)v;
     if (!b->quiet)
         report_probe(b, i, 0, *value);
@@ -789,9 +792,9 @@ static int from_history(const char *path, double det_threshold, const char **met
             hist_db_free(&db);
             return err_set(e, ERR_SYSTEM, "out of memory");
         }
-        for (int m = 0; m < HM_COUNT; m++) {
-            if (!hist_metric_deterministic(m) || !db.has[m] ||
-                (*metric && strcmp(*metric, hist_metric_names[m]) != 0))
+        for (int m = 0; m < hist_db_nmetrics(&db); m++) {
+            if (!hist_deterministic(se, m) || !db.has[m] ||
+                (*metric && hist_db_metric_index(&db, *metric) != m))
                 continue;
             hist_scan(se, m, &o, out);
             for (size_t i = 0; i < se->n; i++) {
@@ -824,7 +827,10 @@ static int from_history(const char *path, double det_threshold, const char **met
     } else {
         *good = strdup(db.commit[best_prev]);
         *bad = strdup(db.commit[best_commit]);
-        *metric = hist_metric_names[best_m];
+        /* A counter's name lives in the db: kept here, for the rest of the command. */
+        static char name[sizeof METRICS_PREFIX + METRICS_NAME_MAX + 1];
+        snprintf(name, sizeof name, "%s", hist_db_metric_name(&db, best_m));
+        *metric = name;
         if (!*good || !*bad)
             rc = err_set(e, ERR_SYSTEM, "out of memory");
         else
@@ -872,7 +878,8 @@ static int bisect_option(struct bisect_cli *b, struct bisect_args *a, int c, con
     case 0x103:
         if (!count_metric_valid(arg) && strcmp(arg, "wall") != 0) {
             cli_usage_error("bisect", cmd_bisect_usage, "--metric wants instructions, "
-                            "allocations, bytes, peak_bytes or wall, not '%s'", arg);
+                            "allocations, bytes, peak_bytes, wall or a counter of the "
+                            "program's (NAME, metric.NAME), not '%s'", arg);
             return -1;
         }
         b->metric = arg;

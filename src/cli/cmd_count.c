@@ -180,8 +180,10 @@ static int fail_limits(const struct count_job *jobs, const struct target *t, int
     for (int i = 0; i < n; i++) {
         uint64_t v = count_job_metric(&jobs[i], metric);
         if (jobs[i].status != COUNT_OK || v == COUNT_NA) {
-            cli_error("count", "'%s': no %s count: exit %d (skip, for git bisect run)",
-                      t[i].name, metric, EXIT_BISECT_SKIP);
+            char b[300];
+            const char *why = count_counter_why(&jobs[i], metric, b, sizeof b);
+            cli_error("count", "'%s': no %s count%s%s: exit %d (skip, for git bisect run)",
+                      t[i].name, metric, *why ? ": " : "", why, EXIT_BISECT_SKIP);
             return EXIT_BISECT_SKIP;
         }
         if (above && v > above_n) {
@@ -336,8 +338,9 @@ int cmd_count(int argc, char **argv)
         case OPT_METRIC:
             if (!count_metric_valid(optarg)) {
                 cli_usage_error("count", cmd_count_usage,
-                                "--metric wants instructions, allocations, bytes or peak_bytes, "
-                                "not '%s'", optarg);
+                                "--metric wants instructions, allocations, bytes, peak_bytes or "
+                                "a counter of the program's (NAME, metric.NAME), not '%s'",
+                                optarg);
                 goto done;
             }
             metric = optarg;

@@ -311,7 +311,7 @@ static void json_findings(FILE *f, const struct hist_db *db, const struct hist_c
         fputs("\"benchmark\": ", f);
         json_str(f, db->series[j->series].name);
         fputs(", \"metric\": ", f);
-        json_str(f, hist_metric_names[j->metric]);
+        json_str(f, hist_db_metric_name(db, j->metric));
         fputs(", \"before\": ", f);
         json_value(f, j->st.before);
         fputs(", \"after\": ", f);
@@ -341,7 +341,7 @@ static void text_findings(const char *title, const struct hist_db *db, const str
         n++;
         table_row(&t);
         table_set(&t, 0, "%s", db->series[j->series].name);
-        table_set(&t, 1, "%s", hist_metric_names[j->metric]);
+        table_set(&t, 1, "%s", hist_db_metric_name(db, j->metric));
         char b[64];
         table_set(&t, 2, "%s", value_str(b, s->before, j->metric));
         table_set(&t, 3, "%s", value_str(b, s->after, j->metric));
@@ -371,7 +371,7 @@ static void json_why(FILE *f, const struct hist_db *db, const struct hist_check 
         first = false;
         json_str(f, db->series[j->series].name);
         fputs(", \"metric\": ", f);
-        json_str(f, hist_metric_names[j->metric]);
+        json_str(f, hist_db_metric_name(db, j->metric));
         fputs(", \"why\": ", f);
         json_str(f, hist_untested_why(&j->st, false, why, sizeof why));
         fputc('}', f);
@@ -420,7 +420,7 @@ static void check_text(const struct hist_db *db, const struct hist_check *c, con
                 continue;
             table_row(&t);
             table_set(&t, 0, "%s", db->series[j->series].name);
-            table_set(&t, 1, "%s", hist_metric_names[j->metric]);
+            table_set(&t, 1, "%s", hist_db_metric_name(db, j->metric));
             table_set(&t, 2, "%s", hist_untested_why(&j->st, false, why, sizeof why));
         }
         printf("%s:\n", l == LIST_FAILED ? "measurement failed" : "not checked");
@@ -617,7 +617,7 @@ static int do_noise(int argc, char **argv)
     bool first = true;
     size_t nrows = 0;
     for (size_t si = 0; si < db.nseries && ch; si++)
-        for (int m = 0; m < HM_COUNT; m++) {
+        for (int m = 0; m < hist_db_nmetrics(&db); m++) {
             if (!db.has[m])
                 continue;
             size_t n = hist_changes(&db.series[si], m, ch);
@@ -627,8 +627,8 @@ static int do_noise(int argc, char **argv)
                     pts += !isnan(db.series[si].v[m][k]);
                 if (pts)
                     cli_error(CMD, "not computed: '%s' %s: %s", db.series[si].name,
-                              hist_metric_names[m], pts == 1 ? "one point, and a change needs "
-                              "two" : "no change between consecutive points with a ratio "
+                              hist_db_metric_name(&db, m), pts == 1 ? "one point, and a change "
+                              "needs two" : "no change between consecutive points with a ratio "
                               "(every earlier value is 0)");
                 continue;
             }
@@ -639,7 +639,7 @@ static int do_noise(int argc, char **argv)
                 fputs(first ? "\n  {\"benchmark\": " : ",\n  {\"benchmark\": ", stdout);
                 json_str(stdout, db.series[si].name);
                 fputs(", \"metric\": ", stdout);
-                json_str(stdout, hist_metric_names[m]);
+                json_str(stdout, hist_db_metric_name(&db, m));
                 printf(", \"changes\": %zu, \"median_change\": ", n);
                 json_num(stdout, med);
                 fputs(", \"p90_change\": ", stdout);
@@ -650,7 +650,7 @@ static int do_noise(int argc, char **argv)
             }
             table_row(&t);
             table_set(&t, 0, "%s", db.series[si].name);
-            table_set(&t, 1, "%s", hist_metric_names[m]);
+            table_set(&t, 1, "%s", hist_db_metric_name(&db, m));
             table_set(&t, 2, "%zu", n);
             if (fmt == FMT_TEXT) {
                 table_set(&t, 3, "%.1f%%", 100 * med);

@@ -107,8 +107,9 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
                 continue;
             fprintf(f, "| %s `%s` | %s | %s | %s | %+.1f%% | %.1f%% | `%.12s` | %s | %s |\n",
                     j->st.pending ? "pending:" : j->st.change > 0 ? "**slower**" : "faster",
-                    s->name, hist_metric_names[j->metric], value_str(a, j->st.before, j->metric),
-                    value_str(b, j->st.after, j->metric), 100 * j->st.change, 100 * j->st.fence,
+                    s->name, hist_db_metric_name(db, j->metric),
+                    value_str(a, j->st.before, j->metric), value_str(b, j->st.after, j->metric),
+                    100 * j->st.change, 100 * j->st.fence,
                     db->commit[s->commit[j->step_point]],
                     beside(cb, s, HM_INSTRUCTIONS, j->step_point, j->point),
                     beside(d, s, HM_MEDIAN_S, j->step_point, j->point));
@@ -123,7 +124,7 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
         for (size_t i = 0; i < c->n; i++)
             if (c->j[i].verdict == HIST_NA)
                 fprintf(f, " `%s` %s;", db->series[c->j[i].series].name,
-                        hist_metric_names[c->j[i].metric]);
+                        hist_db_metric_name(db, c->j[i].metric));
         fputs("\n\n", f);
     }
     if (c->nskip)
@@ -138,7 +139,7 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
     for (size_t i = 0; i < c->n; i++) {
         const struct hist_judgement *j = &c->j[i];
         const struct hist_series *s = &db->series[j->series];
-        fprintf(f, "| `%s` | %s | %s | %s | %s | %s", s->name, hist_metric_names[j->metric],
+        fprintf(f, "| `%s` | %s | %s | %s | %s | %s", s->name, hist_db_metric_name(db, j->metric),
                 value_str(a, j->prev, j->metric), value_str(b, j->now, j->metric),
                 change_str(cb, j->prev, j->now), verdict(j));
         if (j->verdict == HIST_UNTESTED)

@@ -16,11 +16,13 @@
 #include "cli/count_out.h"
 #include "cli/budget_out.h"
 #include "cli/export_out.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "core/count.h"
 #include "core/gitbranch.h"
 #include "core/gitwt.h"
 #include "core/history.h"
+#include "core/json.h"
 #include "core/proc.h"
 #include "core/series.h"
 #include "core/session.h"
@@ -77,6 +79,7 @@ struct rseries {
     char ***hooks[4];        /* the suite's setup, prepare, conclude, cleanup for it, or NULL */
     int nhooks[4];
     char *input;             /* its runs' stdin (the suite's input), or NULL */
+    struct metrics_spec mspec;   /* where its program prints its counters (count pass) */
 };
 
 static void rseries_free(struct rseries *s)
@@ -89,6 +92,7 @@ static void rseries_free(struct rseries *s)
         free(s->hooks[k]);
     }
     free(s->input);
+    metrics_spec_free(&s->mspec);
 }
 
 /* The suite's hooks and input for benchmark b, filled in as its command is. */
@@ -319,6 +323,7 @@ struct run {
     int nbase;
     bool per_series;            /* the template has {bench} or {name} */
     struct wall_pass wp;
+    struct metrics_view mview;  /* the programs' own counters, from the count pass */
     char *rows, *crows;         /* the history rows of wall.tsv and count.tsv */
     size_t rlen, clen;
 };
@@ -335,6 +340,7 @@ struct run_args {
     char **vg_args;           /* NULL-terminated */
     int nvg_args;
     const char *subtract;
+    const char *metrics_from, *metrics_pattern;   /* win over the suite's metrics keys */
 };
 
 /* --subtract's baselines: one a lane (baseline[+LANE]), or one a series when the template
@@ -375,6 +381,29 @@ static int plan_baselines(struct run *r, struct err *e)
 
 /* The passes, their tools, what the history rows need, and the series: 0, or the exit status
  * after saying why. r->su is loaded. */
+/* Where each series' program prints its counters: --metrics-from, else the suite's keys
+ * (suite_metrics). Read in the count pass only; 0, or the exit status after saying why. */
+static int plan_metrics(struct run *r, const struct run_args *a, struct err *e)
+{
+    bool any = false;
+    for (int i = 0; i < r->ns; i++) {
+        const char *from = a->metrics_from, *pat = a->metrics_pattern;
+        if (!from && !pat)
+            suite_metrics(&r->su, i / r->nl, r->su.nlanes ? i % r->nl : -1, &from, &pat);
+        if (!from && pat)
+            return cli_usage_error(CMD, cmd_run_usage, "'%s': metrics-pattern = '%s' without "
+                                   "metrics = (where the counters are printed)", r->s[i].name,
+                                   pat);
+        if (from && metrics_spec_init(&r->s[i].mspec, from, pat, e) < 0)
+            return cli_fail(CMD, e);
+        any |= from != NULL;
+    }
+    if (any && !r->do_count)
+        cli_error(CMD, "note: the programs' own counters are read in the count pass, which "
+                  "does not run (add --count)");
+    return 0;
+}
+
 static int run_plan(struct run *r, const struct run_args *a, struct err *e)
 {
     struct suite *su = &r->su;
@@ -447,6 +476,8 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
         return EXIT_USAGE;
     }
     int rc = plan_series(su, r->nl, r->s, r->ref, e);
+    if (rc == 0)
+        rc = plan_metrics(r, a, e);
     return rc == 0 && r->subtract && su->nbench ? plan_baselines(r, e) : rc;
 }
 
@@ -472,6 +503,7 @@ static int run_measure(struct run *r, struct err *e)
         r->cj[i].argv = s[i].argv;
         r->cj[i].env = s[i].env;
         r->cj[i].cwd = su->dir;
+        r->cj[i].metrics_from = &s[i].mspec;
         struct err te = {0};
         if (toolchain_of_command(s[i].argv[0], su->dir, s[i].toolchain, sizeof s[i].toolchain,
                                  &te) < 0)
@@ -599,19 +631,27 @@ static void run_row_json(const struct run *r, const struct run_row *w, bool firs
             count_net_json(stdout, &w->extra, r->subtract);
         if (r->co.cache_sim)
             count_cache_json(stdout, &w->extra);
+        struct jw jw;
+        jw_init_inside(&jw, stdout);
+        metrics_jw(&r->mview, (int)(w->x - r->s), &jw);
     }
     printf(", \"status\": \"%s\"}", w->failed ? "failed" : "ok");
 }
 
 /* The table's columns: those of the passes that ran (the table keeps hdr: it lives here). */
-struct run_cols { const char *hdr[24]; int nc, c_wall, c_count, c_extra; };
+struct run_cols { const char **hdr; int nc, c_wall, c_count, c_extra, c_metrics; };
 
 static void run_table_init(const struct run *r, struct table *t, struct run_cols *c)
 {
-    const char **hdr = c->hdr;
+    /* 24 for tare's own, then the programs' counters */
+    const char **hdr = c->hdr = calloc(24 + r->mview.nnames + 2, sizeof *c->hdr);
     int nc = 0;
     unsigned left = 1u | 2u;
-    c->c_wall = c->c_count = -1;
+    if (!hdr) {
+        cli_error(CMD, "out of memory");
+        exit(EXIT_USAGE); /* style: allow exit -- as a table's own out of memory (out.c) */
+    }
+    c->c_wall = c->c_count = c->c_extra = c->c_metrics = -1;
     hdr[nc++] = "benchmark";
     hdr[nc++] = "lane";
     if (r->do_wall) {
@@ -634,6 +674,9 @@ static void run_table_init(const struct run *r, struct table *t, struct run_cols
         struct count_view v = {.co = &r->co, .subtract = r->subtract};
         c->c_extra = nc;
         nc += count_extra_header(hdr + nc, r->fmt == FMT_TEXT, &v);
+        c->c_metrics = nc;   /* the counters: a table of their own for people */
+        if (r->fmt != FMT_TEXT)
+            nc += metrics_tsv_header(&r->mview, hdr + nc);
     }
     hdr[nc++] = "status";
     c->nc = nc;
@@ -673,6 +716,9 @@ static void run_row_table(const struct run *r, const struct run_row *w, struct t
         struct count_view v = {.co = &r->co, .subtract = r->subtract};
         int cc = c->c_extra;
         count_extra_cells(t, &cc, &w->extra, r->fmt == FMT_TEXT, &v);
+        cc = c->c_metrics;
+        if (r->fmt != FMT_TEXT)
+            metrics_tsv_cells(&r->mview, (int)(x - r->s), t, &cc);
     }
     if (w->failed && r->fmt == FMT_TEXT && cli_use_color(stdout))
         table_set_red(t, c->nc - 1, "failed");
@@ -719,6 +765,7 @@ static void run_row_history(const struct run *r, const struct run_row *w, FILE *
             fprintf(ch, "\t%s", count_cell(nb[0], net[k], false));
         for (int k = 0; r->co.cache_sim && k < 5; k++)
             fprintf(ch, "\t%s", count_cell(nb[0], cache[k], false));
+        metrics_hist_cells(ch, &r->mview, (int)(x - r->s));
         fputc('\n', ch);
     }
 }
@@ -759,10 +806,28 @@ static bool run_row_budget(const struct run *r, const struct run_row *w, int b,
     return true;
 }
 
+/* The programs' own counters of the count pass, its notes said; -1 when out of memory. */
+static int run_metrics_view(struct run *r)
+{
+    const char **names = calloc(r->ns + 1, sizeof *names);
+    for (int i = 0; names && i < r->ns; i++)
+        names[i] = r->s[i].name;
+    int rc = names ? metrics_view_count(&r->mview, NULL, r->cj, names, r->ns) : -1;
+    /* the view keeps the names' pointers, not the array */
+    free(names);
+    if (rc == 0)
+        metrics_notes(CMD, &r->mview);
+    return rc;
+}
+
 /* The table (or JSON) on stdout, the history rows written: the exit status. */
 static int run_report(struct run *r, struct err *e)
 {
     const struct suite *su = &r->su;
+    if (r->do_count && run_metrics_view(r) < 0) {
+        cli_error(CMD, "out of memory");
+        return EXIT_USAGE;
+    }
     struct table t;
     struct run_cols cols;
     run_table_init(r, &t, &cols);
@@ -776,9 +841,11 @@ static int run_report(struct run *r, struct err *e)
         return EXIT_USAGE;
     }
     hist_write_header(h, HIST_WALL, 0);
-    hist_write_header(ch, HIST_COUNT, (r->co.cache_sim ? HIST_CACHE : 0) |
-                                      (r->subtract ? HIST_NET : 0) |
-                                      (r->co.nvg_args ? HIST_VGARGS : 0));
+    hist_write_header_cols(ch, HIST_COUNT, (r->co.cache_sim ? HIST_CACHE : 0) |
+                                           (r->subtract ? HIST_NET : 0) |
+                                           (r->co.nvg_args ? HIST_VGARGS : 0));
+    metrics_hist_header(ch, &r->mview);   /* the programs' counters, after tare's */
+    fputc('\n', ch);
     bool any_failed = false, over_budget = false;
     for (int k = 0; k < r->nbase; k++) {   /* a baseline that failed: its series' net NA */
         const struct count_job *j = &r->cj[r->ns + k];
@@ -847,8 +914,11 @@ static int run_report(struct run *r, struct err *e)
             count_extra_legend(stdout, &v);
         }
         table_print(&t, stdout, r->fmt);
+        if (r->fmt == FMT_TEXT)
+            metrics_text(stdout, &r->mview, "the count pass's two native runs");
     }
     table_free(&t);
+    free(cols.hdr);
     int rc = any_failed ? EXIT_FAIL : over_budget ? EXIT_REGRESSION : EXIT_OK;
     if (su->nbudgets && !r->do_count)
         cli_error(CMD, "note: the suite's budgets are not checked without the count pass "
@@ -884,6 +954,7 @@ static int run_report(struct run *r, struct err *e)
 
 static void run_free(struct run *r)
 {
+    metrics_view_free(&r->mview);
     free(r->rows);
     free(r->crows);
     for (int i = 0; r->s && i < r->ns; i++)

@@ -100,7 +100,7 @@ int cli_export_add_check(struct export_set *s, const struct hist_db *db,
     const struct hist_series *se = &db->series[j->series];
     const struct hist_step *st = &j->st;
     char note[512] = "", why[128];
-    struct export_rec r = {.bench = se->name, .measure = hist_metric_names[j->metric],
+    struct export_rec r = {.bench = se->name, .measure = hist_db_metric_name(db, j->metric),
                            .value = j->now, .lo = NAN, .hi = NAN, .note = note};
     if (j->verdict == HIST_NA) {
         r.state = EXPORT_FAILED;   /* a failed measurement fails, as in every other export */

@@ -16,7 +16,8 @@ int metrics_view_init(struct metrics_view *v, const struct metrics_spec *spec, i
     *v = (struct metrics_view){.spec = spec, .n = n};
     v->series = calloc(n + 1, sizeof *v->series);
     v->ms = calloc(n + 1, sizeof *v->ms);
-    return v->series && v->ms ? 0 : -1;
+    v->specs = calloc(n + 1, sizeof *v->specs);
+    return v->series && v->ms && v->specs ? 0 : -1;
 }
 
 int metrics_view_count(struct metrics_view *v, const struct metrics_spec *spec,
@@ -28,6 +29,7 @@ int metrics_view_count(struct metrics_view *v, const struct metrics_spec *spec,
         v->series[i] = names[i];
         v->ms[i] = jobs[i].status == COUNT_OK || jobs[i].status == COUNT_UNSTABLE
                    ? &jobs[i].metrics : NULL;
+        v->specs[i] = jobs[i].metrics_from;
     }
     return metrics_view_names(v);
 }
@@ -67,12 +69,35 @@ void metrics_view_free(struct metrics_view *v)
     free(v->names);
     free(v->series);
     free(v->ms);
+    free(v->specs);
     *v = (struct metrics_view){0};
+}
+
+/* The spec series i's counters were read with. */
+static const struct metrics_spec *spec_of(const struct metrics_view *v, int i)
+{
+    return v->specs && v->specs[i] ? v->specs[i] : v->spec;
+}
+
+static bool asked(const struct metrics_spec *s)
+{
+    return s && s->from != METRICS_FROM_NONE;
+}
+
+/* Whether two series' counters were read alike: the same source and pattern. */
+static bool same_spec(const struct metrics_spec *a, const struct metrics_spec *b)
+{
+    const char *sa = a ? metrics_spec_source(a) : "", *sb = b ? metrics_spec_source(b) : "";
+    const char *pa = a && a->pattern ? a->pattern : "", *pb = b && b->pattern ? b->pattern : "";
+    return strcmp(sa, sb) == 0 && strcmp(pa, pb) == 0;
 }
 
 bool metrics_view_shown(const struct metrics_view *v)
 {
-    return (v->spec && v->spec->from != METRICS_FROM_NONE) || v->nnames > 0;
+    for (int i = 0; i < v->n; i++)
+        if (asked(spec_of(v, i)))
+            return true;
+    return asked(v->spec) || v->nnames > 0;
 }
 
 const char *metrics_where(const struct metrics_spec *spec, char *buf, size_t n)
@@ -98,6 +123,30 @@ static const char *value_cell(char *buf, const struct metric *m, bool human)
     else
         snprintf(buf, FMT_BUF_MIN, "%.1f", m->median);
     return buf;
+}
+
+void metrics_hist_header(FILE *f, const struct metrics_view *v)
+{
+    if (!metrics_view_shown(v))
+        return;
+    for (int i = 0; i < v->nnames; i++)
+        fprintf(f, "\t%s", v->cols[i]);
+    fputs("\tmetrics_varied", f);
+}
+
+void metrics_hist_cells(FILE *f, const struct metrics_view *v, int i)
+{
+    if (!metrics_view_shown(v))
+        return;
+    struct table tb;
+    const char *h[1] = {""};
+    table_init(&tb, v->nnames + 1, h, 0);
+    table_row(&tb);
+    int c = 0;
+    metrics_tsv_cells(v, i, &tb, &c);
+    for (int k = 0; k < c; k++)
+        fprintf(f, "\t%s", tb.cells[k] ? tb.cells[k] : "NA");
+    table_free(&tb);
 }
 
 int metrics_tsv_header(const struct metrics_view *v, const char **h)
@@ -145,16 +194,16 @@ void metrics_jw(const struct metrics_view *v, int i, struct jw *w)
         return;
     const struct metrics *ms = v->ms[i];
     char where[300];
+    const struct metrics_spec *sp = spec_of(v, i);
     jw_kobject(w, "metrics");
-    jw_kstring(w, "from", v->spec && v->spec->from != METRICS_FROM_NONE
-               ? metrics_spec_source(v->spec) : NULL);
+    jw_kstring(w, "from", asked(sp) ? metrics_spec_source(sp) : NULL);
     jw_ki64(w, "runs", ms ? ms->nruns : 0);
     if (!ms || ms->n == 0) {
         jw_knull(w, "counters");
         jw_kstring(w, "error", !ms ? "the measurement failed"
                    : ms->note[0] ? ms->note : "no counters found");
         if (ms && !ms->note[0])
-            jw_kstring(w, "where", metrics_where(v->spec, where, sizeof where));
+            jw_kstring(w, "where", metrics_where(sp, where, sizeof where));
         jw_end(w);
         return;
     }
@@ -229,8 +278,15 @@ void metrics_text(FILE *f, const struct metrics_view *v, const char *runs_what)
             table_set(&tb, 3, "%s", spread(s, sizeof s, ms, m));
         }
     }
+    bool mixed = false;
+    for (int i = 1; i < v->n; i++)
+        mixed |= !same_spec(spec_of(v, i), spec_of(v, 0));
+    if (mixed)
+        snprintf(where, sizeof where, "where the suite says");
+    else
+        metrics_where(v->n ? spec_of(v, 0) : v->spec, where, sizeof where);
     fprintf(f, "\nthe program's own counters (%s), read in %s;\nvalue: the runs' median where "
-            "they differ\n", metrics_where(v->spec, where, sizeof where), runs_what);
+            "they differ\n", where, runs_what);
     table_print(&tb, f, FMT_TEXT);
     table_free(&tb);
 }
@@ -244,8 +300,8 @@ void metrics_notes(const char *cmd, const struct metrics_view *v)
             continue;
         if (ms->note[0])
             cli_error(cmd, "note: '%s': counters: %s", v->series[i], ms->note);
-        else if (ms->n == 0 && v->spec && v->spec->from != METRICS_FROM_NONE)
+        else if (ms->n == 0 && asked(spec_of(v, i)))
             cli_error(cmd, "note: '%s': no counters found %s: they are NA", v->series[i],
-                      metrics_where(v->spec, where, sizeof where));
+                      metrics_where(spec_of(v, i), where, sizeof where));
     }
 }

@@ -19,6 +19,7 @@ struct metrics_view {
     int n;
     const char **series;
     const struct metrics **ms;
+    const struct metrics_spec **specs; /* series i's own (a suite's per benchmark), or NULL */
     int nnames;
     const char **names;                /* into the series' counters */
     char **cols;                       /* "metric.NAME" */
@@ -27,7 +28,8 @@ struct metrics_view {
  * copied), then metrics_view_names gathers the names (-1 when out of memory). */
 int metrics_view_init(struct metrics_view *v, const struct metrics_spec *spec, int n);
 int metrics_view_names(struct metrics_view *v);
-/* Both for the jobs of a count pass: series named names[i], NA for a job that failed. */
+/* Both for the jobs of a count pass: series named names[i], NA for a job that failed, each
+ * job's metrics_from its own spec. */
 struct count_job;
 int metrics_view_count(struct metrics_view *v, const struct metrics_spec *spec,
                        const struct count_job *jobs, const char *const *names, int n);
@@ -38,6 +40,11 @@ bool metrics_view_shown(const struct metrics_view *v);
 /* "on stderr", "on stdout", "in 'FILE'", or "through TARE_METRICS_OUT". */
 const char *metrics_where(const struct metrics_spec *spec, char *buf, size_t n);
 
+/* A history file's columns (tare run's count.tsv): "\tmetric.NAME" each, "\tmetrics_varied";
+ * and series i's cells, "\tVALUE" each (NA where absent), "\tVARIED"; nothing when not
+ * shown. */
+void metrics_hist_header(FILE *f, const struct metrics_view *v);
+void metrics_hist_cells(FILE *f, const struct metrics_view *v, int i);
 /* TSV columns: metric.NAME for each name, then metrics_varied; how many (0 when not shown). */
 int metrics_tsv_header(const struct metrics_view *v, const char **h);
 /* Series i's cells from column *c on: each counter's value (the median where it varied; NA

@@ -131,7 +131,8 @@ static bool run_read(struct shared *sh, struct count_job *j, struct proc_opts *p
 {
     if (!mr)
         return run_one(sh, j, po, what, fatal);
-    const struct metrics_spec *ms = sh->o->metrics ? sh->o->metrics : &no_metrics_from;
+    const struct metrics_spec *ms = j->metrics_from ? j->metrics_from
+                                    : sh->o->metrics ? sh->o->metrics : &no_metrics_from;
     bool one_file = ms->from == METRICS_FROM_FILE;
     if (one_file)
         pthread_mutex_lock(&sh->file_lock);
@@ -686,10 +687,25 @@ void count_job_free(struct count_job *j)
     metrics_free(&j->metrics);
 }
 
-bool count_metric_valid(const char *name)
+/* One of tare's own four counts. */
+static bool own_metric(const char *name)
 {
     return strcmp(name, "instructions") == 0 || strcmp(name, "allocations") == 0 ||
            strcmp(name, "bytes") == 0 || strcmp(name, "peak_bytes") == 0;
+}
+
+const char *count_counter_name(const char *metric)
+{
+    if (own_metric(metric))
+        return NULL;
+    if (strncmp(metric, METRICS_PREFIX, sizeof METRICS_PREFIX - 1) == 0)
+        metric += sizeof METRICS_PREFIX - 1;
+    return metrics_name_valid(metric, strlen(metric)) ? metric : NULL;
+}
+
+bool count_metric_valid(const char *name)
+{
+    return own_metric(name) || count_counter_name(name);
 }
 
 uint64_t count_job_metric(const struct count_job *job, const char *name)
@@ -702,7 +718,27 @@ uint64_t count_job_metric(const struct count_job *job, const char *name)
         return job->bytes;
     if (strcmp(name, "peak_bytes") == 0)
         return job->peak_bytes;
-    return COUNT_NA;
+    const char *counter = count_counter_name(name);
+    const struct metric *m = counter ? metrics_find(&job->metrics, counter) : NULL;
+    return m && !m->varied ? m->max : COUNT_NA;
+}
+
+const char *count_counter_why(const struct count_job *job, const char *name, char *buf,
+                              size_t n)
+{
+    const char *counter = count_counter_name(name);
+    const struct metric *m = counter ? metrics_find(&job->metrics, counter) : NULL;
+    if (!counter)
+        return "";
+    if (!m)
+        snprintf(buf, n, "the program reported no counter '%s'", counter);
+    else if (m->varied)
+        snprintf(buf, n, "its counter '%s' varied between runs (%llu .. %llu): not "
+                 "deterministic, so one count is no verdict", counter,
+                 (unsigned long long)m->min, (unsigned long long)m->max);
+    else
+        return "";
+    return buf;
 }
 
 uint64_t count_net(uint64_t raw, uint64_t base)

@@ -57,6 +57,27 @@ void metrics_spec_free(struct metrics_spec *s)
     *s = (struct metrics_spec){0};
 }
 
+int metrics_ini_key(const char *file, unsigned long line, const char *key, const char *value,
+                    char **from, char **pattern, struct err *e)
+{
+    bool is_from = strcmp(key, "metrics") == 0;
+    if (!is_from && strcmp(key, "metrics-pattern") != 0)
+        return 0;
+    char **slot = is_from ? from : pattern;
+    if (*slot)
+        return err_set(e, ERR_INPUT, "'%s' line %lu: %s again", file, line, key);
+    if (!*value)
+        return err_set(e, ERR_INPUT, "'%s' line %lu: '%s' is empty", file, line, key);
+    struct metrics_spec s;
+    int rc = metrics_spec_init(&s, is_from ? value : "stderr", is_from ? NULL : value, e);
+    metrics_spec_free(&s);
+    if (rc < 0)
+        return err_prefix(e, "'%s' line %lu", file, line);
+    if (!(*slot = strdup(value)))
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    return 1;
+}
+
 const char *metrics_spec_source(const struct metrics_spec *s)
 {
     switch (s->from) {

@@ -45,6 +45,12 @@ struct metrics_spec {
 int metrics_spec_init(struct metrics_spec *s, const char *from, const char *pattern,
                       struct err *e);
 void metrics_spec_free(struct metrics_spec *s);
+/* A suite file's key (file, line: for messages): metrics = stderr|stdout|FILE and
+ * metrics-pattern = REGEX into *from and *pattern (malloc'd), checked as --metrics-from and
+ * --metrics-pattern are. 1 taken, 0 another key, -1 with e set ("'file' line N: ...": empty,
+ * given twice, a pattern that does not compile or lacks its groups). */
+int metrics_ini_key(const char *file, unsigned long line, const char *key, const char *value,
+                    char **from, char **pattern, struct err *e);
 /* "stderr", "stdout", the file's path, or "" for none: what a person is told it read. */
 const char *metrics_spec_source(const struct metrics_spec *s);
 

@@ -252,11 +252,11 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
     struct proc_result r;
     struct metrics_run mr = {0};
     struct metrics_capture cap;
-    if (p->metrics && metrics_capture_begin(&cap, p->metrics, NULL, x->env, x->cwd, &o, &mr,
-                                            e) < 0)
+    const struct metrics_spec *ms = x->metrics_from ? x->metrics_from : p->metrics;
+    if (ms && metrics_capture_begin(&cap, ms, NULL, x->env, x->cwd, &o, &mr, e) < 0)
         return prefix(e, x);
     int started = proc_run(&o, &r, e);
-    if (p->metrics) {
+    if (ms) {
         metrics_capture_end(&cap);
         struct err me = {0};
         /* A measured run's, as its time is kept: exit 0, or any exit with ignore_failure. */

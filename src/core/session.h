@@ -90,6 +90,9 @@ struct session_series {
     struct session_cmds conclude;/* after every run that started, whatever its status */
     struct session_cmds cleanup; /* once after its group's last run, even after a failure */
     const char *stdin_path;      /* this series' runs' stdin, or NULL: the plan's */
+    /* Where this series' program prints its counters, or NULL: the plan's metrics (with
+     * neither, they are not read). */
+    const struct metrics_spec *metrics_from;
 
     /* Filled by session_init and session_run: measured runs 0 .. n-1 of a series still OK,
      * or of the runs before it failed. */
