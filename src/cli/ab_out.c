@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/count_out.h"
 #include "cli/counters_out.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 
 static const char *pct(char *buf, double ratio)
@@ -272,6 +273,7 @@ void ab_print_text(const struct ab_result *r)
     }
     if (r->counted)
         print_counts_text(r);
+    metrics_ab_print_text(r);   /* the programs' own counters, judged */
 }
 
 static void json_side(const struct ab_result *r, int k)
@@ -356,6 +358,7 @@ void ab_print_json(const struct ab_result *r, bool newline)
     }
     if (r->counted)
         print_counts_json(r);
+    metrics_ab_print_json(r);
     fputs(newline ? "}\n" : "}", stdout);
 }
 

@@ -17,6 +17,7 @@
 #include "cli/harness.h"
 #include "cli/hyperfine_export.h"
 #include "cli/measure_opts.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/ab.h"
@@ -54,6 +55,8 @@ struct ab_cli {
     enum out_format fmt;
     struct hf_paths exports;
     struct cli_export ci_export;
+    const char *metrics_from, *metrics_pattern;
+    struct metrics_spec mspec;   /* o.metrics and o.copt.metrics */
 };
 
 /* The CI formats (export_out.h): each side's median (median -/+ MAD, pairs as runs), B/A with
@@ -356,6 +359,7 @@ static int ab_options(struct ab_cli *c, char **argv, int dd)
         OPT_BOOL(0, "counters", &c->counters,
                  "also count cycles, instructions, faults (see tare stat)\n"
                  "in every measured run; medians beside the times"),
+        MOPT_METRICS(&c->metrics_from, &c->metrics_pattern),
         OPT_STRING(0, "base", &c->base, "REV",
                    "A is REV built in a temporary git worktree, B the working\n"
                    "tree; CMD comes after '--' (default REV: HEAD)"),
@@ -401,6 +405,10 @@ int cmd_ab(int argc, char **argv)
         status = opt_status(rc);
         goto done;
     }
+    if ((status = cli_metrics_spec("ab", cmd_ab_usage, c.metrics_from, c.metrics_pattern,
+                                   &c.mspec)) != 0)
+        goto done;
+    c.o.metrics = c.o.copt.metrics = &c.mspec;
     if ((status = ab_plan(&c, argc, argv, dd, &e)) != 0 ||
         (status = harness_finish(&c.h, c.spec.shell)) != 0 ||
         (status = ab_tools(&c, &e)) != 0)
@@ -416,5 +424,6 @@ done:
         ctr_set_free(c.o.ctr);
     gitwt_free(&c.git);
     harness_free(&c.h);
+    metrics_spec_free(&c.mspec);
     return status;
 }

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/ab.h"
@@ -32,8 +33,14 @@ static const char bisect_options[] =
     "      --good REV          a revision before the change (its metric is the baseline)\n"
     "      --bad REV           a later revision, after the change\n"
     "      --build CMD         build each probed revision first (/bin/sh -c, in the worktree)\n"
-    "      --metric METRIC     instructions (default), allocations, bytes, peak_bytes, or\n"
-    "                          wall: tare ab at each probe against the good side's build\n"
+    "      --metric METRIC     instructions (default), allocations, bytes, peak_bytes, a\n"
+    "                          counter of the program's (NAME, metric.NAME), or wall:\n"
+    "                          tare ab at each probe against the good side's build\n"
+    "      --metrics-from WHERE\n"
+    "                          where the program prints its counters: stderr, stdout or a\n"
+    "                          FILE (default: only what it writes to TARE_METRICS_OUT)\n"
+    "      --metrics-pattern REGEX\n"
+    "                          their lines: an extended regex, (NAME) (VALUE) groups\n"
     "      --max-pairs N       with --metric wall: each probe's tare ab stops at N pairs\n"
     "                          (default 200); a probe ab cannot decide is skipped\n"
     "      --threshold X       a move is a change from good past X (a count, or N%% of\n"
@@ -83,6 +90,8 @@ struct bisect_cli {
     char vg_path[4096];     /* valgrind, found for the counts (or for --confirm's) */
     char alloc_lib[4096];   /* co.alloc_lib when found */
     char alloc_why[1024];   /* why it was not, or "" */
+    const char *metrics_from, *metrics_pattern;
+    struct metrics_spec mspec;   /* co.metrics: where the program prints its counters */
 };
 
 /* Splits `git log --format=%H%x1f%aI%x1f%s` output into commits, appended to b->c. */
@@ -860,6 +869,8 @@ static const struct option bisect_longopts[] = {
     {"timeout", required_argument, NULL, 0x106},
     {"confirm", no_argument, NULL, 0x107},
     {"from-history", required_argument, NULL, 0x108},
+    {"metrics-from", required_argument, NULL, 0x109},
+    {"metrics-pattern", required_argument, NULL, 0x10a},
     {"max-pairs", required_argument, NULL, 0x180},
     {"jobs", required_argument, NULL, 0x181},
     {"format", required_argument, NULL, 'f'},
@@ -891,6 +902,8 @@ static int bisect_option(struct bisect_cli *b, struct bisect_args *a, int c, con
     case 0x105: a->all = true; return 0;
     case 0x107: a->do_confirm = true; return 0;
     case 0x108: a->history = arg; return 0;
+    case 0x109: b->metrics_from = arg; return 0;
+    case 0x10a: b->metrics_pattern = arg; return 0;
     case 0x181:
         if (!cli_parse_count("bisect", cmd_bisect_usage, "--jobs", arg, 1, BISECT_JOBS_MAX, &v))
             return -1;
@@ -968,7 +981,12 @@ static int bisect_tools(struct bisect_cli *b, struct bisect_args *a, struct err 
     }
     if (!b->wall && count_find_valgrind(b->vg_path, sizeof b->vg_path, e) < 0)
         return cli_fail("bisect", e);
-    b->co = (struct count_opts){.jobs = 1, .timeout_s = b->timeout_s, .valgrind = b->vg_path};
+    int ms = cli_metrics_spec("bisect", cmd_bisect_usage, b->metrics_from, b->metrics_pattern,
+                              &b->mspec);
+    if (ms != EXIT_OK)
+        return ms;
+    b->co = (struct count_opts){.jobs = 1, .timeout_s = b->timeout_s, .valgrind = b->vg_path,
+                                .metrics = &b->mspec};
     struct err lib_err = {0};
     if (cli_find_alloc_lib(b->alloc_lib, sizeof b->alloc_lib, &lib_err) == 0)
         b->co.alloc_lib = b->alloc_lib;
@@ -1114,5 +1132,6 @@ done:
     gitwt_free(&wp);
     for (int j = 0; j < BISECT_JOBS_MAX - 1; j++)
         gitwt_free(&wx[j]);
+    metrics_spec_free(&b.mspec);
     return status;
 }

@@ -133,8 +133,7 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
     table_free(&tb);
     free(h);
     if (text)
-        metrics_text(stdout, mv, "its two native runs (the warm-up and the counting "
-                     "allocator's)");
+        metrics_text(stdout, mv, "its two native runs (the warm-up, the allocator's)");
 }
 
 /* For `git bisect run`: good, bad, and "cannot test this commit". */
@@ -264,6 +263,8 @@ int cmd_count(int argc, char **argv)
     bool engine_given = false;
     int nall = 0;   /* the series, then the baselines of --subtract (one a lane) */
     struct metrics_view mview = {0};
+    struct metrics_spec mspec = {0};
+    const char *metrics_from = NULL, *metrics_pattern = NULL;
 
     if (!toggles || !vg_args || !target_spec_init(&spec, argc) ||
         !harness_init(&h, "count", cmd_count_usage, argc))
@@ -296,9 +297,10 @@ int cmd_count(int argc, char **argv)
                      "callgrind (default) or cachegrind (faster: no call graph)",
                      count_opt_engine, .given = &engine_given),
         OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
+        MOPT_METRICS(&metrics_from, &metrics_pattern),
         OPT_CALLBACK(0, "metric", &metric, "METRIC",
-                     "instructions (default), allocations, bytes or peak_bytes,\n"
-                     "for --fail-above and --fail-below", opt_metric),
+                     "instructions (default), allocations, bytes, peak_bytes or a\n"
+                     "counter of the program's, for --fail-above and --fail-below", opt_metric),
         OPT_CALLBACK(0, "fail-above", &above_n, "N",
                      "exit 1 if the metric is above N, 0 if not, 125 if it could\n"
                      "not be counted (as 'git bisect run' expects)", opt_limit,
@@ -329,6 +331,11 @@ int cmd_count(int argc, char **argv)
     co.vg_args = vg_args;
     if (!count_engine_ok("count", cmd_count_usage, &co))
         goto done;
+    if ((status = cli_metrics_spec("count", cmd_count_usage, metrics_from, metrics_pattern,
+                                   &mspec)) != EXIT_OK)
+        goto done;
+    status = EXIT_USAGE;
+    co.metrics = &mspec;
     if (co.marks && co.ntoggle) {
         cli_usage_error("count", cmd_count_usage, "--region marks and --toggle-collect are two "
                         "ways to say the region: give one");
@@ -480,6 +487,7 @@ int cmd_count(int argc, char **argv)
 
 done:
     metrics_view_free(&mview);
+    metrics_spec_free(&mspec);
     growth_free(growth, ngrowth);
     harness_free(&h);
     free(toggles);

@@ -364,9 +364,8 @@ static int plan_metrics(struct run *r, const struct run_args *a, struct err *e)
         if (!from && !pat)
             suite_metrics(&r->su, i / r->nl, r->su.nlanes ? i % r->nl : -1, &from, &pat);
         if (!from && pat)
-            return cli_usage_error(CMD, cmd_run_usage, "'%s': metrics-pattern = '%s' without "
-                                   "metrics = (where the counters are printed)", r->s[i].name,
-                                   pat);
+            return cli_usage_error(CMD, cmd_run_usage, "'%s': a metrics pattern '%s' without "
+                                   "a source (--metrics-from, metrics =)", r->s[i].name, pat);
         if (from && metrics_spec_init(&r->s[i].mspec, from, pat, e) < 0)
             return cli_fail(CMD, e);
         any |= from != NULL;
@@ -1006,6 +1005,7 @@ static int run_main(int argc, char **argv, char **vg_args)
         OPT_STRING(0, "subtract", &a.subtract, "CMD",
                    "count CMD too (a template like command) and show the counts\n"
                    "less its; wins over the suite's subtract ="),
+        MOPT_METRICS(&a.metrics_from, &a.metrics_pattern),
         OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
         MOPT_CI_EXPORTS(&ci_export),
         OPT_HELP(),

@@ -507,6 +507,7 @@ int cmd_wall(int argc, char **argv)
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
 
+    const char *metrics_from = NULL, *metrics_pattern = NULL;
     if (!target_spec_init(&spec, argc) || !harness_init(&w.h, "wall", cmd_wall_usage, argc))
         goto done;
     const struct opt opts[] = {
@@ -525,6 +526,7 @@ int cmd_wall(int argc, char **argv)
                  "also count cycles, instructions, faults (see tare stat) and\n"
                  "show their medians; 'unavailable' where the machine has none"),
         MOPT_IGNORE_FAILURE(&w.ignore_failure),
+        MOPT_METRICS(&metrics_from, &metrics_pattern),
         OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN),
         MOPT_HF_EXPORTS(&exports),
         MOPT_CI_EXPORTS(&ci_export),
@@ -549,7 +551,9 @@ int cmd_wall(int argc, char **argv)
     }
     struct target *targets = NULL, ref_target;
     int nt = 0;
-    if ((status = harness_finish(&w.h, spec.shell)) != 0 ||
+    if ((status = cli_metrics_spec("wall", cmd_wall_usage, metrics_from, metrics_pattern,
+                                   &w.metrics)) != 0 ||
+        (status = harness_finish(&w.h, spec.shell)) != 0 ||
         (status = harness_count_finish(&w.h, &w.runs)) != 0)
         goto done;
     if ((status = harness_targets(&w.h, argc, argv, dd, &spec, &targets, &nt)) != 0)

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/out.h"
+#include "core/ab_metrics.h"
 #include "core/count.h"
 #include "core/json.h"
 
@@ -98,6 +99,19 @@ bool metrics_view_shown(const struct metrics_view *v)
         if (asked(spec_of(v, i)))
             return true;
     return asked(v->spec) || v->nnames > 0;
+}
+
+int cli_metrics_spec(const char *cmd, const char *usage, const char *from, const char *pattern,
+                     struct metrics_spec *s)
+{
+    *s = (struct metrics_spec){0};
+    if (pattern && !from)
+        return cli_usage_error(cmd, usage, "--metrics-pattern needs --metrics-from (where the "
+                               "counters are printed)");
+    struct err e = {0};
+    if (metrics_spec_init(s, from, pattern, &e) < 0)
+        return cli_usage_error(cmd, usage, "%s", e.msg);
+    return EXIT_OK;
 }
 
 const char *metrics_where(const struct metrics_spec *spec, char *buf, size_t n)
@@ -304,4 +318,127 @@ void metrics_notes(const char *cmd, const struct metrics_view *v)
             cli_error(cmd, "note: '%s': no counters found %s: they are NA", v->series[i],
                       metrics_where(spec_of(v, i), where, sizeof where));
     }
+}
+
+/* ab's sides' counters into side[0..1] and their verdict into am: -1 when there is nothing to
+ * show (none asked for, none reported) or no memory. */
+static int ab_judged(const struct ab_result *r, struct metrics side[2], struct ab_metrics *am,
+                     const char **what)
+{
+    struct err e = {0};
+    side[0] = side[1] = (struct metrics){0};
+    *what = r->counted ? "the count pass's native runs" : "the timed runs";
+    int rc = 0;
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        if (!r->counted) {
+            rc = metrics_merge(&side[k], &r->series[k].metrics, &e);
+            continue;
+        }
+        for (long i = 0; i < r->count_runs && rc == 0; i++) {
+            const struct count_job *j = &r->cjob[k * r->count_runs + i];
+            if (j->status == COUNT_OK || j->status == COUNT_UNSTABLE)
+                rc = metrics_merge(&side[k], &j->metrics, &e);
+        }
+        metrics_finish(&side[k]);
+    }
+    bool shown = asked(r->o->metrics) || side[0].n || side[1].n;
+    if (rc < 0 || !shown || ab_metrics_judge(&side[0], &side[1], am, &e) < 0) {
+        metrics_free(&side[0]);
+        metrics_free(&side[1]);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *change_word(const struct ab_metric *m)
+{
+    switch (m->c.change) {
+    case AB_CHANGE_MORE: return "more";
+    case AB_CHANGE_LESS: return "fewer";
+    case AB_CHANGE_NONE: return "same";
+    default: return NULL;
+    }
+}
+
+void metrics_ab_print_text(const struct ab_result *r)
+{
+    struct metrics side[2];
+    struct ab_metrics am;
+    const char *what;
+    if (ab_judged(r, side, &am, &what) < 0)
+        return;
+    char where[300];
+    metrics_where(r->o->metrics, where, sizeof where);
+    if (am.n == 0) {
+        printf("\nthe programs' own counters (%s): NA, no counters found in %s\n", where, what);
+    } else {
+        printf("\nthe programs' own counters (%s), from %s (%d and %d a side);\n"
+               "a change only past both sides' spreads (max - min over the median):\n", where,
+               what, side[0].nruns, side[1].nruns);
+        static const char *const h[] = {"counter", "A", "B", "B/A", "spread A", "spread B",
+                                        "verdict"};
+        struct table tb;
+        table_init(&tb, 7, h, 0x1 | 0x40);
+        char b[64];
+        for (int i = 0; i < am.n; i++) {
+            const struct ab_metric *m = &am.m[i];
+            table_row(&tb);
+            table_set(&tb, 0, "%s", m->name);
+            table_set(&tb, 1, "%s", fmt_count(b, m->c.med[0]));
+            table_set(&tb, 2, "%s", fmt_count(b, m->c.med[1]));
+            table_set(&tb, 3, "%s", ab_pct(b, sizeof b, m->c.ratio));
+            table_set(&tb, 4, "%s", ab_spread_str(b, sizeof b, m->c.spread[0]));
+            table_set(&tb, 5, "%s", ab_spread_str(b, sizeof b, m->c.spread[1]));
+            const char *w = change_word(m);
+            table_set(&tb, 6, "%s%s%s", w ? w : "NA: ", w ? "" : m->why ? m->why : "",
+                      w && (m->varied[0] || m->varied[1]) ? " (not deterministic: judged "
+                      "with its spread)" : "");
+        }
+        table_print(&tb, stdout, FMT_TEXT);
+        table_free(&tb);
+    }
+    ab_metrics_free(&am);
+    metrics_free(&side[0]);
+    metrics_free(&side[1]);
+}
+
+void metrics_ab_print_json(const struct ab_result *r)
+{
+    struct metrics side[2];
+    struct ab_metrics am;
+    const char *what;
+    if (ab_judged(r, side, &am, &what) < 0)
+        return;
+    struct jw w;
+    jw_init_inside(&w, stdout);
+    jw_key(&w, "metrics");
+    jw_object_begin(&w);
+    jw_kstring(&w, "from", asked(r->o->metrics) ? metrics_spec_source(r->o->metrics) : NULL);
+    jw_kstring(&w, "readings", r->counted ? "count" : "pairs");
+    jw_ki64(&w, "runs_a", side[0].nruns);
+    jw_ki64(&w, "runs_b", side[1].nruns);
+    jw_karray(&w, "counters");
+    for (int i = 0; i < am.n; i++) {
+        const struct ab_metric *m = &am.m[i];
+        jw_object_begin(&w);
+        jw_kstring(&w, "name", m->name);
+        jw_kdouble(&w, "a", m->c.med[0]);
+        jw_kdouble(&w, "b", m->c.med[1]);
+        jw_kdouble(&w, "ratio", m->c.ratio);
+        jw_kdouble(&w, "spread_a", m->c.spread[0]);
+        jw_kdouble(&w, "spread_b", m->c.spread[1]);
+        jw_kdouble(&w, "limit", m->c.limit);
+        jw_kbool(&w, "deterministic", !m->varied[0] && !m->varied[1]);
+        jw_kstring(&w, "change", change_word(m));
+        if (m->why)
+            jw_kstring(&w, "why", m->why);
+        jw_end(&w);
+    }
+    jw_end(&w);
+    if (am.n == 0)
+        jw_kstring(&w, "error", "no counters found");
+    jw_end(&w);
+    ab_metrics_free(&am);
+    metrics_free(&side[0]);
+    metrics_free(&side[1]);
 }

@@ -37,6 +37,12 @@ void metrics_view_free(struct metrics_view *v);
 /* Whether the output shows counters: --metrics-from was given, or some series reported any. */
 bool metrics_view_shown(const struct metrics_view *v);
 
+/* --metrics-from and --metrics-pattern (either may be NULL) into *s: EXIT_OK, or EXIT_USAGE
+ * after saying why (a pattern without a source, one that does not compile). s is zeroed
+ * first: metrics_spec_free it either way. */
+int cli_metrics_spec(const char *cmd, const char *usage, const char *from, const char *pattern,
+                     struct metrics_spec *s);
+
 /* "on stderr", "on stdout", "in 'FILE'", or "through TARE_METRICS_OUT". */
 const char *metrics_where(const struct metrics_spec *spec, char *buf, size_t n);
 
@@ -55,6 +61,12 @@ void metrics_jw(const struct metrics_view *v, int i, struct jw *w);
 /* The table for people, under a line that says where the counters come from and over how
  * many runs (runs_what: "the 2 native runs of tare count"); nothing when not shown. */
 void metrics_text(FILE *f, const struct metrics_view *v, const char *runs_what);
+/* tare ab: each side's counters (the count pass's native runs with --count, else the timed
+ * runs') and their verdict (ab_metrics_judge): a table for people, a "metrics" member after
+ * the last one of ab's JSON object; nothing when no counter was asked for or reported. */
+struct ab_result;
+void metrics_ab_print_text(const struct ab_result *r);
+void metrics_ab_print_json(const struct ab_result *r);
 /* Notes on stderr: a series whose program reported no counters though --metrics-from was
  * given ("no counters found on stderr"), a line not taken. */
 void metrics_notes(const char *cmd, const struct metrics_view *v);

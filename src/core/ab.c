@@ -319,7 +319,8 @@ static int measure(struct ab_result *r, struct err *e)
     r->plan = (struct session_plan){
         .series = r->series, .nseries = 2, .warmup = o->warmup, .order = SESSION_ALTERNATE,
         .timeout_s = o->timeout_s, .pin_cpu = o->pin_cpu, .stop_on_failure = true,
-        .ctr = o->ctr, .looks = &r->seq, .progress = o->progress ? on_run_progress : NULL,
+        .ctr = o->ctr, .metrics = o->metrics, .looks = &r->seq,
+        .progress = o->progress ? on_run_progress : NULL,
         .progress_ctx = r, .stdin_path = o->stdin_path, .stdout_path = o->stdout_path,
         .show_output = o->show_output,
     };
@@ -533,6 +534,8 @@ int ab_run(const struct ab_opts *o, struct ab_result *r, struct err *e)
 void ab_result_free(struct ab_result *r)
 {
     session_free(&r->sess);
+    for (long i = 0; r->cjob && i < 2 * r->count_runs; i++)
+        count_job_free(&r->cjob[i]);
     free(r->cjob);
     r->cjob = NULL;
 }

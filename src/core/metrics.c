@@ -507,6 +507,34 @@ int metrics_add_run(struct metrics *ms, const struct metrics_run *r, struct err 
     return 0;
 }
 
+int metrics_merge(struct metrics *dst, const struct metrics *src, struct err *e)
+{
+    if (!dst->note[0] && src->note[0])
+        snprintf(dst->note, sizeof dst->note, "%s", src->note);
+    for (int i = 0; i < src->n; i++) {
+        const struct metric *s = &src->m[i];
+        struct metric *m = (struct metric *)metrics_find(dst, s->name);
+        if (!m) {
+            struct metric *grown = realloc(dst->m, (size_t)(dst->n + 1) * sizeof *grown);
+            if (!grown)
+                return err_set(e, ERR_SYSTEM, "out of memory");
+            dst->m = grown;
+            m = &dst->m[dst->n++];
+            *m = (struct metric){0};
+            snprintf(m->name, sizeof m->name, "%s", s->name);
+        }
+        uint64_t *v = realloc(m->v, (size_t)(m->nv + s->nv + 1) * sizeof *v);
+        if (!v)
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        memcpy(v + m->nv, s->v, (size_t)s->nv * sizeof *v);
+        m->v = v;
+        m->nv += s->nv;
+        m->cap = m->nv + 1;
+    }
+    dst->nruns += src->nruns;
+    return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

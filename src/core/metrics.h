@@ -147,6 +147,9 @@ struct metrics {
 };
 /* Adds one run's counters: -1 when out of memory (e set). */
 int metrics_add_run(struct metrics *ms, const struct metrics_run *r, struct err *e);
+/* Adds every reading of src (another series' counters, a second pass of the same command) to
+ * dst's, runs and all: -1 when out of memory (e set). */
+int metrics_merge(struct metrics *dst, const struct metrics *src, struct err *e);
 /* Sets each counter's min, max, median and varied. */
 void metrics_finish(struct metrics *ms);
 void metrics_free(struct metrics *ms);
