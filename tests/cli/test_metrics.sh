@@ -33,6 +33,62 @@ expect_eq "$(head -n 1 <<<"$out")" \
     "$(printf 'name\tlane\tinstructions\tallocations\tbytes\tpeak_bytes\tstatus')" \
     "no counters, not asked: the TSV as before"
 
+# --- --metrics-from: stderr (turned on by a lane's VM_STATS=1), stdout with a pattern, a file.
+run_tare count --format tsv --metrics-from stderr -l stats:VM_STATS=1 -l plain: \
+    "$F/vmstats 2000"
+expect_rc 0 "count --metrics-from stderr"
+expect_eq "$(tsv_field "$out" 1 metric.locals_pulls),$(tsv_field "$out" 1 metric.env_flushes),$(tsv_field "$out" 1 metric.dispatches),$(tsv_field "$out" 1 metric.clone_env)" \
+    6000,200,2000,7 "stderr: every counter, exact (dispatches=2000 is NAME=INTEGER)"
+expect_eq "$(tsv_field "$out" 2 metric.locals_pulls)" NA "the lane without VM_STATS: NA"
+expect_match "$err" "note: 'vmstats\+plain': no counters found on stderr: they are NA" \
+    "none found though asked: said, never 0"
+run_tare count --format json --metrics-from stderr "$F/vmstats 10"
+expect_match "$out" '"metrics": \{"from": "stderr", "runs": 0, "counters": null, "error": "no counters found", "where": "on stderr"\}' \
+    "JSON: none found is null with the reason"
+run_tare count --format tsv --metrics-from stdout --metrics-pattern '^([a-z_]+): ([0-9]+)$' \
+    -l s:VM_STATS=1 "$F/vmstats 1000 stdout"
+expect_eq "$(tsv_field "$out" 1 metric.locals_pulls)" 3000 "stdout with a pattern"
+expect_eq "$(tsv_field "$out" 1 metric.dispatches)" "" \
+    "the pattern decides: dispatches=1000 is not its line"
+echo "steps: 99" > "$TMP/stats.txt"
+run_tare count --format tsv --metrics-from "$TMP/stats.txt" \
+    "sh -c 'echo steps: 5 >> $TMP/stats.txt'"
+expect_eq "$(tsv_field "$out" 1 metric.steps)" 5 "a file: emptied before each run, then read"
+run_tare count --format tsv --metrics-from "$TMP/stats.txt" true
+expect_eq "$(tsv_field "$out" 1 metrics_varied)" NA "a file left as it was by another run: NA"
+run_tare count --metrics-from stderr --metrics-pattern '([a-z]+)' true
+expect_rc 2 "a pattern without its two groups is bad usage"
+expect_match "$err" "has 1 group: it needs two" "and says so"
+run_tare count --metrics-pattern '(a)=(b)' true
+expect_rc 2 "a pattern without --metrics-from is bad usage"
+
+# The clock: different in the two native runs: not deterministic, with both values.
+run_tare count --format json --metrics-from stderr -l s:VM_STATS=1 "$F/vmstats 1000 clock"
+expect_match "$out" '"name": "clock_ns", "value": [0-9.]+, "min": [0-9]+, "max": [0-9]+, "runs": 2, "deterministic": false' \
+    "count JSON: the clock's counter is not deterministic"
+expect_match "$out" '"name": "locals_pulls", "value": 3000, "min": 3000, "max": 3000, "runs": 2, "deterministic": true' \
+    "and the others are"
+run_tare count --metric clock_ns --fail-above 1 --metrics-from stderr -l s:VM_STATS=1 \
+    "$F/vmstats 1000 clock"
+expect_rc 125 "a varying counter is no count for --fail-above"
+expect_match "$err" "its counter 'clock_ns' varied between runs" "and says why"
+
+# --- ab --count: each counter judged, with its spread.
+run_tare ab --count --metrics-from stderr --runs 6 "env VM_STATS=1 $F/vmstats 1000 clock" \
+    "env VM_STATS=1 $F/vmstats 1000 clock 10"
+expect_match "$out" 'locals_pulls +3,000 +3,300 +\+10\.0% +0\.00% +0\.00% +more' \
+    "ab: a 10% step in one counter is more"
+expect_match "$out" 'dispatches +1,000 +1,000 +\+0\.00% +0\.00% +0\.00% +same' \
+    "ab: an unchanged counter is the same"
+expect_match "$out" 'clock_ns .* (same|more|fewer) \(not deterministic: judged with its spread\)' \
+    "ab: the clock judged with its spread"
+run_tare ab --count --metrics-from stderr --runs 6 --format json \
+    "env VM_STATS=1 $F/vmstats 1000" "env VM_STATS=1 $F/vmstats 1000 stderr 10"
+expect_match "$out" '"readings": "count", "runs_a": 4, "runs_b": 4' \
+    "ab JSON: four readings a side from the count pass"
+expect_match "$out" '\{"name": "locals_pulls", "a": 3000, "b": 3300, "ratio": 1.1, "spread_a": 0, "spread_b": 0, "limit": 0.0001, "deterministic": true, "change": "more"\}' \
+    "ab JSON: the counter's verdict"
+
 # --- wall: the counters of every measured run, once per series.
 run_tare wall --runs 3 --format tsv "$F/vmstats 1000 env" "$F/vmstats 10 none"
 expect_rc 0 "wall with counters"
@@ -42,6 +98,12 @@ expect_eq "$(tsv_field "$out" 1 metrics_varied)" - "wall TSV: none varied"
 expect_eq "$(tsv_field "$out" 2 metric.locals_pulls)" NA "wall TSV: none reported is NA"
 run_tare wall --runs 3 "$F/vmstats 1000 env"
 expect_match "$out" 'vmstats +locals_pulls +3,000 +same in all 3 runs' "wall text: a counter"
+run_tare wall --runs 3 --metrics-from stderr --format tsv -l s:VM_STATS=1 "$F/vmstats 1000 clock"
+expect_eq "$(tsv_field "$out" 1 metrics_varied)" clock_ns "wall: the clock's counter varied"
+expect_eq "$(tsv_field "$out" 1 metric.env_flushes)" 100 "wall: the others exact"
+run_tare wall --runs 3 --metrics-from stderr -l s:VM_STATS=1 "$F/vmstats 1000 clock"
+expect_match "$out" 'clock_ns +[0-9,]+ +not deterministic: [0-9,]+ \.\. [0-9,]+ over 3 runs' \
+    "wall text: not deterministic, with its range"
 run_tare wall --runs 2 --format json "$F/vmstats 1000 env"
 expect_match "$out" '"name": "dispatches", "value": 1000, "min": 1000, "max": 1000, "runs": 2, "deterministic": true' \
     "wall JSON: a counter"
@@ -148,6 +210,11 @@ expect_eq "$(json 'j["culprit"]["commit"]')" "$(git rev-parse k7)" \
 expect_eq "$(json 'j["culprit"]["before"]'),$(json 'j["culprit"]["after"]')" 1000,1100 \
     "the counter before and after, exact"
 expect_eq "$(json 'j["metric"]')" steps "the metric named"
+# The same counter printed on stderr, turned on in the command's environment.
+run_tare bisect --good k1 --bad k12 --build 'cc -O1 -o prog prog.c' --metric steps \
+    --metrics-from stderr --format json -- env VM_STATS=1 ./prog
+expect_eq "$(json 'j["culprit"]["commit"]')" "$(git rev-parse k7)" \
+    "bisect --metrics-from stderr: commit 7"
 # calls never moved: no step to find.
 run_tare bisect --good k1 --bad k12 --build 'cc -O1 -o prog prog.c' --metric metric.calls \
     -- ./prog
