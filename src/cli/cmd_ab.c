@@ -83,6 +83,11 @@ static int export_ci(const struct ab_cli *c, const struct ab_result *r, const ch
         rc = export_add(&set, &rec, &e);
         if (rc == 0 && !failed && r->counted)
             rc = cli_export_add_counts(&set, name, &r->cjob[k * r->count_runs], false, &e);
+        /* the program's own counters: that first pass's, or the timed runs' */
+        const struct count_job *j = r->counted ? &r->cjob[k * r->count_runs] : NULL;
+        if (rc == 0 && !failed && (!j || j->status == COUNT_OK))
+            rc = cli_export_add_metrics(&set, name, j ? &j->metrics : &x->metrics,
+                                        c->o.metrics, &e);
     }
     snprintf(ratio_name, sizeof ratio_name, "%s / %s", c->o.side[1].name, c->o.side[0].name);
     const struct stats_ab *w = &r->wall;

@@ -478,6 +478,8 @@ int cmd_count(int argc, char **argv)
                 st = cli_export_add_cache(&set, targets[i].name, &jobs[i], &e);
             if (st == 0 && subtract)
                 st = cli_export_add_net(&set, targets[i].name, &jobs[i], &e);
+            if (st == 0)
+                st = cli_export_add_metrics(&set, targets[i].name, mview.ms[i], co.metrics, &e);
         }
         st = st < 0 ? cli_fail("count", &e) : cli_export_write("count", &ci_export, &set);
         export_free(&set);

@@ -864,6 +864,9 @@ static int run_report(struct run *r, struct err *e)
                 xrc = cli_export_add_cache(&xset, w.x->name, &r->cj[b * r->nl + l], e);
             if (xrc == 0 && xset.suite && r->do_count && r->subtract)
                 xrc = cli_export_add_net(&xset, w.x->name, &r->cj[b * r->nl + l], e);
+            if (xrc == 0 && xset.suite && r->do_count)
+                xrc = cli_export_add_metrics(&xset, w.x->name, r->mview.ms[b * r->nl + l],
+                                             &w.x->mspec, e);
             if (r->fmt == FMT_JSON)
                 run_row_json(r, &w, !b && !l);
             else

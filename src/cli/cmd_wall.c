@@ -480,6 +480,8 @@ static int export_ci(const struct wall *w, const struct cli_export *x, double re
             .note = s->state == SESSION_OK ? NULL : session_failure_why(&s->fail, why, sizeof why),
         };
         rc = export_add(&set, &r, &e);
+        if (rc == 0 && s->state == SESSION_OK)   /* the program's own counters */
+            rc = cli_export_add_metrics(&set, tgt(s)->name, &s->metrics, &w->metrics, &e);
         if (rc == 0 && k >= 0 && w->ref && s->state == SESSION_OK) {
             /* NA when the reference failed (its own test case says why) */
             r = (struct export_rec){.bench = r.bench, .measure = "ratio", .lo = NAN, .hi = NAN,

@@ -73,6 +73,20 @@ run_tare count --metric clock_ns --fail-above 1 --metrics-from stderr -l s:VM_ST
 expect_rc 125 "a varying counter is no count for --fail-above"
 expect_match "$err" "its counter 'clock_ns' varied between runs" "and says why"
 
+# The CI files carry the counters beside the counts (checked against the JSON, field by
+# field: BMF, github-action-benchmark, JUnit); none found is a skipped JUnit case.
+run_tare count --format json --metrics-from stderr -l s:VM_STATS=1 \
+    --export-bmf "$TMP/b.json" --export-gab "$TMP/g.json" --export-junit "$TMP/j.xml" \
+    -n clock -n quiet "$F/vmstats 1000 clock" "$F/vmstats 10 none"
+printf '%s\n' "$out" > "$TMP/count.json"
+if msg=$(/usr/bin/python3 "$(dirname "$0")/validate_export.py" count "$TMP/count.json" \
+    "$TMP/b.json" "$TMP/g.json" "$TMP/j.xml" 2>&1); then ok; else not_ok "CI exports: $msg"; fi
+expect_match "$(cat "$TMP/b.json")" '"metric.locals-pulls": \{"value": 3000, "lower_value": 3000, "upper_value": 3000\}' \
+    "BMF: the counter, its runs' range"
+expect_match "$(tr -d '\n' < "$TMP/j.xml")" \
+    'name="quiet\+s metrics"> *<skipped message="no counters found on stderr"' \
+    "JUnit: none found, a skipped case saying so"
+
 # --- ab --count: each counter judged, with its spread.
 run_tare ab --count --metrics-from stderr --runs 6 "env VM_STATS=1 $F/vmstats 1000 clock" \
     "env VM_STATS=1 $F/vmstats 1000 clock 10"
