@@ -81,7 +81,8 @@ run_tare count --format json --metrics-from stderr -l s:VM_STATS=1 \
 printf '%s\n' "$out" > "$TMP/count.json"
 if msg=$(/usr/bin/python3 "$(dirname "$0")/validate_export.py" count "$TMP/count.json" \
     "$TMP/b.json" "$TMP/g.json" "$TMP/j.xml" 2>&1); then ok; else not_ok "CI exports: $msg"; fi
-expect_match "$(cat "$TMP/b.json")" '"metric.locals-pulls": \{"value": 3000, "lower_value": 3000, "upper_value": 3000\}' \
+expect_match "$(cat "$TMP/b.json")" \
+    '"metric.locals-pulls": \{"value": 3000, "lower_value": 3000, "upper_value": 3000\}' \
     "BMF: the counter, its runs' range"
 expect_match "$(tr -d '\n' < "$TMP/j.xml")" \
     'name="quiet\+s metrics"> *<skipped message="no counters found on stderr"' \
