@@ -133,7 +133,7 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
     table_free(&tb);
     free(h);
     if (text)
-        metrics_text(stdout, mv, "its two native runs (the warm-up, the allocator's)");
+        metrics_text(stdout, mv, "its 2 native runs (warm-up, allocator's)");
 }
 
 /* For `git bisect run`: good, bad, and "cannot test this commit". */

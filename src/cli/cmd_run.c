@@ -890,7 +890,7 @@ static int run_report(struct run *r, struct err *e)
         }
         table_print(&t, stdout, r->fmt);
         if (r->fmt == FMT_TEXT)
-            metrics_text(stdout, &r->mview, "the count pass's two native runs");
+            metrics_text(stdout, &r->mview, "the count pass's 2 native runs");
     }
     table_free(&t);
     free(cols.hdr);
