@@ -512,6 +512,16 @@ struct run_row {
     struct count_job extra;
 };
 
+/* A series that failed, and the end of its stderr as tare count quotes it: the last lines,
+ * and above them the ones that name a cause (valgrind's "unhandled instruction bytes" comes
+ * some twenty lines before its stderr ends; its banner, first, says nothing). */
+static void say_failed(const char *name, const char *what, const char *why, const char *tail)
+{
+    cli_error(CMD, "'%s' %s: %s%s", name, what, why, tail[0] ? "; its stderr ended with:" : "");
+    if (tail[0])
+        cli_print_stderr_tail(tail);
+}
+
 /* Series i's figures (and its failures said); refm: its reference's median (NAN: none). */
 static void run_row_get(const struct run *r, int i, double refm, struct run_row *w)
 {
@@ -531,8 +541,7 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
             w->mn = stats_min(x->times, x->n);
         } else {
             w->failed = true;
-            cli_error(CMD, "'%s' failed: %s%s%.200s", x->name, x->why,
-                      x->tail[0] ? "; its stderr ended with: " : "", x->tail);
+            say_failed(x->name, "failed", x->why, x->tail);
         }
     }
     /* A count that failed is NA in every column, never a partial or zero count. */
@@ -554,8 +563,7 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
             w->extra.net_bytes = j->net_bytes;
         } else {
             w->failed = true;
-            cli_error(CMD, "'%s' count failed: %s%s%.200s", x->name, j->why,
-                      j->tail[0] ? "; its stderr ended with: " : "", j->tail);
+            say_failed(x->name, "count failed", j->why, j->tail);
         }
     }
     w->ratio = w->med / w->refm;
@@ -785,8 +793,7 @@ static int run_report(struct run *r, struct err *e)
         if (j->status == COUNT_OK)
             continue;
         any_failed = true;
-        cli_error(CMD, "'%s' count failed: %s%s%.200s", r->base[k].name, j->why,
-                  j->tail[0] ? "; its stderr ended with: " : "", j->tail);
+        say_failed(r->base[k].name, "count failed", j->why, j->tail);
     }
     struct export_set xset = {0};
     int xrc = 0;
