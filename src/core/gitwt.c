@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,8 +303,35 @@ int gitwt_checkout(struct gitwt *w, const char *commit, struct err *e)
     return rc < 0 ? -1 : 0;
 }
 
+/* Whether dir or a directory above it has a .git (or GIT_DIR is set): where not, git would
+ * find no repository either, and a reader of history files need not start it to learn so. */
+static bool maybe_in_repo(const char *dir)
+{
+    const char *gd = getenv("GIT_DIR");
+    char path[PATH_MAX];
+    if ((gd && *gd) || !realpath(dir ? dir : ".", path))
+        return true;
+    for (;;) {
+        size_t n = strlen(path);
+        struct stat st;
+        if (n + 6 >= sizeof path)
+            return true;
+        snprintf(path + n, sizeof path - n, "%s", n > 1 ? "/.git" : ".git");
+        if (stat(path, &st) == 0)
+            return true;
+        path[n] = '\0';
+        char *slash = strrchr(path, '/');
+        if (!slash || n == 1)
+            return false;
+        slash[slash == path ? 1 : 0] = '\0';
+    }
+}
+
 int gitwt_toplevel(const char *dir, char **top, struct err *e)
 {
+    *top = NULL;
+    if (!maybe_in_repo(dir))
+        return 1;
     char *argv[] = {"git", "rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD", NULL};
     char why[512], *out = NULL;
     *top = NULL;

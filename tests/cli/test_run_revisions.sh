@@ -1,38 +1,16 @@
 # tare run --revisions: a backfill of a repository's commits, each built in a worktree, with
-# known answers: 40 commits of a C program whose instructions step +10% at commit 25 and
-# whose build fails at commit 9. Backfilled in one command, and again in two halves out of
-# date order: history check flags exactly commit 25's step. --skip-existing builds nothing;
-# SIGINT leaves no worktree and no partial row.
+# known answers: 40 commits of a C program whose loop is 10% longer from commit 25 and whose
+# build fails at commit 9. Backfilled in two halves out of date order (21-40, then 1-20):
+# history check flags exactly commit 25's step; all 40 again with --skip-existing builds
+# nothing; SIGINT leaves no worktree and no partial row.
 . "$(dirname "$0")/lib.sh"
 command -v git > /dev/null && command -v valgrind > /dev/null && command -v cc > /dev/null ||
     { not_ok "git, valgrind and cc are needed"; done_testing; exit; }
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
 
-# make_repo DIR: the 40 commits, tagged c1..c40; suite.ini (count = yes, build =) in each.
-make_repo() {
-    local dir=$1 k loop broken subject
-    git init -q "$dir"
-    mkdir -p "$dir/benchmarks"
-    : > "$dir/benchmarks/one.txt"
-    printf '[suite]\ncommand = ./prog {bench}\nbenchmarks = benchmarks/*.txt\ncount = yes\n%s\n' \
-        "build = cc -O1 -o prog prog.c && echo built >> $TMP/builds.log" > "$dir/suite.ini"
-    for k in $(seq 1 40); do
-        loop=20000; broken=""; subject="commit $k: version $k"
-        [ "$k" -ge 25 ] && loop=22000
-        [ "$k" -eq 25 ] && subject="commit 25: the loop 10% longer"
-        [ "$k" -eq 9 ] && broken="this line does not compile;" && subject="commit 9: no build"
-        printf '/* %d */\n#include <stdio.h>\n%s\nint main(void)\n{
-    volatile unsigned long a = 0;\n    for (long i = 0; i < %d; i++)\n        a += (unsigned long)i * i;
-    printf("%%lu\\n", a);\n    return 0;\n}\n' "$k" "$broken" "$loop" > "$dir/prog.c"
-        git -C "$dir" add prog.c suite.ini benchmarks
-        GIT_AUTHOR_DATE="2026-11-01T00:$(printf %02d "$k"):00Z" \
-            GIT_COMMITTER_DATE="2026-11-01T00:$(printf %02d "$k"):00Z" \
-            git -C "$dir" commit -q -m "$subject"
-        git -C "$dir" tag "c$k"
-    done
-}
+. "$(dirname "$0")/backfill_repo.sh"
 R=$TMP/repo
-make_repo "$R"
+make_backfill_repo "$R" "$TMP/builds.log"
 sha() { git -C "$R" rev-parse "$1"; }
 mkdir -p "$TMP/tmpdir"
 export TMPDIR=$TMP/tmpdir   # the worktrees go here: nothing may be left in it
@@ -47,41 +25,36 @@ checks_at() {
     echo "${found# }"
 }
 
-# ---- all 40 in one command, two commits at once ----
-run_tare run --revisions c40 --count -j 2 --history "$TMP/a" "$R/suite.ini"
-expect_rc 1 "a commit that does not build: exit 1"
-expect_match "$out" "^40 of 40 commits measured in " "every commit measured"
+# ---- 21-40 first, then 1-20 (out of date order), two commits at once ----
+run_tare run --revisions c20..c40 --count -j 2 --history "$TMP/b" "$R/suite.ini"
+expect_rc 0 "21-40: every commit built"
+expect_match "$out" "^20 of 20 commits measured in " "21-40 measured"
+expect_match "$err" "\[20/20\] " "progress, commit by commit"
+expect_match "$err" "\[1/20\] .* \([0-9.]+s\); about [0-9.ms]+ left$" "with the time left"
+run_tare run --revisions c20 --count -j 2 --history "$TMP/b" "$R/suite.ini"
+expect_rc 1 "1-20: a commit that does not build: exit 1"
+expect_match "$out" "^20 of 20 commits measured" "then 1-20"
 expect_match "$out" "^1 commit did not build \(rows NA, with the reason\):$" "said once, at the end"
 expect_match "$out" "^  $(sha c9 | cut -c1-12) commit 9: no build: the build exited with status 1 \(stderr: prog\.c:3:.*error" \
     "the commit and the reason"
-expect_match "$err" "\[40/40\] " "progress, commit by commit"
-expect_match "$err" "\[1/40\] .* \([0-9.]+s\); about [0-9.ms]+ left$" "with the time left"
 expect_eq "$(git -C "$R" worktree list | wc -l)" 1 "no worktree left"
 expect_eq "$(ls -A "$TMPDIR")" "" "nothing left in TMPDIR"
-C=$TMP/a/count.tsv
-expect_eq "$(awk -F'\t' 'NR > 1 { print $2 }' "$C" | sort -u | wc -l)" 40 "rows of 40 commits"
-row9=$(grep "$(sha c9)" "$C")
-expect_match "$row9" "	NA	NA	NA	NA	NA	callgrind	2026-11-01T00:09:00Z	commit 9: no build	the build exited with status 1" \
-    "commit 9: NA, its date, subject and the reason"
-expect_eq "$(checks_at "$C")" "9:1 25:3" \
-    "history check: the step at commit 25, the failed build at 9, nothing else"
-run_tare history check --commit "$(sha c9)" "$C"
-expect_match "$out" "^one +instructions +the build exited with status 1" "check names the reason"
-
-# ---- the same in two halves, 21-40 first, then 1-20: out of date order ----
-run_tare run --revisions c20..c40 --count -j 2 --history "$TMP/b" "$R/suite.ini"
-expect_match "$out" "^20 of 20 commits measured" "21-40"
-run_tare run --revisions c20 --count --history "$TMP/b" "$R/suite.ini"
-expect_match "$out" "^20 of 20 commits measured" "then 1-20, one at a time"
 B=$TMP/b/count.tsv
+expect_eq "$(awk -F'\t' 'NR > 1 { print $2 }' "$B" | sort -u | wc -l)" 40 "rows of 40 commits"
 check "the file holds commits 21-40 before 1-20" awk -F'\t' \
     'NR == 2 { split($11, w, "[ :]"); exit !(w[2] >= 21) }' "$B"
-expect_eq "$(checks_at "$B")" "9:1 25:3" "history check: still exactly 25's step, nothing at 20"
+row9=$(grep "$(sha c9)" "$B")
+expect_match "$row9" "	NA	NA	NA	NA	NA	callgrind	2026-11-01T00:09:00Z	commit 9: no build	the build exited with status 1" \
+    "commit 9: NA, its date, subject and the reason"
+expect_eq "$(checks_at "$B")" "9:1 25:3" \
+    "history check: exactly commit 25's step and the failed build at 9, nothing at 20"
+run_tare history check --commit "$(sha c9)" "$B"
+expect_match "$out" "^one +instructions +the build exited with status 1" "check names the reason"
 run_tare history check "$B"
 expect_rc 0 "the newest is commit 40, not 20 (the last written)"
 expect_match "$out" "at commit $(sha c40 | cut -c1-12) .*: commit 40: version 40$" "named"
 
-# ---- --skip-existing: nothing built again ----
+# ---- all 40 in one command with --skip-existing: nothing built again ----
 before=$(wc -l < "$TMP/builds.log")
 run_tare run --revisions c40 --count --skip-existing --history "$TMP/b" "$R/suite.ini"
 expect_rc 0 "--skip-existing: nothing to do"
