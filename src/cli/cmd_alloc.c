@@ -13,6 +13,7 @@
 #include "cli/out.h"
 #include "core/allocreport.h"
 #include "core/exe.h"
+#include "core/json.h"
 #include "core/proc.h"
 
 const char cmd_alloc_usage[] =
@@ -53,18 +54,28 @@ static int check_dynamic(const char *cmd, struct err *e)
 
 static void print_json(const struct alloc_totals *t)
 {
-    printf("{\"allocations\": %" PRIu64 ", \"frees\": %" PRIu64 ", \"bytes\": %" PRIu64
-           ", \"peak_bytes\": %" PRIu64 ", \"scopes\": [",
-           t->allocations, t->frees, t->bytes, t->peak_bytes);
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_ku64(&w, "allocations", t->allocations);
+    jw_ku64(&w, "frees", t->frees);
+    jw_ku64(&w, "bytes", t->bytes);
+    jw_ku64(&w, "peak_bytes", t->peak_bytes);
+    jw_karray(&w, "scopes");
     for (size_t i = 0; i < t->nscopes; i++) {
         const struct alloc_scope *s = &t->scopes[i];
-        fputs(i ? ", {\"label\": " : "{\"label\": ", stdout);
-        json_str(stdout, s->label);
-        printf(", \"entries\": %" PRIu64 ", \"allocs_incl\": %" PRIu64 ", \"allocs_excl\": %" PRIu64
-               ", \"bytes_incl\": %" PRIu64 ", \"bytes_excl\": %" PRIu64 "}",
-               s->entries, s->allocs_incl, s->allocs_excl, s->bytes_incl, s->bytes_excl);
+        jw_object_begin(&w);
+        jw_kstring(&w, "label", s->label);
+        jw_ku64(&w, "entries", s->entries);
+        jw_ku64(&w, "allocs_incl", s->allocs_incl);
+        jw_ku64(&w, "allocs_excl", s->allocs_excl);
+        jw_ku64(&w, "bytes_incl", s->bytes_incl);
+        jw_ku64(&w, "bytes_excl", s->bytes_excl);
+        jw_end(&w);
     }
-    fputs("]}\n", stdout);
+    jw_end(&w);
+    jw_end(&w);
+    out_json_end(&w, "alloc");
 }
 
 static const char *fmt_bytes(char *buf, uint64_t b)

@@ -1,7 +1,6 @@
 /* cmd_wall.c: `tare wall`, whole-command wall clock with warm-up, medians and a reference. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <sched.h>
 #include <math.h>
@@ -15,9 +14,11 @@
 #include "cli/export_out.h"
 #include "cli/harness.h"
 #include "cli/hyperfine_export.h"
+#include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
+#include "core/json.h"
 #include "core/proc.h"
 #include "core/session.h"
 #include "core/stats.h"
@@ -25,35 +26,6 @@
 const char cmd_wall_usage[] =
     "tare wall [options] -- CMD [ARG...]\n"
     "tare wall [options] 'CMD 1' 'CMD 2' ...";
-
-static const char wall_options[] =
-    "Options (hyperfine's letters, with hyperfine's meanings):\n"
-    "  -r, --runs N            measured runs per series (default 7)\n"
-    "  -w, --warmup N          runs before those, never counted (default 1)\n"
-    "      --reference CMD     a reference measured alongside, runs interleaved; each\n"
-    "                          series gets the ratio of its median to the reference's\n"
-    "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
-    "                          run each command in this environment, as series NAME+LANE\n"
-    "                          (repeatable; lanes replace the plain run, add 'NAME:' for it)\n"
-    "  -n, --command-name NAME\n"
-    "                          name the commands in order (default: first word's basename;\n"
-    "                          --name is the same)\n"
-    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
-    "                          or a path; default: none, the words run as they are)\n"
-    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
-    "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
-    "      --pin CPU           run the commands on this CPU only\n"
-    "      --counters          also count cycles, instructions, faults (see tare stat) and\n"
-    "                          show their medians; 'unavailable' where the machine has none\n"
-    "  -i, --ignore-failure    measure runs that exit non-zero instead of reporting NA\n"
-    "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
-    "      --export-json FILE  also write hyperfine's JSON export schema to FILE\n"
-    "      --export-csv FILE   also write hyperfine's CSV export columns to FILE\n"
-    "      --export-markdown FILE\n"
-    "                          also write hyperfine's markdown table to FILE\n"
-    CLI_EXPORT_HELP
-    "  -h, --help              show this help\n"
-    "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
 /* The series are the engine's (core/session.h); each one's user pointer is its target. */
 struct wall {
@@ -240,16 +212,16 @@ static void print_relative(const struct wall *w)
     int n = w->ns + (w->ref ? 1 : 0);
     size_t width = 0;
     for (int k = 0; k < n; k++)
-        if (w->rel[k].done && strlen(tgt(&w->s[k])->name) > width)
-            width = strlen(tgt(&w->s[k])->name);
+        if (w->rel[k].done && strlen(out_vis(tgt(&w->s[k])->name)) > width)
+            width = strlen(out_vis(tgt(&w->s[k])->name));
     printf("\nrelative to %s '%s' (ratio of medians; 95%% interval of the ratio from the "
            "Hodges-Lehmann shift of log times, Mann-Whitney):\n",
-           w->ref ? "the reference" : "the fastest", tgt(w->base)->name);
+           w->ref ? "the reference" : "the fastest", out_vis(tgt(w->base)->name));
     for (int k = 0; k < n; k++) {
         const struct relative *r = &w->rel[k];
         if (!r->done)
             continue;
-        printf("  %-*s  %.3f× ", (int)width, tgt(&w->s[k])->name, r->ratio);
+        printf("  %-*s  %.3f× ", (int)width, out_vis(tgt(&w->s[k])->name), r->ratio);
         if (r->none)
             printf("(%s)\n", r->none);
         else if (strcmp(r->verdict, "same") == 0)
@@ -261,18 +233,20 @@ static void print_relative(const struct wall *w)
            "sensitive comparison of two, use tare ab)\n");
 }
 
-static void json_relative(FILE *f, const struct relative *r)
+static void json_relative(struct jw *w, const struct relative *r)
 {
     if (!r || !r->done) {
-        fputs(", \"relative\": null", f);
+        jw_knull(w, "relative");
         return;
     }
-    fputs(", \"relative\": {\"ratio\": ", f); json_num(f, r->ratio);
-    fputs(", \"hl_ratio\": ", f); json_num(f, r->shift);
-    fputs(", \"ci_low\": ", f); json_num(f, r->low);
-    fputs(", \"ci_high\": ", f); json_num(f, r->high);
-    fputs(", \"confidence\": ", f); json_num(f, r->confidence);
-    fprintf(f, ", \"verdict\": \"%s\"}", r->verdict);
+    jw_kobject(w, "relative");
+    jw_kdouble(w, "ratio", r->ratio);
+    jw_kdouble(w, "hl_ratio", r->shift);
+    jw_kdouble(w, "ci_low", r->low);
+    jw_kdouble(w, "ci_high", r->high);
+    jw_kdouble(w, "confidence", r->confidence);
+    jw_kstring(w, "verdict", r->verdict);
+    jw_end(w);
 }
 
 static const char *const tsv_headers[] = {
@@ -315,83 +289,73 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
     table_free(&t);
 }
 
-static void json_series(FILE *f, const struct session_series *s, double ref_median, bool is_ref,
-                        const struct ctr_set *ctr, const struct relative *rel)
+static void json_series(struct jw *w, const struct session_series *s, double ref_median,
+                        bool is_ref, const struct ctr_set *ctr, const struct relative *rel)
 {
     struct summary m = summarize(s);
-    fprintf(f, "{\"name\": ");
-    json_str(f, tgt(s)->name);
-    fprintf(f, ", \"lane\": ");
-    if (tgt(s)->lane)
-        json_str(f, tgt(s)->lane);
-    else
-        fputs("null", f);
-    fprintf(f, ", \"command\": ");
-    json_str(f, tgt(s)->command);
-    fprintf(f, ", \"runs\": %d, \"median_s\": ", s->n);
-    json_num(f, m.median);
-    fputs(", \"min_s\": ", f); json_num(f, m.min);
-    fputs(", \"max_s\": ", f); json_num(f, m.max);
-    fputs(", \"mad_s\": ", f); json_num(f, m.mad);
-    fputs(", \"user_s\": ", f); json_num(f, m.user);
-    fputs(", \"sys_s\": ", f); json_num(f, m.sys);
-    fputs(", \"max_rss_kb\": ", f); json_num(f, m.rss_kb < 0 ? NAN : m.rss_kb);
+    jw_object_begin(w);
+    jw_kstring(w, "name", tgt(s)->name);
+    jw_kstring(w, "lane", tgt(s)->lane);
+    jw_kstring(w, "command", tgt(s)->command);
+    jw_ki64(w, "runs", s->n);
+    jw_kdouble(w, "median_s", m.median);
+    jw_kdouble(w, "min_s", m.min);
+    jw_kdouble(w, "max_s", m.max);
+    jw_kdouble(w, "mad_s", m.mad);
+    jw_kdouble(w, "user_s", m.user);
+    jw_kdouble(w, "sys_s", m.sys);
+    jw_kdouble(w, "max_rss_kb", m.rss_kb < 0 ? NAN : m.rss_kb);
     if (!is_ref) {
-        fputs(", \"ref_median_s\": ", f); json_num(f, ref_median);
-        fputs(", \"ratio\": ", f); json_num(f, m.median / ref_median);
+        jw_kdouble(w, "ref_median_s", ref_median);
+        jw_kdouble(w, "ratio", m.median / ref_median);
     }
-    json_relative(f, rel);
-    fprintf(f, ", \"status\": \"%s\"", session_state_name(s->state));
+    json_relative(w, rel);
+    jw_kstring(w, "status", session_state_name(s->state));
     if (s->state != SESSION_OK) {
         char why[256];
-        fputs(", \"error\": ", f);
-        json_str(f, session_failure_why(&s->fail, why, sizeof why));
+        jw_kstring(w, "error", session_failure_why(&s->fail, why, sizeof why));
     }
-    fputs(", \"warmup_s\": ", f);
-    json_num(f, s->warm_first);
-    fputs(", \"times\": [", f);
-    for (int i = 0; i < s->n; i++) {
-        if (i) fputs(", ", f);
-        json_num(f, s->wall_s[i]);
-    }
-    fputs("], \"exit_codes\": [", f);
+    jw_kdouble(w, "warmup_s", s->warm_first);
+    jw_karray(w, "times");
     for (int i = 0; i < s->n; i++)
-        fprintf(f, "%s%d", i ? ", " : "", s->exit_code[i]);
-    fputs("]", f);
+        jw_double(w, s->wall_s[i]);
+    jw_end(w);
+    jw_karray(w, "exit_codes");
+    for (int i = 0; i < s->n; i++)
+        jw_i64(w, s->exit_code[i]);
+    jw_end(w);
     if (ctr) {
-        fputs(", \"counters\": {", f);
-        for (int i = 0; i < ctr->n; i++) {
-            json_str(f, ctr->c[i].label);
-            fputs(": ", f);
-            json_num(f, s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN);
-            fputs(i + 1 < ctr->n ? ", " : "", f);
-        }
-        fputs("}", f);
+        jw_kobject(w, "counters");
+        for (int i = 0; i < ctr->n; i++)
+            jw_kdouble(w, ctr->c[i].label,
+                       s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN);
+        jw_end(w);
     }
-    fputs("}", f);
+    jw_end(w);
 }
 
-static void print_json(const struct wall *w, double ref_median)
+static void print_json(const struct wall *wl, double ref_median)
 {
-    printf("{\"runs\": %ld, \"warmup\": %ld, \"runs_stopped\": \"%s\", \"min_time_s\": ",
-           w->sess.rounds, w->warmup, session_stop_name(w->sess.stopped));
-    json_num(stdout, w->h.min_time > 0 ? w->h.min_time : NAN);
-    fputs(", \"series\": [", stdout);
-    for (int k = 0; k < w->ns; k++) {
-        fputs(k ? ",\n  " : "\n  ", stdout);
-        json_series(stdout, &w->s[k], ref_median, false, w->ctr, w->rel ? &w->rel[k] : NULL);
-    }
-    fputs("\n], \"relative_to\": ", stdout);
-    if (w->base)
-        json_str(stdout, tgt(w->base)->name);
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_ki64(&w, "runs", wl->sess.rounds);
+    jw_ki64(&w, "warmup", wl->warmup);
+    jw_kstring(&w, "runs_stopped", session_stop_name(wl->sess.stopped));
+    jw_kdouble(&w, "min_time_s", wl->h.min_time > 0 ? wl->h.min_time : NAN);
+    jw_key(&w, "series");
+    jw_array_begin_lines(&w, "\n  ", "\n");
+    for (int k = 0; k < wl->ns; k++)
+        json_series(&w, &wl->s[k], ref_median, false, wl->ctr, wl->rel ? &wl->rel[k] : NULL);
+    jw_end(&w);
+    jw_kstring(&w, "relative_to", wl->base ? tgt(wl->base)->name : NULL);
+    jw_key(&w, "reference");
+    if (wl->ref)
+        json_series(&w, wl->ref, NAN, true, wl->ctr, wl->rel ? &wl->rel[wl->ns] : NULL);
     else
-        fputs("null", stdout);
-    fputs(", \"reference\": ", stdout);
-    if (w->ref)
-        json_series(stdout, w->ref, NAN, true, w->ctr, w->rel ? &w->rel[w->ns] : NULL);
-    else
-        fputs("null", stdout);
-    fputs("}\n", stdout);
+        jw_null(&w);
+    jw_end(&w);
+    out_json_end(&w, "wall");
 }
 
 static void print_text(const struct wall *w, double ref_median)
@@ -434,7 +398,7 @@ static void print_text(const struct wall *w, double ref_median)
                 table_set(&t, c++, "%.3f×", ratio);
         }
         if (s->state != SESSION_OK && cli_use_color(stdout))
-            table_set(&t, c++, "\033[31m%s\033[0m", session_state_name(s->state));
+            table_set_red(&t, c++, session_state_name(s->state));
         else
             table_set(&t, c++, "%s", session_state_name(s->state));
     }
@@ -499,31 +463,6 @@ static int export_ci(const struct wall *w, const struct cli_export *x, double re
 }
 int cmd_wall(int argc, char **argv)
 {
-    enum { OPT_REFERENCE = 0x180, OPT_PIN, OPT_COUNTERS, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
-           OPT_EXPORT_MD };
-    static const struct option longopts[] = {
-        {"runs", required_argument, NULL, 'r'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"reference", required_argument, NULL, OPT_REFERENCE},
-        {"lane", required_argument, NULL, 'l'},
-        {"command-name", required_argument, NULL, 'n'},
-        {"name", required_argument, NULL, 'n'},
-        {"shell", required_argument, NULL, 'S'},
-        {"timeout", required_argument, NULL, 't'},
-        {"pin", required_argument, NULL, OPT_PIN},
-        {"counters", no_argument, NULL, OPT_COUNTERS},
-        {"ignore-failure", no_argument, NULL, 'i'},
-        {"format", required_argument, NULL, 'f'},
-        {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
-        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
-        {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
-        CLI_EXPORT_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        HARNESS_LONGOPTS,
-        HARNESS_PARAM_LONGOPTS,
-        HARNESS_COUNT_LONGOPTS,
-        {0},
-    };
     struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
@@ -535,74 +474,46 @@ int cmd_wall(int argc, char **argv)
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
-    long v;
 
     if (!target_spec_init(&spec, argc) || !harness_init(&w.h, "wall", cmd_wall_usage, argc))
         goto done;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(dd, argv, "r:w:n:l:S:Nt:if:hm:M:" HARNESS_SHORTOPTS
-                             HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (!cli_parse_count("wall", cmd_wall_usage, "--runs", optarg, 1, 1000000, &w.runs))
-                goto done;
-            w.h.runs_given = true;
-            break;
-        case 'w':
-            if (!cli_parse_count("wall", cmd_wall_usage, "--warmup", optarg, 0, 1000000, &w.warmup))
-                goto done;
-            break;
-        case OPT_REFERENCE: reference = optarg; break;
-        case 'l':
-            if (!target_spec_add_lane(&spec, "wall", cmd_wall_usage, optarg))
-                goto done;
-            break;
-        case 'n': spec.names[spec.nnames++] = optarg; break;
-        case 'S':
-            if (!target_spec_set_shell(&spec, "wall", cmd_wall_usage, optarg))
-                goto done;
-            break;
-        case 'N': spec.shell = NULL; break;
-        case 't':
-            if (!cli_parse_seconds("wall", cmd_wall_usage, "--timeout", optarg, &w.timeout))
-                goto done;
-            break;
-        case OPT_PIN:
-            if (!cli_parse_count("wall", cmd_wall_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
-                goto done;
-            w.pin = (int)v;
-            break;
-        case OPT_COUNTERS: counters = true; break;
-        case 'i': w.ignore_failure = true; break;
-        case 'f':
-            if (!cli_parse_format("wall", cmd_wall_usage, optarg,
-                                  FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN, &fmt))
-                goto done;
-            break;
-        case OPT_EXPORT_JSON: exports.json = optarg; break;
-        case OPT_EXPORT_CSV: exports.csv = optarg; break;
-        case OPT_EXPORT_MD: exports.markdown = optarg; break;
-        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
-            cli_export_opt(&ci_export, c, optarg);
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_wall_usage);
-            printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
-                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s%s",
-                   wall_options, harness_options_help, harness_param_help, harness_count_help);
-            status = EXIT_OK;
-            goto done;
-        default:
-            if ((v = harness_option(&w.h, c, dd, argv)) != 0) {
-                if (v < 0)
-                    goto done;
-                break;
-            }
-            cli_print_usage(stderr, cmd_wall_usage);
-            fprintf(stderr, "Try 'tare wall --help' for the options.\n");
-            goto done;
-        }
+    const struct opt opts[] = {
+        OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings):"),
+        MOPT_RUNS(&w.runs, &w.h.runs_given, " (default 7)"),
+        MOPT_WARMUP(&w.warmup),
+        OPT_STRING(0, "reference", &reference, "CMD",
+                   "a reference measured alongside, runs interleaved; each\n"
+                   "series gets the ratio of its median to the reference's"),
+        MOPT_LANE(&spec),
+        MOPT_NAME(&spec),
+        MOPT_SHELL(&spec),
+        MOPT_TIMEOUT(&w.timeout, ""),
+        MOPT_PIN(&w.pin, ""),
+        OPT_BOOL(0, "counters", &counters,
+                 "also count cycles, instructions, faults (see tare stat) and\n"
+                 "show their medians; 'unavailable' where the machine has none"),
+        MOPT_IGNORE_FAILURE(&w.ignore_failure),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN),
+        MOPT_HF_EXPORTS(&exports),
+        MOPT_CI_EXPORTS(&ci_export),
+        OPT_HELP(),
+        OPT_GROUP("Around the runs (hooks are split into words like the commands, or run with "
+                  "--shell):"),
+        MOPT_HOOKS(&w.h),
+        MOPT_PARAMS(&w.h),
+        OPT_GROUP("The run count by time, in place of --runs:"),
+        MOPT_RUNS_BY_TIME(&w.h),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "wall", .usage = cmd_wall_usage, .argc = dd, .argv = argv,
+        .about = "Time whole commands: warm-up runs discarded, then the median, spread and\n"
+                 "resource use of N runs, beside a reference's when one is given.",
+    };
+    int rc = opt_parse(&op, opts);
+    if (rc != 0) {
+        status = opt_status(rc);
+        goto done;
     }
     struct target *targets = NULL, ref_target;
     int nt = 0;
