@@ -91,8 +91,9 @@ static void json_values(FILE *f, const uint64_t *v)
 void alloc_out_json(FILE *f, const struct astk_table *t, int by, size_t n)
 {
     size_t shown = n == 0 || n > t->nrows ? t->nrows : n;
-    fprintf(f, "{\"by\": \"%s\", \"stacks\": %zu, \"totals\": {", astk_measure_name(by),
-            t->nrows);
+    fprintf(f, "{\"by\": \"%s\", \"stacks\": %zu, \"by_fp\": %" PRIu64 ", \"by_dwarf\": %" PRIu64
+            ", \"no_stack\": %" PRIu64 ", \"totals\": {", astk_measure_name(by), t->nrows,
+            t->by_fp, t->by_dwarf, t->no_stack);
     json_values(f, t->total);
     fputs("}, \"rows\": [", f);
     for (size_t i = 0; i < shown; i++) {

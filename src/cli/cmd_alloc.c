@@ -334,6 +334,7 @@ int cmd_alloc(int argc, char **argv)
     int fmt = FMT_TEXT, by = ASTK_ALLOCS;
     bool follow = false, stacks = false, diff = false, by_set = false, n_set = false;
     const char *unwind = "auto", *from = NULL;
+    char *diff_files[2] = {NULL, NULL};
     long n = 20;
     struct output o = {NULL, "", NULL};
     optind = 1;
@@ -356,7 +357,15 @@ int cmd_alloc(int argc, char **argv)
             by_set = true;
             break;
         case OPT_FROM: from = optarg; break;
-        case OPT_DIFF: diff = true; break;
+        case OPT_DIFF:              /* its two files right after it, options after them */
+            if (argc - optind < 2)
+                return cli_usage_error("alloc", cmd_alloc_usage,
+                                       "--diff takes two saved tables");
+            diff_files[0] = argv[optind];
+            diff_files[1] = argv[optind + 1];
+            optind += 2;
+            diff = true;
+            break;
         case 'n':
             if (!cli_parse_count("alloc", cmd_alloc_usage, "-n", optarg, 0, 1000000000, &n))
                 return EXIT_USAGE;
@@ -389,11 +398,10 @@ int cmd_alloc(int argc, char **argv)
                                                                     : "--follow-children");
         if (diff && fmt == FMT_FOLDED)
             return cli_usage_error("alloc", cmd_alloc_usage, "--diff has no folded format");
-        if (diff && argc - optind != 2)
-            return cli_usage_error("alloc", cmd_alloc_usage, "--diff takes two saved tables");
-        if (from && optind != argc)
-            return cli_usage_error("alloc", cmd_alloc_usage, "--from takes no command");
-        return show_saved(from, diff ? argv + optind : NULL, fmt, by, n, &o);
+        if (optind != argc)
+            return cli_usage_error("alloc", cmd_alloc_usage, "%s runs no command",
+                                   from ? "--from" : "--diff");
+        return show_saved(from, diff ? diff_files : NULL, fmt, by, n, &o);
     }
     if (!stacks && (fmt == FMT_TSV || fmt == FMT_FOLDED || by_set || n_set))
         return cli_usage_error("alloc", cmd_alloc_usage, "%s: only with --stacks",

@@ -590,7 +590,8 @@ static int cmp_rows(const void *x, const void *y, void *arg)
 void astk_sort(struct astk_table *t, int m)
 {
     struct sort_by by = {t, m};
-    qsort_r(t->rows, t->nrows, sizeof *t->rows, cmp_rows, &by);
+    if (t->nrows > 1)
+        qsort_r(t->rows, t->nrows, sizeof *t->rows, cmp_rows, &by);
     /* the row index points at positions: rebuild it */
     if (t->row_idx) {
         memset(t->row_idx, 0xff, (t->row_mask + 1) * sizeof *t->row_idx);

@@ -101,6 +101,7 @@ int astk_parse_tsv(const char *text, size_t len, const char *name, struct astk_t
                    struct err *e);
 int astk_read_tsv(const char *path, struct astk_table *t, struct err *e);
 
+/* Frees what t holds (t itself is the caller's). */
 void astk_free(struct astk_table *t);
 
 /* One stack of a comparison: its values in before and in after (0 where absent). */

@@ -43,6 +43,7 @@ int elfsym_parse(const unsigned char *buf, size_t len, struct elfsym *s, struct 
 /* Reads path (and its debug file when it has no .symtab of its own). */
 int elfsym_load(const char *path, struct elfsym *s, struct err *e);
 
+/* Frees what s holds. */
 void elfsym_free(struct elfsym *s);
 
 /* The virtual address of a file offset (through PT_LOAD), or UINT64_MAX when no segment maps

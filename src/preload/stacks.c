@@ -32,6 +32,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -113,6 +114,7 @@ struct objtab {
 static struct objtab *_Atomic g_objs;
 static atomic_flag g_objs_lock = ATOMIC_FLAG_INIT;
 static uintptr_t g_own_base;
+static uintptr_t g_own_lo, g_own_hi;     /* this library's code */
 
 /* The trampolines' section: a return address there is the end of a stack. */
 extern char __start_tare_tramp[] __attribute__((visibility("hidden")));
@@ -231,6 +233,20 @@ static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
         if (info->dlpi_phdr[i].p_type == PT_LOAD)
             (*n)++;
     return 0;
+}
+
+static int own_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    if (info->dlpi_addr != g_own_base)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            g_own_lo = info->dlpi_addr + ph->p_vaddr;
+            g_own_hi = g_own_lo + ph->p_memsz;
+        }
+    }
+    return 1;
 }
 
 static int cmp_obj(const void *a, const void *b)
@@ -392,7 +408,7 @@ static int walk_fp(struct cap *c, void **fp)
         int kind = kind_of(ra, &t);
         if (kind == K_TRAMP)
             break;
-        bool valid = next > (uintptr_t)fp && hi && next + 16 <= hi && !(next & 7);
+        bool valid = hi > 16 && next > (uintptr_t)fp && next <= hi - 16 && !(next & 7);
         if (kind == K_NOFP && g_mode == MODE_AUTO && u_backtrace)
             return 1;
         if (kind != K_OWN) {
@@ -411,9 +427,16 @@ static int walk_fp(struct cap *c, void **fp)
 
 /* libunwind's walk: unw_backtrace (its fast, cached path) with no scope open; with scopes,
  * the cursor, which gives each frame's stack pointer to place them by. */
+/* K_TRAMP, K_OWN, or K_UNKNOWN for the program's code (libunwind's walk needs no more). */
+static inline int own_kind(uintptr_t ra)
+{
+    if (ra >= (uintptr_t)__start_tare_tramp && ra < (uintptr_t)__stop_tare_tramp)
+        return K_TRAMP;
+    return ra >= g_own_lo && ra < g_own_hi ? K_OWN : K_UNKNOWN;
+}
+
 static void walk_dwarf(struct cap *c)
 {
-    const struct objtab *t = atomic_load_explicit(&g_objs, memory_order_acquire);
     c->n = 0;
     c->dwarf = true;
     enum { MAXU = STK_MAX + 16 };
@@ -435,7 +458,7 @@ static void walk_dwarf(struct cap *c)
         }
         unsigned k = tls_nsc;
         for (unsigned i = 0; i < m; i++) {
-            int kind = kind_of(ip[i], &t);
+            int kind = own_kind(ip[i]);
             if (kind == K_TRAMP)
                 break;
             if (kind == K_OWN)
@@ -450,7 +473,7 @@ static void walk_dwarf(struct cap *c)
     void *buf[MAXU];
     int m = u_backtrace ? u_backtrace(buf, MAXU) : 0;
     for (int i = 0; i < m; i++) {
-        int kind = kind_of((uintptr_t)buf[i], &t);
+        int kind = own_kind((uintptr_t)buf[i]);
         if (kind == K_TRAMP)
             break;
         if (kind != K_OWN)
@@ -529,15 +552,38 @@ static inline void unlock(void)
         pthread_mutex_unlock(&g_mu);
 }
 
+/* A block's home slot: its address / 16, the bits above the table's folded in. Blocks made
+ * one after another are mostly next to each other, and so are their slots: a miss in the
+ * table is then rare (a multiplicative hash scattered them, and missed the cache each time). */
+static inline uint64_t pm_slot(uint64_t p, unsigned shift)
+{
+    uint64_t x = p >> 4;
+    return (x ^ (x >> shift) ^ (x >> (2 * shift))) & ((1ull << shift) - 1);
+}
+
+static inline uint64_t pm_home(uint64_t p)
+{
+    return pm_slot(p, g_pm_shift);
+}
+
+/* A table of the pointer map: huge pages where the kernel gives them (fewer TLB misses). */
+static struct pent *pm_alloc(uint64_t n)
+{
+    struct pent *t = pl_raw_alloc(n * sizeof *t);
+    if (t && n * sizeof *t >= (2u << 20))
+        madvise(t, n * sizeof *t, MADV_HUGEPAGE);
+    return t;
+}
+
 static bool tables_init(void)
 {
     g_recs_cap = 1024;
     g_recs = pl_raw_alloc(g_recs_cap * sizeof *g_recs);
     g_stab_mask = 4095;
     g_stab = pl_raw_alloc((g_stab_mask + 1) * sizeof *g_stab);
-    g_pm_shift = 16;
+    g_pm_shift = 20;                 /* 16 MiB of address space, touched as it is used */
     g_pm_mask = (1ull << g_pm_shift) - 1;
-    g_pm = pl_raw_alloc((g_pm_mask + 1) * sizeof *g_pm);
+    g_pm = pm_alloc(g_pm_mask + 1);
     g_nrecs = 1;
     return g_recs && g_stab && g_pm;
 }
@@ -623,8 +669,13 @@ static struct srec *rec_get(const uint64_t *f, unsigned n)
         if (!id)
             break;
         struct srec *r = g_recs[id];
-        if (r->hash == h && r->n == n && memcmp(r->f, f, n * sizeof *f) == 0)
-            return r;
+        if (r->hash == h && r->n == n) {
+            unsigned k = 0;          /* a loop: most stacks are short, memcmp's call is not */
+            while (k < n && r->f[k] == f[k])
+                k++;
+            if (k == n)
+                return r;
+        }
     }
     struct srec *r = rec_new(f, n, h);
     if (r || (n == 1 && f[0] == MARK_MANY))
@@ -633,23 +684,17 @@ static struct srec *rec_get(const uint64_t *f, unsigned n)
     return rec_get(&many, 1);
 }
 
-static inline uint64_t pm_home(uint64_t p)
-{
-    return ((p >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - g_pm_shift);
-}
-
 static bool pm_grow(void)
 {
     unsigned shift = g_pm_shift + 1;
     uint64_t mask = (1ull << shift) - 1;
-    struct pent *t = pl_raw_alloc((mask + 1) * sizeof *t);
+    struct pent *t = pm_alloc(mask + 1);
     if (!t)
         return false;
     for (uint64_t i = 0; i <= g_pm_mask; i++) {
         if (!g_pm[i].key)
             continue;
-        uint64_t p = g_pm[i].key & PTR_MASK;
-        uint64_t j = ((p >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - shift);
+        uint64_t j = pm_slot(g_pm[i].key & PTR_MASK, shift);
         while (t[j].key)
             j = (j + 1) & mask;
         t[j] = g_pm[i];
@@ -1110,6 +1155,7 @@ bool stk_init(void)
     Dl_info self;
     if (dladdr((void *)stk_init, &self))
         g_own_base = (uintptr_t)self.dli_fbase;
+    dl_iterate_phdr(own_cb, NULL);
     if (g_mode != MODE_FP)
         load_libunwind();
     if (!tables_init()) {
