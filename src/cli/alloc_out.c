@@ -71,39 +71,41 @@ void alloc_out_text(FILE *f, const struct astk_table *t, int by, size_t n)
     table_free(&tb);
 }
 
-static void json_stack(FILE *f, const struct astk_table *t, const struct astk_row *r)
+static void json_stack(struct jw *w, const struct astk_table *t, const struct astk_row *r)
 {
-    fputc('[', f);
-    for (uint32_t k = 0; k < r->n; k++) {
-        if (k)
-            fputs(", ", f);
-        json_str(f, t->names[t->fr[r->off + k]]);
-    }
-    fputc(']', f);
+    jw_karray(w, "stack");
+    for (uint32_t k = 0; k < r->n; k++)
+        jw_string(w, t->names[t->fr[r->off + k]]);
+    jw_end(w);
 }
 
-static void json_values(FILE *f, const uint64_t *v)
+static void json_values(struct jw *w, const uint64_t *v)
 {
     for (int m = 0; m < ASTK_NMEASURES; m++)
-        fprintf(f, "%s\"%s\": %" PRIu64, m ? ", " : "", astk_measure_name(m), v[m]);
+        jw_ku64(w, astk_measure_name(m), v[m]);
 }
 
-void alloc_out_json(FILE *f, const struct astk_table *t, int by, size_t n)
+void alloc_out_json(struct jw *w, const struct astk_table *t, int by, size_t n)
 {
     size_t shown = n == 0 || n > t->nrows ? t->nrows : n;
-    fprintf(f, "{\"by\": \"%s\", \"stacks\": %zu, \"by_fp\": %" PRIu64 ", \"by_dwarf\": %" PRIu64
-            ", \"no_stack\": %" PRIu64 ", \"totals\": {", astk_measure_name(by), t->nrows,
-            t->by_fp, t->by_dwarf, t->no_stack);
-    json_values(f, t->total);
-    fputs("}, \"rows\": [", f);
+    jw_object_begin(w);
+    jw_kstring(w, "by", astk_measure_name(by));
+    jw_ku64(w, "stacks", t->nrows);
+    jw_ku64(w, "by_fp", t->by_fp);
+    jw_ku64(w, "by_dwarf", t->by_dwarf);
+    jw_ku64(w, "no_stack", t->no_stack);
+    jw_kobject(w, "totals");
+    json_values(w, t->total);
+    jw_end(w);
+    jw_karray(w, "rows");
     for (size_t i = 0; i < shown; i++) {
-        fputs(i ? ", {\"stack\": " : "{\"stack\": ", f);
-        json_stack(f, t, &t->rows[i]);
-        fputs(", ", f);
-        json_values(f, t->rows[i].v);
-        fputc('}', f);
+        jw_object_begin(w);
+        json_stack(w, t, &t->rows[i]);
+        json_values(w, t->rows[i].v);
+        jw_end(w);
     }
-    fputs("]}", f);
+    jw_end(w);
+    jw_end(w);
 }
 
 void alloc_out_folded(FILE *f, const struct astk_table *t, int by)
@@ -127,22 +129,34 @@ void alloc_out_diff(FILE *f, int fmt, const struct astk_table *a, const struct a
 {
     size_t shown = n == 0 || n > nd ? nd : n;
     if (fmt == FMT_JSON) {
-        fprintf(f, "{\"by\": \"%s\", \"totals\": {\"before\": {", astk_measure_name(by));
-        json_values(f, a->total);
-        fputs("}, \"after\": {", f);
-        json_values(f, b->total);
-        fputs("}}, \"rows\": [", f);
+        struct jw w;
+        jw_init(&w, f);
+        jw_object_begin(&w);
+        jw_kstring(&w, "by", astk_measure_name(by));
+        jw_kobject(&w, "totals");
+        jw_kobject(&w, "before");
+        json_values(&w, a->total);
+        jw_end(&w);
+        jw_kobject(&w, "after");
+        json_values(&w, b->total);
+        jw_end(&w);
+        jw_end(&w);
+        jw_karray(&w, "rows");
         for (size_t i = 0; i < shown; i++) {
             const struct astk_row *ra = side(a, d[i].row_before), *rb = side(b, d[i].row_after);
-            fputs(i ? ", {\"stack\": " : "{\"stack\": ", f);
-            json_stack(f, rb ? b : a, rb ? rb : ra);
-            fputs(", \"before\": {", f);
-            json_values(f, d[i].before);
-            fputs("}, \"after\": {", f);
-            json_values(f, d[i].after);
-            fputs("}}", f);
+            jw_object_begin(&w);
+            json_stack(&w, rb ? b : a, rb ? rb : ra);
+            jw_kobject(&w, "before");
+            json_values(&w, d[i].before);
+            jw_end(&w);
+            jw_kobject(&w, "after");
+            json_values(&w, d[i].after);
+            jw_end(&w);
+            jw_end(&w);
         }
-        fputs("]}\n", f);
+        jw_end(&w);
+        jw_end(&w);
+        out_json_end(&w, "alloc");
         return;
     }
     if (fmt == FMT_TSV) {

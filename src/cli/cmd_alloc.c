@@ -18,6 +18,7 @@
 #include "core/allocstacks.h"
 #include "core/exe.h"
 #include "core/export.h"
+#include "core/json.h"
 #include "core/proc.h"
 
 const char cmd_alloc_usage[] =
@@ -78,24 +79,32 @@ static int check_dynamic(const char *cmd, struct err *e)
 static void print_json(FILE *f, const struct alloc_totals *t, const struct astk_table *st,
                        int by, size_t n)
 {
-    fprintf(f, "{\"allocations\": %" PRIu64 ", \"frees\": %" PRIu64 ", \"bytes\": %" PRIu64
-            ", \"peak_bytes\": %" PRIu64 ", \"scopes\": [",
-            t->allocations, t->frees, t->bytes, t->peak_bytes);
+    struct jw w;
+    jw_init(&w, f);
+    jw_object_begin(&w);
+    jw_ku64(&w, "allocations", t->allocations);
+    jw_ku64(&w, "frees", t->frees);
+    jw_ku64(&w, "bytes", t->bytes);
+    jw_ku64(&w, "peak_bytes", t->peak_bytes);
+    jw_karray(&w, "scopes");
     for (size_t i = 0; i < t->nscopes; i++) {
         const struct alloc_scope *s = &t->scopes[i];
-        fputs(i ? ", {\"label\": " : "{\"label\": ", f);
-        json_str(f, s->label);
-        fprintf(f, ", \"entries\": %" PRIu64 ", \"allocs_incl\": %" PRIu64
-                ", \"allocs_excl\": %" PRIu64 ", \"bytes_incl\": %" PRIu64
-                ", \"bytes_excl\": %" PRIu64 "}",
-                s->entries, s->allocs_incl, s->allocs_excl, s->bytes_incl, s->bytes_excl);
+        jw_object_begin(&w);
+        jw_kstring(&w, "label", s->label);
+        jw_ku64(&w, "entries", s->entries);
+        jw_ku64(&w, "allocs_incl", s->allocs_incl);
+        jw_ku64(&w, "allocs_excl", s->allocs_excl);
+        jw_ku64(&w, "bytes_incl", s->bytes_incl);
+        jw_ku64(&w, "bytes_excl", s->bytes_excl);
+        jw_end(&w);
     }
-    fputs("]", f);
+    jw_end(&w);
     if (st) {
-        fputs(", \"stacks\": ", f);
-        alloc_out_json(f, st, by, n);
+        jw_key(&w, "stacks");
+        alloc_out_json(&w, st, by, n);
     }
-    fputs("}\n", f);
+    jw_end(&w);
+    out_json_end(&w, "alloc");
 }
 
 static const char *fmt_bytes(char *buf, uint64_t b)
@@ -289,8 +298,10 @@ static int show_saved(const char *from, char *const *diff, int fmt, int by, long
     else if (fmt == FMT_FOLDED)
         alloc_out_folded(o->f, &a, by);
     else if (fmt == FMT_JSON) {
-        alloc_out_json(o->f, &a, by, (size_t)n);
-        fputc('\n', o->f);
+        struct jw w;
+        jw_init(&w, o->f);
+        alloc_out_json(&w, &a, by, (size_t)n);
+        out_json_end(&w, "alloc");
     } else
         alloc_out_text(o->f, &a, by, (size_t)n);
     if (out_close(o, &e) < 0)

@@ -16,6 +16,7 @@
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
+#include "core/json.h"
 
 const char cmd_count_usage[] =
     "tare count [options] -- CMD [ARG...]\n"
@@ -66,40 +67,42 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
                        const struct count_view *v, const struct growth *g, int ng)
 {
     const struct count_opts *co = v->co;
-    fputs("{\"series\": [", stdout);
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_key(&w, "series");
+    jw_array_begin_lines(&w, "\n  ", "\n");
     for (int i = 0; i < n; i++) {
         const struct count_job *j = &jobs[i];
-        fputs(i ? ",\n  {" : "\n  {", stdout);
-        fputs("\"name\": ", stdout); json_str(stdout, t[i].name);
-        fputs(", \"lane\": ", stdout);
-        if (t[i].lane) json_str(stdout, t[i].lane); else fputs("null", stdout);
-        fputs(", \"command\": ", stdout); json_str(stdout, t[i].command);
-        fputs(", \"instructions\": ", stdout); count_json(stdout, j->instructions);
-        fputs(", \"allocations\": ", stdout); count_json(stdout, j->allocations);
-        fputs(", \"bytes\": ", stdout); count_json(stdout, j->bytes);
-        fputs(", \"peak_bytes\": ", stdout); count_json(stdout, j->peak_bytes);
+        jw_object_begin(&w);
+        jw_kstring(&w, "name", t[i].name);
+        jw_kstring(&w, "lane", t[i].lane);
+        jw_kstring(&w, "command", t[i].command);
+        count_jw(&w, "instructions", j->instructions);
+        count_jw(&w, "allocations", j->allocations);
+        count_jw(&w, "bytes", j->bytes);
+        count_jw(&w, "peak_bytes", j->peak_bytes);
         if (co->check_warm) {
-            fputs(", \"instructions_pass2\": ", stdout); count_json(stdout, j->instructions2);
-            fputs(", \"allocations_pass2\": ", stdout); count_json(stdout, j->allocations2);
+            count_jw(&w, "instructions_pass2", j->instructions2);
+            count_jw(&w, "allocations_pass2", j->allocations2);
         }
         if (v->region)
-            count_region_json(stdout, j, v->region);
+            count_region_jw(&w, j, v->region);
         if (v->subtract)
-            count_net_json(stdout, j, v->subtract);
-        count_vg_args_json(stdout, co);
+            count_net_jw(&w, j, v->subtract);
+        count_vg_args_jw(&w, co);
         if (co->cache_sim)
-            count_cache_json(stdout, j);
-        printf(", \"engine\": \"%s\"", count_engine_name(co->engine));
-        printf(", \"status\": \"%s\"", status_name(j->status));
-        if (j->status != COUNT_OK) {
-            fputs(", \"error\": ", stdout);
-            json_str(stdout, j->why);
-        }
-        fputs("}", stdout);
+            count_cache_jw(&w, j);
+        jw_kstring(&w, "engine", count_engine_name(co->engine));
+        jw_kstring(&w, "status", status_name(j->status));
+        if (j->status != COUNT_OK)
+            jw_kstring(&w, "error", j->why);
+        jw_end(&w);
     }
-    fputs("\n]", stdout);
-    growth_print_json(stdout, g, ng);
-    fputs("}\n", stdout);
+    jw_end(&w);
+    growth_print_json(&w, g, ng);
+    jw_end(&w);
+    out_json_end(&w, "count");
 }
 
 static void print_table(const struct count_job *jobs, const struct target *t, int n,
@@ -132,7 +135,7 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         table_set(&tb, c++, "%s", count_cell(b, j->peak_bytes, text));
         count_extra_cells(&tb, &c, j, text, v);
         if (text && j->status != COUNT_OK && cli_use_color(stdout))
-            table_set(&tb, c++, "\033[31m%s\033[0m", status_name(j->status));
+            table_set_red(&tb, c++, status_name(j->status));
         else
             table_set(&tb, c++, "%s", status_name(j->status));
     }

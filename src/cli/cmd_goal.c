@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
+#include "core/json.h"
 
 const char cmd_goal_usage[] =
     "tare goal [options] --from X --to Y [SLICE...]";
@@ -128,29 +129,27 @@ int cmd_goal(int argc, char **argv)
     long rem_slices = (long)ceil(rem_exact - 1e-9);
 
     if (fmt == FMT_JSON) {
-        printf("{\"from\": ");
-        json_num(stdout, from);
-        fputs(", \"to\": ", stdout);
-        json_num(stdout, to);
-        printf(", \"lower_is_better\": %s, \"multiple\": ", lower_better ? "true" : "false");
-        json_num(stdout, need);
-        fputs(", \"slice\": ", stdout);
-        json_num(stdout, slice - 1);
-        fputs(", \"slices_exact\": ", stdout);
-        json_num(stdout, exact);
-        printf(", \"slices\": %ld,\n \"measured\": [", slices);
-        for (int i = 0; i < nmeasured; i++) {
-            if (i)
-                fputs(", ", stdout);
-            json_num(stdout, measured[i]);
-        }
-        fputs("], \"measured_multiple\": ", stdout);
-        json_num(stdout, got);
-        fputs(", \"fraction_of_goal\": ", stdout);
-        json_num(stdout, frac);
-        fputs(", \"remaining_multiple\": ", stdout);
-        json_num(stdout, remaining);
-        printf(", \"remaining_slices\": %ld}\n", rem_slices);
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_object_begin(&w);
+        jw_kdouble(&w, "from", from);
+        jw_kdouble(&w, "to", to);
+        jw_kbool(&w, "lower_is_better", lower_better);
+        jw_kdouble(&w, "multiple", need);
+        jw_kdouble(&w, "slice", slice - 1);
+        jw_kdouble(&w, "slices_exact", exact);
+        jw_ki64(&w, "slices", slices);
+        jw_break(&w, "\n ");
+        jw_karray(&w, "measured");
+        for (int i = 0; i < nmeasured; i++)
+            jw_double(&w, measured[i]);
+        jw_end(&w);
+        jw_kdouble(&w, "measured_multiple", got);
+        jw_kdouble(&w, "fraction_of_goal", frac);
+        jw_kdouble(&w, "remaining_multiple", remaining);
+        jw_ki64(&w, "remaining_slices", rem_slices);
+        jw_end(&w);
+        out_json_end(&w, "goal");
         free(measured);
         return EXIT_OK;
     }

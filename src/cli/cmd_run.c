@@ -2,12 +2,10 @@
  * (parallel), printed as one table and optionally appended to history files. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -266,204 +264,6 @@ static void runner_desc(char *out, size_t n)
     for (char *p = out; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r')
             *p = ' ';
-}
-
-/* ---- wall.tsv and count.tsv as one transaction: both get their rows, or neither ---- */
-
-/* One history file of the transaction: locked where it is, its next content built in a copy. */
-struct hfile {
-    char *path, *tmp, *old;  /* DIR/NAME, DIR/.NAME.tmp.PID (the copy), DIR/.NAME.old.PID */
-    const char *rows;
-    size_t len;
-    int fd;                  /* the lock: on the file the path names, as every writer takes it */
-    bool created;            /* made here (empty) to be locked: removed again on failure */
-    dev_t dev;
-    ino_t ino;
-};
-
-static int hfile_open(struct hfile *h, struct err *e)
-{
-    h->fd = open(h->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    h->created = h->fd >= 0;
-    if (h->fd < 0 && errno == EEXIST)
-        h->fd = open(h->path, O_RDWR | O_CLOEXEC);
-    struct stat st;
-    if (h->fd < 0 || fstat(h->fd, &st) < 0)
-        return err_errno(e, ERR_INPUT, errno, "cannot open '%s'", h->path);
-    h->dev = st.st_dev;
-    h->ino = st.st_ino;
-    return 0;
-}
-
-static void hfile_close(struct hfile *h, bool keep)
-{
-    if (h->tmp)
-        unlink(h->tmp);
-    if (h->old)
-        unlink(h->old);
-    if (h->created && !keep)
-        unlink(h->path);
-    if (h->fd >= 0)
-        close(h->fd);
-    h->fd = -1;
-}
-
-/* Locks every file, in (device, inode) order so two writers of several files cannot wait on
- * each other; a file replaced while we waited (a merge renames a new one over it) is opened
- * and locked again. */
-static int hfiles_lock(struct hfile *h, int n, struct err *e)
-{
-    for (;;) {
-        for (int i = 0; i < n; i++)
-            if (h[i].fd < 0 && hfile_open(&h[i], e) < 0)
-                return -1;
-        int order[2] = {0, 1};
-        if (n == 2 && (h[1].dev < h[0].dev || (h[1].dev == h[0].dev && h[1].ino < h[0].ino)))
-            order[0] = 1, order[1] = 0;
-        bool moved = false;
-        for (int k = 0; k < n; k++) {
-            struct hfile *x = &h[order[k]];
-            while (flock(x->fd, LOCK_EX) < 0)
-                if (errno != EINTR || proc_interrupted())
-                    return errno == EINTR
-                               ? err_set(e, ERR_INTERRUPTED, "interrupted")
-                               : err_errno(e, ERR_SYSTEM, errno, "cannot lock '%s'", x->path);
-            struct stat st;
-            if (stat(x->path, &st) < 0 || st.st_dev != x->dev || st.st_ino != x->ino)
-                moved = true;
-        }
-        if (!moved)
-            return 0;
-        for (int i = 0; i < n; i++) {
-            close(h[i].fd);   /* unlocks; open the files the paths name now */
-            h[i].fd = -1;
-        }
-    }
-}
-
-/* The copy: the file's bytes, then hist_append's rows on it (its header matching, its repair
- * of a torn last line), synced. */
-static int hfile_build(struct hfile *h, struct err *e)
-{
-    struct stat st;
-    if (fstat(h->fd, &st) < 0)
-        return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", h->path);
-    int out = open(h->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
-    if (out < 0)
-        return err_errno(e, ERR_INPUT, errno, "cannot create '%s'", h->tmp);
-    char buf[65536];
-    off_t at = 0;
-    int rc = 0;
-    for (;;) {
-        ssize_t got = pread(h->fd, buf, sizeof buf, at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rc = err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", h->path);
-            break;
-        }
-        if (got == 0)
-            break;
-        at += got;
-        for (ssize_t off = 0; off < got;) {
-            ssize_t w = write(out, buf + off, (size_t)(got - off));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", h->tmp);
-                break;
-            }
-            off += w;
-        }
-        if (rc < 0)
-            break;
-    }
-    if (close(out) < 0 && rc == 0)
-        rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", h->tmp);
-    if (rc == 0 && hist_append(h->tmp, h->rows, h->len, e) < 0) {
-        /* its messages name the copy: name the file */
-        char msg[sizeof e->msg];
-        snprintf(msg, sizeof msg, "%s", e->msg);
-        const char *at_tmp = strstr(msg, h->tmp);
-        if (at_tmp)
-            err_set(e, e->kind, "%.*s%s%s", (int)(at_tmp - msg), msg, h->path,
-                    at_tmp + strlen(h->tmp));
-        rc = -1;
-    }
-    return rc;
-}
-
-/*
- * Appends rows to DIR/wall.tsv and DIR/count.tsv (n of them: the passes that ran) as one
- * transaction: both files are locked, each new content is built in a copy beside it, and
- * only when both are whole are they renamed over the files, the first taken back if the
- * second rename fails. A failure or an interrupt before that leaves both files as they were
- * (a full disk between the two once left them disagreeing about which commits exist).
- */
-static int write_history(const char *dir, const char *const names[], const char *const rows[],
-                         const size_t lens[], int n, struct err *e)
-{
-    struct hfile h[2];
-    memset(h, 0, sizeof h);
-    int rc = -1;
-    for (int i = 0; i < n; i++) {
-        h[i].fd = -1;
-        h[i].rows = rows[i];
-        h[i].len = lens[i];
-        if (asprintf(&h[i].path, "%s/%s", dir, names[i]) < 0) {
-            err_set(e, ERR_SYSTEM, "out of memory");
-            goto out;
-        }
-        /* A history kept behind a symbolic link is written where the link points. */
-        char *real = realpath(h[i].path, NULL);
-        if (real) {
-            free(h[i].path);
-            h[i].path = real;
-        }
-        const char *slash = strrchr(h[i].path, '/');
-        int dl = slash ? (int)(slash - h[i].path) : 1;
-        const char *d = slash ? h[i].path : ".", *base = slash ? slash + 1 : h[i].path;
-        if (asprintf(&h[i].tmp, "%.*s/.%s.tmp.%d", dl, d, base, (int)getpid()) < 0 ||
-            asprintf(&h[i].old, "%.*s/.%s.old.%d", dl, d, base, (int)getpid()) < 0) {
-            err_set(e, ERR_SYSTEM, "out of memory");
-            goto out;
-        }
-    }
-    if (hfiles_lock(h, n, e) < 0)
-        goto out;
-    for (int i = 0; i < n; i++)
-        if (hfile_build(&h[i], e) < 0)
-            goto out;
-    /* The last moment to stop with nothing written. */
-    if (proc_interrupted()) {
-        err_set(e, ERR_INTERRUPTED, "interrupted: no rows written");
-        goto out;
-    }
-    /* The old file kept under a second name, to be put back if the next rename fails. */
-    bool can_undo = n < 2 || link(h[0].path, h[0].old) == 0;
-    for (int i = 0; i < n; i++) {
-        if (rename(h[i].tmp, h[i].path) == 0)
-            continue;
-        int err = errno;
-        if (i > 0 && can_undo && rename(h[0].old, h[0].path) == 0)
-            err_errno(e, ERR_SYSTEM, err, "cannot rename '%s' to '%s' (no rows written to either "
-                      "file)", h[i].tmp, h[i].path);
-        else
-            err_errno(e, ERR_SYSTEM, err, "cannot rename '%s' to '%s'%s", h[i].tmp, h[i].path,
-                      i > 0 ? " (the rows are in the first file only)" : " (no rows written)");
-        goto out;
-    }
-    for (int i = 0; i < n; i++)   /* the renames, durable */
-        hist_sync_dir(h[i].path);
-    rc = 0;
-out:
-    for (int i = 0; i < n; i++) {
-        hfile_close(&h[i], rc == 0);
-        free(h[i].path);
-        free(h[i].tmp);
-        free(h[i].old);
-    }
-    return rc;
 }
 
 static void tsv_cell(FILE *f, const char *s)
@@ -875,7 +675,7 @@ static void run_row_table(const struct run *r, const struct run_row *w, struct t
         count_extra_cells(t, &cc, &w->extra, r->fmt == FMT_TEXT, &v);
     }
     if (w->failed && r->fmt == FMT_TEXT && cli_use_color(stdout))
-        table_set(t, c->nc - 1, "\033[31mfailed\033[0m");
+        table_set_red(t, c->nc - 1, "failed");
     else
         table_set(t, c->nc - 1, "%s", w->failed ? "failed" : "ok");
 }
@@ -1055,15 +855,19 @@ static int run_report(struct run *r, struct err *e)
                   "(--count)");
     /* Both files get their rows, or neither does. */
     if (r->hist_dir) {
-        const char *names[2], *text[2];
-        size_t lens[2];
+        char *path[2] = {NULL, NULL};
+        struct hist_rows f[2];
         int n = 0;
-        if (r->do_wall)
-            names[n] = "wall.tsv", text[n] = r->rows, lens[n++] = r->rlen;
-        if (r->do_count)
-            names[n] = "count.tsv", text[n] = r->crows, lens[n++] = r->clen;
-        if (write_history(r->hist_dir, names, text, lens, n, e) < 0)
+        if (r->do_wall && asprintf(&path[n], "%s/wall.tsv", r->hist_dir) >= 0)
+            f[n] = (struct hist_rows){path[n], r->rows, r->rlen}, n++;
+        if (r->do_count && asprintf(&path[n], "%s/count.tsv", r->hist_dir) >= 0)
+            f[n] = (struct hist_rows){path[n], r->crows, r->clen}, n++;
+        if (n != r->do_wall + r->do_count)
+            err_set(e, ERR_SYSTEM, "out of memory");
+        if (n != r->do_wall + r->do_count || hist_append_files(f, n, e) < 0)
             rc = cli_fail(CMD, e);
+        free(path[0]);
+        free(path[1]);
     }
     if (r->hist_branch &&
         run_to_branch(r->hist_branch, r->do_wall ? r->rows : NULL, r->rlen,

@@ -15,6 +15,7 @@
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
+#include "core/json.h"
 #include "core/proc.h"
 #include "core/session.h"
 
@@ -155,59 +156,62 @@ static void print_tsv(const struct stat_run *st)
 
 static void print_json(const struct stat_run *st)
 {
-    printf("{\"runs\": %ld, \"warmup\": %ld, \"kernel\": %s, \"pmus\": [", st->sess.rounds,
-           st->warmup, st->set.kernel ? "true" : "false");
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_ki64(&w, "runs", st->sess.rounds);
+    jw_ki64(&w, "warmup", st->warmup);
+    jw_kbool(&w, "kernel", st->set.kernel);
+    jw_karray(&w, "pmus");
     for (int i = 0; i < st->set.pmus.n; i++) {
-        printf("%s{\"name\": ", i ? ", " : "");
-        json_str(stdout, st->set.pmus.pmu[i].name);
-        printf(", \"type\": %u}", st->set.pmus.pmu[i].type);
+        jw_object_begin(&w);
+        jw_kstring(&w, "name", st->set.pmus.pmu[i].name);
+        jw_ku64(&w, "type", st->set.pmus.pmu[i].type);
+        jw_end(&w);
     }
-    printf("], \"runs_stopped\": \"%s\", \"min_time_s\": ", session_stop_name(st->sess.stopped));
-    json_num(stdout, st->h.min_time > 0 ? st->h.min_time : NAN);
-    fputs(", \"series\": [", stdout);
+    jw_end(&w);
+    jw_kstring(&w, "runs_stopped", session_stop_name(st->sess.stopped));
+    jw_kdouble(&w, "min_time_s", st->h.min_time > 0 ? st->h.min_time : NAN);
+    jw_key(&w, "series");
+    jw_array_begin_lines(&w, "\n  ", "\n");
     for (int k = 0; k < st->ns; k++) {
         const struct session_series *s = &st->s[k];
-        fputs(k ? ",\n  {\"name\": " : "\n  {\"name\": ", stdout);
-        json_str(stdout, tgt(s)->name);
-        fputs(", \"lane\": ", stdout);
-        if (tgt(s)->lane)
-            json_str(stdout, tgt(s)->lane);
-        else
-            fputs("null", stdout);
-        fputs(", \"command\": ", stdout);
-        json_str(stdout, tgt(s)->command);
-        printf(", \"runs\": %d, \"status\": \"%s\"", s->n, session_state_name(s->state));
+        jw_object_begin(&w);
+        jw_kstring(&w, "name", tgt(s)->name);
+        jw_kstring(&w, "lane", tgt(s)->lane);
+        jw_kstring(&w, "command", tgt(s)->command);
+        jw_ki64(&w, "runs", s->n);
+        jw_kstring(&w, "status", session_state_name(s->state));
         if (s->state != SESSION_OK) {
             char why[256];
-            fputs(", \"error\": ", stdout);
-            json_str(stdout, session_failure_why(&s->fail, why, sizeof why));
+            jw_kstring(&w, "error", session_failure_why(&s->fail, why, sizeof why));
         }
-        fputs(", \"counters\": [", stdout);
+        jw_key(&w, "counters");
+        jw_array_begin_lines(&w, "\n    ", NULL);
         for (int i = 0; i < st->set.n; i++) {
             const struct ctr_counter *c = &st->set.c[i];
             struct cell m = summarize(st, s, i);
-            fputs(i ? ",\n    {\"event\": " : "\n    {\"event\": ", stdout);
-            json_str(stdout, c->label);
-            fputs(", \"unit\": ", stdout);
-            if (c->ev->unit)
-                json_str(stdout, c->ev->unit);
-            else
-                fputs("null", stdout);
-            fputs(", \"median\": ", stdout); json_num(stdout, m.median);
-            fputs(", \"min\": ", stdout); json_num(stdout, m.min);
-            fputs(", \"max\": ", stdout); json_num(stdout, m.max);
-            printf(", \"runs\": %d, \"status\": \"%s\", \"min_running\": ", m.runs, m.status);
-            json_num(stdout, s->n ? ctr_min_running(s->ctr, s->n, i) : NAN);
-            fputs(", \"values\": [", stdout);
-            for (int r = 0; r < s->n; r++) {
-                if (r) fputs(", ", stdout);
-                json_num(stdout, s->ctr[r].value[i]);
-            }
-            fputs("]}", stdout);
+            jw_object_begin(&w);
+            jw_kstring(&w, "event", c->label);
+            jw_kstring(&w, "unit", c->ev->unit);
+            jw_kdouble(&w, "median", m.median);
+            jw_kdouble(&w, "min", m.min);
+            jw_kdouble(&w, "max", m.max);
+            jw_ki64(&w, "runs", m.runs);
+            jw_kstring(&w, "status", m.status);
+            jw_kdouble(&w, "min_running", s->n ? ctr_min_running(s->ctr, s->n, i) : NAN);
+            jw_karray(&w, "values");
+            for (int r = 0; r < s->n; r++)
+                jw_double(&w, s->ctr[r].value[i]);
+            jw_end(&w);
+            jw_end(&w);
         }
-        fputs("]}", stdout);
+        jw_end(&w);
+        jw_end(&w);
     }
-    fputs("\n]}\n", stdout);
+    jw_end(&w);
+    jw_end(&w);
+    out_json_end(&w, "stat");
 }
 
 /* Counter index of ev on the same PMU as counter i, or -1. */
@@ -268,15 +272,15 @@ static void print_text(const struct stat_run *st)
                 (j = find_pair(&st->set, i, "cycles")) >= 0) {
                 double ins = summarize(st, s, i).median, cyc = summarize(st, s, j).median;
                 if (!isnan(ins) && cyc > 0)
-                    printf("%s: %.2f instructions per cycle%s%s\n", tgt(s)->name, ins / cyc,
-                           on_pmu(&st->set, c), c->pmu >= 0 && st->set.pmus.hybrid ?
+                    printf("%s: %.2f instructions per cycle%s%s\n", out_vis(tgt(s)->name),
+                           ins / cyc, on_pmu(&st->set, c), c->pmu >= 0 && st->set.pmus.hybrid ?
                            st->set.pmus.pmu[c->pmu].name : "");
             }
             if (strcmp(c->ev->name, "cache-misses") == 0 &&
                 (j = find_pair(&st->set, i, "cache-references")) >= 0) {
                 double mis = summarize(st, s, i).median, ref = summarize(st, s, j).median;
                 if (!isnan(mis) && ref > 0)
-                    printf("%s: %.1f%% of cache references missed%s%s\n", tgt(s)->name,
+                    printf("%s: %.1f%% of cache references missed%s%s\n", out_vis(tgt(s)->name),
                            100 * mis / ref, on_pmu(&st->set, c), c->pmu >= 0 &&
                            st->set.pmus.hybrid ? st->set.pmus.pmu[c->pmu].name : "");
             }

@@ -18,6 +18,7 @@
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
+#include "core/json.h"
 #include "core/proc.h"
 #include "core/session.h"
 #include "core/stats.h"
@@ -240,16 +241,16 @@ static void print_relative(const struct wall *w)
     int n = w->ns + (w->ref ? 1 : 0);
     size_t width = 0;
     for (int k = 0; k < n; k++)
-        if (w->rel[k].done && strlen(tgt(&w->s[k])->name) > width)
-            width = strlen(tgt(&w->s[k])->name);
+        if (w->rel[k].done && strlen(out_vis(tgt(&w->s[k])->name)) > width)
+            width = strlen(out_vis(tgt(&w->s[k])->name));
     printf("\nrelative to %s '%s' (ratio of medians; 95%% interval of the ratio from the "
            "Hodges-Lehmann shift of log times, Mann-Whitney):\n",
-           w->ref ? "the reference" : "the fastest", tgt(w->base)->name);
+           w->ref ? "the reference" : "the fastest", out_vis(tgt(w->base)->name));
     for (int k = 0; k < n; k++) {
         const struct relative *r = &w->rel[k];
         if (!r->done)
             continue;
-        printf("  %-*s  %.3f× ", (int)width, tgt(&w->s[k])->name, r->ratio);
+        printf("  %-*s  %.3f× ", (int)width, out_vis(tgt(&w->s[k])->name), r->ratio);
         if (r->none)
             printf("(%s)\n", r->none);
         else if (strcmp(r->verdict, "same") == 0)
@@ -261,18 +262,20 @@ static void print_relative(const struct wall *w)
            "sensitive comparison of two, use tare ab)\n");
 }
 
-static void json_relative(FILE *f, const struct relative *r)
+static void json_relative(struct jw *w, const struct relative *r)
 {
     if (!r || !r->done) {
-        fputs(", \"relative\": null", f);
+        jw_knull(w, "relative");
         return;
     }
-    fputs(", \"relative\": {\"ratio\": ", f); json_num(f, r->ratio);
-    fputs(", \"hl_ratio\": ", f); json_num(f, r->shift);
-    fputs(", \"ci_low\": ", f); json_num(f, r->low);
-    fputs(", \"ci_high\": ", f); json_num(f, r->high);
-    fputs(", \"confidence\": ", f); json_num(f, r->confidence);
-    fprintf(f, ", \"verdict\": \"%s\"}", r->verdict);
+    jw_kobject(w, "relative");
+    jw_kdouble(w, "ratio", r->ratio);
+    jw_kdouble(w, "hl_ratio", r->shift);
+    jw_kdouble(w, "ci_low", r->low);
+    jw_kdouble(w, "ci_high", r->high);
+    jw_kdouble(w, "confidence", r->confidence);
+    jw_kstring(w, "verdict", r->verdict);
+    jw_end(w);
 }
 
 static const char *const tsv_headers[] = {
@@ -315,83 +318,73 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
     table_free(&t);
 }
 
-static void json_series(FILE *f, const struct session_series *s, double ref_median, bool is_ref,
-                        const struct ctr_set *ctr, const struct relative *rel)
+static void json_series(struct jw *w, const struct session_series *s, double ref_median,
+                        bool is_ref, const struct ctr_set *ctr, const struct relative *rel)
 {
     struct summary m = summarize(s);
-    fprintf(f, "{\"name\": ");
-    json_str(f, tgt(s)->name);
-    fprintf(f, ", \"lane\": ");
-    if (tgt(s)->lane)
-        json_str(f, tgt(s)->lane);
-    else
-        fputs("null", f);
-    fprintf(f, ", \"command\": ");
-    json_str(f, tgt(s)->command);
-    fprintf(f, ", \"runs\": %d, \"median_s\": ", s->n);
-    json_num(f, m.median);
-    fputs(", \"min_s\": ", f); json_num(f, m.min);
-    fputs(", \"max_s\": ", f); json_num(f, m.max);
-    fputs(", \"mad_s\": ", f); json_num(f, m.mad);
-    fputs(", \"user_s\": ", f); json_num(f, m.user);
-    fputs(", \"sys_s\": ", f); json_num(f, m.sys);
-    fputs(", \"max_rss_kb\": ", f); json_num(f, m.rss_kb < 0 ? NAN : m.rss_kb);
+    jw_object_begin(w);
+    jw_kstring(w, "name", tgt(s)->name);
+    jw_kstring(w, "lane", tgt(s)->lane);
+    jw_kstring(w, "command", tgt(s)->command);
+    jw_ki64(w, "runs", s->n);
+    jw_kdouble(w, "median_s", m.median);
+    jw_kdouble(w, "min_s", m.min);
+    jw_kdouble(w, "max_s", m.max);
+    jw_kdouble(w, "mad_s", m.mad);
+    jw_kdouble(w, "user_s", m.user);
+    jw_kdouble(w, "sys_s", m.sys);
+    jw_kdouble(w, "max_rss_kb", m.rss_kb < 0 ? NAN : m.rss_kb);
     if (!is_ref) {
-        fputs(", \"ref_median_s\": ", f); json_num(f, ref_median);
-        fputs(", \"ratio\": ", f); json_num(f, m.median / ref_median);
+        jw_kdouble(w, "ref_median_s", ref_median);
+        jw_kdouble(w, "ratio", m.median / ref_median);
     }
-    json_relative(f, rel);
-    fprintf(f, ", \"status\": \"%s\"", session_state_name(s->state));
+    json_relative(w, rel);
+    jw_kstring(w, "status", session_state_name(s->state));
     if (s->state != SESSION_OK) {
         char why[256];
-        fputs(", \"error\": ", f);
-        json_str(f, session_failure_why(&s->fail, why, sizeof why));
+        jw_kstring(w, "error", session_failure_why(&s->fail, why, sizeof why));
     }
-    fputs(", \"warmup_s\": ", f);
-    json_num(f, s->warm_first);
-    fputs(", \"times\": [", f);
-    for (int i = 0; i < s->n; i++) {
-        if (i) fputs(", ", f);
-        json_num(f, s->wall_s[i]);
-    }
-    fputs("], \"exit_codes\": [", f);
+    jw_kdouble(w, "warmup_s", s->warm_first);
+    jw_karray(w, "times");
     for (int i = 0; i < s->n; i++)
-        fprintf(f, "%s%d", i ? ", " : "", s->exit_code[i]);
-    fputs("]", f);
+        jw_double(w, s->wall_s[i]);
+    jw_end(w);
+    jw_karray(w, "exit_codes");
+    for (int i = 0; i < s->n; i++)
+        jw_i64(w, s->exit_code[i]);
+    jw_end(w);
     if (ctr) {
-        fputs(", \"counters\": {", f);
-        for (int i = 0; i < ctr->n; i++) {
-            json_str(f, ctr->c[i].label);
-            fputs(": ", f);
-            json_num(f, s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN);
-            fputs(i + 1 < ctr->n ? ", " : "", f);
-        }
-        fputs("}", f);
+        jw_kobject(w, "counters");
+        for (int i = 0; i < ctr->n; i++)
+            jw_kdouble(w, ctr->c[i].label,
+                       s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN);
+        jw_end(w);
     }
-    fputs("}", f);
+    jw_end(w);
 }
 
-static void print_json(const struct wall *w, double ref_median)
+static void print_json(const struct wall *wl, double ref_median)
 {
-    printf("{\"runs\": %ld, \"warmup\": %ld, \"runs_stopped\": \"%s\", \"min_time_s\": ",
-           w->sess.rounds, w->warmup, session_stop_name(w->sess.stopped));
-    json_num(stdout, w->h.min_time > 0 ? w->h.min_time : NAN);
-    fputs(", \"series\": [", stdout);
-    for (int k = 0; k < w->ns; k++) {
-        fputs(k ? ",\n  " : "\n  ", stdout);
-        json_series(stdout, &w->s[k], ref_median, false, w->ctr, w->rel ? &w->rel[k] : NULL);
-    }
-    fputs("\n], \"relative_to\": ", stdout);
-    if (w->base)
-        json_str(stdout, tgt(w->base)->name);
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_ki64(&w, "runs", wl->sess.rounds);
+    jw_ki64(&w, "warmup", wl->warmup);
+    jw_kstring(&w, "runs_stopped", session_stop_name(wl->sess.stopped));
+    jw_kdouble(&w, "min_time_s", wl->h.min_time > 0 ? wl->h.min_time : NAN);
+    jw_key(&w, "series");
+    jw_array_begin_lines(&w, "\n  ", "\n");
+    for (int k = 0; k < wl->ns; k++)
+        json_series(&w, &wl->s[k], ref_median, false, wl->ctr, wl->rel ? &wl->rel[k] : NULL);
+    jw_end(&w);
+    jw_kstring(&w, "relative_to", wl->base ? tgt(wl->base)->name : NULL);
+    jw_key(&w, "reference");
+    if (wl->ref)
+        json_series(&w, wl->ref, NAN, true, wl->ctr, wl->rel ? &wl->rel[wl->ns] : NULL);
     else
-        fputs("null", stdout);
-    fputs(", \"reference\": ", stdout);
-    if (w->ref)
-        json_series(stdout, w->ref, NAN, true, w->ctr, w->rel ? &w->rel[w->ns] : NULL);
-    else
-        fputs("null", stdout);
-    fputs("}\n", stdout);
+        jw_null(&w);
+    jw_end(&w);
+    out_json_end(&w, "wall");
 }
 
 static void print_text(const struct wall *w, double ref_median)
@@ -434,7 +427,7 @@ static void print_text(const struct wall *w, double ref_median)
                 table_set(&t, c++, "%.3f×", ratio);
         }
         if (s->state != SESSION_OK && cli_use_color(stdout))
-            table_set(&t, c++, "\033[31m%s\033[0m", session_state_name(s->state));
+            table_set_red(&t, c++, session_state_name(s->state));
         else
             table_set(&t, c++, "%s", session_state_name(s->state));
     }

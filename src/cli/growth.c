@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/stats.h"
 
 static const char *const metric_names[GROWTH_NMETRICS] = {"instructions", "allocations",
@@ -139,7 +140,8 @@ void growth_print_text(FILE *f, const struct growth *g, int n)
 {
     for (int i = 0; i < n; i++) {
         fprintf(f, "growth of '%s' over %s from %s to %s (%d values; least squares on "
-                "log-log):\n", g[i].series, g[i].param, g[i].from, g[i].to, g[i].nvalues);
+                "log-log):\n", out_vis(g[i].series), out_vis(g[i].param), out_vis(g[i].from),
+                out_vis(g[i].to), g[i].nvalues);
         for (int m = 0; m < GROWTH_NMETRICS; m++) {
             if (g[i].why[m][0])
                 fprintf(f, "  %s: not fitted: %s\n", metric_names[m], g[i].why[m]);
@@ -176,31 +178,25 @@ void growth_print_table(FILE *f, const struct growth *g, int n, enum out_format 
     table_free(&t);
 }
 
-void growth_print_json(FILE *f, const struct growth *g, int n)
+void growth_print_json(struct jw *w, const struct growth *g, int n)
 {
-    fputs(", \"growth\": [", f);
+    jw_key(w, "growth");
+    jw_array_begin_lines(w, "\n  ", "\n");
     for (int i = 0; i < n; i++) {
-        fputs(i ? ",\n  {\"series\": " : "\n  {\"series\": ", f);
-        json_str(f, g[i].series);
-        fputs(", \"parameter\": ", f);
-        json_str(f, g[i].param);
-        fprintf(f, ", \"values\": %d, \"from\": ", g[i].nvalues);
-        json_str(f, g[i].from);
-        fputs(", \"to\": ", f);
-        json_str(f, g[i].to);
+        jw_object_begin(w);
+        jw_kstring(w, "series", g[i].series);
+        jw_kstring(w, "parameter", g[i].param);
+        jw_ki64(w, "values", g[i].nvalues);
+        jw_kstring(w, "from", g[i].from);
+        jw_kstring(w, "to", g[i].to);
         for (int m = 0; m < GROWTH_NMETRICS; m++) {
-            fprintf(f, ", \"%s\": {\"exponent\": ", metric_names[m]);
-            json_num(f, g[i].k[m]);
-            fputs(", \"r2\": ", f);
-            json_num(f, g[i].r2[m]);
-            fputs(", \"why\": ", f);
-            if (g[i].why[m][0])
-                json_str(f, g[i].why[m]);
-            else
-                fputs("null", f);
-            fputs("}", f);
+            jw_kobject(w, metric_names[m]);
+            jw_kdouble(w, "exponent", g[i].k[m]);
+            jw_kdouble(w, "r2", g[i].r2[m]);
+            jw_kstring(w, "why", g[i].why[m][0] ? g[i].why[m] : NULL);
+            jw_end(w);
         }
-        fputs("}", f);
+        jw_end(w);
     }
-    fputs(n ? "\n]" : "]", f);
+    jw_end(w);
 }

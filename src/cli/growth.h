@@ -30,7 +30,8 @@ void growth_free(struct growth *g, int n);
 void growth_print_text(FILE *f, const struct growth *g, int n);
 /* A second table after a blank line: series parameter values from to metric exponent r2. */
 void growth_print_table(FILE *f, const struct growth *g, int n, enum out_format fmt);
-/* ", \"growth\": [...]" for the end of count's JSON object. */
-void growth_print_json(FILE *f, const struct growth *g, int n);
+/* The "growth" member (an array) at the end of count's JSON object. */
+struct jw;
+void growth_print_json(struct jw *w, const struct growth *g, int n);
 
 #endif

@@ -551,7 +551,7 @@ void harness_progress(void *ctx, const struct session *ss, const struct session_
     char of[32] = "";
     if (ev->runs > 0)   /* a time budget does not know the count ahead */
         snprintf(of, sizeof of, "/%ld", ev->runs);
-    fprintf(stderr, "\r\033[K%s %s %ld%s  %.1f s", ev->series->name,
+    fprintf(stderr, "\r\033[K%s %s %ld%s  %.1f s", out_vis(ev->series->name),
             ev->warmup ? "warm-up" : "run", ev->run, of, proc_now() - ss->t_start);
     fflush(stderr);
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/elfsym.h"
+#include "core/esc.h"
 
 static const char *const measure_names[ASTK_NMEASURES] = {
     "allocations", "bytes", "temporaries", "peak_bytes", "leaked_bytes",
@@ -519,26 +520,45 @@ int astk_from_report(const struct alloc_report *r, const struct astk_opts *o,
 
 /* ---- text, sorting, the TSV --------------------------------------------------------------- */
 
-/* name with '%', ';', tab, newline and other control bytes as %XX, appended to s. */
+/* One character of a name in its written form (esc.h's text form, and ';', the frames'
+ * separator, as "\x3b") into vis, or vis[0] = 0 when it stays as it is; its length. */
+static int name_step(const char *s, char *vis)
+{
+    uint32_t cp;
+    int n = esc_utf8(s, &cp);
+    vis[0] = '\0';
+    if (n == 0) {
+        esc_visible_byte(vis, (unsigned char)*s);
+        return 1;
+    }
+    if (esc_is_control(cp))
+        esc_visible_code(vis, cp);
+    else if (cp == ';')
+        memcpy(vis, "\\x3b", 5);
+    return n;
+}
+
 static size_t escape_len(const char *name)
 {
-    size_t n = 0;
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-        n += (*c < 0x20 || *c == 0x7f || *c == '%' || *c == ';') ? 3 : 1;
-    return n;
+    size_t len = 0;
+    for (const char *s = name; *s;) {
+        char vis[8];
+        int n = name_step(s, vis);
+        len += vis[0] ? strlen(vis) : (size_t)n;
+        s += n;
+    }
+    return len;
 }
 
 static char *escape_to(char *out, const char *name)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
-        if (*c < 0x20 || *c == 0x7f || *c == '%' || *c == ';') {
-            *out++ = '%';
-            *out++ = hex[*c >> 4];
-            *out++ = hex[*c & 15];
-        } else {
-            *out++ = (char)*c;
-        }
+    for (const char *s = name; *s;) {
+        char vis[8];
+        int n = name_step(s, vis);
+        size_t k = vis[0] ? strlen(vis) : (size_t)n;
+        memcpy(out, vis[0] ? vis : s, k);
+        out += k;
+        s += n;
     }
     return out;
 }
@@ -620,12 +640,6 @@ void astk_write_tsv(const struct astk_table *t, FILE *f, size_t limit)
     }
 }
 
-static int hexd(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static int parse_u64(const char *s, size_t n, uint64_t *out)
 {
     if (n == 0 || n > 20)
@@ -642,7 +656,8 @@ static int parse_u64(const char *s, size_t n, uint64_t *out)
     return 0;
 }
 
-/* Splits the stack field into decoded names (in buf, which holds n + 1 bytes). */
+/* Splits the stack field into names (in buf, which holds n + 1 bytes), "\x3b" read back as
+ * ';'; -1 for an empty frame or a control character (never written: see escape_to). */
 static int split_stack(const char *s, size_t n, char *buf, const char ***names, size_t *nn,
                        size_t *cap)
 {
@@ -667,17 +682,13 @@ static int split_stack(const char *s, size_t n, char *buf, const char ***names, 
                 (*names)[++k] = buf + at;
             continue;
         }
-        if (s[i] == '%') {
-            int a = i + 2 < n ? hexd(s[i + 1]) : -1;
-            int b = i + 2 < n ? hexd(s[i + 2]) : -1;
-            if (a < 0 || b < 0 || (a == 0 && b == 0))
-                return -1;
-            buf[at++] = (char)(a * 16 + b);
-            i += 2;
-            continue;
-        }
         if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
             return -1;
+        if (s[i] == '\\' && n - i >= 4 && memcmp(s + i, "\\x3b", 4) == 0) {
+            buf[at++] = ';';
+            i += 3;
+            continue;
+        }
         buf[at++] = s[i];
     }
     *nn = k + 1;
@@ -777,8 +788,8 @@ int astk_parse_tsv(const char *text, size_t len, const char *name, struct astk_t
             break;
         }
         if (sr < 0) {
-            rc = err_set(e, ERR_INPUT, "%s line %zu: bad stack (an empty frame, a bad %%XX "
-                         "escape or a control byte)", name, lineno);
+            rc = err_set(e, ERR_INPUT, "%s line %zu: bad stack (an empty frame or a control "
+                         "character)", name, lineno);
             break;
         }
         bool made;

@@ -12,8 +12,10 @@
  *
  * The TSV form (astk_write_tsv, astk_read_tsv) is the saved form: the columns stack,
  * allocations, bytes, temporaries, peak_bytes, leaked_bytes (any order, others ignored), the
- * frames joined by ';', in which '%', ';', tab, newline and other control bytes of a name are
- * written %XX.
+ * frames joined by ';'. A name is written by the rule of every output (esc.h: control
+ * characters and bytes that are not UTF-8 as \xNN), and a ';' in it as \x3b, which the
+ * reader turns back into ';' (the other escapes stay as text: a name with a tab reads back
+ * with the four characters \x09).
  */
 #ifndef TARE_ALLOCSTACKS_H
 #define TARE_ALLOCSTACKS_H
@@ -89,7 +91,7 @@ int astk_add(struct astk_table *t, const char *const *names, size_t n,
 /* Sorts the rows by measure m, largest first, ties by the stack's text. */
 void astk_sort(struct astk_table *t, int m);
 
-/* The stack of row i as text, frames joined by sep, names escaped as in the TSV; malloc'd. */
+/* The stack of a row as text, frames joined by sep, names written as in the TSV; malloc'd. */
 char *astk_stack_text(const struct astk_table *t, const struct astk_row *row, const char *sep);
 
 /* Writes the TSV form: a header and every row (in the table's order). */
