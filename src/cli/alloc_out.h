@@ -12,9 +12,9 @@
 /* The top n rows (0: all) of t, sorted by measure by, as a table for people: the measures,
  * then the stack innermost frame first ("leaf < caller < main"), long stacks shortened. */
 void alloc_out_text(FILE *f, const struct astk_table *t, int by, size_t n);
-/* The JSON object of the table, as the next value of w: {"by": ..., "stacks": N, "by_fp": N, "by_dwarf": N,
- * "no_stack": N, "totals": {...}, "rows": [{"stack": [outermost, ..., innermost],
- * "allocations": N, ...}, ...]} (the top n rows; 0: all). */
+/* The JSON object of the table, as the next value of w: {"by": ..., "stacks": N, "by_fp": N,
+ * "by_dwarf": N, "no_stack": N, "totals": {...}, "rows": [{"stack": [outermost, ...,
+ * innermost], "allocations": N, ...}, ...]} (the top n rows; 0: all). */
 void alloc_out_json(struct jw *w, const struct astk_table *t, int by, size_t n);
 /* One line per stack with a non-zero value of measure by: "a;b;c VALUE" (flamegraph.pl,
  * speedscope), every stack. */
