@@ -35,6 +35,8 @@ static const char count_options[] =
     "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
     "  -t, --timeout SECONDS   kill a run after this long (default 1800: callgrind is slow)\n"
     "      --keep-profile DIR  keep each callgrind profile as DIR/NAME.callgrind.out\n"
+    "      --keep-stacks DIR   the allocator's run records stacks: keep them as\n"
+    "                          DIR/NAME.stacks.tsv (tare alloc --from, --diff)\n"
     "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
     "      --toggle-collect FUNC  count a region too: FUNC and what it calls (repeatable)\n"
     "      --region marks      count a region too: from TARE_COUNT_START to TARE_COUNT_STOP\n"
@@ -228,7 +230,7 @@ static int add_baselines(const struct target_spec *spec, const char *cmd, struct
 int cmd_count(int argc, char **argv)
 {
     /* not 'C': hyperfine's -C is --conclude */
-    enum { OPT_CHECK_WARM = 0x180, OPT_METRIC, OPT_FAIL_ABOVE, OPT_FAIL_BELOW };
+    enum { OPT_CHECK_WARM = 0x180, OPT_METRIC, OPT_FAIL_ABOVE, OPT_FAIL_BELOW, OPT_STACKS };
     static const struct option longopts[] = {
         {"jobs", required_argument, NULL, 'j'},
         {"lane", required_argument, NULL, 'l'},
@@ -237,6 +239,7 @@ int cmd_count(int argc, char **argv)
         {"shell", required_argument, NULL, 'S'},
         {"timeout", required_argument, NULL, 't'},
         {"keep-profile", required_argument, NULL, 'K'},
+        {"keep-stacks", required_argument, NULL, OPT_STACKS},
         {"check-warm", no_argument, NULL, OPT_CHECK_WARM},
         {"format", required_argument, NULL, 'f'},
         CLI_EXPORT_LONGOPTS,
@@ -307,6 +310,7 @@ int cmd_count(int argc, char **argv)
                 goto done;
             break;
         case 'K': co.keep_dir = optarg; break;
+        case OPT_STACKS: co.stacks_dir = optarg; break;
         case OPT_CHECK_WARM: co.check_warm = true; break;
         case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
             cli_export_opt(&ci_export, c, optarg);
@@ -424,6 +428,11 @@ int cmd_count(int argc, char **argv)
     if (co.keep_dir && mkdir(co.keep_dir, 0777) < 0 && errno != EEXIST) {
         cli_error("count", "cannot make the profile directory '%s': %s", co.keep_dir,
                   strerror(errno));
+        goto done;
+    }
+    if (co.stacks_dir && (!co.alloc_lib || (mkdir(co.stacks_dir, 0777) < 0 && errno != EEXIST))) {
+        cli_error("count", "--keep-stacks '%s': %s", co.stacks_dir,
+                  co.alloc_lib ? strerror(errno) : lib_err.msg);
         goto done;
     }
     jobs = calloc(nall, sizeof *jobs);

@@ -150,6 +150,32 @@ expect_match "$out" 'grow < main  \(gone\)$' "--diff text: a stack gone"
 run_tare alloc --diff "$TMP/saved.tsv" "$TMP/after.tsv" -f json
 expect_match "$out" '"stack": \["main", "new_one"\], "before": \{"allocations": 0' "--diff json"
 
+# --- count and suites keep the stacks of the allocation pass ---------------------------------
+run_tare count -f tsv -- "$FIXTURES/alloc_stacks_fp"
+plain=$(cut -f 3- <<<"$out")
+run_tare count --keep-stacks "$TMP/ks" -f tsv -- "$FIXTURES/alloc_stacks_fp"
+expect_rc 0 "count --keep-stacks"
+expect_eq "$(cut -f 3- <<<"$out")" "$plain" "count --keep-stacks: the counts are the same"
+got=$(tsv_rows "$(cat "$TMP/ks/alloc_stacks_fp.stacks.tsv" 2>/dev/null)")
+expect_eq "$(grep -F -x -f <(echo "$want_own") <<<"$got")" "$want_own" \
+    "count --keep-stacks: every stack of the fixture exact"
+expect_eq "$(grep -F "main;child_work	" <<<"$got")" "$want_child" \
+    "count --keep-stacks: the child's too (count adds up every process)"
+run_tare alloc --from "$TMP/ks/alloc_stacks_fp.stacks.tsv" --by leaked -n 1 -f tsv
+expect_eq "$(tail -1 <<<"$out" | cut -f 1)" "main;child_work" "the kept table reads back"
+mkdir -p "$TMP/su/benchmarks"
+touch "$TMP/su/benchmarks/one.txt"
+printf '[suite]\ncommand = %s\nbenchmarks = benchmarks/*.txt\nkeep-stacks = kept\n' \
+    "$FIXTURES/alloc_stacks_fp" > "$TMP/su/suite.ini"
+run_tare run --count -f tsv "$TMP/su/suite.ini"
+expect_rc 0 "a suite with keep-stacks"
+kept=$(grep -c . "$TMP/su/kept/one.stacks.tsv" 2>/dev/null)
+expect_eq "$kept" "$(( $(grep -c . <<<"$got") + 1 ))" \
+    "keep-stacks = DIR, beside the suite file: one table a benchmark"
+printf '[suite]\ncommand = x\nbenchmarks = b\nkeep-stacks =\n' > "$TMP/su/bad.ini"
+run_tare run --count "$TMP/su/bad.ini"
+expect_match "$err" "bad.ini' line 4: 'keep-stacks' is empty" "keep-stacks without a directory"
+
 # --- bad tables and bad usage: file and line, exit 2 ------------------------------------------
 printf 'stack\tallocations\n' > "$TMP/bad1.tsv"
 run_tare alloc --from "$TMP/bad1.tsv"
