@@ -259,6 +259,9 @@ int cmd_count(int argc, char **argv)
         MOPT_TIMEOUT(&co.timeout_s, "\n(default 1800: callgrind is slow)"),
         OPT_STRING(0, "keep-profile", &co.keep_dir, "DIR",
                    "keep each callgrind profile as DIR/NAME.callgrind.out"),
+        OPT_STRING(0, "keep-stacks", &co.stacks_dir, "DIR",
+                   "the allocator's run records stacks: keep them as\n"
+                   "DIR/NAME.stacks.tsv (tare alloc --from, --diff)"),
         OPT_BOOL(0, "check-warm", &co.check_warm,
                  "two callgrind passes; flag counts that differ by over 0.01%"),
         OPT_LIST(0, "toggle-collect", toggles, &co.ntoggle, "FUNC",
@@ -354,6 +357,11 @@ int cmd_count(int argc, char **argv)
     if (co.keep_dir && mkdir(co.keep_dir, 0777) < 0 && errno != EEXIST) {
         cli_error("count", "cannot make the profile directory '%s': %s", co.keep_dir,
                   strerror(errno));
+        goto done;
+    }
+    if (co.stacks_dir && (!co.alloc_lib || (mkdir(co.stacks_dir, 0777) < 0 && errno != EEXIST))) {
+        cli_error("count", "--keep-stacks '%s': %s", co.stacks_dir,
+                  co.alloc_lib ? strerror(errno) : lib_err.msg);
         goto done;
     }
     jobs = calloc(nall, sizeof *jobs);
