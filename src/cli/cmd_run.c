@@ -399,6 +399,7 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
     r->co.cache_sim = a->cache_sim || su->cache_sim;
     r->co.engine = a->engine_given ? a->engine : su->engine;
     r->co.vg_args = a->nvg_args || !su->vg_args ? a->vg_args : su->vg_args;
+    r->co.stacks_dir = su->keep_stacks;
     while (r->co.vg_args[r->co.nvg_args])
         r->co.nvg_args++;
     if (r->do_count) {
@@ -407,6 +408,10 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
         r->co.valgrind = r->valgrind;
         if (cli_find_alloc_lib(r->alloc_lib, sizeof r->alloc_lib, &r->lib_err) == 0)
             r->co.alloc_lib = r->alloc_lib;
+        if (su->keep_stacks && mkdir(su->keep_stacks, 0777) < 0 && errno != EEXIST) {
+            err_errno(e, ERR_INPUT, errno, "keep-stacks '%s'", su->keep_stacks);
+            return cli_fail(CMD, e);
+        }
     }
 
     /* Everything the history rows need, before any measuring. */
