@@ -44,6 +44,11 @@ struct suite {
     /* metrics = stderr|stdout|FILE, metrics-pattern = REGEX: where the programs print their
      * own counters (core/metrics.h), or NULL; a lane's or a [bench NAME]'s win (suite_metrics) */
     char *metrics_from, *metrics_pattern;
+    /* keep-stacks = DIR: the count pass keeps each benchmark's allocation stacks there
+     * (count_opts.stacks_dir; relative to the suite file's directory), or NULL */
+    char *keep_stacks;
+    char *build;               /* build = CMD: how tare run --revisions builds a commit (in the
+                                * suite's directory of its worktree, /bin/sh -c), or NULL */
     struct suite_lane *lanes;
     int nlanes;
     struct suite_bench *bench;
