@@ -16,6 +16,7 @@
 
 #include "core/allocreport.h"
 #include "core/allocstacks.h"
+#include "core/history.h"
 #include "core/profile.h"
 
 const char *count_engine_name(enum count_engine engine)
@@ -762,6 +763,10 @@ const char *count_counter_name(const char *metric)
         return NULL;
     if (strncmp(metric, METRICS_PREFIX, sizeof METRICS_PREFIX - 1) == 0)
         metric += sizeof METRICS_PREFIX - 1;
+    /* A name of tare's own metrics (wall, median_s, ...) alone is tare's: a counter so named
+     * is metric.NAME. */
+    else if (strcmp(metric, "wall") == 0 || hist_metric_by_name(metric) >= 0)
+        return NULL;
     return metrics_name_valid(metric, strlen(metric)) ? metric : NULL;
 }
 

@@ -134,7 +134,8 @@ void count_job_free(struct count_job *j);
  * counter of the program's own (core/metrics.h), as metric.NAME or NAME alone. */
 bool count_metric_valid(const char *name);
 /* The counter's NAME that a metric name stands for, or NULL for tare's own four (or no
- * counter's name). */
+ * counter's name). NAME alone may not be a name of tare's metrics (wall, median_s, ratio,
+ * ...): such a counter is metric.NAME. */
 const char *count_counter_name(const char *metric);
 /* The job's count of that metric, COUNT_NA when it was not measured or name is unknown; a
  * counter's only where it was the same in the job's runs. */
