@@ -16,6 +16,7 @@
 #include "cli/count_out.h"
 #include "cli/budget_out.h"
 #include "cli/export_out.h"
+#include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "core/count.h"
 #include "core/gitbranch.h"
@@ -31,34 +32,6 @@
 
 const char cmd_run_usage[] =
     "tare run [options] SUITE";
-
-static const char run_options[] =
-    "Options:\n"
-    "      --wall              the wall-clock pass (serial; the default)\n"
-    "      --count             the deterministic pass (instructions, allocations, bytes,\n"
-    "                          peak heap; parallel); the suite's count = yes turns it on too\n"
-    "  -j, --jobs N            commands counted at once (default: the number of CPUs)\n"
-    "      --history DIR       append the rows to DIR/wall.tsv and DIR/count.tsv\n"
-    "      --history-branch BRANCH[:DIR]\n"
-    "                          also commit the rows to DIR/wall.tsv and DIR/count.tsv on\n"
-    "                          the git branch BRANCH (git plumbing: the working tree and\n"
-    "                          index are not touched; retried when another writer moved it)\n"
-    "      --commit SHA        the commit the rows belong to (default: git rev-parse HEAD\n"
-    "                          in the suite's directory)\n"
-    "      --shard K/N         run every N-th benchmark starting at the K-th (1 <= K <= N)\n"
-    "  -r, --runs N            measured runs per series (default: the suite's, else 7;\n"
-    "                          hyperfine's letter)\n"
-    "      --cache-sim         the count pass simulates the caches: L1 and LL misses and\n"
-    "                          estimated cycles too (the suite's cache-sim = yes too)\n"
-    "      --engine ENGINE     the count pass's engine: callgrind (default) or cachegrind\n"
-    "                          (faster: no call graph); wins over the suite's engine =\n"
-    "      --valgrind-arg ARG  pass this option to valgrind in the count pass (repeatable;\n"
-    "                          replaces the suite's valgrind-arg = keys)\n"
-    "      --subtract CMD      count CMD too (a template like command) and show the counts\n"
-    "                          less its; wins over the suite's subtract =\n"
-    "  -f, --format FORMAT     text (default), tsv or json\n"
-    CLI_EXPORT_HELP
-    "  -h, --help              show this help\n";
 
 #define CMD "run"
 
@@ -907,103 +880,75 @@ static void run_free(struct run *r)
     suite_free(&r->su);
 }
 
+/* --shard K/N into an int[2]. */
+static int opt_shard(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    int *kn = o->value;
+    char tail;
+    if (sscanf(arg, "%d/%d%c", &kn[0], &kn[1], &tail) != 2 || kn[1] < 1 || kn[0] < 1 ||
+        kn[0] > kn[1]) {
+        cli_usage_error(p->cmd, p->usage, "bad value '%s' for --shard: want K/N with "
+                        "1 <= K <= N", arg);
+        return -1;
+    }
+    return 0;
+}
+
 /* tare run with its options read; vg_args: room for --valgrind-arg's (argc + 1). */
 static int run_main(int argc, char **argv, char **vg_args)
 {
-    static const struct option longopts[] = {
-        {"wall", no_argument, NULL, 'W'},
-        {"count", no_argument, NULL, 'C'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"history", required_argument, NULL, 'H'},
-        {"history-branch", required_argument, NULL, 0x190},
-        {"commit", required_argument, NULL, 'c'},
-        {"shard", required_argument, NULL, 's'},
-        {"runs", required_argument, NULL, 'r'},
-        {"format", required_argument, NULL, 'f'},
-        CLI_EXPORT_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
-        {"engine", required_argument, NULL, COUNT_OPT_ENGINE},
-        {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
-        {"subtract", required_argument, NULL, COUNT_OPT_SUBTRACT},
-        {0},
-    };
-    const char *hist_dir = NULL, *commit_opt = NULL, *hist_branch = NULL;
-    struct run_args a = {.vg_args = vg_args};
-    long runs = 0;
-    bool want_wall = false, want_count = false;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? ncpu : 1;
-    int shard_k = 1, shard_n = 1;
+    const char *hist_dir = NULL, *hist_branch = NULL;
+    struct run_args a = {.vg_args = vg_args, .shard_k = 1, .shard_n = 1};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int shard[2] = {1, 1};
     enum out_format fmt = FMT_TEXT;
     struct cli_export ci_export = {0};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "r:j:f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'W':
-            want_wall = true;
-            break;
-        case 'C':
-            want_count = true;
-            break;
-        case 'j':
-            if (!cli_parse_count(CMD, cmd_run_usage, "--jobs", optarg, 1, 1024, &jobs))
-                return EXIT_USAGE;
-            break;
-        case 'H':
-            hist_dir = optarg;
-            break;
-        case 0x190:
-            hist_branch = optarg;
-            break;
-        case 'c':
-            commit_opt = optarg;
-            break;
-        case 's': {
-            char tail;
-            if (sscanf(optarg, "%d/%d%c", &shard_k, &shard_n, &tail) != 2 || shard_n < 1 ||
-                shard_k < 1 || shard_k > shard_n)
-                return cli_usage_error(CMD, cmd_run_usage, "bad value '%s' for --shard: want K/N "
-                                       "with 1 <= K <= N", optarg);
-            break;
-        }
-        case 'r':
-            if (!cli_parse_count(CMD, cmd_run_usage, "--runs", optarg, 1, 1000000, &runs))
-                return EXIT_USAGE;
-            break;
-        case 'f':
-            if (!cli_parse_format(CMD, cmd_run_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON, &fmt))
-                return EXIT_USAGE;
-            break;
-        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
-            cli_export_opt(&ci_export, c, optarg);
-            break;
-        case COUNT_OPT_CACHE:
-            a.cache_sim = true;
-            break;
-        case COUNT_OPT_ENGINE:
-            if (!count_parse_engine(CMD, cmd_run_usage, optarg, &a.engine))
-                return EXIT_USAGE;
-            a.engine_given = true;
-            break;
-        case COUNT_OPT_SUBTRACT:
-            a.subtract = optarg;
-            break;
-        case COUNT_OPT_VGARG:
-            if (!count_vg_arg_ok(CMD, cmd_run_usage, optarg))
-                return EXIT_USAGE;
-            vg_args[a.nvg_args++] = optarg;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_run_usage);
-            fputs(run_options, stdout);
-            return EXIT_OK;
-        default:
-            cli_print_usage(stderr, cmd_run_usage);
-            fprintf(stderr, "Try 'tare run --help' for the options.\n");
-            return EXIT_USAGE;
-        }
-    }
+    a.jobs = ncpu > 0 ? ncpu : 1;
+    const struct opt opts[] = {
+        OPT_GROUP("Options:"),
+        OPT_BOOL(0, "wall", &a.want_wall, "the wall-clock pass (serial; the default)"),
+        OPT_BOOL(0, "count", &a.want_count,
+                 "the deterministic pass (instructions, allocations, bytes,\n"
+                 "peak heap; parallel); the suite's count = yes turns it on too"),
+        OPT_LONG('j', "jobs", &a.jobs, "N", 1, 1024,
+                 "commands counted at once (default: the number of CPUs)"),
+        OPT_STRING(0, "history", &hist_dir, "DIR",
+                   "append the rows to DIR/wall.tsv and DIR/count.tsv"),
+        OPT_STRING(0, "history-branch", &hist_branch, "BRANCH[:DIR]",
+                   "also commit the rows to DIR/wall.tsv and DIR/count.tsv on\n"
+                   "the git branch BRANCH (git plumbing: the working tree and\n"
+                   "index are not touched; retried when another writer moved it)"),
+        OPT_STRING(0, "commit", &a.commit, "SHA",
+                   "the commit the rows belong to (default: git rev-parse HEAD\n"
+                   "in the suite's directory)"),
+        OPT_CALLBACK(0, "shard", shard, "K/N",
+                     "run every N-th benchmark starting at the K-th (1 <= K <= N)", opt_shard),
+        MOPT_RUNS(&a.runs, NULL, " (default: the suite's, else 7)"),
+        OPT_BOOL(0, "cache-sim", &a.cache_sim,
+                 "the count pass simulates the caches: L1 and LL misses and\n"
+                 "estimated cycles too (the suite's cache-sim = yes too)"),
+        OPT_CALLBACK(0, "engine", &a.engine, "ENGINE",
+                     "the count pass's engine: callgrind (default) or cachegrind\n"
+                     "(faster: no call graph); wins over the suite's engine =",
+                     count_opt_engine, .given = &a.engine_given),
+        OPT_CALLBACK(0, "valgrind-arg", vg_args, "ARG",
+                     "pass this option to valgrind in the count pass (repeatable;\n"
+                     "replaces the suite's valgrind-arg = keys)", count_opt_vg_arg,
+                     .count = &a.nvg_args),
+        OPT_STRING(0, "subtract", &a.subtract, "CMD",
+                   "count CMD too (a template like command) and show the counts\n"
+                   "less its; wins over the suite's subtract ="),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
+        MOPT_CI_EXPORTS(&ci_export),
+        OPT_HELP(),
+        OPT_END(),
+    };
+    struct opt_parser op = {.cmd = CMD, .usage = cmd_run_usage, .argc = argc, .argv = argv};
+    int prc = opt_parse(&op, opts);
+    if (prc != 0)
+        return opt_status(prc);
+    a.shard_k = shard[0];
+    a.shard_n = shard[1];
     if (optind != argc - 1)
         return cli_usage_error(CMD, cmd_run_usage,
                                optind >= argc ? "no SUITE file" : "one SUITE file only");
@@ -1016,13 +961,6 @@ static int run_main(int argc, char **argv, char **vg_args)
     r->hist_dir = hist_dir;
     r->hist_branch = hist_branch;
     r->ci_export = &ci_export;
-    a.runs = runs;
-    a.jobs = jobs;
-    a.shard_k = shard_k;
-    a.shard_n = shard_n;
-    a.want_wall = want_wall;
-    a.want_count = want_count;
-    a.commit = commit_opt;
     struct err e = {0};
     if (suite_load(argv[optind], &r->su, &e) < 0) {
         free(r);

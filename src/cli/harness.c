@@ -12,36 +12,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "core/words.h"
-
-const char harness_options_help[] =
-    "  -s, --setup CMD         run CMD once before each series' runs (repeatable, in order)\n"
-    "  -p, --prepare CMD       run CMD before every run, warm-ups included; never timed\n"
-    "  -C, --conclude CMD      run CMD after every run; never timed\n"
-    "  -c, --cleanup CMD       run CMD once after each series' runs, even after a failure\n"
-    "                          (hooks get TARE_SERIES and TARE_ITERATION: 1, 2, ... for\n"
-    "                          measured runs, -1, -2, ... for warm-ups, 0 for setup/cleanup)\n"
-    "      --input FILE        every run reads FILE on stdin (default: /dev/null)\n"
-    "      --output WHERE      the runs' stdout: null (default), inherit (stdout and stderr\n"
-    "                          passed through), or a FILE (every run's output, appended)\n"
-    "      --show-output       the same as --output inherit\n";
-
-const char harness_param_help[] =
-    "  -P, --parameter-scan VAR MIN MAX\n"
-    "                          one series per value of VAR from MIN to MAX, {VAR} replaced\n"
-    "                          in the commands and hooks\n"
-    "  -D, --parameter-step-size STEP\n"
-    "                          the scan's step (default 1)\n"
-    "  -L, --parameter-list VAR A,B,...\n"
-    "                          one series per value (repeatable: every combination)\n";
-
-const char harness_count_help[] =
-    "The run count by time, in place of --runs:\n"
-    "  -m, --min-runs N        at least N measured runs (default: --runs's 7)\n"
-    "  -M, --max-runs N        at most N measured runs\n"
-    "      --min-time SECONDS  measure until the runs (hooks included) took this long, at\n"
-    "                          least --min-runs and at most --max-runs of them\n";
 
 static const char *const hook_names[HARNESS_NHOOKS] = {"--setup", "--prepare", "--conclude",
                                                        "--cleanup"};
@@ -77,100 +50,76 @@ static struct harness_param *new_param(struct harness *h, const char *opt, const
     return p;
 }
 
-int harness_option(struct harness *h, int c, int argc, char **argv)
+int harness_opt_hook(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
-    /* hyperfine's letters (HARNESS_SHORTOPTS, HARNESS_PARAM_SHORTOPTS) mean the long options */
-    switch (c) {
-    case 's': c = HARNESS_OPT_SETUP; break;
-    case 'p': c = HARNESS_OPT_PREPARE; break;
-    case 'C': c = HARNESS_OPT_CONCLUDE; break;
-    case 'c': c = HARNESS_OPT_CLEANUP; break;
-    case 'P': c = HARNESS_OPT_SCAN; break;
-    case 'D': c = HARNESS_OPT_STEP; break;
-    case 'L': c = HARNESS_OPT_LIST; break;
-    }
-    switch (c) {
-    case HARNESS_OPT_SETUP:
-    case HARNESS_OPT_PREPARE:
-    case HARNESS_OPT_CONCLUDE:
-    case HARNESS_OPT_CLEANUP: {
-        int k = c - HARNESS_OPT_SETUP;
-        h->hook_str[k][h->nhook[k]++] = optarg;
-        return 1;
-    }
-    case HARNESS_OPT_INPUT:
-        h->input = optarg;
-        return 1;
-    case HARNESS_OPT_OUTPUT:
-        if (strcmp(optarg, "null") == 0) {
-            h->output_file = NULL;
-            h->show_output = false;
-        } else if (strcmp(optarg, "inherit") == 0) {
-            h->output_file = NULL;
-            h->show_output = true;
-        } else if (optarg[0] == '\0') {
-            cli_usage_error(h->cmd, h->usage, "bad value '' for --output: want null, inherit "
-                            "or a file");
-            return -1;
-        } else {
-            h->output_file = optarg;
-            h->show_output = false;
-        }
-        return 1;
-    case HARNESS_OPT_SHOW_OUTPUT:
-        h->output_file = NULL;
+    struct harness *h = o->value;
+    (void)p;
+    h->hook_str[o->defval][h->nhook[o->defval]++] = arg;
+    return 0;
+}
+
+int harness_opt_output(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct harness *h = o->value;
+    h->output_file = NULL;
+    h->show_output = false;
+    if (strcmp(arg, "inherit") == 0) {
         h->show_output = true;
-        return 1;
-    case HARNESS_OPT_SCAN: {
-        /* getopt gave VAR; MIN and MAX follow it, and getopt moves them with the option. */
-        if (optind + 1 >= argc) {
-            cli_usage_error(h->cmd, h->usage, "--parameter-scan wants VAR MIN MAX");
+    } else if (arg[0] == '\0') {
+        cli_usage_error(p->cmd, p->usage, "bad value '' for --output: want null, inherit or a "
+                        "file");
+        return -1;
+    } else if (strcmp(arg, "null") != 0) {
+        h->output_file = arg;
+    }
+    return 0;
+}
+
+int harness_opt_show_output(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct harness *h = o->value;
+    (void)arg, (void)p;
+    h->output_file = NULL;
+    h->show_output = true;
+    return 0;
+}
+
+/* --parameter-scan VAR MIN MAX: getopt gave VAR; MIN and MAX follow it, taken here (optind
+ * moved past them). */
+int harness_opt_scan(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct harness *h = o->value;
+    if (optind + 1 >= p->argc) {
+        cli_usage_error(h->cmd, h->usage, "--parameter-scan wants VAR MIN MAX");
+        return -1;
+    }
+    for (int i = 0; i < h->nparam; i++)
+        if (h->param[i].scan[0]) {
+            cli_usage_error(h->cmd, h->usage, "--parameter-scan given twice (use "
+                            "--parameter-list for more parameters)");
             return -1;
         }
-        for (int i = 0; i < h->nparam; i++)
-            if (h->param[i].scan[0]) {
-                cli_usage_error(h->cmd, h->usage, "--parameter-scan given twice (use "
-                                "--parameter-list for more parameters)");
-                return -1;
-            }
-        struct harness_param *p = new_param(h, "--parameter-scan", optarg);
-        if (!p)
-            return -1;
-        p->scan[0] = argv[optind];
-        p->scan[1] = argv[optind + 1];
-        optind += 2;
-        return 1;
+    struct harness_param *hp = new_param(h, "--parameter-scan", arg);
+    if (!hp)
+        return -1;
+    hp->scan[0] = p->argv[optind];
+    hp->scan[1] = p->argv[optind + 1];
+    optind += 2;
+    return 0;
+}
+
+/* --parameter-list VAR A,B,...: the list is the word after VAR. */
+int harness_opt_list(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct harness *h = o->value;
+    if (optind >= p->argc) {
+        cli_usage_error(h->cmd, h->usage, "--parameter-list wants VAR A,B,...");
+        return -1;
     }
-    case HARNESS_OPT_STEP:
-        h->step = optarg;
-        return 1;
-    case 'm':
-        return cli_parse_count(h->cmd, h->usage, "--min-runs", optarg, 1, 1000000, &h->min_runs)
-                   ? 1 : -1;
-    case 'M':
-        return cli_parse_count(h->cmd, h->usage, "--max-runs", optarg, 1, 1000000, &h->max_runs)
-                   ? 1 : -1;
-    case HARNESS_OPT_MIN_TIME:
-        if (!cli_parse_seconds(h->cmd, h->usage, "--min-time", optarg, &h->min_time))
-            return -1;
-        if (!(h->min_time > 0)) {
-            cli_usage_error(h->cmd, h->usage, "bad value '%s' for --min-time: want seconds "
-                            "above 0", optarg);
-            return -1;
-        }
-        return 1;
-    case HARNESS_OPT_LIST: {
-        if (optind >= argc) {
-            cli_usage_error(h->cmd, h->usage, "--parameter-list wants VAR A,B,...");
-            return -1;
-        }
-        struct harness_param *p = new_param(h, "--parameter-list", optarg);
-        if (!p)
-            return -1;
-        p->list = argv[optind++];
-        return 1;
-    }
-    }
+    struct harness_param *hp = new_param(h, "--parameter-list", arg);
+    if (!hp)
+        return -1;
+    hp->list = p->argv[optind++];
     return 0;
 }
 
