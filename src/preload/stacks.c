@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1198,7 +1199,10 @@ void stk_fork_child(void)
 {
     if (!g_ok)
         return;
+    /* Threads of the parent that held a lock do not exist here. */
     pthread_mutex_init(&g_mu, NULL);
+    atomic_flag_clear(&g_objs_lock);
+    atomic_flag_clear(&g_cells_lock);
     restart_counts();
 }
 
@@ -1211,16 +1215,30 @@ void stk_exec_failed(void)
     unlock();
 }
 
+static bool g_report_locked;
+
+/* The tables held still while the report reads them. Not forever: exit from a signal handler
+ * that interrupted this very thread inside the tables would wait for itself; after a while
+ * the report reads them as they are. */
 void stk_report_lock(void)
 {
-    if (g_ok)
-        lock();
+    g_report_locked = false;
+    if (!g_ok || __libc_single_threaded)
+        return;
+    for (int i = 0; i < 100000; i++) {
+        if (pthread_mutex_trylock(&g_mu) == 0) {
+            g_report_locked = true;
+            return;
+        }
+        sched_yield();
+    }
 }
 
 void stk_report_unlock(void)
 {
-    if (g_ok)
-        unlock();
+    if (g_report_locked)
+        pthread_mutex_unlock(&g_mu);
+    g_report_locked = false;
 }
 
 static const char *mode_name(void)
