@@ -436,13 +436,14 @@ static inline int own_kind(uintptr_t ra)
     return ra >= g_own_lo && ra < g_own_hi ? K_OWN : K_UNKNOWN;
 }
 
-static void walk_dwarf(struct cap *c)
+enum { MAXU = STK_MAX + 16 };
+
+/* libunwind's cursor, with a scope open: it gives each frame's stack pointer, to place the
+ * scopes by. */
+static __attribute__((noinline)) void walk_dwarf_scoped(struct cap *c)
 {
-    c->n = 0;
-    c->dwarf = true;
-    enum { MAXU = STK_MAX + 16 };
 #ifdef HAVE_LIBUNWIND
-    if (tls_nsc > 0 && u_getcontext) {
+    {
         unw_context_t uc;
         unw_cursor_t cur;
         uintptr_t ip[MAXU], sp[MAXU + 1];
@@ -468,6 +469,20 @@ static void walk_dwarf(struct cap *c)
             put_frame(c, ip[i]);
         }
         put_scopes(c, &k, UINTPTR_MAX);
+    }
+#endif
+}
+
+/* libunwind's unw_backtrace, its fast and cached walk. Inlined into every entry point (with
+ * capture and record_alloc): each frame of the library's own is one more for libunwind to
+ * walk, about a third of a malloc/free loop's stack. */
+static inline __attribute__((always_inline)) void walk_dwarf(struct cap *c)
+{
+    c->n = 0;
+    c->dwarf = true;
+#ifdef HAVE_LIBUNWIND
+    if (tls_nsc > 0 && u_getcontext) {
+        walk_dwarf_scoped(c);
         return;
     }
 #endif
@@ -484,7 +499,7 @@ static void walk_dwarf(struct cap *c)
         put_frame(c, MARK_CUT);
 }
 
-static void capture(struct cap *c, void **fp)
+static inline __attribute__((always_inline)) void capture(struct cap *c, void **fp)
 {
     c->dwarf = false;
     if (g_mode == MODE_DWARF && u_backtrace) {
@@ -856,7 +871,7 @@ static void ev_alloc(const struct cap *c, uint64_t p, uint64_t n)
 
 /* ---- the entry points ------------------------------------------------------------------- */
 
-static __attribute__((noinline)) void record_alloc(void **fp, void *p, size_t n)
+static inline __attribute__((always_inline)) void record_alloc(void **fp, void *p, size_t n)
 {
     struct cap c;
     tls_internal++;
