@@ -43,9 +43,6 @@ const char *fmt_num(char *buf, double v);              /* machine form: %.9g or 
  * that lives until eight more calls (printf("%s %s", out_vis(a), out_vis(b)) is safe). */
 const char *out_vis(const char *s);
 void json_str(FILE *f, const char *s);
-/* One CSV field (RFC 4180): as it is, or in double quotes (quotes doubled) when it holds a
- * comma, a quote or a line break. */
-void out_csv_field(FILE *f, const char *s);
 void json_num(FILE *f, double v);                      /* null for NAN */
 
 struct jw;

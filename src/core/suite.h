@@ -43,6 +43,8 @@ struct suite {
     /* keep-stacks = DIR: the count pass keeps each benchmark's allocation stacks there
      * (count_opts.stacks_dir; relative to the suite file's directory), or NULL */
     char *keep_stacks;
+    char *build;               /* build = CMD: how tare run --revisions builds a commit (in the
+                                * suite's directory of its worktree, /bin/sh -c), or NULL */
     struct suite_lane *lanes;
     int nlanes;
     struct suite_bench *bench;

@@ -1,6 +1,6 @@
 /* hyperfine_export.c: hyperfine's JSON, CSV and markdown exports of the engine's series. */
 #define _GNU_SOURCE
-#include "cli/hyperfine_export.h"
+#include "core/hyperfine_export.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,12 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/out.h"
-#include "cli/targets.h"
 #include "core/esc.h"
 #include "core/export.h"
 #include "core/json.h"
 #include "core/proc.h"
+#include "core/series.h"
 #include "core/stats.h"
 
 /* hyperfine's figures of one series: NA (NAN) for a series that failed. */
@@ -89,9 +88,11 @@ static void write_json(FILE *f, const struct hf_result *r, int n)
 
 static void csv_num(FILE *f, double v)
 {
-    char b[FMT_BUF_MIN];
     fputc(',', f);
-    fputs(fmt_num(b, v), f);      /* NA for a failed series, as everywhere in tare */
+    if (isnan(v))
+        fputs("NA", f);           /* a failed series, as everywhere in tare */
+    else
+        fprintf(f, "%.9g", v);
 }
 
 /* hyperfine's columns: command,mean,stddev,median,user,system,min,max, then parameter_VAR for
@@ -104,12 +105,12 @@ static void write_csv(FILE *f, const struct hf_result *r, int n)
         char name[256];
         snprintf(name, sizeof name, "parameter_%s", r[n - 1].param_names[i]);
         fputc(',', f);
-        out_csv_field(f, name);
+        esc_csv_field(f, name);
     }
     fputc('\n', f);
     for (int k = 0; k < n; k++) {
         struct hf_stats m = hf_stats(r[k].s);
-        out_csv_field(f, r[k].command);
+        esc_csv_field(f, r[k].command);
         csv_num(f, m.mean);
         csv_num(f, m.stddev);
         csv_num(f, m.median);
@@ -119,7 +120,7 @@ static void write_csv(FILE *f, const struct hf_result *r, int n)
         csv_num(f, m.max);
         for (int i = 0; i < np; i++) {
             fputc(',', f);
-            out_csv_field(f, i < r[k].nparam ? r[k].param_values[i] : "");
+            esc_csv_field(f, i < r[k].nparam ? r[k].param_values[i] : "");
         }
         fputc('\n', f);
     }
