@@ -254,6 +254,28 @@ static void print_json(const struct wall *wl, double ref_median)
     out_json_end(&w, "wall");
 }
 
+/* --counters: each series' medians, the reference's last (a row per counter). */
+static void print_counters(const struct wall *w)
+{
+    int all = w->ns + (w->ref ? 1 : 0), m = 0;
+    const char **names = calloc(all + 1, sizeof *names);
+    struct ctr_sample **smp = calloc(all + 1, sizeof *smp);
+    int *n = calloc(all + 1, sizeof *n);
+    for (int k = 0; names && smp && n && k < all; k++) {
+        const struct session_series *s = k < w->ns ? &w->s[k] : w->ref;
+        names[m] = tgt(s)->name;
+        smp[m] = s->ctr;
+        n[m++] = s->state == SESSION_OK ? s->n : 0;
+    }
+    if (names && smp && n)
+        counters_print_medians(stdout, w->ctr, m, names, smp, n);
+    else
+        cli_error("wall", "out of memory");
+    free(names);
+    free(smp);
+    free(n);
+}
+
 static void print_text(const struct wall *w, double ref_median)
 {
     bool ref = w->ref != NULL;
@@ -306,19 +328,8 @@ static void print_text(const struct wall *w, double ref_median)
            ref ? "; ratio is median over the reference's median" : "");
     table_print(&t, stdout, FMT_TEXT);
     table_free(&t);
-    if (w->ctr) {
-        const char *names[w->ns + 1];
-        struct ctr_sample *smp[w->ns + 1];
-        int n[w->ns + 1];
-        int m = 0;
-        for (int k = 0; k < w->ns + (ref ? 1 : 0); k++) {
-            const struct session_series *s = k < w->ns ? &w->s[k] : w->ref;
-            names[m] = tgt(s)->name;
-            smp[m] = s->ctr;
-            n[m++] = s->state == SESSION_OK ? s->n : 0;
-        }
-        counters_print_medians(stdout, w->ctr, m, names, smp, n);
-    }
+    if (w->ctr)
+        print_counters(w);
 }
 
 /* The CI formats (export_out.h): each series' median with median -/+ MAD, its run count, and
