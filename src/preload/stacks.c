@@ -192,6 +192,7 @@ static void classify(const struct dl_phdr_info *info, struct obj *o)
 
 static int build_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
+    (void)size;
     struct build_ctx *b = arg;
     b->adds = info->dlpi_adds;
     b->subs = info->dlpi_subs;
@@ -229,6 +230,7 @@ static int build_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
+    (void)size;
     unsigned *n = arg;
     for (int i = 0; i < info->dlpi_phnum; i++)
         if (info->dlpi_phdr[i].p_type == PT_LOAD)
@@ -238,6 +240,8 @@ static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int own_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
+    (void)size;
+    (void)arg;
     if (info->dlpi_addr != g_own_base)
         return 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -258,6 +262,7 @@ static int cmp_obj(const void *a, const void *b)
 
 static int gen_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
+    (void)size;
     unsigned long long *g = arg;
     g[0] = info->dlpi_adds;
     g[1] = info->dlpi_subs;
@@ -1107,6 +1112,10 @@ static __attribute__((section("tare_tramp"), noinline, used)) void *thread_tramp
     __asm__ volatile("" : "+r"(r));
     return r;
 }
+
+/* glibc's start of a program (no header declares it): _start calls it with main. */
+EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+                             void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
 
 EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
                              void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
