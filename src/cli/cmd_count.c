@@ -225,6 +225,9 @@ static int count_options(struct count_cli *c, char **argv, int dd)
         MOPT_TIMEOUT(&co->timeout_s, "\n(default 1800: callgrind is slow)"),
         OPT_STRING(0, "keep-profile", &co->keep_dir, "DIR",
                    "keep each callgrind profile as DIR/NAME.callgrind.out"),
+        OPT_STRING(0, "keep-stacks", &co->stacks_dir, "DIR",
+                   "the allocator's run records stacks: keep them as\n"
+                   "DIR/NAME.stacks.tsv (tare alloc --from, --diff)"),
         OPT_BOOL(0, "check-warm", &co->check_warm,
                  "two callgrind passes; flag counts that differ by over 0.01%"),
         OPT_LIST(0, "toggle-collect", c->toggles, &co->ntoggle, "FUNC",
@@ -328,6 +331,12 @@ static int count_tools(struct count_cli *c)
     if (c->co.keep_dir && mkdir(c->co.keep_dir, 0777) < 0 && errno != EEXIST) {
         cli_error("count", "cannot make the profile directory '%s': %s", c->co.keep_dir,
                   strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (c->co.stacks_dir && (!c->co.alloc_lib ||
+                             (mkdir(c->co.stacks_dir, 0777) < 0 && errno != EEXIST))) {
+        cli_error("count", "--keep-stacks '%s': %s", c->co.stacks_dir,
+                  c->co.alloc_lib ? strerror(errno) : c->lib_err.msg);
         return EXIT_USAGE;
     }
     if (!(c->jobs = count_jobs_make(c->targets, c->nall, c->nt, &c->h))) {

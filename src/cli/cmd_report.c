@@ -11,6 +11,7 @@
 #include "cli/budget_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/history_in.h"
 #include "cli/out.h"
 #include "core/history.h"
 
@@ -24,11 +25,12 @@ static const char report_options[] =
     "      --persist N         a wall-clock step must hold N commits (default 3)\n"
     "      --suite FILE        per-benchmark count thresholds from the suite's [bench NAME]\n"
     "      --summary FILE      also append the block to FILE (e.g. $GITHUB_STEP_SUMMARY)\n"
+    CLI_REPO_HELP
     "  -h, --help              show this help\n";
 
 #define CMD "report"
 
-enum { OPT_COMMIT = 0x100, OPT_DET, OPT_PERSIST, OPT_SUMMARY, OPT_SUITE };
+enum { OPT_COMMIT = 0x100, OPT_DET, OPT_PERSIST, OPT_SUMMARY, OPT_SUITE, OPT_REPO };
 
 static const char *verdict(const struct hist_judgement *j)
 {
@@ -77,6 +79,17 @@ static const char *beside(char *buf, const struct hist_series *s, int m, size_t 
     return change_str(buf, s->v[m][step - 1], s->v[m][at]);
 }
 
+/* Text from a history (a commit's subject) in Markdown: a '|' cannot end a cell, and '*',
+ * '_', '`', '<', '[' and '\\' are taken as they are written. */
+static void md_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (strchr("|*_`<[\\", *s))
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
 /* The whole block, to f: the judgements of c, with the values compared. */
 static void write_block(FILE *f, const struct hist_db *db, const struct hist_check *c,
                         const struct hist_check_opts *o, bool per_bench)
@@ -86,6 +99,11 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
     const char *word = c->nreg ? "regression" : c->nna ? "measurement failed" : c->ntested == 0
                        ? "nothing checked" : c->nimp ? "improvement" : "no change past a threshold";
     fprintf(f, "### tare: %s at `%.12s`\n\n", word, db->commit[ci]);
+    if (db->subject[ci][0]) {   /* what the commit is, where git said */
+        fprintf(f, "`%.12s` ", db->commit[ci]);
+        md_text(f, db->subject[ci]);
+        fprintf(f, "%s%s\n\n", db->cdate[ci][0] ? ", committed " : "", db->cdate[ci]);
+    }
     fprintf(f, "**%zu regression%s**, %zu improvement%s, %zu pending, in %zu metric%s checked "
             "of %zu series at `%.12s`", c->nreg, c->nreg == 1 ? "" : "s", c->nimp,
             c->nimp == 1 ? "" : "s", c->npend, c->ntested, c->ntested == 1 ? "" : "s",
@@ -121,9 +139,16 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
     if (c->nna) {
         fputs("**Failed** (NA at this commit):", f);
         for (size_t i = 0; i < c->n; i++)
-            if (c->j[i].verdict == HIST_NA)
-                fprintf(f, " `%s` %s;", db->series[c->j[i].series].name,
+            if (c->j[i].verdict == HIST_NA) {
+                fprintf(f, " `%s` %s", db->series[c->j[i].series].name,
                         hist_metric_names[c->j[i].metric]);
+                if (c->j[i].failure) {   /* why, where the row says */
+                    fputs(" (", f);
+                    md_text(f, c->j[i].failure);
+                    fputc(')', f);
+                }
+                fputc(';', f);
+            }
         fputs("\n\n", f);
     }
     if (c->nskip)
@@ -159,11 +184,12 @@ int cmd_report(int argc, char **argv)
         {"persist", required_argument, NULL, OPT_PERSIST},
         {"summary", required_argument, NULL, OPT_SUMMARY},
         {"suite", required_argument, NULL, OPT_SUITE},
+        {"repo", required_argument, NULL, OPT_REPO},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     struct hist_check_opts o = HIST_CHECK_DEFAULTS;
-    const char *commit = NULL, *summary = NULL, *suite_path = NULL;
+    const char *commit = NULL, *summary = NULL, *suite_path = NULL, *repo = NULL;
     long persist = o.persist;
     int c;
     optind = 1;
@@ -172,6 +198,7 @@ int cmd_report(int argc, char **argv)
         case OPT_COMMIT: commit = optarg; break;
         case OPT_SUMMARY: summary = optarg; break;
         case OPT_SUITE: suite_path = optarg; break;
+        case OPT_REPO: repo = optarg; break;
         case OPT_DET:
             if (!cli_parse_percent(CMD, cmd_report_usage, "--det-threshold", optarg,
                                    &o.det_threshold))
@@ -212,13 +239,14 @@ int cmd_report(int argc, char **argv)
     }
     struct hist_db db;
     struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0) {
+    char gbuf[4096];
+    st = cli_history_load(CMD, argv + optind, argc - optind, repo,
+                          cli_history_guess(argv[optind], tmps, gbuf, sizeof gbuf), &db);
+    if (st != EXIT_OK) {
         cli_branch_release(tmps);
         cli_budgets_free(bud, nbud);
-        return cli_fail(CMD, &e);
+        return st;
     }
-    for (size_t i = 0; i < db.nwarn; i++)
-        cli_error(CMD, "warning: %s", db.warn[i]);
     int status = EXIT_USAGE;
     struct hist_check chk = {0};
     char *text = NULL;
