@@ -11,6 +11,8 @@
 #include "core/elfsym.h"
 #include "unit.h"
 
+/* A function with a global symbol of its own, for the lookups below. */
+int elfsym_test_marker(int x);
 __attribute__((noinline)) int elfsym_test_marker(int x)
 {
     return x * 3 + 1;
