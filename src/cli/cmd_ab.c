@@ -43,8 +43,8 @@ static const char ab_options[] =
     "      --fail-if-slower    exit 3 when the verdict is slower (for CI)\n"
     "      --count             also count instructions, allocations, bytes and peak heap\n"
     "                          of each side (callgrind passes, as tare count does)\n"
-    "      --count-runs N      with --count: passes of each side, side by side (default 2,\n"
-    "                          at least 2); a count moves only past each side's own spread\n"
+    "      --count-runs N      with --count: passes of each side, A and B in rounds a second\n"
+    "                          apart (default 2; counts that vary take 6; 1: no verdict)\n"
     "      --cache-sim         with --count: simulated L1 and LL cache misses, and estimated\n"
     "                          cycles, of each side, with a verdict on the misses\n"
     "      --engine ENGINE     with --count: callgrind (default) or cachegrind (faster)\n"
@@ -397,7 +397,7 @@ static int number_opt(struct ab_cli *c, int opt, const char *arg)
                      ? 1 : -1;
     case 'R':
         c->count_runs_set = true;
-        return cli_parse_count("ab", cmd_ab_usage, "--count-runs", arg, 2, 100, &o->count_runs)
+        return cli_parse_count("ab", cmd_ab_usage, "--count-runs", arg, 1, 100, &o->count_runs)
                ? 1 : -1;
     case 't': return cli_parse_seconds("ab", cmd_ab_usage, "--timeout", arg, &o->timeout_s)
                      ? 1 : -1;
