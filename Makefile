@@ -126,6 +126,11 @@ FIXTURE_LDFLAGS_seeded := -static
 FIXTURE_LDFLAGS_alloc_scopes := -DTARE_ALLOC_STATS -Iinclude
 FIXTURE_LDFLAGS_alloc_nopie := -fno-pie -no-pie
 $(BUILD)/fixtures/alloc_scopes: include/tare/scope.h
+# Known stacks: without frame pointers (-O1 omits them) and with them.
+FIXTURE_LDFLAGS_alloc_stacks := -DTARE_ALLOC_STATS -Iinclude -pthread
+FIXTURE_LDFLAGS_alloc_stacks_fp := -DTARE_ALLOC_STATS -Iinclude -pthread -fno-omit-frame-pointer
+$(BUILD)/fixtures/alloc_stacks $(BUILD)/fixtures/alloc_stacks_fp: include/tare/scope.h \
+    tests/fixtures/alloc_stacks.c
 # Count regions: the same program with its marks off and on (<valgrind/callgrind.h>).
 FIXTURE_LDFLAGS_region := -Iinclude
 FIXTURE_LDFLAGS_region_marks := -Iinclude

@@ -15,7 +15,8 @@
 #include "cli/counters_out.h"
 #include "cli/export_out.h"
 #include "cli/harness.h"
-#include "cli/hyperfine_export.h"
+#include "core/hyperfine_export.h"
+#include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/ab.h"
@@ -29,47 +30,6 @@
 const char cmd_ab_usage[] =
     "tare ab [options] 'CMD A' 'CMD B'\n"
     "tare ab [options] [--base REV] [--build 'BUILD CMD'] -- CMD [ARG...]";
-
-static const char ab_options[] =
-    "Options (hyperfine's letters, with hyperfine's meanings):\n"
-    "  -r, --pairs N           pairs of runs, that is runs of each (default 20; at least 6\n"
-    "                          for a 95% interval; --runs is the same)\n"
-    "  -w, --warmup N          runs of each before the pairs, never counted (default 1)\n"
-    "      --threshold PCT     the least change called faster or slower (default 1%)\n"
-    "      --until-decided     add pairs until the verdict is decided or the interval lies\n"
-    "                          within the threshold (looks at N, 2N, 4N, ... pairs)\n"
-    "      --max-pairs N       with --until-decided: stop at N pairs (default 200)\n"
-    "      --max-time SECONDS  with --until-decided: stop after this long\n"
-    "      --fail-if-slower    exit 3 when the verdict is slower (for CI)\n"
-    "      --count             also count instructions, allocations, bytes and peak heap\n"
-    "                          of each side (callgrind passes, as tare count does)\n"
-    "      --count-runs N      with --count: passes of each side, A and B in rounds a second\n"
-    "                          apart (default 2; counts that vary take 6; 1: no verdict)\n"
-    "      --cache-sim         with --count: simulated L1 and LL cache misses, and estimated\n"
-    "                          cycles, of each side, with a verdict on the misses\n"
-    "      --engine ENGINE     with --count: callgrind (default) or cachegrind (faster)\n"
-    "      --valgrind-arg ARG  with --count: pass this option to valgrind too (repeatable)\n"
-    "      --counters          also count cycles, instructions, faults (see tare stat)\n"
-    "                          in every measured run; medians beside the times\n"
-    "      --base REV          A is REV built in a temporary git worktree, B the working\n"
-    "                          tree; CMD comes after '--' (default REV: HEAD)\n"
-    "      --build 'BUILD CMD' with --base: build each tree first (run with /bin/sh -c)\n"
-    "  -n, --command-name NAME\n"
-    "                          name A, then B (default: the command; --name is the same)\n"
-    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
-    "                          or a path; default: none, the words run as they are)\n"
-    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
-    "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
-    "      --pin CPU           run the commands on this CPU only\n"
-    "  -f, --format FORMAT     text (default) or json\n"
-    "      --export-json FILE  also write A and B in hyperfine's JSON export schema\n"
-    "      --export-csv FILE   also write A and B in hyperfine's CSV export columns\n"
-    "      --export-markdown FILE\n"
-    "                          also write A and B as hyperfine's markdown table\n"
-    CLI_EXPORT_HELP
-    "  -h, --help              show this help\n"
-    "Around the timed runs (hooks are split into words like the commands, or run with\n"
-    "--shell; --count's pass runs none of them):\n";
 
 /* The command line's state: the options for ab_run, and what the command itself keeps. */
 struct ab_cli {
@@ -327,148 +287,102 @@ static int ab_measure(struct ab_cli *c)
     return status;
 }
 
-enum { OPT_COUNT = 0x180, OPT_COUNTERS, OPT_PIN, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
-       OPT_EXPORT_MD, OPT_CACHE_SIM, OPT_ENGINE, OPT_VGARG };
-
-static const struct option ab_longopts[] = {
-    {"pairs", required_argument, NULL, 'r'},
-    {"runs", required_argument, NULL, 'r'},
-    {"warmup", required_argument, NULL, 'w'},
-    {"threshold", required_argument, NULL, 'T'},
-    {"until-decided", no_argument, NULL, 'U'},
-    {"max-pairs", required_argument, NULL, 'M'},
-    {"max-time", required_argument, NULL, 'X'},
-    {"fail-if-slower", no_argument, NULL, 'F'},
-    {"count", no_argument, NULL, OPT_COUNT},
-    {"count-runs", required_argument, NULL, 'R'},
-    {"counters", no_argument, NULL, OPT_COUNTERS},
-    {"cache-sim", no_argument, NULL, OPT_CACHE_SIM},
-    {"engine", required_argument, NULL, OPT_ENGINE},
-    {"valgrind-arg", required_argument, NULL, OPT_VGARG},
-    {"base", required_argument, NULL, 'B'},
-    {"build", required_argument, NULL, 'b'},
-    {"command-name", required_argument, NULL, 'n'},
-    {"name", required_argument, NULL, 'n'},
-    {"shell", required_argument, NULL, 'S'},
-    {"timeout", required_argument, NULL, 't'},
-    {"pin", required_argument, NULL, OPT_PIN},
-    {"format", required_argument, NULL, 'f'},
-    {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
-    {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
-    {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
-    CLI_EXPORT_LONGOPTS,
-    {"help", no_argument, NULL, 'h'},
-    HARNESS_LONGOPTS,
-    {0},
-};
-
 /* --threshold PCT: "1%" or "0.5", under 100. */
-static bool parse_threshold(const char *arg, double *out)
+static int opt_threshold(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
     char *end;
-    double p = strtod(arg, &end);
+    double pct = strtod(arg, &end);
     if (end != arg && *end == '%')
         end++;
-    if (end == arg || *end || !(p >= 0 && p < 100)) {
-        cli_usage_error("ab", cmd_ab_usage, "bad value '%s' for --threshold: want a "
+    if (end == arg || *end || !(pct >= 0 && pct < 100)) {
+        cli_usage_error(p->cmd, p->usage, "bad value '%s' for --threshold: want a "
                         "percentage from 0 to under 100, such as 1%% or 0.5", arg);
-        return false;
-    }
-    *out = p / 100;
-    return true;
-}
-
-/* The options that set numbers: 1 taken, 0 not one of them, -1 bad (said). */
-static int number_opt(struct ab_cli *c, int opt, const char *arg)
-{
-    struct ab_opts *o = &c->o;
-    long v;
-    switch (opt) {
-    case 'r': return cli_parse_count("ab", cmd_ab_usage, "--pairs", arg, 1, 100000, &o->pairs)
-                     ? 1 : -1;
-    case 'w': return cli_parse_count("ab", cmd_ab_usage, "--warmup", arg, 0, 1000000, &o->warmup)
-                     ? 1 : -1;
-    case 'T': return parse_threshold(arg, &o->threshold) ? 1 : -1;
-    case 'M':
-        c->max_pairs_set = true;
-        return cli_parse_count("ab", cmd_ab_usage, "--max-pairs", arg, 1, 100000, &o->max_pairs)
-               ? 1 : -1;
-    case 'X': return cli_parse_seconds("ab", cmd_ab_usage, "--max-time", arg, &o->max_time_s)
-                     ? 1 : -1;
-    case 'R':
-        c->count_runs_set = true;
-        return cli_parse_count("ab", cmd_ab_usage, "--count-runs", arg, 1, 100, &o->count_runs)
-               ? 1 : -1;
-    case 't': return cli_parse_seconds("ab", cmd_ab_usage, "--timeout", arg, &o->timeout_s)
-                     ? 1 : -1;
-    case OPT_PIN:
-        if (!cli_parse_count("ab", cmd_ab_usage, "--pin", arg, 0, CPU_SETSIZE - 1, &v))
-            return -1;
-        o->pin_cpu = (int)v;
-        return 1;
-    default: return 0;
-    }
-}
-
-/* One option: 0 taken, 1 --help printed, -1 bad (said). */
-static int ab_option(struct ab_cli *c, int opt, const char *arg, int dd, char **argv)
-{
-    struct ab_opts *o = &c->o;
-    int n = number_opt(c, opt, arg);
-    if (n != 0)
-        return n > 0 ? 0 : -1;
-    switch (opt) {
-    case 'U': o->until = true; break;
-    case 'F': c->fail_if_slower = true; break;
-    case OPT_COUNT: o->count = true; break;
-    case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
-        cli_export_opt(&c->ci_export, opt, arg);
-        break;
-    case OPT_COUNTERS: c->counters = true; break;
-    case OPT_CACHE_SIM: o->copt.cache_sim = true; break;
-    case OPT_ENGINE:
-        if (!count_parse_engine("ab", cmd_ab_usage, arg, &o->copt.engine))
-            return -1;
-        c->engine_set = true;
-        break;
-    case OPT_VGARG:
-        if (!count_vg_arg_ok("ab", cmd_ab_usage, arg))
-            return -1;
-        c->vg_args[o->copt.nvg_args++] = (char *)arg;
-        break;
-    case 'B': c->base = arg; break;
-    case OPT_EXPORT_JSON: c->exports.json = arg; break;
-    case OPT_EXPORT_CSV: c->exports.csv = arg; break;
-    case OPT_EXPORT_MD: c->exports.markdown = arg; break;
-    case 'b': c->build = arg; break;
-    case 'n':
-        if (c->spec.nnames == 2) {
-            cli_usage_error("ab", cmd_ab_usage, "--name given more than twice (A, then B)");
-            return -1;
-        }
-        c->names[c->spec.nnames++] = (char *)arg;
-        break;
-    case 'S': return target_spec_set_shell(&c->spec, "ab", cmd_ab_usage, arg) ? 0 : -1;
-    case 'N': c->spec.shell = NULL; break;
-    case 'f':
-        return cli_parse_format("ab", cmd_ab_usage, arg, FMT_TEXT | FMT_JSON, &c->fmt) ? 0 : -1;
-    case 'h':
-        cli_print_usage(stdout, cmd_ab_usage);
-        printf("\nPaired, interleaved A/B of two commands, or of a git revision against the\n"
-               "working tree: the ratio B/A with a confidence interval, and a verdict of\n"
-               "faster, slower or same (no detectable change).\n\n%s%s", ab_options,
-               harness_options_help);
-        return 1;
-    default: {
-        int v = harness_option(&c->h, opt, dd, argv);
-        if (v != 0)
-            return v < 0 ? -1 : 0;
-        cli_print_usage(stderr, cmd_ab_usage);
-        fprintf(stderr, "Try 'tare ab --help' for the options.\n");
         return -1;
     }
-    }
+    *(double *)o->value = pct / 100;
     return 0;
+}
+
+/* -n, --name: A's, then B's. */
+static int opt_side_name(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct ab_cli *c = o->value;
+    if (c->spec.nnames == 2) {
+        cli_usage_error(p->cmd, p->usage, "--name given more than twice (A, then B)");
+        return -1;
+    }
+    c->names[c->spec.nnames++] = (char *)arg;
+    return 0;
+}
+
+/* The options into c: 0, 1 after --help, -1 after the error (opt_parse). */
+static int ab_options(struct ab_cli *c, char **argv, int dd)
+{
+    struct ab_opts *o = &c->o;
+    const struct opt opts[] = {
+        OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings):"),
+        OPT_LONG('r', "pairs", &o->pairs, "N", 1, 100000,
+                 "pairs of runs, that is runs of each (default 20; at least 6\n"
+                 "for a 95% interval; --runs is the same)", .alias = "runs"),
+        MOPT_WARMUP(&o->warmup),
+        OPT_CALLBACK(0, "threshold", &o->threshold, "PCT",
+                     "the least change called faster or slower (default 1%)", opt_threshold),
+        OPT_BOOL(0, "until-decided", &o->until,
+                 "add pairs until the verdict is decided or the interval lies\n"
+                 "within the threshold (looks at N, 2N, 4N, ... pairs)"),
+        OPT_LONG(0, "max-pairs", &o->max_pairs, "N", 1, 100000,
+                 "with --until-decided: stop at N pairs (default 200)",
+                 .given = &c->max_pairs_set),
+        OPT_SECONDS(0, "max-time", &o->max_time_s, "SECONDS",
+                    "with --until-decided: stop after this long"),
+        OPT_BOOL(0, "fail-if-slower", &c->fail_if_slower,
+                 "exit 3 when the verdict is slower (for CI)"),
+        OPT_BOOL(0, "count", &o->count,
+                 "also count instructions, allocations, bytes and peak heap\n"
+                 "of each side (callgrind passes, as tare count does)"),
+        OPT_LONG(0, "count-runs", &o->count_runs, "N", 1, 100,
+                 "with --count: passes of each side, A and B in rounds a second\n"
+                 "apart (default 2; counts that vary take 6; 1: no verdict)",
+                 .given = &c->count_runs_set),
+        OPT_BOOL(0, "cache-sim", &o->copt.cache_sim,
+                 "with --count: simulated L1 and LL cache misses, and estimated\n"
+                 "cycles, of each side, with a verdict on the misses"),
+        OPT_CALLBACK(0, "engine", &o->copt.engine, "ENGINE",
+                     "with --count: callgrind (default) or cachegrind (faster)",
+                     count_opt_engine, .given = &c->engine_set),
+        OPT_CALLBACK(0, "valgrind-arg", c->vg_args, "ARG",
+                     "with --count: pass this option to valgrind too (repeatable)",
+                     count_opt_vg_arg, .count = &o->copt.nvg_args),
+        OPT_BOOL(0, "counters", &c->counters,
+                 "also count cycles, instructions, faults (see tare stat)\n"
+                 "in every measured run; medians beside the times"),
+        OPT_STRING(0, "base", &c->base, "REV",
+                   "A is REV built in a temporary git worktree, B the working\n"
+                   "tree; CMD comes after '--' (default REV: HEAD)"),
+        OPT_STRING(0, "build", &c->build, "'BUILD CMD'",
+                   "with --base: build each tree first (run with /bin/sh -c)"),
+        OPT_CALLBACK('n', "command-name", c, "NAME",
+                     "name A, then B (default: the command; --name is the same)",
+                     opt_side_name, .alias = "name"),
+        MOPT_SHELL(&c->spec),
+        MOPT_TIMEOUT(&o->timeout_s, ""),
+        MOPT_PIN(&o->pin_cpu, ""),
+        OPT_FORMAT(&c->fmt, FMT_TEXT | FMT_JSON),
+        MOPT_HF_EXPORTS(&c->exports),
+        MOPT_CI_EXPORTS(&c->ci_export),
+        OPT_HELP(),
+        OPT_GROUP("Around the timed runs (hooks are split into words like the commands, or run "
+                  "with\n--shell; --count's pass runs none of them):"),
+        MOPT_HOOKS(&c->h),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "ab", .usage = cmd_ab_usage, .argc = dd, .argv = argv,
+        .about = "Paired, interleaved A/B of two commands, or of a git revision against the\n"
+                 "working tree: the ratio B/A with a confidence interval, and a verdict of\n"
+                 "faster, slower or same (no detectable change).",
+    };
+    return opt_parse(&op, opts);
 }
 
 int cmd_ab(int argc, char **argv)
@@ -480,20 +394,15 @@ int cmd_ab(int argc, char **argv)
     int dd = find_dashdash(argc, argv);
     c.spec.names = c.names;
     c.o.copt.vg_args = c.vg_args = calloc((size_t)argc + 1, sizeof *c.vg_args);
-    if (!c.vg_args || !harness_init(&c.h, "ab", cmd_ab_usage, argc))
+    if (!c.vg_args || !harness_init_cli("ab", &c.h, argc))
         goto done;
-    optind = 1;
-    int opt;
-    while ((opt = getopt_long(dd, argv, "r:w:n:S:Nt:f:h" HARNESS_SHORTOPTS, ab_longopts,
-                              NULL)) != -1) {
-        int rc = ab_option(&c, opt, optarg, dd, argv);
-        if (rc != 0) {
-            status = rc > 0 ? EXIT_OK : EXIT_USAGE;
-            goto done;
-        }
+    int rc = ab_options(&c, argv, dd);
+    if (rc != 0) {
+        status = opt_status(rc);
+        goto done;
     }
     if ((status = ab_plan(&c, argc, argv, dd, &e)) != 0 ||
-        (status = harness_finish(&c.h, c.spec.shell)) != 0 ||
+        (status = harness_finish("ab", cmd_ab_usage, &c.h, c.spec.shell)) != 0 ||
         (status = ab_tools(&c, &e)) != 0)
         goto done;
     status = ab_measure(&c);

@@ -9,11 +9,12 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/history_in.h"
 #include "cli/trend_page.h"
 #include "core/history.h"
 
 const char cmd_trend_usage[] =
-    "tare trend [--title TEXT] [--commit-url URL] FILE... -o OUT";
+    "tare trend [--title TEXT] [--commit-url URL] [--repo DIR] FILE... -o OUT";
 
 static const char trend_options[] =
     "Options:\n"
@@ -21,6 +22,7 @@ static const char trend_options[] =
     "      --title TEXT        the page's title (default: \"Benchmark trend\")\n"
     "      --commit-url URL    link commits to URL, {sha} replaced by the commit's hash\n"
     "                          (http:// or https:// only)\n"
+    CLI_REPO_HELP
     "  -h, --help              show this help\n";
 
 #define CMD "trend"
@@ -74,7 +76,7 @@ static bool url_ok(const char *u)
 
 static int write_data(FILE *f, const struct hist_db *db, const char *title, const char *url)
 {
-    struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
+    struct hist_check_opts o = HIST_CHECK_DEFAULTS;
     fputs("{\"title\":", f);
     js_str(f, title);
     fputs(",\"commitUrl\":", f);
@@ -88,11 +90,16 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
             first = false;
         }
     fputs("],\"commits\":[", f);
+    /* [hash, run date, commit date, subject]: the last two "" where unknown */
     for (size_t i = 0; i < db->ncommits; i++) {
         fputs(i ? ",[" : "[", f);
         js_str(f, db->commit[i]);
         fputc(',', f);
         js_str(f, db->date[i]);
+        fputc(',', f);
+        js_str(f, db->cdate[i]);
+        fputc(',', f);
+        js_str(f, db->subject[i]);
         fputc(']', f);
     }
     fputs("],\"series\":[", f);
@@ -155,24 +162,19 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
         for (int m = 0; m < HM_COUNT; m++) {
             if (!db->has[m] || m == HM_REF_MEDIAN_S)
                 continue;
-            struct hist_step j;
-            const char *verdict;
-            hist_check_point(s, m, s->n ? s->n - 1 : 0, &o, &j);
-            if (j.untested != HIST_TESTED)
-                verdict = "untested";
-            else if (j.found)
-                verdict = j.change > 0 ? "reg" : "imp";
-            else if (j.pending)
-                verdict = "pend";
-            else
-                verdict = isnan(j.change) ? "echo" : "same";
-            if (hist_metric_deterministic(m) && isnan(j.fence))
-                j.fence = o.det_threshold;
-            fprintf(f, "%s\"%s\":[\"%s\",", first ? "" : ",", hist_metric_names[m], verdict);
-            js_num(f, j.change);
+            static const char *const verdict[] = {
+                [HIST_SAME] = "same", [HIST_REGRESSION] = "reg", [HIST_IMPROVEMENT] = "imp",
+                [HIST_PENDING] = "pend", [HIST_ECHO] = "echo", [HIST_NA] = "untested",
+                [HIST_UNTESTED] = "untested"};
+            struct hist_judgement jd;
+            hist_judge(s, m, s->n ? s->n - 1 : 0, &o, &jd);
+            const struct hist_step *j = &jd.st;
+            fprintf(f, "%s\"%s\":[\"%s\",", first ? "" : ",", hist_metric_names[m],
+                    verdict[jd.verdict]);
+            js_num(f, j->change);
             fputc(',', f);
-            js_num(f, j.fence);
-            fprintf(f, ",%zu,%zu,%d]", j.points, j.needed, hist_alarms(s, m));
+            js_num(f, j->fence);
+            fprintf(f, ",%zu,%zu,%d]", j->points, j->needed, hist_alarms(s, m));
             first = false;
         }
         fputs("}}", f);
@@ -188,10 +190,11 @@ int cmd_trend(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"title", required_argument, NULL, 't'},
         {"commit-url", required_argument, NULL, 'u'},
+        {"repo", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    const char *outp = NULL, *title = "Benchmark trend", *url = NULL;
+    const char *outp = NULL, *title = "Benchmark trend", *url = NULL, *repo = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -208,6 +211,9 @@ int cmd_trend(int argc, char **argv)
                 return cli_usage_error(CMD, cmd_trend_usage, "--commit-url '%s': want an "
                                        "http:// or https:// address", url);
             break;
+        case 'R':
+            repo = optarg;
+            break;
         case 'h':
             cli_print_usage(stdout, cmd_trend_usage);
             fputs(trend_options, stdout);
@@ -223,11 +229,11 @@ int cmd_trend(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error(CMD, cmd_trend_usage, "no history FILE");
     struct hist_db db;
-    struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
-        return cli_fail(CMD, &e);
-    for (size_t i = 0; i < db.nwarn; i++)
-        cli_error(CMD, "warning: %s", db.warn[i]);
+    char gbuf[4096];
+    int st = cli_history_load(CMD, argv + optind, argc - optind, repo,
+                              cli_history_guess(argv[optind], NULL, gbuf, sizeof gbuf), &db);
+    if (st != EXIT_OK)
+        return st;
     bool any = false;
     for (int m = 0; m < HM_COUNT; m++)
         any |= db.has[m];

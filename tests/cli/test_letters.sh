@@ -165,17 +165,40 @@ PYEOF
 expect_eq "$(cat "$TMP/cmp")" "agree" "JSON and CSV exports agree with the runs"
 expect_eq "$(awk -F'|' 'NR > 2 { print $6 }' "$TMP/t.md" | grep -cx ' 1.00 ')" 1 \
     "markdown: one row is the 1.00 of Relative"
-# A failed series is NA in the CSV and null in the JSON, never 0; the file is still written.
+# A failed series is NA in the CSV and the markdown, never 0. hyperfine's JSON leaves it out,
+# as hyperfine does (its schema has every figure a number); tare's own JSON keeps it, null.
 run_tare wall -r 2 -w 0 --export-csv "$TMP/f.csv" --export-json "$TMP/f.json" --export-markdown \
     "$TMP/f.md" true "$F/exit3"
 expect_rc 1 "a failed series"
 expect_eq "$(sed -n 3p "$TMP/f.csv" | cut -d, -f2-8)" "NA,NA,NA,NA,NA,NA,NA" \
     "failed series in CSV: NA"
-expect_eq \
-    "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][1]["mean"])' "$TMP/f.json")" \
-    None "failed series in JSON: null"
 expect_match "$(sed -n 4p "$TMP/f.md")" '\| NA \| NA \| NA \| NA \|$' \
     "failed series in markdown: NA"
+if command -v hyperfine > /dev/null; then
+    (cd "$TMP" && hyperfine -N -r 2 --export-json hf.json true "$F/exit3" > /dev/null 2>&1)
+    # Key by key: the same results, the same keys (memory_usage_byte is later hyperfine's,
+    # 1.17 on), every value of the same JSON type.
+    $PY - "$TMP/hf.json" "$TMP/f.json" > "$TMP/cmp" 2>&1 <<'PYEOF'
+import json, sys
+def load(p):
+    return json.loads(open(p, encoding="utf-8").read(), parse_constant=lambda c: 1 / 0)
+h, t = (load(p)["results"] for p in sys.argv[1:3])
+assert [r["command"] for r in h] == [r["command"] for r in t] == ["true"], (h, t)
+for a, b in zip(h, t):
+    assert set(b) - set(a) <= {"memory_usage_byte"}, set(b) ^ set(a)
+    assert set(a) <= set(b), set(a) - set(b)
+    for k, v in a.items():
+        assert type(v) is type(b[k]) or {type(v), type(b[k])} <= {int, float}, k
+print("same keys")
+PYEOF
+    expect_eq "$(cat "$TMP/cmp")" "same keys" \
+        "--export-json with a failed command: hyperfine's results, key by key"
+else
+    not_ok "hyperfine is not installed (scripts/install-deps check installs it)"
+fi
+run_tare wall -r 2 -w 0 -f json true "$F/exit3"
+expect_eq "$($PY -c 'import json,sys; s=json.load(sys.stdin)["series"][1]; print(s["status"], s["median_s"])' <<<"$out" 2>&1)" \
+    "failed None" "tare's own JSON keeps the failed series, null"
 # A command with a comma and a quote is one CSV field; a '|' does not split a markdown row.
 run_tare wall -r 1 -w 0 -S sh --export-csv "$TMP/q.csv" --export-markdown "$TMP/q.md" \
     'echo "a,b" | cat'

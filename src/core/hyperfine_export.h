@@ -3,7 +3,7 @@
 #ifndef TARE_HYPERFINE_EXPORT_H
 #define TARE_HYPERFINE_EXPORT_H
 
-#include "cli/harness.h"
+#include "core/harness.h"
 #include "core/err.h"
 #include "core/session.h"
 

@@ -1,6 +1,6 @@
 /* hyperfine_export.c: hyperfine's JSON, CSV and markdown exports of the engine's series. */
 #define _GNU_SOURCE
-#include "cli/hyperfine_export.h"
+#include "core/hyperfine_export.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,10 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/out.h"
-#include "cli/targets.h"
+#include "core/esc.h"
 #include "core/export.h"
+#include "core/json.h"
 #include "core/proc.h"
+#include "core/series.h"
 #include "core/stats.h"
 
 /* hyperfine's figures of one series: NA (NAN) for a series that failed. */
@@ -36,53 +37,62 @@ static struct hf_stats hf_stats(const struct session_series *s)
     return m;
 }
 
+/* A series that failed is left out, as hyperfine leaves out a command that failed: its
+ * schema has every figure a number and its scripts read them so (tare's own JSON keeps the
+ * series, with null figures). */
 static void write_json(FILE *f, const struct hf_result *r, int n)
 {
-    fputs("{\"results\": [", f);
+    struct jw w;
+    jw_init(&w, f);
+    jw_object_begin(&w);
+    jw_key(&w, "results");
+    jw_array_begin_lines(&w, "\n  ", "\n");
     for (int k = 0; k < n; k++) {
         const struct session_series *s = r[k].s;
         struct hf_stats m = hf_stats(s);
-        fputs(k ? ",\n  {" : "\n  {", f);
-        fputs("\"command\": ", f);
-        json_str(f, r[k].command);
+        if (isnan(m.mean))
+            continue;
+        jw_object_begin(&w);
+        jw_kstring(&w, "command", r[k].command);
         if (r[k].nparam > 0) {
-            fputs(", \"parameters\": {", f);
-            for (int i = 0; i < r[k].nparam; i++) {
-                fputs(i ? ", " : "", f);
-                json_str(f, r[k].param_names[i]);
-                fputs(": ", f);
-                json_str(f, r[k].param_values[i]);
-            }
-            fputs("}", f);
+            jw_kobject(&w, "parameters");
+            for (int i = 0; i < r[k].nparam; i++)
+                jw_kstring(&w, r[k].param_names[i], r[k].param_values[i]);
+            jw_end(&w);
         }
-        fputs(", \"mean\": ", f); json_num(f, m.mean);
-        fputs(", \"stddev\": ", f); json_num(f, m.stddev);
-        fputs(", \"median\": ", f); json_num(f, m.median);
-        fputs(", \"user\": ", f); json_num(f, m.user);
-        fputs(", \"system\": ", f); json_num(f, m.system);
-        fputs(", \"min\": ", f); json_num(f, m.min);
-        fputs(", \"max\": ", f); json_num(f, m.max);
-        fputs(", \"times\": [", f);
-        for (int i = 0; i < s->n; i++) {
-            if (i) fputs(", ", f);
-            json_num(f, s->wall_s[i]);
-        }
-        fputs("], \"exit_codes\": [", f);
+        jw_kdouble(&w, "mean", m.mean);
+        jw_kdouble(&w, "stddev", s->n > 1 ? m.stddev : NAN);   /* null: as hyperfine */
+        jw_kdouble(&w, "median", m.median);
+        jw_kdouble(&w, "user", m.user);
+        jw_kdouble(&w, "system", m.system);
+        jw_kdouble(&w, "min", m.min);
+        jw_kdouble(&w, "max", m.max);
+        jw_karray(&w, "times");
         for (int i = 0; i < s->n; i++)
-            fprintf(f, "%s%d", i ? ", " : "", s->exit_code[i]);
-        fputs("], \"memory_usage_byte\": [", f);
+            jw_double(&w, s->wall_s[i]);
+        jw_end(&w);
+        jw_karray(&w, "exit_codes");
         for (int i = 0; i < s->n; i++)
-            fprintf(f, "%s%ld", i ? ", " : "", s->max_rss_kb[i] * 1024);
-        fputs("]}", f);
+            jw_i64(&w, s->exit_code[i]);
+        jw_end(&w);
+        jw_karray(&w, "memory_usage_byte");
+        for (int i = 0; i < s->n; i++)
+            jw_i64(&w, (int64_t)s->max_rss_kb[i] * 1024);
+        jw_end(&w);
+        jw_end(&w);
     }
-    fputs("\n]}\n", f);
+    jw_end(&w);
+    jw_end(&w);
+    fputc('\n', f);
 }
 
 static void csv_num(FILE *f, double v)
 {
-    char b[FMT_BUF_MIN];
     fputc(',', f);
-    fputs(fmt_num(b, v), f);      /* NA for a failed series, as everywhere in tare */
+    if (isnan(v))
+        fputs("NA", f);           /* a failed series, as everywhere in tare */
+    else
+        fprintf(f, "%.9g", v);
 }
 
 /* hyperfine's columns: command,mean,stddev,median,user,system,min,max, then parameter_VAR for
@@ -95,12 +105,12 @@ static void write_csv(FILE *f, const struct hf_result *r, int n)
         char name[256];
         snprintf(name, sizeof name, "parameter_%s", r[n - 1].param_names[i]);
         fputc(',', f);
-        out_csv_field(f, name);
+        esc_csv_field(f, name);
     }
     fputc('\n', f);
     for (int k = 0; k < n; k++) {
         struct hf_stats m = hf_stats(r[k].s);
-        out_csv_field(f, r[k].command);
+        esc_csv_field(f, r[k].command);
         csv_num(f, m.mean);
         csv_num(f, m.stddev);
         csv_num(f, m.median);
@@ -110,22 +120,16 @@ static void write_csv(FILE *f, const struct hf_result *r, int n)
         csv_num(f, m.max);
         for (int i = 0; i < np; i++) {
             fputc(',', f);
-            out_csv_field(f, i < r[k].nparam ? r[k].param_values[i] : "");
+            esc_csv_field(f, i < r[k].nparam ? r[k].param_values[i] : "");
         }
         fputc('\n', f);
     }
 }
 
-/* A command in a markdown cell: in backticks, with its '|' escaped so the row stays whole. */
+/* A command in a markdown cell: a code span whatever it holds, the row kept whole. */
 static void md_command(FILE *f, const char *s)
 {
-    fputc('`', f);
-    for (; *s; s++) {
-        if (*s == '|')
-            fputc('\\', f);
-        fputc(*s == '\n' ? ' ' : *s, f);
-    }
-    fputc('`', f);
+    esc_md_code(f, s, true);
 }
 
 static void md_time(FILE *f, double v, double scale, int digits)
@@ -164,7 +168,7 @@ static void write_markdown(FILE *f, const struct hf_result *r, int n, int ref)
         md_command(f, r[k].command);
         fputs(" | ", f);
         md_time(f, m.mean, scale, digits);
-        if (!isnan(m.mean)) {
+        if (!isnan(m.mean) && r[k].s->n > 1) {
             fputs(" ± ", f);
             md_time(f, m.stddev, scale, digits);
         }
