@@ -783,22 +783,8 @@ static int probe_wall(void *ctx, int i, double *value, struct err *e)
  * least a quarter of the step (a build here is not the CI's) and 0.5%. */
 static double step_tolerance(const struct hist_series *se, int m, size_t at, double change)
 {
-    double *ch = malloc((se->n + 1) * sizeof *ch), prev = NAN, tol = 0;
-    size_t n = 0;
-    for (size_t k = 0; ch && k < se->n; k++) {
-        double v = se->v[m][k];
-        if (isnan(v))
-            continue;
-        if (!isnan(prev) && prev != 0 && k != at)
-            ch[n++] = fabs(v / prev - 1);
-        prev = v;
-    }
-    if (n) {
-        stats_sort(ch, n);
-        tol = stats_quantile(ch, n, 0.9);
-    }
-    free(ch);
-    return fmax(tol, fmax(0.25 * fabs(change), 0.005));
+    double tol = hist_change_quantile(se, m, se->n, at, 0.9);
+    return fmax(isnan(tol) ? 0 : tol, fmax(0.25 * fabs(change), 0.005));
 }
 
 /* The newest step of the db's counts, as from_history looks for it. */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/history.h"
 #include "core/proc.h"
 
 /* ---- the rules ---- */
@@ -288,14 +289,21 @@ static const char *misses_words(char *buf, size_t size, const struct ab_reading_
 enum ab_reading ab_reading(const struct ab_reading_in *in, char *buf, size_t size)
 {
     buf[0] = '\0';
-    if (!in->clock || isnan(in->lo) || !(in->work == AB_CHANGE_NONE || moved(in->work)))
+    bool judged = in->clock_words != NULL;   /* a fence decided, not an interval */
+    if (!in->clock || (!judged && isnan(in->lo)) ||
+        !(in->work == AB_CHANGE_NONE || moved(in->work)))
         return AB_READING_NONE;
-    bool up = in->lo > 1, down = in->hi < 1;
-    char cw[96], mw[96];
-    clock_words(cw, sizeof cw, in);
+    bool up = judged ? in->clock_dir > 0 : in->lo > 1;
+    bool down = judged ? in->clock_dir < 0 : in->hi < 1;
+    const char *who = in->who ? in->who : "B";
+    char cw[128], mw[96];
+    if (judged)
+        snprintf(cw, sizeof cw, "%s", in->clock_words);
+    else
+        clock_words(cw, sizeof cw, in);
     if (in->work == AB_CHANGE_NONE) {
-        bool past = (up && in->ratio >= 1 + in->threshold) ||
-                    (down && in->ratio <= 1 - in->threshold);
+        bool past = judged ? up || down : (up && in->ratio >= 1 + in->threshold) ||
+                                          (down && in->ratio <= 1 - in->threshold);
         if (!past)
             return AB_READING_NONE;
         snprintf(buf, size, "the wall clock moved but the counts did not (%s): the difference "
@@ -306,23 +314,78 @@ enum ab_reading ab_reading(const struct ab_reading_in *in, char *buf, size_t siz
     }
     bool less = in->work == AB_CHANGE_LESS;
     if (!up && !down) {
-        snprintf(buf, size, "wall clock does not move while the counts do (%s): B does %s "
-                 "work, which this run's wall clock does not show", in->counts,
-                 less ? "less" : "more");
+        snprintf(buf, size, "wall clock does not move while the counts do (%s): %s does %s "
+                 "work, which %s wall clock does not show", in->counts, who,
+                 less ? "less" : "more", judged ? "the" : "this run's");
         return AB_READING_CLOCK_FLAT;
     }
     if (less == down) {
-        snprintf(buf, size, "the counts and the clock agree: B does %s work (%s) and is %s: %s",
-                 less ? "less" : "more", in->counts, down ? "faster" : "slower", cw);
+        snprintf(buf, size, "the counts and the clock agree: %s does %s work (%s) and is %s: %s",
+                 who, less ? "less" : "more", in->counts, down ? "faster" : "slower", cw);
         return AB_READING_AGREE;
     }
     if (in->misses == AB_CHANGE_NA)
         snprintf(mw, sizeof mw, "; look at cache behaviour: `--cache-sim`");
     else
         misses_words(mw, sizeof mw, in, "the simulated misses did not move");
-    snprintf(buf, size, "B does %s work (%s) but is %s: %s%s", less ? "less" : "more",
+    snprintf(buf, size, "%s does %s work (%s) but is %s: %s%s", who, less ? "less" : "more",
              in->counts, up ? "slower" : "faster", cw, mw);
     return AB_READING_OPPOSITE;
+}
+
+/* ---- a history's commit ---- */
+
+/* The judgement of metric m of series si in c, or NULL. */
+static const struct hist_judgement *judgement(const struct hist_check *c, size_t si, int m)
+{
+    for (size_t k = 0; k < c->n; k++)
+        if (c->j[k].series == si && c->j[k].metric == m)
+            return &c->j[k];
+    return NULL;
+}
+
+enum ab_reading ab_reading_at(const struct hist_db *db, const struct hist_check *c, size_t si,
+                              char *buf, size_t size)
+{
+    buf[0] = '\0';
+    const struct hist_series *s = &db->series[si];
+    const struct hist_judgement *w = judgement(c, si, HM_RATIO);
+    if (!w)
+        w = judgement(c, si, HM_MEDIAN_S);
+    const struct hist_judgement *ins = judgement(c, si, HM_INSTRUCTIONS);
+    if (!w || !ins || w->verdict == HIST_PENDING || w->verdict == HIST_NA ||
+        w->verdict == HIST_UNTESTED)
+        return AB_READING_NONE;
+    bool step = w->verdict == HIST_REGRESSION || w->verdict == HIST_IMPROVEMENT;
+    /* the counts over the clock's step; a flat clock beside the counts' own step */
+    size_t from = step ? w->step_point : ins->step_point, at = w->point;
+    if (from == 0 || (!step && ins->verdict != HIST_REGRESSION &&
+                      ins->verdict != HIST_IMPROVEMENT))
+        return AB_READING_NONE;
+    double before = s->v[HM_INSTRUCTIONS][from - 1], after = s->v[HM_INSTRUCTIONS][at];
+    /* the series' own noise before the step, the least change that is one */
+    double noise = hist_change_quantile(s, HM_INSTRUCTIONS, from, SIZE_MAX, 0.9);
+    noise = isnan(noise) ? NAN : fmax(noise, AB_COUNT_SAME);
+    if (isnan(before) || isnan(after) || before == 0 || isnan(noise))
+        return AB_READING_NONE;
+    double r = after / before;
+    char counts[64], pc[32], cw[128], pw[32], pf[32];
+    snprintf(counts, sizeof counts, "instructions %s", ab_pct(pc, sizeof pc, r));
+    struct ab_reading_in in = {
+        .work = fabs(r - 1) <= noise ? AB_CHANGE_NONE : r > 1 ? AB_CHANGE_MORE : AB_CHANGE_LESS,
+        .counts = counts, .misses = AB_CHANGE_NA, .clock = true, .ratio = NAN, .lo = NAN,
+        .hi = NAN, .clock_dir = !step ? 0 : w->st.change > 0 ? 1 : -1, .who = "this commit",
+    };
+    char who[64];   /* a clock's step began before the commit it was confirmed at */
+    if (s->commit[from] != c->commit) {
+        snprintf(who, sizeof who, "the step from `%.12s`", db->commit[s->commit[from]]);
+        in.who = who;
+    }
+    snprintf(cw, sizeof cw, "wall clock %s (%s, past its fence of %s)",
+             ab_pct(pw, sizeof pw, 1 + w->st.change), hist_metric_names[w->metric],
+             ab_pct(pf, sizeof pf, 1 + w->st.fence) + 1);
+    in.clock_words = cw;
+    return ab_reading(&in, buf, size);
 }
 
 /* ---- the run ---- */

@@ -120,9 +120,29 @@ struct ab_reading_in {
     bool clock;               /* false: no clock, or too few pairs for an interval */
     double ratio, lo, hi;     /* the clock's B/A and its interval */
     double threshold;         /* the least change the clock's verdict calls faster or slower */
+    /* A clock judged otherwise (a history's fence rather than an interval): its direction
+     * (+1 slower, -1 faster, 0 within its noise) and its change in words, in place of ratio,
+     * lo, hi and threshold; NULL: the interval. */
+    const char *clock_words;
+    int clock_dir;
+    const char *who;          /* who does the work: "B" (NULL), "this commit", ... */
 };
 /* The reading and its line into buf ("" for NONE). */
 enum ab_reading ab_reading(const struct ab_reading_in *in, char *buf, size_t size);
+
+/*
+ * The same reading of a history at a commit (tare report): for series si of c, the
+ * instructions' change over its step (from the point before the step to the commit) against
+ * the series' own noise (the larger of AB_COUNT_SAME and the 90th percentile of its
+ * commit-to-commit changes before the step), beside the clock's verdict at the commit (the
+ * ratio's where check alarms on it, else median_s's: a step, or within its fence). Its
+ * line into buf with "this commit" (or "the step from `SHA`") doing the work; NONE where
+ * the series has no instructions or no clock judged (pending, NA, too few points).
+ */
+struct hist_db;
+struct hist_check;
+enum ab_reading ab_reading_at(const struct hist_db *db, const struct hist_check *c, size_t si,
+                              char *buf, size_t size);
 
 /* "+20.1%", "-3.0%", "NA", "+inf%": a ratio as a change (two decimals under 10%). */
 const char *ab_pct(char *buf, size_t size, double ratio);

@@ -324,6 +324,34 @@ static void test_reading(void)
     CHECK(strstr(buf, "machine); the simulated misses did move (-50.0%)") != NULL);
 }
 
+/* A clock judged by a fence (a history's report): its direction and words given, no interval;
+ * who names the side. */
+static void test_reading_judged(void)
+{
+    char buf[768];
+    struct ab_reading_in in = {.work = AB_CHANGE_LESS, .counts = "instructions -3.00%",
+                               .misses = AB_CHANGE_NA, .clock = true, .ratio = NAN, .lo = NAN,
+                               .hi = NAN, .clock_words = "wall clock +18.0% (fence 17.8%)",
+                               .clock_dir = 1, .who = "this commit"};
+    CHECK_INT(ab_reading(&in, buf, sizeof buf), AB_READING_OPPOSITE);
+    CHECK_STR(buf, "this commit does less work (instructions -3.00%) but is slower: wall clock "
+                   "+18.0% (fence 17.8%); look at cache behaviour: `--cache-sim`");
+    in.clock_dir = -1;
+    CHECK_INT(ab_reading(&in, buf, sizeof buf), AB_READING_AGREE);
+    CHECK_STR(buf, "the counts and the clock agree: this commit does less work (instructions "
+                   "-3.00%) and is faster: wall clock +18.0% (fence 17.8%)");
+    in.clock_dir = 0;
+    CHECK_INT(ab_reading(&in, buf, sizeof buf), AB_READING_CLOCK_FLAT);
+    CHECK_STR(buf, "wall clock does not move while the counts do (instructions -3.00%): this "
+                   "commit does less work, which the wall clock does not show");
+    in.work = AB_CHANGE_NONE;
+    CHECK_INT(ab_reading(&in, buf, sizeof buf), AB_READING_NONE);   /* nothing moved */
+    in.clock_dir = 1;
+    CHECK_INT(ab_reading(&in, buf, sizeof buf), AB_READING_COUNTS_FLAT);
+    in.work = AB_CHANGE_NA;
+    CHECK_INT(ab_reading(&in, buf, sizeof buf), AB_READING_NONE);
+}
+
 static void test_words(void)
 {
     char b[32];
@@ -345,6 +373,7 @@ int main(void)
     test_work();
     test_cache();
     test_reading();
+    test_reading_judged();
     test_words();
     return unit_done("test_ab");
 }
