@@ -112,6 +112,14 @@ void ctr_counter_attr(const struct ctr_set *s, int i, uint32_t *type, uint64_t *
                       bool *exclude_kernel);
 /* Removes counter i from the set (one the default list asked for and this machine refuses). */
 void ctr_set_remove(struct ctr_set *s, int i);
+/* For a default event list, after ctr_set_probe: removes the kernel-side events (context
+ * switches) that the permissions forbid in user-only counting, so the default works at
+ * perf_event_paranoid 2; dropped(ctx, c) is told of each before it goes (may be NULL). */
+void ctr_set_drop_kernel_side(struct ctr_set *s,
+                              void (*dropped)(void *ctx, const struct ctr_counter *c), void *ctx);
+/* The software events (task-clock, page-faults, context-switches) this machine can count with
+ * kernel mode as given, probed one by one, as an --event list into buf ("" when none). */
+void ctr_working_software(bool kernel, char *buf, size_t n);
 /* Closes whatever is open. */
 void ctr_set_free(struct ctr_set *s);
 
