@@ -633,3 +633,23 @@ void ctr_working_software(bool kernel, char *buf, size_t n)
         ctr_set_free(&probe);
     }
 }
+
+struct ctr_summary ctr_summarize(const struct ctr_sample *s, int n, int i)
+{
+    struct ctr_summary c = {ctr_median(s, n, i), ctr_min(s, n, i), ctr_max(s, n, i), 0, "ok"};
+    for (int r = 0; r < n; r++)
+        c.runs += !isnan(s[r].value[i]);
+    if (isnan(c.median))
+        c.status = "not-counted";
+    else if (ctr_any_scaled(s, n, i))
+        c.status = "scaled";
+    return c;
+}
+
+int ctr_find_pair(const struct ctr_set *set, int i, const char *ev)
+{
+    for (int j = 0; j < set->n; j++)
+        if (set->c[j].pmu == set->c[i].pmu && strcmp(set->c[j].ev->name, ev) == 0)
+            return j;
+    return -1;
+}

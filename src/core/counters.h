@@ -135,6 +135,19 @@ struct ctr_sample {
     bool scaled[CTR_MAX];
 };
 
+/* One counter's figures over n runs (n > 0): the median, min and max of its values, the runs
+ * that counted it, and a status: "ok", "scaled" (multiplexed: scaled from the share of time it
+ * ran) or "not-counted" (no run counted it). */
+struct ctr_summary {
+    double median, min, max;
+    int runs;
+    const char *status;
+};
+/* Counter i's summary over the samples s[0..n). */
+struct ctr_summary ctr_summarize(const struct ctr_sample *s, int n, int i);
+/* The counter of event ev on the same PMU as counter i, or -1 (instructions' cycles). */
+int ctr_find_pair(const struct ctr_set *set, int i, const char *ev);
+
 /* Reads each counter opened by ctr_attach, scales it, closes it. */
 int ctr_read(struct ctr_set *s, struct ctr_sample *out, struct err *e);
 

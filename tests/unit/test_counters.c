@@ -310,6 +310,29 @@ static void test_software(void)
     ctr_set_free(&s);
 }
 
+/* A counter's summary: its median, min and max, the runs that counted it, whether scaled. */
+static void test_summarize(void)
+{
+    struct ctr_sample smp[4];
+    memset(smp, 0, sizeof smp);
+    double v[4] = {10, 30, 25, 20}, gap[4] = {1, 2, NAN, 3};
+    for (int r = 0; r < 4; r++)
+        smp[r].value[0] = v[r], smp[r].value[1] = gap[r], smp[r].value[2] = 5;
+    smp[1].scaled[2] = true;
+    struct ctr_summary c = ctr_summarize(smp, 4, 0);
+    CHECK_NEAR(c.median, 22.5, 1e-12);
+    CHECK_NEAR(c.min, 10, 1e-12);
+    CHECK_NEAR(c.max, 30, 1e-12);
+    CHECK_INT(c.runs, 4);
+    CHECK_STR(c.status, "ok");
+    /* missing from one run: no honest median over all of them */
+    c = ctr_summarize(smp, 4, 1);
+    CHECK(isnan(c.median));
+    CHECK_INT(c.runs, 3);
+    CHECK_STR(c.status, "not-counted");
+    CHECK_STR(ctr_summarize(smp, 4, 2).status, "scaled");
+}
+
 static int ndropped;
 
 static void count_dropped(void *ctx, const struct ctr_counter *c)
@@ -356,6 +379,7 @@ int main(void)
     test_stats();
     test_software();
     test_drop_kernel_side();
+    test_summarize();
     CHECK(strstr(ctr_paranoid_meaning(2), "user-space") != NULL);
     CHECK(strstr(ctr_paranoid_meaning(3), "forbids") != NULL);
     return unit_done("test_counters");
