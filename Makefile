@@ -123,6 +123,7 @@ $(BUILD)/examples/%: examples/%.c
 
 FIXTURE_CC ?= cc
 FIXTURE_LDFLAGS_static_hello := -static
+FIXTURE_LDFLAGS_seeded := -static
 # Fixtures with allocation scopes turned on (they run under libtare-alloc).
 FIXTURE_LDFLAGS_alloc_scopes := -DTARE_ALLOC_STATS -Iinclude
 FIXTURE_LDFLAGS_alloc_nopie := -fno-pie -no-pie
