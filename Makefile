@@ -47,9 +47,7 @@ LIBCORE  := $(BUILD)/libtare-core.a
 SO_BUILD     ?= $(BUILD)
 ALLOC_SO     := $(SO_BUILD)/libtare-alloc.so
 PRELOAD_SRC  := $(wildcard src/preload/*.c)
-# (Not yet -Wmissing-prototypes -Wvla: alloc.c's wrappers of glibc's memalign, pvalloc and
-# malloc_usable_size, and its VLAs, are fixed once the allocator's stacks work has landed.)
-SO_CFLAGS    := -std=gnu11 $(filter-out -Wmissing-prototypes -Wvla,$(WARN)) \
+SO_CFLAGS    := -std=gnu11 $(WARN) \
                 $(filter-out -fsanitize%,$(CFLAGS)) -fPIC -fno-builtin \
                 -fvisibility=hidden -fno-semantic-interposition -ftls-model=initial-exec \
                 -Isrc -Iinclude
@@ -125,6 +123,7 @@ $(BUILD)/examples/%: examples/%.c
 
 FIXTURE_CC ?= cc
 FIXTURE_LDFLAGS_static_hello := -static
+FIXTURE_LDFLAGS_seeded := -static
 # Fixtures with allocation scopes turned on (they run under libtare-alloc).
 FIXTURE_LDFLAGS_alloc_scopes := -DTARE_ALLOC_STATS -Iinclude
 FIXTURE_LDFLAGS_alloc_nopie := -fno-pie -no-pie

@@ -76,7 +76,12 @@ bench() {   # bench LABEL CMD...: the ratios of one workload
     done
     awk -v a="$(col "$tmp/slow.tsv" tare-alloc-stacks median_s)" \
         -v h="$(col "$tmp/slow.tsv" heaptrack median_s)" \
-        'BEGIN { printf "     tare alloc --stacks / heaptrack: %.3f of its wall time\n", a / h }'
+        -v au="$(col "$tmp/slow.tsv" tare-alloc-stacks user_s)" \
+        -v as="$(col "$tmp/slow.tsv" tare-alloc-stacks sys_s)" \
+        -v hu="$(col "$tmp/slow.tsv" heaptrack user_s)" \
+        -v hs="$(col "$tmp/slow.tsv" heaptrack sys_s)" \
+        'BEGIN { printf "     tare alloc --stacks / heaptrack: %.3f of its wall time, %.3f of its cpu\n",
+                 a / h, (au + as) / (hu + hs) }'
     grep -oE 'by_fp=[0-9]+ by_dwarf=[0-9]+' "$tmp/r" | tail -1 | sed 's/^/     stacks taken: /'
     rm -f "$tmp/r"
 }

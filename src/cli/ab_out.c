@@ -47,9 +47,14 @@ static void print_counts_text(const struct ab_result *r)
         }
         table_set(&t, 3, "%s", pct(b, c->ratio));
     }
-    printf("\ncounts (deterministic: the median of %ld %s passes of each, side by side, "
-           "after a native warm-up; spread: (max - min) / median of a side's passes; bytes and "
-           "peak heap from libtare-alloc):\n", r->count_runs, count_engine_name(co->engine));
+    char more[96] = "";
+    if (r->count_runs > r->o->count_runs)
+        snprintf(more, sizeof more, " (%ld, not %ld: the counts vary from pass to pass)",
+                 r->count_runs, r->o->count_runs);
+    printf("\ncounts (deterministic: the median of %ld %s passes of each%s, in rounds of A and "
+           "B side by side, each round in a later second of the clock; after a native warm-up; "
+           "spread: (max - min) / median of a side's passes; bytes and peak heap from "
+           "libtare-alloc):\n", r->count_runs, count_engine_name(co->engine), more);
     struct count_view v = {.co = co};   /* the valgrind options, the cycles model */
     count_extra_legend(stdout, &v);
     table_print(&t, stdout, FMT_TEXT);
@@ -110,29 +115,31 @@ static void print_counts_json(const struct ab_result *r)
 {
     const struct count_opts *co = &r->o->copt;
     int nf = co->cache_sim ? AB_NFIELD : AB_NPLAIN;
-    printf(",\n \"count\": {\"runs\": %ld, \"engine\": \"%s\", \"cache_sim\": %s",
-           r->count_runs, count_engine_name(co->engine), co->cache_sim ? "true" : "false");
+    printf(",\n \"count\": {\"runs\": %ld, \"varies\": %s, \"engine\": \"%s\", "
+           "\"cache_sim\": %s", r->count_runs, r->varies ? "true" : "false",
+           count_engine_name(co->engine), co->cache_sim ? "true" : "false");
     count_vg_args_json(stdout, co);
     fputs(", ", stdout);
     for (int k = 0; k < 2; k++)
         json_count_side(r, k, nf);
-    static const char *const change_name[] = {"null", "\"none\"", "\"more\"", "\"less\""};
     fputs("\"ratio\": {", stdout);
     for (int f = 0; f < nf; f++) {
         printf("%s\"%s\": ", f ? ", " : "", ab_field_names[f]);
         json_num(stdout, r->count[f].ratio);
     }
     fputs("}, \"change\": {", stdout);
-    for (int f = 0; f < nf; f++)
-        printf("%s\"%s\": %s", f ? ", " : "", ab_field_names[f],
-               change_name[r->count[f].change]);
+    for (int f = 0; f < nf; f++) {
+        printf("%s\"%s\": ", f ? ", " : "", ab_field_names[f]);
+        json_str_or_null(ab_change_name(r->count[f].change));
+    }
     fputs("}, \"work\": ", stdout);
     json_str_or_null(ab_work_name(r->work));
     fputs(", \"caches\": ", stdout);
-    static const char *const cache_word[] = {NULL, "same", "more", "less"};
-    json_str_or_null(cache_word[r->cache]);
+    json_str_or_null(r->cache == AB_CHANGE_NONE ? "same" : ab_change_name(r->cache));
     fputs(", \"caches_line\": ", stdout);
     json_str_or_null(r->cache_line);
+    fputs(", \"reading\": ", stdout);
+    json_str_or_null(ab_reading_name(r->reading));
     fputs(", \"note\": ", stdout);
     json_str_or_null(r->reading_line);
     fputs("}", stdout);

@@ -13,32 +13,7 @@
 /* The stack for people: innermost frame first, at most TEXT_FRAMES of them; malloc'd. */
 static char *short_stack(const struct astk_table *t, const struct astk_row *r)
 {
-    struct astk_row part = *r;
-    bool more = r->n > TEXT_FRAMES;
-    if (more) {
-        part.off += r->n - TEXT_FRAMES;
-        part.n = TEXT_FRAMES;
-    }
-    /* reversed: a row of the frames in reverse order, written with " < " */
-    uint32_t *rev = malloc((part.n ? part.n : 1) * sizeof *rev);
-    if (!rev)
-        return NULL;
-    for (uint32_t k = 0; k < part.n; k++)
-        rev[k] = t->fr[part.off + part.n - 1 - k];
-    struct astk_table view = *t;
-    view.fr = rev;
-    struct astk_row vr = {0, part.n, {0}};
-    char *s = astk_stack_text(&view, &vr, " < ");
-    free(rev);
-    if (s && more) {
-        size_t l = strlen(s);
-        char *m = realloc(s, l + 8);
-        if (m) {
-            memcpy(m + l, " < ...", 7);
-            s = m;
-        }
-    }
-    return s;
+    return astk_stack_text_inner(t, r, " < ", TEXT_FRAMES);
 }
 
 void alloc_out_text(FILE *f, const struct astk_table *t, int by, size_t n)

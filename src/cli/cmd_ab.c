@@ -348,9 +348,9 @@ static int ab_options(struct ab_cli *c, char **argv, int dd)
         OPT_BOOL(0, "count", &o->count,
                  "also count instructions, allocations, bytes and peak heap\n"
                  "of each side (callgrind passes, as tare count does)"),
-        OPT_LONG(0, "count-runs", &o->count_runs, "N", 2, 100,
-                 "with --count: passes of each side, side by side (default 2,\n"
-                 "at least 2); a count moves only past each side's own spread",
+        OPT_LONG(0, "count-runs", &o->count_runs, "N", 1, 100,
+                 "with --count: passes of each side, A and B in rounds a second\n"
+                 "apart (default 2; counts that vary take 6; 1: no verdict)",
                  .given = &c->count_runs_set),
         OPT_BOOL(0, "cache-sim", &o->copt.cache_sim,
                  "with --count: simulated L1 and LL cache misses, and estimated\n"

@@ -328,7 +328,18 @@ static bool parse_alloc_format(const char *arg, int *fmt)
     return false;
 }
 
-int cmd_alloc(int argc, char **argv)
+struct alloc_args {
+    int fmt, by;
+    bool follow, stacks, diff, by_set, n_set;
+    const char *unwind, *from;
+    char *diff_files[2];
+    long n;
+    struct output o;
+    char **cmd;
+};
+
+/* The options into a: -1 to go on, else the exit status (--help, a usage error). */
+static int parse_args(int argc, char **argv, struct alloc_args *a)
 {
     enum { OPT_FOLLOW = 0x100, OPT_STACKS, OPT_UNWIND, OPT_BY, OPT_FROM, OPT_DIFF };
     static const struct option longopts[] = {
@@ -342,49 +353,44 @@ int cmd_alloc(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    int fmt = FMT_TEXT, by = ASTK_ALLOCS;
-    bool follow = false, stacks = false, diff = false, by_set = false, n_set = false;
-    const char *unwind = "auto", *from = NULL;
-    char *diff_files[2] = {NULL, NULL};
-    long n = 20;
-    struct output o = {NULL, "", NULL};
+    *a = (struct alloc_args){.fmt = FMT_TEXT, .by = ASTK_ALLOCS, .unwind = "auto", .n = 20};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "+f:n:o:h", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_FOLLOW: follow = true; break;
-        case OPT_STACKS: stacks = true; break;
+        case OPT_FOLLOW: a->follow = true; break;
+        case OPT_STACKS: a->stacks = true; break;
         case OPT_UNWIND:
             if (strcmp(optarg, "auto") && strcmp(optarg, "fp") && strcmp(optarg, "dwarf"))
                 return cli_usage_error("alloc", cmd_alloc_usage,
                                        "--unwind takes auto, fp or dwarf, not '%s'", optarg);
-            unwind = optarg;
-            stacks = true;
+            a->unwind = optarg;
+            a->stacks = true;
             break;
         case OPT_BY:
-            if (astk_measure_parse(optarg, &by) < 0)
+            if (astk_measure_parse(optarg, &a->by) < 0)
                 return cli_usage_error("alloc", cmd_alloc_usage, "--by takes allocations, "
                                        "bytes, temporaries, peak or leaked, not '%s'", optarg);
-            by_set = true;
+            a->by_set = true;
             break;
-        case OPT_FROM: from = optarg; break;
+        case OPT_FROM: a->from = optarg; break;
         case OPT_DIFF:              /* its two files right after it, options after them */
             if (argc - optind < 2)
                 return cli_usage_error("alloc", cmd_alloc_usage,
                                        "--diff takes two saved tables");
-            diff_files[0] = argv[optind];
-            diff_files[1] = argv[optind + 1];
+            a->diff_files[0] = argv[optind];
+            a->diff_files[1] = argv[optind + 1];
             optind += 2;
-            diff = true;
+            a->diff = true;
             break;
         case 'n':
-            if (!cli_parse_count("alloc", cmd_alloc_usage, "-n", optarg, 0, 1000000000, &n))
+            if (!cli_parse_count("alloc", cmd_alloc_usage, "-n", optarg, 0, 1000000000, &a->n))
                 return EXIT_USAGE;
-            n_set = true;
+            a->n_set = true;
             break;
-        case 'o': o.path = optarg; break;
+        case 'o': a->o.path = optarg; break;
         case 'f':
-            if (!parse_alloc_format(optarg, &fmt))
+            if (!parse_alloc_format(optarg, &a->fmt))
                 return cli_usage_error("alloc", cmd_alloc_usage, "unknown format '%s' (text, "
                                        "json; with stacks also tsv, folded)", optarg);
             break;
@@ -401,33 +407,113 @@ int cmd_alloc(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (from || diff) {
-        if (stacks || follow || (from && diff))
+    if (a->from || a->diff) {
+        if (a->stacks || a->follow || (a->from && a->diff))
             return cli_usage_error("alloc", cmd_alloc_usage, "%s runs no command: not with "
-                                   "%s", from ? "--from" : "--diff",
-                                   diff && from ? "--diff" : stacks ? "--stacks or --unwind"
-                                                                    : "--follow-children");
-        if (diff && fmt == FMT_FOLDED)
+                                   "%s", a->from ? "--from" : "--diff",
+                                   a->diff && a->from ? "--diff"
+                                   : a->stacks ? "--stacks or --unwind" : "--follow-children");
+        if (a->diff && a->fmt == FMT_FOLDED)
             return cli_usage_error("alloc", cmd_alloc_usage, "--diff has no folded format");
         if (optind != argc)
             return cli_usage_error("alloc", cmd_alloc_usage, "%s runs no command",
-                                   from ? "--from" : "--diff");
-        return show_saved(from, diff ? diff_files : NULL, fmt, by, n, &o);
+                                   a->from ? "--from" : "--diff");
+        return -1;
     }
-    if (!stacks && (fmt == FMT_TSV || fmt == FMT_FOLDED || by_set || n_set))
+    if (!a->stacks && (a->fmt == FMT_TSV || a->fmt == FMT_FOLDED || a->by_set || a->n_set))
         return cli_usage_error("alloc", cmd_alloc_usage, "%s: only with --stacks",
-                               by_set ? "--by" : n_set ? "-n" : "this format");
+                               a->by_set ? "--by" : a->n_set ? "-n" : "this format");
     if (optind < argc && strcmp(argv[optind - 1], "--") != 0 && strcmp(argv[optind], "--") == 0)
         optind++;
     if (optind >= argc)
         return cli_usage_error("alloc", cmd_alloc_usage, "no command to run");
-    char **cmd = argv + optind;
+    a->cmd = argv + optind;
+    return -1;
+}
 
+/* The output of a run that reported: the totals (and stacks) printed; the exit status. */
+static int print_run(struct alloc_args *a, const struct alloc_report *rep,
+                     const struct alloc_totals *t)
+{
+    struct err e = {0};
+    struct astk_table st;
+    long ppid = a->follow ? -1 : (long)getpid();
+    struct astk_opts so = {ppid, NULL, NULL};
+    if (a->stacks && astk_from_report(rep, &so, &st, &e) < 0)
+        return cli_fail("alloc", &e);
+    if (a->stacks)
+        astk_sort(&st, a->by);
+    int status = EXIT_OK;
+    if (out_open(&a->o, &e) < 0) {
+        status = cli_fail("alloc", &e);
+        goto done;
+    }
+    FILE *f = a->o.f;
+    if (a->fmt == FMT_JSON)
+        print_json(f, t, a->stacks ? &st : NULL, a->by, (size_t)a->n);
+    else if (a->fmt == FMT_TSV)
+        astk_write_tsv(&st, f, (size_t)a->n);
+    else if (a->fmt == FMT_FOLDED)
+        alloc_out_folded(f, &st, a->by);
+    else
+        print_text(f, t, a->follow);
+    if (a->fmt == FMT_TEXT && a->follow && rep->nprocs > 1)
+        print_procs(f, rep);
+    if (a->fmt == FMT_TEXT && a->stacks)
+        print_stacks_text(f, &st, a->by, (size_t)a->n);
+    if (out_close(&a->o, &e) < 0)
+        status = cli_fail("alloc", &e);
+    if (a->stacks)
+        stack_notes(&st, a->cmd[0]);
+done:
+    if (a->stacks)
+        astk_free(&st);
+    return status;
+}
+
+/* The report the library wrote to out, read and printed; the exit status. */
+static int report_run(struct alloc_args *a, const char *out, const struct proc_result *r)
+{
+    struct err e = {0};
+    struct alloc_report rep;
+    if (allocreport_read_file(out, &rep, &e) < 0)
+        return cli_fail("alloc", &e);
+    struct alloc_totals t;
+    if (allocreport_sum(&rep, a->follow ? -1 : (long)getpid(), &t, &e) < 0) {
+        allocreport_free(&rep);
+        return cli_fail("alloc", &e);
+    }
+    int status;
+    char why[128];
+    if (t.nprocs == 0) {
+        cli_error("alloc", "'%s' wrote no allocation report: it did not load libtare-alloc.so "
+                  "(a set-user-ID program, a program that clears LD_PRELOAD, or one that died "
+                  "without exiting); nothing was counted", a->cmd[0]);
+        status = EXIT_FAIL;
+    } else if (t.own_malloc) {
+        cli_error("alloc", "'%s' defines its own malloc, found before libtare-alloc.so: its "
+                  "allocations never reach the library, so they cannot be counted",
+                  t.own_malloc->exe && t.own_malloc->exe[0] ? t.own_malloc->exe : a->cmd[0]);
+        status = EXIT_FAIL;
+    } else {
+        status = print_run(a, &rep, &t);
+        if (status == EXIT_OK && r->status == PROC_EXITED) {
+            cli_error("alloc", "'%s' %s", a->cmd[0], proc_describe(r, 0, why, sizeof why));
+            status = EXIT_FAIL;
+        }
+    }
+    allocreport_totals_free(&t);
+    allocreport_free(&rep);
+    return status;
+}
+
+/* The command run under libtare-alloc.so, its report printed; the exit status. */
+static int run_command(struct alloc_args *a)
+{
     struct err e = {0};
     char lib[PATH_MAX];
-    if (cli_find_alloc_lib(lib, sizeof lib, &e) < 0 || check_dynamic(cmd[0], &e) < 0)
+    if (cli_find_alloc_lib(lib, sizeof lib, &e) < 0 || check_dynamic(a->cmd[0], &e) < 0)
         return cli_fail("alloc", &e);
-
     const char *tmpdir = getenv("TMPDIR");
     char out[PATH_MAX];
     snprintf(out, sizeof out, "%s/tare-alloc-XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
@@ -445,103 +531,46 @@ int cmd_alloc(int argc, char **argv)
     if (asprintf(&preload, "LD_PRELOAD=%s%s%s", lib, old && old[0] ? ":" : "",
                  old ? old : "") < 0 ||
         asprintf(&outvar, "TARE_ALLOC_OUT=%s", out) < 0 ||
-        asprintf(&stackvar, "TARE_ALLOC_STACKS=%s", stacks ? unwind : "0") < 0) {
+        asprintf(&stackvar, "TARE_ALLOC_STACKS=%s", a->stacks ? a->unwind : "0") < 0) {
         cli_error("alloc", "out of memory");
         goto done;
     }
     char *env[] = {preload, outvar, "TARE_ALLOC_STATS=0", stackvar, NULL};
-    struct proc_opts po = {.argv = cmd, .env_set = env, .pin_cpu = -1};
+    struct proc_opts po = {.argv = a->cmd, .env_set = env, .pin_cpu = -1};
     struct proc_result r;
     cli_install_signal_handlers();
+    char why[128];
     if (proc_run(&po, &r, &e) < 0) {
         status = cli_fail("alloc", &e);
-        goto done;
-    }
-    if (r.status == PROC_INTERRUPTED || proc_interrupted()) {
+    } else if (r.status == PROC_INTERRUPTED || proc_interrupted()) {
         cli_error("alloc", "interrupted");
         status = cli_interrupted_status();
-        goto done;
-    }
-    char why[128];
-    if (r.status == PROC_SIGNALED || r.status == PROC_TIMEOUT) {
-        cli_error("alloc", "'%s' %s: its allocations were not reported%s", cmd[0],
+    } else if (r.status == PROC_SIGNALED || r.status == PROC_TIMEOUT) {
+        cli_error("alloc", "'%s' %s: its allocations were not reported%s", a->cmd[0],
                   proc_describe(&r, 0, why, sizeof why),
                   r.stderr_tail[0] ? "; its stderr ended with:" : "");
         if (r.stderr_tail[0])
             fprintf(stderr, "%s%s", r.stderr_tail,
                     r.stderr_tail[strlen(r.stderr_tail) - 1] == '\n' ? "" : "\n");
         status = EXIT_FAIL;
-        goto done;
-    }
-
-    struct alloc_report rep;
-    if (allocreport_read_file(out, &rep, &e) < 0) {
-        status = cli_fail("alloc", &e);
-        goto done;
-    }
-    long ppid = follow ? -1 : (long)getpid();
-    struct alloc_totals t;
-    if (allocreport_sum(&rep, ppid, &t, &e) < 0) {
-        allocreport_free(&rep);
-        status = cli_fail("alloc", &e);
-        goto done;
-    }
-    struct astk_table st;
-    bool have_st = false;
-    if (t.nprocs == 0) {
-        cli_error("alloc", "'%s' wrote no allocation report: it did not load libtare-alloc.so "
-                  "(a set-user-ID program, a program that clears LD_PRELOAD, or one that died "
-                  "without exiting); nothing was counted", cmd[0]);
-        status = EXIT_FAIL;
-    } else if (t.own_malloc) {
-        cli_error("alloc", "'%s' defines its own malloc, found before libtare-alloc.so: its "
-                  "allocations never reach the library, so they cannot be counted",
-                  t.own_malloc->exe && t.own_malloc->exe[0] ? t.own_malloc->exe : cmd[0]);
-        status = EXIT_FAIL;
     } else {
-        struct astk_opts so = {ppid, NULL, NULL};
-        if (stacks && astk_from_report(&rep, &so, &st, &e) < 0) {
-            status = cli_fail("alloc", &e);
-            goto free_report;
-        }
-        have_st = stacks;
-        if (have_st)
-            astk_sort(&st, by);
-        if (out_open(&o, &e) < 0) {
-            status = cli_fail("alloc", &e);
-            goto free_report;
-        }
-        if (fmt == FMT_JSON)
-            print_json(o.f, &t, have_st ? &st : NULL, by, (size_t)n);
-        else if (fmt == FMT_TSV)
-            astk_write_tsv(&st, o.f, (size_t)n);
-        else if (fmt == FMT_FOLDED)
-            alloc_out_folded(o.f, &st, by);
-        else
-            print_text(o.f, &t, follow);
-        if (fmt == FMT_TEXT && follow && rep.nprocs > 1)
-            print_procs(o.f, &rep);
-        if (fmt == FMT_TEXT && have_st)
-            print_stacks_text(o.f, &st, by, (size_t)n);
-        status = EXIT_OK;
-        if (out_close(&o, &e) < 0)
-            status = cli_fail("alloc", &e);
-        if (have_st)
-            stack_notes(&st, cmd[0]);
-        if (r.status == PROC_EXITED) {
-            cli_error("alloc", "'%s' %s", cmd[0], proc_describe(&r, 0, why, sizeof why));
-            status = EXIT_FAIL;
-        }
+        status = report_run(a, out, &r);
     }
-free_report:
-    if (have_st)
-        astk_free(&st);
-    allocreport_totals_free(&t);
-    allocreport_free(&rep);
 done:
     unlink(out);
     free(preload);
     free(outvar);
     free(stackvar);
     return status;
+}
+
+int cmd_alloc(int argc, char **argv)
+{
+    struct alloc_args a;
+    int status = parse_args(argc, argv, &a);
+    if (status >= 0)
+        return status;
+    if (a.from || a.diff)
+        return show_saved(a.from, a.diff ? a.diff_files : NULL, a.fmt, a.by, a.n, &a.o);
+    return run_command(&a);
 }

@@ -617,30 +617,20 @@ static int build_in(const struct bisect_cli *b, const char *cwd, struct err *e)
     return 0;
 }
 
-/* "cd 'DIR' && CMD ARG...": the command in a worktree, for tare ab's --shell. */
-static char *in_dir(const char *dir, char **argv)
-{
-    char *cd_argv[] = {"cd", (char *)dir, NULL};
-    char *cd = words_join(cd_argv), *cmd = words_join(argv), *s = NULL;
-    if (cd && cmd && asprintf(&s, "%s && %s", cd, cmd) < 0)
-        s = NULL;
-    free(cd);
-    free(cmd);
-    return s;
-}
-
 /* One tare ab of the command in two trees (ab_run, in this process). */
 struct bisect_ab {
     struct ab_opts o;
     struct ab_result r;
-    struct target t[2];
+    char name[2][64];
+    char *command;      /* the command's words, as a person would type them */
     bool ran;           /* r holds ab_run's result (to free) */
 };
 
 /*
  * tare ab's paired wall-clock runs until decided (with the counts when count is set) of the
- * command in dir[0] (A) and dir[1] (B). 0 with x->r filled; -1 with e set (ERR_MEASURE: a
- * run failed, as ab_run says).
+ * command run directly (no shell) with dir[0] (A) and dir[1] (B) its working directory, as
+ * the search's probes run it, so that both count alike. 0 with x->r filled; -1 with e set
+ * (ERR_MEASURE: a run failed, as ab_run says).
  */
 static int run_ab(struct bisect_cli *b, const char *const dir[2], const char *const name[2],
                   bool count, struct bisect_ab *x, struct err *e)
@@ -658,15 +648,12 @@ static int run_ab(struct bisect_cli *b, const char *const dir[2], const char *co
         x->o.max_pairs = b->max_pairs;
     if (b->ab_threshold > 0 && !count)
         x->o.threshold = b->ab_threshold;
+    if (!x->command && !(x->command = words_join(b->argv)))
+        return err_set(e, ERR_SYSTEM, "out of memory");
     for (int k = 0; k < 2; k++) {
-        char *cmd = in_dir(dir[k], b->argv);
-        int rc = cmd ? target_from_string(cmd, name[k], "sh", &x->t[k], e)
-                     : err_set(e, ERR_SYSTEM, "out of memory");
-        free(cmd);
-        if (rc < 0)
-            return -1;
-        x->o.side[k] = (struct ab_side){.name = x->t[k].name, .command = x->t[k].command,
-                                        .argv = x->t[k].argv};
+        snprintf(x->name[k], sizeof x->name[k], "%s", name[k]);
+        x->o.side[k] = (struct ab_side){.name = x->name[k], .command = x->command,
+                                        .argv = b->argv, .cwd = dir[k]};
     }
     if (isatty(STDERR_FILENO))
         x->o.progress = ab_progress_print;
@@ -679,8 +666,8 @@ static void bisect_ab_free(struct bisect_ab *x)
 {
     if (x->ran)
         ab_result_free(&x->r);
-    targets_free(x->t, 2);
-    memset(x->t, 0, sizeof x->t);
+    free(x->command);
+    x->command = NULL;
     x->ran = false;
 }
 
@@ -808,22 +795,8 @@ static int probe_wall(void *ctx, int i, double *value, struct err *e)
  * least a quarter of the step (a build here is not the CI's) and 0.5%. */
 static double step_tolerance(const struct hist_series *se, int m, size_t at, double change)
 {
-    double *ch = malloc((se->n + 1) * sizeof *ch), prev = NAN, tol = 0;
-    size_t n = 0;
-    for (size_t k = 0; ch && k < se->n; k++) {
-        double v = se->v[m][k];
-        if (isnan(v))
-            continue;
-        if (!isnan(prev) && prev != 0 && k != at)
-            ch[n++] = fabs(v / prev - 1);
-        prev = v;
-    }
-    if (n) {
-        stats_sort(ch, n);
-        tol = stats_quantile(ch, n, 0.9);
-    }
-    free(ch);
-    return fmax(tol, fmax(0.25 * fabs(change), 0.005));
+    double tol = hist_change_quantile(se, m, se->n, at, 0.9);
+    return fmax(isnan(tol) ? 0 : tol, fmax(0.25 * fabs(change), 0.005));
 }
 
 /* The newest step of the db's counts, as from_history looks for it. */

@@ -247,7 +247,7 @@ static int count_options(struct count_cli *c, char **argv, int dd)
         OPT_STRING(0, "keep-profile", &co->keep_dir, "DIR",
                    "keep each callgrind profile as DIR/NAME.callgrind.out"),
         OPT_STRING(0, "keep-stacks", &co->stacks_dir, "DIR",
-                   "the allocator's run records stacks: keep them as\n"
+                   "one more run under the allocator records stacks: kept as\n"
                    "DIR/NAME.stacks.tsv (tare alloc --from, --diff)"),
         OPT_BOOL(0, "check-warm", &co->check_warm,
                  "two callgrind passes; flag counts that differ by over 0.01%"),

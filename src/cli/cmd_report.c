@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/history_in.h"
 #include "cli/out.h"
+#include "core/ab.h"
 #include "core/history.h"
 
 const char cmd_report_usage[] =
@@ -90,6 +91,32 @@ static void md_text(FILE *f, const char *s)
     }
 }
 
+/* What the counts and the clock say together, once a series with a step at the commit
+ * (ab_reading_at): "less work but slower" is the finding worth a line. */
+static void write_readings(FILE *f, const struct hist_db *db, const struct hist_check *c)
+{
+    bool any = false;
+    char line[768];
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        if (j->verdict != HIST_REGRESSION && j->verdict != HIST_IMPROVEMENT)
+            continue;
+        bool seen = false;   /* a series with two steps (counts and clock) reads once */
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = c->j[k].series == j->series && (c->j[k].verdict == HIST_REGRESSION ||
+                                                   c->j[k].verdict == HIST_IMPROVEMENT);
+        if (seen || ab_reading_at(db, c, j->series, line, sizeof line) == AB_READING_NONE)
+            continue;
+        if (!any)
+            fputs("The counts beside the wall clock (instructions against the series' own "
+                  "noise):\n\n", f);
+        any = true;
+        fprintf(f, "- `%s`: %s\n", db->series[j->series].name, line);
+    }
+    if (any)
+        fputc('\n', f);
+}
+
 /* The whole block, to f: the judgements of c, with the values compared. */
 static void write_block(FILE *f, const struct hist_db *db, const struct hist_check *c,
                         const struct hist_check_opts *o, bool per_bench)
@@ -136,6 +163,7 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
         fprintf(f, "\n*before*, *after*: a count's value at the series' previous commit and at "
                 "this one; a wall-clock metric's median of the %d commits before the step and "
                 "of the %d from it on (pending: of those so far).\n\n", o->window, o->persist);
+        write_readings(f, db, c);
     }
     if (c->nna) {
         fputs("**Failed** (NA at this commit):", f);

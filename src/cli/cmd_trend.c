@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/history_in.h"
-#include "cli/trend_page.h"
+#include "core/trend_page.h"
 #include "core/history.h"
 
 const char cmd_trend_usage[] =

@@ -225,6 +225,9 @@ void astk_free(struct astk_table *t)
 {
     for (uint32_t i = 0; i < t->nnames; i++)
         free(t->names[i]);
+    for (uint32_t i = 0; i < t->nesc; i++)
+        free(t->esc[i]);
+    free(t->esc);
     free(t->names);
     free(t->fr);
     free(t->rows);
@@ -563,11 +566,37 @@ static char *escape_to(char *out, const char *name)
     return out;
 }
 
-char *astk_stack_text(const struct astk_table *t, const struct astk_row *row, const char *sep)
+/* The written form of name id (made once: a name is in many stacks), or NULL. */
+static const char *esc_name(struct astk_table *t, uint32_t id)
 {
+    if (id >= t->nesc) {
+        char **e = realloc(t->esc, t->nnames * sizeof *e);
+        if (!e)
+            return NULL;
+        memset(e + t->nesc, 0, (t->nnames - t->nesc) * sizeof *e);
+        t->esc = e;
+        t->nesc = t->nnames;
+    }
+    if (!t->esc[id]) {
+        char *s = malloc(escape_len(t->names[id]) + 1);
+        if (!s)
+            return NULL;
+        *escape_to(s, t->names[id]) = '\0';
+        t->esc[id] = s;
+    }
+    return t->esc[id];
+}
+
+char *astk_stack_text(const struct astk_table *ct, const struct astk_row *row, const char *sep)
+{
+    struct astk_table *t = (struct astk_table *)ct;     /* only its cache of written names */
     size_t sl = strlen(sep), len = 1;
-    for (uint32_t k = 0; k < row->n; k++)
-        len += escape_len(t->names[t->fr[row->off + k]]) + (k ? sl : 0);
+    for (uint32_t k = 0; k < row->n; k++) {
+        const char *n = esc_name(t, t->fr[row->off + k]);
+        if (!n)
+            return NULL;
+        len += strlen(n) + (k ? sl : 0);
+    }
     char *s = malloc(len), *p = s;
     if (!s)
         return NULL;
@@ -576,10 +605,47 @@ char *astk_stack_text(const struct astk_table *t, const struct astk_row *row, co
             memcpy(p, sep, sl);
             p += sl;
         }
-        p = escape_to(p, t->names[t->fr[row->off + k]]);
+        const char *n = t->esc[t->fr[row->off + k]];
+        size_t nl = strlen(n);
+        memcpy(p, n, nl);
+        p += nl;
     }
     *p = '\0';
     return s;
+}
+
+char *astk_stack_text_inner(const struct astk_table *ct, const struct astk_row *row,
+                            const char *sep, uint32_t max)
+{
+    struct astk_table *t = (struct astk_table *)ct;
+    uint32_t n = row->n < max ? row->n : max;
+    size_t sl = strlen(sep), len = 1 + (n < row->n ? sl + 3 : 0);
+    for (uint32_t k = 0; k < n; k++) {
+        const char *s = esc_name(t, t->fr[row->off + row->n - 1 - k]);
+        if (!s)
+            return NULL;
+        len += strlen(s) + (k ? sl : 0);
+    }
+    char *out = malloc(len), *p = out;
+    if (!out)
+        return NULL;
+    for (uint32_t k = 0; k < n; k++) {
+        if (k) {
+            memcpy(p, sep, sl);
+            p += sl;
+        }
+        const char *s = t->esc[t->fr[row->off + row->n - 1 - k]];
+        size_t l = strlen(s);
+        memcpy(p, s, l);
+        p += l;
+    }
+    if (n < row->n) {
+        memcpy(p, sep, sl);
+        memcpy(p + sl, "...", 3);
+        p += sl + 3;
+    }
+    *p = '\0';
+    return out;
 }
 
 static int cmp_stack(const struct astk_table *t, const struct astk_row *a, const struct astk_row *b)

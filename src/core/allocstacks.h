@@ -62,7 +62,9 @@ struct astk_table {
     bool no_unwinder;          /* a process wanted libunwind and had none */
     unsigned changed;          /* objects changed since the run: named by address */
     unsigned unreadable;       /* objects that could not be read: named by address */
-    /* private: the name and stack indexes */
+    /* private: the name and stack indexes; the names as written, made as asked for */
+    char **esc;
+    uint32_t nesc;
     uint32_t *name_idx, name_mask;
     uint32_t *row_idx;
     size_t row_mask;
@@ -93,6 +95,10 @@ void astk_sort(struct astk_table *t, int m);
 
 /* The stack of a row as text, frames joined by sep, names written as in the TSV; malloc'd. */
 char *astk_stack_text(const struct astk_table *t, const struct astk_row *row, const char *sep);
+/* The same innermost frame first, at most max frames, then sep and "..." where there are
+ * more (for people: "leaf < caller < ..."). */
+char *astk_stack_text_inner(const struct astk_table *t, const struct astk_row *row,
+                            const char *sep, uint32_t max);
 
 /* Writes the TSV form: a header and every row (in the table's order). */
 void astk_write_tsv(const struct astk_table *t, FILE *f, size_t limit);

@@ -1999,6 +1999,28 @@ size_t hist_changes(const struct hist_series *s, int m, double *out)
     return n;
 }
 
+double hist_change_quantile(const struct hist_series *s, int m, size_t end, size_t skip, double q)
+{
+    if (end > s->n)
+        end = s->n;
+    double *ch = malloc((end + 1) * sizeof *ch), prev = NAN, out = NAN;
+    size_t n = 0;
+    for (size_t k = 0; ch && k < end; k++) {
+        double v = s->v[m][k];
+        if (isnan(v))
+            continue;
+        if (!isnan(prev) && prev != 0 && k != skip)
+            ch[n++] = fabs(v / prev - 1);
+        prev = v;
+    }
+    if (n) {
+        stats_sort(ch, n);
+        out = stats_quantile(ch, n, q);
+    }
+    free(ch);
+    return out;
+}
+
 /* ---- the regression test ---- */
 
 /* Small arrays (windows of tens of values) sorted in place: insertion sort beats qsort's

@@ -23,7 +23,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <alloca.h>
 #include <link.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -1170,7 +1172,7 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     while (va_arg(ap, const char *))                                          \
         argc_++;                                                              \
     va_end(ap);                                                               \
-    const char *argv[argc_ + 1];                                              \
+    const char **argv = alloca((argc_ + 1) * sizeof *argv);                   \
     argv[0] = arg0;                                                           \
     va_start(ap, arg0);                                                       \
     for (size_t i_ = 1; i_ <= argc_; i_++)                                    \

@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,7 @@ static void classify(const struct dl_phdr_info *info, struct obj *o)
 
 static int build_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
+    (void)size;
     struct build_ctx *b = arg;
     b->adds = info->dlpi_adds;
     b->subs = info->dlpi_subs;
@@ -228,6 +230,7 @@ static int build_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
+    (void)size;
     unsigned *n = arg;
     for (int i = 0; i < info->dlpi_phnum; i++)
         if (info->dlpi_phdr[i].p_type == PT_LOAD)
@@ -237,6 +240,8 @@ static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int own_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
+    (void)size;
+    (void)arg;
     if (info->dlpi_addr != g_own_base)
         return 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -257,6 +262,7 @@ static int cmp_obj(const void *a, const void *b)
 
 static int gen_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
+    (void)size;
     unsigned long long *g = arg;
     g[0] = info->dlpi_adds;
     g[1] = info->dlpi_subs;
@@ -435,13 +441,14 @@ static inline int own_kind(uintptr_t ra)
     return ra >= g_own_lo && ra < g_own_hi ? K_OWN : K_UNKNOWN;
 }
 
-static void walk_dwarf(struct cap *c)
+enum { MAXU = STK_MAX + 16 };
+
+/* libunwind's cursor, with a scope open: it gives each frame's stack pointer, to place the
+ * scopes by. */
+static __attribute__((noinline)) void walk_dwarf_scoped(struct cap *c)
 {
-    c->n = 0;
-    c->dwarf = true;
-    enum { MAXU = STK_MAX + 16 };
 #ifdef HAVE_LIBUNWIND
-    if (tls_nsc > 0 && u_getcontext) {
+    {
         unw_context_t uc;
         unw_cursor_t cur;
         uintptr_t ip[MAXU], sp[MAXU + 1];
@@ -467,6 +474,20 @@ static void walk_dwarf(struct cap *c)
             put_frame(c, ip[i]);
         }
         put_scopes(c, &k, UINTPTR_MAX);
+    }
+#endif
+}
+
+/* libunwind's unw_backtrace, its fast and cached walk. Inlined into every entry point (with
+ * capture and record_alloc): each frame of the library's own is one more for libunwind to
+ * walk, about a third of a malloc/free loop's stack. */
+static inline __attribute__((always_inline)) void walk_dwarf(struct cap *c)
+{
+    c->n = 0;
+    c->dwarf = true;
+#ifdef HAVE_LIBUNWIND
+    if (tls_nsc > 0 && u_getcontext) {
+        walk_dwarf_scoped(c);
         return;
     }
 #endif
@@ -483,7 +504,7 @@ static void walk_dwarf(struct cap *c)
         put_frame(c, MARK_CUT);
 }
 
-static void capture(struct cap *c, void **fp)
+static inline __attribute__((always_inline)) void capture(struct cap *c, void **fp)
 {
     c->dwarf = false;
     if (g_mode == MODE_DWARF && u_backtrace) {
@@ -855,7 +876,7 @@ static void ev_alloc(const struct cap *c, uint64_t p, uint64_t n)
 
 /* ---- the entry points ------------------------------------------------------------------- */
 
-static __attribute__((noinline)) void record_alloc(void **fp, void *p, size_t n)
+static inline __attribute__((always_inline)) void record_alloc(void **fp, void *p, size_t n)
 {
     struct cap c;
     tls_internal++;
@@ -1092,6 +1113,10 @@ static __attribute__((section("tare_tramp"), noinline, used)) void *thread_tramp
     return r;
 }
 
+/* glibc's start of a program (no header declares it): _start calls it with main. */
+EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+                             void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+
 EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
                              void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
@@ -1198,7 +1223,10 @@ void stk_fork_child(void)
 {
     if (!g_ok)
         return;
+    /* Threads of the parent that held a lock do not exist here. */
     pthread_mutex_init(&g_mu, NULL);
+    atomic_flag_clear(&g_objs_lock);
+    atomic_flag_clear(&g_cells_lock);
     restart_counts();
 }
 
@@ -1211,16 +1239,30 @@ void stk_exec_failed(void)
     unlock();
 }
 
+static bool g_report_locked;
+
+/* The tables held still while the report reads them. Not forever: exit from a signal handler
+ * that interrupted this very thread inside the tables would wait for itself; after a while
+ * the report reads them as they are. */
 void stk_report_lock(void)
 {
-    if (g_ok)
-        lock();
+    g_report_locked = false;
+    if (!g_ok || __libc_single_threaded)
+        return;
+    for (int i = 0; i < 100000; i++) {
+        if (pthread_mutex_trylock(&g_mu) == 0) {
+            g_report_locked = true;
+            return;
+        }
+        sched_yield();
+    }
 }
 
 void stk_report_unlock(void)
 {
-    if (g_ok)
-        unlock();
+    if (g_report_locked)
+        pthread_mutex_unlock(&g_mu);
+    g_report_locked = false;
 }
 
 static const char *mode_name(void)

@@ -43,6 +43,14 @@ for run in "alloc_stacks auto" "alloc_stacks dwarf" "alloc_stacks_fp auto" "allo
         "$fix --unwind $mode --follow-children: the child's stack, its leak and its peak"
 done
 
+# Through exec: two programs, so each stack starts with its program's name.
+run_tare alloc --stacks --format tsv -n 0 -- /bin/sh -c "exec $FIXTURES/alloc_stacks_fp"
+expect_eq "$(grep -F -x -f <(sed 's/^/alloc_stacks_fp;/' <<<"$want_own") <<<"$(tsv_rows "$out")")" \
+    "$(sed 's/^/alloc_stacks_fp;/' <<<"$want_own" | sort)" "exec: the fixture's stacks, named"
+sh=$(basename "$(readlink -f /bin/sh)")
+expect_match "$(tail -n +2 <<<"$out" | cut -f 1 | cut -d';' -f 1 | sort -u | tr '\n' ' ')" \
+    "^alloc_stacks_fp ($sh )?$" "exec: the shell's stacks start with its name"
+
 # Which walk made them: frame pointers where the code has them, libunwind elsewhere.
 run_tare alloc --stacks --format json -- "$FIXTURES/alloc_stacks_fp"
 fp=$(json_field "$out" by_fp); dw=$(json_field "$out" by_dwarf)

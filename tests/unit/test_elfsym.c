@@ -11,6 +11,8 @@
 #include "core/elfsym.h"
 #include "unit.h"
 
+/* Not static: the test finds it in the binary's symbol table by name. */
+int elfsym_test_marker(int x);
 __attribute__((noinline)) int elfsym_test_marker(int x)
 {
     return x * 3 + 1;
