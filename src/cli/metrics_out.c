@@ -356,6 +356,7 @@ static const char *change_word(const struct ab_metric *m)
     case AB_CHANGE_MORE: return "more";
     case AB_CHANGE_LESS: return "fewer";
     case AB_CHANGE_NONE: return "same";
+    case AB_CHANGE_UNKNOWN: return "unknown";
     default: return NULL;
     }
 }
@@ -372,9 +373,10 @@ void metrics_ab_print_text(const struct ab_result *r)
     if (am.n == 0) {
         printf("\nthe programs' own counters (%s): NA, no counters found in %s\n", where, what);
     } else {
-        printf("\nthe programs' own counters (%s), from %s (%d and %d a side);\n"
-               "a change only past both sides' spreads (max - min over the median):\n", where,
-               what, side[0].nruns, side[1].nruns);
+        printf("\nthe programs' own counters (%s), from %s (%d and %d a side); spread:\n"
+               "(max - min) / median; one that varies changes only where B's readings all lie\n"
+               "beyond A's by more than the wider side's range:\n", where, what, side[0].nruns,
+               side[1].nruns);
         static const char *const h[] = {"counter", "A", "B", "B/A", "spread A", "spread B",
                                         "verdict"};
         struct table tb;
@@ -390,9 +392,16 @@ void metrics_ab_print_text(const struct ab_result *r)
             table_set(&tb, 4, "%s", ab_spread_str(b, sizeof b, m->c.spread[0]));
             table_set(&tb, 5, "%s", ab_spread_str(b, sizeof b, m->c.spread[1]));
             const char *w = change_word(m);
-            table_set(&tb, 6, "%s%s%s", w ? w : "NA: ", w ? "" : m->why ? m->why : "",
-                      w && (m->varied[0] || m->varied[1]) ? " (not deterministic: judged "
-                      "with its spread)" : "");
+            bool known = w && m->c.change != AB_CHANGE_UNKNOWN;
+            /* Two readings a count pass (the warm-up's, the measured run's). */
+            char hint[48] = "";
+            if (r->counted && m->c.change == AB_CHANGE_UNKNOWN)
+                snprintf(hint, sizeof hint, " (--count-runs %d)", (AB_COUNT_VARY_RUNS + 1) / 2);
+            table_set(&tb, 6, "%s%s%s%s%s", w ? w : "NA", !known ? ": " : "",
+                      !known && m->why ? m->why : "",
+                      known && (m->varied[0] || m->varied[1]) ? " (not deterministic: judged "
+                      "with its spread)" : "",
+                      hint);
         }
         table_print(&tb, stdout, FMT_TEXT);
         table_free(&tb);
@@ -427,7 +436,10 @@ void metrics_ab_print_json(const struct ab_result *r)
         jw_kdouble(&w, "ratio", m->c.ratio);
         jw_kdouble(&w, "spread_a", m->c.spread[0]);
         jw_kdouble(&w, "spread_b", m->c.spread[1]);
-        jw_kdouble(&w, "limit", m->c.limit);
+        jw_kdouble(&w, "min_a", m->c.lo[0]);
+        jw_kdouble(&w, "max_a", m->c.hi[0]);
+        jw_kdouble(&w, "min_b", m->c.lo[1]);
+        jw_kdouble(&w, "max_b", m->c.hi[1]);
         jw_kbool(&w, "deterministic", !m->varied[0] && !m->varied[1]);
         jw_kstring(&w, "change", change_word(m));
         if (m->why)

@@ -6,12 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 /* One counter, m from A and/or B (NULL where the side lacks it). */
 static void judge_one(const struct metrics *a, const struct metric *ma, const struct metrics *b,
                       const struct metric *mb, struct ab_metric *out)
 {
     snprintf(out->name, sizeof out->name, "%s", ma ? ma->name : mb->name);
-    out->c = (struct ab_count){{NAN, NAN}, {NAN, NAN}, NAN, NAN, AB_CHANGE_NA};
+    out->c = (struct ab_count){.med = {NAN, NAN}, .spread = {NAN, NAN}, .lo = {NAN, NAN},
+                               .hi = {NAN, NAN}, .ratio = NAN, .change = AB_CHANGE_NA};
     out->n[0] = ma ? ma->nv : 0;
     out->n[1] = mb ? mb->nv : 0;
     out->varied[0] = ma && ma->varied;
@@ -25,9 +29,11 @@ static void judge_one(const struct metrics *a, const struct metric *ma, const st
                 v[i] = (double)m[k]->v[i];
             struct ab_count one;
             if (v) {
-                ab_count_judge(v, v, m[k]->nv, &one);
+                ab_count_judge(v, v, m[k]->nv, false, &one);
                 out->c.med[k] = one.med[0];
                 out->c.spread[k] = one.spread[0];
+                out->c.lo[k] = one.lo[0];
+                out->c.hi[k] = one.hi[0];
             }
             free(v);
         }
@@ -57,7 +63,11 @@ static void judge_one(const struct metrics *a, const struct metric *ma, const st
         va[i] = (double)ma->v[(ma->nv - n) / 2 + i];
         vb[i] = (double)mb->v[(mb->nv - n) / 2 + i];
     }
-    ab_count_judge(va, vb, n, &out->c);
+    /* A counter's own readings say whether it varies (ab's rule for a count that does). */
+    ab_count_judge(va, vb, n, false, &out->c);
+    if (out->c.change == AB_CHANGE_UNKNOWN)
+        out->why = "it varies: a verdict needs every reading of B past every reading of A, in "
+                   STR(AB_COUNT_VARY_RUNS) " readings a side at least";
     free(va);
     free(vb);
 }

@@ -88,20 +88,29 @@ expect_match "$(tr -d '\n' < "$TMP/j.xml")" \
     'name="quiet\+s metrics"> *<skipped message="no counters found on stderr"' \
     "JUnit: none found, a skipped case saying so"
 
-# --- ab --count: each counter judged, with its spread.
-run_tare ab --count --metrics-from stderr --runs 6 "env VM_STATS=1 $F/vmstats 1000 clock" \
-    "env VM_STATS=1 $F/vmstats 1000 clock 10"
+# --- ab --count: each counter judged, with its spread (3 count passes: 6 readings a side).
+run_tare ab --count --count-runs 3 --metrics-from stderr --runs 6 \
+    "env VM_STATS=1 $F/vmstats 1000 clock" "env VM_STATS=1 $F/vmstats 1000 clock 10"
 expect_match "$out" 'locals_pulls +3,000 +3,300 +\+10\.0% +0\.00% +0\.00% +more' \
     "ab: a 10% step in one counter is more"
 expect_match "$out" 'dispatches +1,000 +1,000 +\+0\.00% +0\.00% +0\.00% +same' \
     "ab: an unchanged counter is the same"
 expect_match "$out" 'clock_ns .* (same|more|fewer) \(not deterministic: judged with its spread\)' \
     "ab: the clock judged with its spread"
+# One count pass a side (2 readings): a counter that varies has no verdict, one that does not
+# has.
+run_tare ab --count --count-runs 1 --metrics-from stderr --runs 6 \
+    "env VM_STATS=1 $F/vmstats 1000 clock" "env VM_STATS=1 $F/vmstats 1000 clock 10"
+expect_match "$out" \
+    'clock_ns .* unknown: it varies: .* 6 readings a side at least \(--count-runs 3\)' \
+    "ab: the clock in 2 readings a side: unknown, and what would judge it"
+expect_match "$out" 'locals_pulls +3,000 +3,300 +\+10\.0% +0\.00% +0\.00% +more' \
+    "ab: a deterministic counter judged from 2 readings a side"
 run_tare ab --count --metrics-from stderr --runs 6 --format json \
     "env VM_STATS=1 $F/vmstats 1000" "env VM_STATS=1 $F/vmstats 1000 stderr 10"
 expect_match "$out" '"readings": "count", "runs_a": 4, "runs_b": 4' \
     "ab JSON: four readings a side from the count pass"
-expect_match "$out" '\{"name": "locals_pulls", "a": 3000, "b": 3300, "ratio": 1.1, "spread_a": 0, "spread_b": 0, "limit": 0.0001, "deterministic": true, "change": "more"\}' \
+expect_match "$out" '\{"name": "locals_pulls", "a": 3000, "b": 3300, "ratio": 1.1, "spread_a": 0, "spread_b": 0, "min_a": 3000, "max_a": 3000, "min_b": 3300, "max_b": 3300, "deterministic": true, "change": "more"\}' \
     "ab JSON: the counter's verdict"
 
 # --- wall: the counters of every measured run, once per series.

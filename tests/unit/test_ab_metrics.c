@@ -1,6 +1,7 @@
 /* test_ab_metrics.c: tare ab's verdict on the programs' own counters, with made-up readings:
  * a step past both spreads is one, a counter that varies is judged with its spread, and no
  * verdict comes from one reading, nor for a counter one side lacks. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/ab_metrics.h"
@@ -54,10 +55,14 @@ int main(void)
     CHECK_NEAR(m ? m->c.med[1] : 0, 3300, 0);
     m = find(&am, "calls");
     CHECK(m && m->c.change == AB_CHANGE_NONE);
-    /* The clock: medians 125 and 130 (+4%), spreads 40% and 24%: within them, same. */
+    /* The clock: medians 125 and 130 (+4%), spreads 40% and 24%, but it varies and 4 readings
+     * a side are too few to judge it with its spread: unknown, and why. */
     m = find(&am, "clock");
-    CHECK(m && m->c.change == AB_CHANGE_NONE && m->varied[0] && m->varied[1]);
+    CHECK(m && m->c.change == AB_CHANGE_UNKNOWN && m->varied[0] && m->varied[1]);
+    CHECK(m && m->why && strstr(m->why, "6 readings a side") != NULL);
     CHECK_NEAR(m ? m->c.spread[0] : 0, 50.0 / 125, 1e-12);
+    CHECK_NEAR(m ? m->c.lo[0] : 0, 100, 0);
+    CHECK_NEAR(m ? m->c.hi[1] : 0, 140, 0);
     m = find(&am, "onlya");
     CHECK(m && m->c.change == AB_CHANGE_NA && strcmp(m->why, "only in A") == 0);
     m = find(&am, "sometimes");
@@ -77,13 +82,25 @@ int main(void)
     metrics_free(&ma);
     metrics_free(&mb);
 
-    /* A clock that moved past both spreads is a change, deterministic or not. */
-    static const unsigned long long ca[][8] = {{100, 101, 102, 100}},
-                                    cb[][8] = {{200, 202, 201, 199}};
-    side(&ma, 4, names + 2, ca, 1);
-    side(&mb, 4, names + 2, cb, 1);
+    /* Six readings a side: a clock whose readings of B all lie past A's by more than the
+     * widest range (3) is a change, deterministic or not; one whose readings of B overlap A's
+     * is the same, whatever its medians (+2%). */
+    static const unsigned long long ca[][8] = {{100, 101, 102, 100, 103, 101}},
+                                    cb[][8] = {{200, 202, 201, 199, 200, 201}},
+                                    oa[][8] = {{100, 110, 105, 95, 102, 99}},
+                                    ob[][8] = {{104, 112, 103, 98, 106, 101}};
+    side(&ma, 6, names + 2, ca, 1);
+    side(&mb, 6, names + 2, cb, 1);
     CHECK_INT(ab_metrics_judge(&ma, &mb, &am, &e), 0);
-    CHECK(am.n == 1 && am.m[0].c.change == AB_CHANGE_MORE && am.m[0].varied[0]);
+    CHECK(am.n == 1 && am.m[0].c.change == AB_CHANGE_MORE && am.m[0].varied[0] && !am.m[0].why);
+    ab_metrics_free(&am);
+    metrics_free(&ma);
+    metrics_free(&mb);
+    side(&ma, 6, names + 2, oa, 1);
+    side(&mb, 6, names + 2, ob, 1);
+    CHECK_INT(ab_metrics_judge(&ma, &mb, &am, &e), 0);
+    CHECK(am.n == 1 && am.m[0].c.change == AB_CHANGE_NONE && am.m[0].varied[1]);
+    CHECK(am.n == 1 && fabs(am.m[0].c.ratio - 1) > AB_COUNT_SAME);
     ab_metrics_free(&am);
     metrics_free(&ma);
     metrics_free(&mb);
