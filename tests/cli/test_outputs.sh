@@ -156,4 +156,36 @@ expect_eq "$(grep -c '<script>alert\|</details>\|<img' "$TMP/p.html")" 0 \
     "cg page: no name's markup reaches the HTML"
 check_out text "$TMP/p.html" "cg page: UTF-8, no control character" -
 
+# ---- every write checked: standard output on a full device is exit 2, for every command ----
+H=$ROOT/tests/golden/input/mutsu-poly-call.tsv
+for c in $("$TARE" help --commands); do
+    "$TARE" "$c" --help > /dev/full 2> "$TMP/err"
+    expect_eq "$? $(grep -c '^tare: cannot write standard output: ' "$TMP/err")" "2 1" \
+        "$c --help > /dev/full"
+done
+mkdir -p "$TMP/b"
+printf 'x\n' > "$TMP/b/one.txt"
+printf '[suite]\ncommand = true {name}\nbenchmarks = b/*.txt\nruns = 1\nwarmup = 0\n' \
+    > "$TMP/suite.ini"
+full=("--version" "wall -r 1 -w 0 true" "ab -r 2 -w 0 true true x" "count true"
+      "cg top $ROOT/tests/golden/input/cg_allocs.callgrind" "alloc -- true" "run $TMP/suite.ini"
+      "history check $H" "history noise $H" "report $H" "goal --from 100 --to 50")
+for c in "${full[@]}"; do
+    read -ra args <<<"$c"
+    [ "${args[0]}" = ab ] && args=(ab -r 2 -w 0 true 'true x')
+    "$TARE" "${args[@]}" > /dev/full 2> "$TMP/err"
+    r=$?
+    expect_eq "$r $(grep -c 'cannot write standard output' "$TMP/err")" "2 1" \
+        "tare $c > /dev/full: exit 2 and said ($(head -c 200 "$TMP/err"))"
+done
+# An export to a path that is not a regular file (a pipe here, /dev/stdout in a CI log) is
+# written there directly, not replaced by a renamed temporary.
+mkfifo "$TMP/pipe"
+cat "$TMP/pipe" > "$TMP/from-pipe" &
+"$TARE" wall -r 1 -w 0 --export-json "$TMP/pipe" true > /dev/null 2>&1
+r=$?
+wait
+expect_eq "$r $(test -p "$TMP/pipe" && echo fifo) $("$PY" "$CHK" json "$TMP/from-pipe")" \
+    "0 fifo ok" "--export-json to a FIFO: written through it, the FIFO left in place"
+
 done_testing
