@@ -31,17 +31,33 @@ static volatile sig_atomic_t interrupts;    /* how many came */
 static volatile sig_atomic_t grace_at = -1; /* children run while interrupts == grace_at */
 static double grace_until;                  /* when the grace ends (proc_now) */
 
+static long stop_ms;   /* the monotonic clock at the first interrupt, in milliseconds */
+
 void proc_interrupt(int sig)
 {
     /* Atomics (lock-free, so async-signal-safe): other threads (count --jobs, bisect --jobs)
-     * read these while the handler writes them. */
+     * read these while the handler writes them. The first interrupt asks the running groups
+     * to stop (SIGTERM: a compiler removes its temporaries), proc_run kills them
+     * PROC_STOP_GRACE_S later; a second kills them at once. */
     __atomic_store_n((int *)&interrupted, sig > 0 ? sig : SIGINT, __ATOMIC_SEQ_CST);
-    __atomic_add_fetch((int *)&interrupts, 1, __ATOMIC_SEQ_CST);
+    int n = __atomic_add_fetch((int *)&interrupts, 1, __ATOMIC_SEQ_CST);
+    if (n == 1) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);   /* async-signal-safe */
+        __atomic_store_n(&stop_ms, (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+                         __ATOMIC_SEQ_CST);
+    }
     for (int i = 0; i < MAX_ACTIVE; i++) {
         pid_t p = __atomic_load_n((int *)&active_pgid[i], __ATOMIC_SEQ_CST);
         if (p > 0)
-            kill(-p, SIGKILL);
+            kill(-p, n == 1 ? SIGTERM : SIGKILL);
     }
+}
+
+/* When a group asked to stop by the first interrupt is killed (proc_now's clock). */
+static double stop_deadline(void)
+{
+    return (double)__atomic_load_n(&stop_ms, __ATOMIC_SEQ_CST) / 1000 + PROC_STOP_GRACE_S;
 }
 
 bool proc_interrupted(void)
@@ -545,9 +561,19 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     __atomic_load(&grace_until, &until, __ATOMIC_SEQ_CST);
     if (flag_get(&grace_at) >= 0 && (!deadline || deadline > until))
         deadline = until;   /* a cleanup after an interrupt: only until the grace ends */
-    bool pipe_open = errpipe[0] >= 0;
+    bool pipe_open = errpipe[0] >= 0, stop_killed = false;
     for (;;) {
-        if (pidfd < 0 && !pipe_open && !deadline) {
+        /* An interrupt sent the group SIGTERM; past the grace, SIGKILL. */
+        double stop_at = 0;
+        if (proc_stopping() && !stop_killed) {
+            stop_at = stop_deadline();
+            if (proc_now() >= stop_at) {
+                kill(-pid, SIGKILL);
+                stop_killed = true;
+                stop_at = 0;
+            }
+        }
+        if (pidfd < 0 && !pipe_open && !deadline && !stop_at) {
             /* Nothing to watch but the child: block in wait4. */
             pid_t w = wait4(pid, &status, 0, &ru);
             if (w == pid)
@@ -572,8 +598,15 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
             }
             wait_ms = (int)(left * 1000) + 1;
         }
+        if (stop_at) {
+            int left_ms = (int)((stop_at - proc_now()) * 1000) + 1;
+            if (wait_ms < 0 || wait_ms > left_ms)
+                wait_ms = left_ms;
+        }
         if (pidfd < 0 && (wait_ms < 0 || wait_ms > 10))
             wait_ms = 10;   /* no pidfd: look at the child every 10 ms */
+        if (wait_ms < 0 || wait_ms > 100)
+            wait_ms = 100;   /* an interrupt taken by another thread is seen within 0.1 s */
         struct pollfd fds[2];
         int nfds = 0;
         if (pidfd >= 0)
@@ -608,8 +641,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     fill_result(r, status, &ru, t1 - t0);
     if (timed_out || late)
         r->status = PROC_TIMEOUT;
-    else if (proc_stopping() && r->status == PROC_SIGNALED && r->signal == SIGKILL)
-        r->status = PROC_INTERRUPTED;
+    else if (proc_stopping() && (r->status == PROC_SIGNALED || r->status == PROC_EXITED))
+        r->status = PROC_INTERRUPTED;   /* stopped by tare's SIGTERM or SIGKILL */
     memcpy(r->stderr_tail, tail.buf, tail.len);
     r->stderr_tail[tail.len] = '\0';
     ret = 0;

@@ -56,6 +56,9 @@ struct proc_result {
 
 /* How long the processes left in a group get between SIGTERM and SIGKILL. */
 #define PROC_GRACE_S 0.2
+/* After the first interrupt the running groups get SIGTERM, then SIGKILL this much later
+ * (a compiler's driver removes its temporaries on SIGTERM; SIGKILL would leave them). */
+#define PROC_STOP_GRACE_S 1.0
 
 /*
  * Runs the command to completion in a process group of its own, then ends whatever is left
