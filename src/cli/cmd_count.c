@@ -397,6 +397,7 @@ int cmd_count(int argc, char **argv)
     co.show_output = h.show_output;
     co.stdin_path = h.input;
     co.stdout_path = h.output_file;
+    co.stdout_pipe = h.output_pipe;
     nall = nt;
     const char *pvar = subtract ? harness_param_in(&h, subtract) : NULL;
     if (pvar) {
@@ -444,7 +445,7 @@ int cmd_count(int argc, char **argv)
         jobs[i].conclude = hk[HARNESS_CONCLUDE];
         jobs[i].cleanup = hk[HARNESS_CLEANUP];
     }
-    struct count_progress ps = {.on = isatty(STDERR_FILENO) && !co.show_output, .t0 = proc_now()};
+    struct count_progress ps = {.on = cli_progress() && !co.show_output, .t0 = proc_now()};
     co.progress = count_progress_print;
     co.ctx = &ps;
     cli_install_signal_handlers();

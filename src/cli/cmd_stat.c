@@ -50,6 +50,10 @@ static const char stat_options[] =
     "      --export-csv FILE   also write the wall times in hyperfine's CSV export columns\n"
     "      --export-markdown FILE\n"
     "                          also write the wall times as hyperfine's markdown table\n"
+    "      --export-asciidoc FILE\n"
+    "                          also write them as hyperfine's AsciiDoc table\n"
+    "      --export-orgmode FILE\n"
+    "                          also write them as hyperfine's org-mode table\n"
     "  -h, --help              show this help\n"
     "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
@@ -311,7 +315,7 @@ static void list_events(const struct ctr_set *set)
 int cmd_stat(int argc, char **argv)
 {
     enum { OPT_LIST_EVENTS = 0x180, OPT_PIN, OPT_KERNEL, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
-           OPT_EXPORT_MD };
+           OPT_EXPORT_MD, OPT_EXPORT_ADOC, OPT_EXPORT_ORG };
     static const struct option longopts[] = {
         {"runs", required_argument, NULL, 'r'},
         {"warmup", required_argument, NULL, 'w'},
@@ -329,6 +333,9 @@ int cmd_stat(int argc, char **argv)
         {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
         {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
         {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
+        {"export-asciidoc", required_argument, NULL, OPT_EXPORT_ADOC},
+        {"export-orgmode", required_argument, NULL, OPT_EXPORT_ORG},
+        HARNESS_SHOW_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
         HARNESS_PARAM_LONGOPTS,
@@ -353,7 +360,8 @@ int cmd_stat(int argc, char **argv)
     optind = 1;
     int c;
     while ((c = getopt_long(dd, argv, "r:w:n:e:l:S:Nt:if:hm:M:" HARNESS_SHORTOPTS
-                             HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
+                             HARNESS_PARAM_SHORTOPTS HARNESS_SHOW_SHORTOPTS, longopts,
+                             NULL)) != -1) {
         switch (c) {
         case 'r':
             if (!cli_parse_count("stat", cmd_stat_usage, "--runs", optarg, 1, 1000000, &st.runs))
@@ -391,6 +399,8 @@ int cmd_stat(int argc, char **argv)
         case OPT_EXPORT_JSON: exports.json = optarg; break;
         case OPT_EXPORT_CSV: exports.csv = optarg; break;
         case OPT_EXPORT_MD: exports.markdown = optarg; break;
+        case OPT_EXPORT_ADOC: exports.asciidoc = optarg; break;
+        case OPT_EXPORT_ORG: exports.orgmode = optarg; break;
         case 'f':
             if (!cli_parse_format("stat", cmd_stat_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
                                   &fmt))
@@ -400,8 +410,9 @@ int cmd_stat(int argc, char **argv)
             cli_print_usage(stdout, cmd_stat_usage);
             printf("\nCount what whole commands do with the kernel's counters (perf_event_open):\n"
                    "cycles, instructions, misses where the machine has them, and the software\n"
-                   "events everywhere. Medians of N runs after a warm-up.\n\n%s%s%s%s",
-                   stat_options, harness_options_help, harness_param_help, harness_count_help);
+                   "events everywhere. Medians of N runs after a warm-up.\n\n%s%s%s%s%s",
+                   stat_options, harness_options_help, harness_param_help, harness_count_help,
+                   harness_show_help);
             status = EXIT_OK;
             goto done;
         default:
@@ -455,7 +466,7 @@ int cmd_stat(int argc, char **argv)
                                           .env = targets[k].env, .user = &targets[k]};
     for (int k = 0; k < nt; k++)
         harness_apply(&st.h, &st.s[k], k % st.h.ncombo);
-    st.progress = isatty(STDERR_FILENO) && !st.h.show_output;
+    st.progress = cli_progress() && !st.h.show_output;
     cli_install_signal_handlers();
     if (measure(&st, &e) < 0) {
         status = cli_fail("stat", &e);

@@ -52,6 +52,10 @@ static const char wall_options[] =
     "      --export-csv FILE   also write hyperfine's CSV export columns to FILE\n"
     "      --export-markdown FILE\n"
     "                          also write hyperfine's markdown table to FILE\n"
+    "      --export-asciidoc FILE\n"
+    "                          also write hyperfine's AsciiDoc table to FILE\n"
+    "      --export-orgmode FILE\n"
+    "                          also write hyperfine's org-mode table to FILE\n"
     CLI_EXPORT_HELP
     "  -h, --help              show this help\n"
     "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
@@ -493,7 +497,7 @@ static int export_ci(const struct wall *w, const struct cli_export *x, double re
 int cmd_wall(int argc, char **argv)
 {
     enum { OPT_REFERENCE = 0x180, OPT_PIN, OPT_COUNTERS, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
-           OPT_EXPORT_MD };
+           OPT_EXPORT_MD, OPT_EXPORT_ADOC, OPT_EXPORT_ORG };
     static const struct option longopts[] = {
         {"runs", required_argument, NULL, 'r'},
         {"warmup", required_argument, NULL, 'w'},
@@ -510,6 +514,9 @@ int cmd_wall(int argc, char **argv)
         {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
         {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
         {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
+        {"export-asciidoc", required_argument, NULL, OPT_EXPORT_ADOC},
+        {"export-orgmode", required_argument, NULL, OPT_EXPORT_ORG},
+        HARNESS_SHOW_LONGOPTS,
         CLI_EXPORT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         HARNESS_LONGOPTS,
@@ -535,7 +542,8 @@ int cmd_wall(int argc, char **argv)
     optind = 1;
     int c;
     while ((c = getopt_long(dd, argv, "r:w:n:l:S:Nt:if:hm:M:" HARNESS_SHORTOPTS
-                             HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
+                             HARNESS_PARAM_SHORTOPTS HARNESS_SHOW_SHORTOPTS, longopts,
+                             NULL)) != -1) {
         switch (c) {
         case 'r':
             if (!cli_parse_count("wall", cmd_wall_usage, "--runs", optarg, 1, 1000000, &w.runs))
@@ -576,14 +584,17 @@ int cmd_wall(int argc, char **argv)
         case OPT_EXPORT_JSON: exports.json = optarg; break;
         case OPT_EXPORT_CSV: exports.csv = optarg; break;
         case OPT_EXPORT_MD: exports.markdown = optarg; break;
+        case OPT_EXPORT_ADOC: exports.asciidoc = optarg; break;
+        case OPT_EXPORT_ORG: exports.orgmode = optarg; break;
         case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
             cli_export_opt(&ci_export, c, optarg);
             break;
         case 'h':
             cli_print_usage(stdout, cmd_wall_usage);
             printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
-                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s%s",
-                   wall_options, harness_options_help, harness_param_help, harness_count_help);
+                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s%s%s",
+                   wall_options, harness_options_help, harness_param_help, harness_count_help,
+                   harness_show_help);
             status = EXIT_OK;
             goto done;
         default:
@@ -634,7 +645,7 @@ int cmd_wall(int argc, char **argv)
         }
         w.ctr = &ctr;
     }
-    w.progress = isatty(STDERR_FILENO) && !w.h.show_output;
+    w.progress = cli_progress() && !w.h.show_output;
     cli_install_signal_handlers();
 
     if (measure(&w, &e) < 0) {

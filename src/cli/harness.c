@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/hyperfine_export.h"
 #include "cli/out.h"
 #include "core/words.h"
 
@@ -23,8 +24,9 @@ const char harness_options_help[] =
     "                          (hooks get TARE_SERIES and TARE_ITERATION: 1, 2, ... for\n"
     "                          measured runs, -1, -2, ... for warm-ups, 0 for setup/cleanup)\n"
     "      --input FILE        every run reads FILE on stdin (default: /dev/null)\n"
-    "      --output WHERE      the runs' stdout: null (default), inherit (stdout and stderr\n"
-    "                          passed through), or a FILE (every run's output, appended)\n"
+    "      --output WHERE      the runs' stdout: null (default), pipe (read through a pipe\n"
+    "                          and thrown away), inherit (stdout and stderr passed\n"
+    "                          through), or a FILE (every run's output, appended)\n"
     "      --show-output       the same as --output inherit\n";
 
 const char harness_param_help[] =
@@ -41,7 +43,18 @@ const char harness_count_help[] =
     "  -m, --min-runs N        at least N measured runs (default: --runs's 7)\n"
     "  -M, --max-runs N        at most N measured runs\n"
     "      --min-time SECONDS  measure until the runs (hooks included) took this long, at\n"
-    "                          least --min-runs and at most --max-runs of them\n";
+    "                          least --min-runs and at most --max-runs of them\n"
+    "      --min-benchmarking-time SECONDS\n"
+    "                          the same as --min-time (hyperfine's name)\n";
+
+const char harness_show_help[] =
+    "  -u, --time-unit UNIT    every time in second, millisecond or microsecond (the text\n"
+    "                          and the Markdown, AsciiDoc and org-mode exports; default:\n"
+    "                          a unit for each value)\n"
+    "      --style STYLE       auto (default), basic (no colour, no progress line), full,\n"
+    "                          nocolor, color, or none (nothing on standard output)\n"
+    "      --sort METHOD       the exported tables' rows: auto or command (as given), or\n"
+    "                          mean-time (fastest first)\n";
 
 static const char *const hook_names[HARNESS_NHOOKS] = {"--setup", "--prepare", "--conclude",
                                                        "--cleanup"};
@@ -102,23 +115,59 @@ int harness_option(struct harness *h, int c, int argc, char **argv)
         h->input = optarg;
         return 1;
     case HARNESS_OPT_OUTPUT:
-        if (strcmp(optarg, "null") == 0) {
-            h->output_file = NULL;
-            h->show_output = false;
-        } else if (strcmp(optarg, "inherit") == 0) {
-            h->output_file = NULL;
+        /* hyperfine's words: null, pipe, inherit, or a file (./pipe for a file so named) */
+        h->output_file = NULL;
+        h->show_output = h->output_pipe = false;
+        if (strcmp(optarg, "inherit") == 0) {
             h->show_output = true;
+        } else if (strcmp(optarg, "pipe") == 0) {
+            h->output_pipe = true;
         } else if (optarg[0] == '\0') {
-            cli_usage_error(h->cmd, h->usage, "bad value '' for --output: want null, inherit "
-                            "or a file");
+            cli_usage_error(h->cmd, h->usage, "bad value '' for --output: want null, pipe, "
+                            "inherit or a file");
             return -1;
-        } else {
+        } else if (strcmp(optarg, "null") != 0) {
             h->output_file = optarg;
-            h->show_output = false;
         }
+        return 1;
+    case 'u': {
+        static const char *const units[] = {"second", "millisecond", "microsecond"};
+        for (int i = 0; i < 3; i++)
+            if (strcmp(optarg, units[i]) == 0) {
+                out_time_unit = (enum out_unit)(OUT_UNIT_S + i);
+                return 1;
+            }
+        cli_usage_error(h->cmd, h->usage, "bad value '%s' for --time-unit: want second, "
+                        "millisecond or microsecond", optarg);
+        return -1;
+    }
+    case HARNESS_OPT_STYLE: {
+        static const char *const styles[] = {"auto", "basic", "full", "nocolor", "color",
+                                             "none"};
+        for (int i = 0; i < 6; i++)
+            if (strcmp(optarg, styles[i]) == 0) {
+                cli_style = (enum cli_style)i;
+                if (cli_style == CLI_STYLE_NONE && !freopen("/dev/null", "w", stdout)) {
+                    cli_error(h->cmd, "--style none: cannot open /dev/null");
+                    return -1;
+                }
+                return 1;
+            }
+        cli_usage_error(h->cmd, h->usage, "bad value '%s' for --style: want auto, basic, "
+                        "full, nocolor, color or none", optarg);
+        return -1;
+    }
+    case HARNESS_OPT_SORT:
+        if (strcmp(optarg, "auto") && strcmp(optarg, "command") && strcmp(optarg, "mean-time")) {
+            cli_usage_error(h->cmd, h->usage, "bad value '%s' for --sort: want auto, command "
+                            "or mean-time", optarg);
+            return -1;
+        }
+        hf_sort_by_mean = strcmp(optarg, "mean-time") == 0;
         return 1;
     case HARNESS_OPT_SHOW_OUTPUT:
         h->output_file = NULL;
+        h->output_pipe = false;
         h->show_output = true;
         return 1;
     case HARNESS_OPT_SCAN: {
@@ -513,6 +562,7 @@ void harness_plan(const struct harness *h, struct session_plan *p)
 {
     p->stdin_path = h->input;
     p->stdout_path = h->output_file;
+    p->stdout_pipe = h->output_pipe;
     p->show_output = h->show_output;
     p->min_time_s = h->min_time;
     p->max_runs = h->max_runs;

@@ -14,7 +14,7 @@ enum {
     HARNESS_OPT_SETUP = 0x100, HARNESS_OPT_PREPARE, HARNESS_OPT_CONCLUDE, HARNESS_OPT_CLEANUP,
     HARNESS_OPT_INPUT, HARNESS_OPT_OUTPUT, HARNESS_OPT_SHOW_OUTPUT,
     HARNESS_OPT_SCAN, HARNESS_OPT_STEP, HARNESS_OPT_LIST,
-    HARNESS_OPT_MIN_TIME,
+    HARNESS_OPT_MIN_TIME, HARNESS_OPT_STYLE, HARNESS_OPT_SORT,
 };
 
 /* hyperfine's letters for the hooks (-s setup, -p prepare, -C conclude, -c cleanup) and the
@@ -44,12 +44,22 @@ enum {
 #define HARNESS_COUNT_LONGOPTS \
     {"min-runs", required_argument, NULL, 'm'}, \
     {"max-runs", required_argument, NULL, 'M'}, \
-    {"min-time", required_argument, NULL, HARNESS_OPT_MIN_TIME}
+    {"min-time", required_argument, NULL, HARNESS_OPT_MIN_TIME}, \
+    {"min-benchmarking-time", required_argument, NULL, HARNESS_OPT_MIN_TIME}
+
+/* How the results are shown (wall, stat, ab): hyperfine's -u/--time-unit, --style and
+ * --sort; the command puts HARNESS_SHOW_SHORTOPTS in its short options. */
+#define HARNESS_SHOW_SHORTOPTS "u:"
+#define HARNESS_SHOW_LONGOPTS \
+    {"time-unit", required_argument, NULL, 'u'}, \
+    {"style", required_argument, NULL, HARNESS_OPT_STYLE}, \
+    {"sort", required_argument, NULL, HARNESS_OPT_SORT}
 
 /* The lines of --help for those options. */
 extern const char harness_options_help[];
 extern const char harness_param_help[];
 extern const char harness_count_help[];
+extern const char harness_show_help[];
 
 enum harness_hook {
     HARNESS_SETUP, HARNESS_PREPARE, HARNESS_CONCLUDE, HARNESS_CLEANUP, HARNESS_NHOOKS
@@ -83,6 +93,7 @@ struct harness {
     const char *input;                /* --input FILE, or NULL */
     const char *output_file;          /* --output FILE, or NULL */
     bool show_output;                 /* --output inherit / --show-output */
+    bool output_pipe;                 /* --output pipe: through a pipe, then thrown away */
     bool runs_given;                  /* --runs: the command sets it */
     long min_runs, max_runs;          /* --min-runs, --max-runs, or 0 */
     double min_time;                  /* --min-time SECONDS, or 0 */

@@ -7,7 +7,10 @@
 #include "core/err.h"
 #include "core/session.h"
 
-enum hf_format { HF_JSON, HF_CSV, HF_MARKDOWN };
+enum hf_format { HF_JSON, HF_CSV, HF_MARKDOWN, HF_ASCIIDOC, HF_ORGMODE };
+
+/* --sort mean-time: the markup tables (Markdown, AsciiDoc, org-mode) by mean, not as given. */
+extern bool hf_sort_by_mean;
 
 /* One result: a series and what hyperfine would call it. */
 struct hf_result {
@@ -26,7 +29,7 @@ int hf_export(const char *path, enum hf_format fmt, const struct hf_result *r, i
 
 /* The export options of a command, each NULL when not given. */
 struct hf_paths {
-    const char *json, *csv, *markdown;
+    const char *json, *csv, *markdown, *asciidoc, *orgmode;
 };
 
 /* Every export asked for, of the series s[0..ns) (each one's user pointer its struct target,

@@ -30,6 +30,11 @@ void table_free(struct table *t);
 
 #define FMT_BUF_MIN 32   /* the least a buffer given to the fmt_ and _cell functions holds */
 
+/* The unit of every time a measuring command prints (-u/--time-unit, hyperfine's): auto
+ * picks one per value (fmt_seconds), the others hold for the whole output. */
+enum out_unit { OUT_UNIT_AUTO, OUT_UNIT_S, OUT_UNIT_MS, OUT_UNIT_US };
+extern enum out_unit out_time_unit;
+
 /* Formats into buf (at least 32 bytes) and returns it; "NA" for NAN. */
 const char *fmt_seconds(char *buf, double s);          /* 1.23 s, 45.6 ms, 789 µs */
 const char *fmt_kib(char *buf, double kib);            /* 512 KiB, 12.3 MiB, 1.50 GiB */

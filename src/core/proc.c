@@ -302,7 +302,8 @@ static int group_finish(pid_t pgid, bool wait, double deadline, bool *late)
 enum gate_stage { GATE_PIN = 1, GATE_SETUP, GATE_EXEC };
 
 /* In the forked child: only async-signal-safe calls until exec. Never returns. */
-static void gated_child(const struct proc_opts *o, char **env, int errfd, int gate_r, int status_w)
+static void gated_child(const struct proc_opts *o, char **env, int errfd, int outfd, int gate_r,
+                        int status_w)
 {
     int report[2] = {GATE_SETUP, 0};
     setpgid(0, 0);
@@ -316,7 +317,10 @@ static void gated_child(const struct proc_opts *o, char **env, int errfd, int ga
         goto fail;
     if (fd != 0)
         close(fd);
-    if (o->stdout_path || !o->show_output) {
+    if (outfd >= 0) {
+        if (dup2(outfd, 1) < 0)
+            goto fail;
+    } else if (o->stdout_path || !o->show_output) {
         fd = o->stdout_path ? open(o->stdout_path, O_WRONLY | O_CREAT |
                                    (o->stdout_append ? O_APPEND : O_TRUNC), 0644)
                             : open("/dev/null", O_WRONLY);
@@ -361,8 +365,8 @@ fail:
  * fork, let the hook see the pid, then release the child to exec. On success the child
  * is registered (slot) and *t0 is the time it was released.
  */
-static int spawn_gated(const struct proc_opts *o, char **env, int errfd, pid_t *pid_out,
-                       int *slot_out, double *t0, struct err *e)
+static int spawn_gated(const struct proc_opts *o, char **env, int errfd, int outfd,
+                       pid_t *pid_out, int *slot_out, double *t0, struct err *e)
 {
     int gate[2], st[2];
     if (pipe2(gate, O_CLOEXEC) < 0)
@@ -381,7 +385,7 @@ static int spawn_gated(const struct proc_opts *o, char **env, int errfd, pid_t *
     if (pid == 0) {
         close(gate[1]);
         close(st[0]);
-        gated_child(o, env, errfd, gate[0], st[1]);
+        gated_child(o, env, errfd, outfd, gate[0], st[1]);
     }
     int fork_errno = errno;
     sigprocmask(SIG_SETMASK, &saved, NULL);
@@ -448,7 +452,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     static int subreaper;
     if (!__atomic_exchange_n(&subreaper, 1, __ATOMIC_SEQ_CST))
         prctl(PR_SET_CHILD_SUBREAPER, 1);
-    int errpipe[2] = {-1, -1};
+    int errpipe[2] = {-1, -1}, outpipe[2] = {-1, -1};
     char **env = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -456,6 +460,10 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
 
     if (!o->show_output && pipe2(errpipe, O_CLOEXEC) < 0)
         return err_errno(e, ERR_SYSTEM, errno, "cannot make a pipe");
+    if (o->stdout_pipe && pipe2(outpipe, O_CLOEXEC) < 0) {
+        err_errno(e, ERR_SYSTEM, errno, "cannot make a pipe");
+        goto out_pipe;
+    }
     env = build_env(o->env_set);
     if (!env) {
         err_set(e, ERR_SYSTEM, "out of memory");
@@ -466,7 +474,9 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     posix_spawnattr_init(&attr);
     posix_spawn_file_actions_addopen(&fa, 0, o->stdin_path ? o->stdin_path : "/dev/null",
                                      O_RDONLY, 0);
-    if (o->stdout_path)
+    if (outpipe[1] >= 0)
+        posix_spawn_file_actions_adddup2(&fa, outpipe[1], 1);
+    else if (o->stdout_path)
         posix_spawn_file_actions_addopen(&fa, 1, o->stdout_path, O_WRONLY | O_CREAT |
                                          (o->stdout_append ? O_APPEND : O_TRUNC), 0644);
     else if (!o->show_output)
@@ -523,7 +533,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     int slot = -1;
     if (o->before_exec) {
         /* Affinity and personality are set in the forked child itself. */
-        if (spawn_gated(o, env, errpipe[1], &pid, &slot, &t0, e) < 0)
+        if (spawn_gated(o, env, errpipe[1], outpipe[1], &pid, &slot, &t0, e) < 0)
             goto out_spawn;
     } else {
         t0 = proc_now();
@@ -555,7 +565,14 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
         fcntl(errpipe[0], F_SETFL, O_NONBLOCK);
     }
 
-    int pidfd = (o->timeout_s > 0 || errpipe[0] >= 0) ? open_pidfd(pid) : -1;
+    if (outpipe[1] >= 0) {
+        close(outpipe[1]);
+        outpipe[1] = -1;
+        fcntl(outpipe[0], F_SETFL, O_NONBLOCK);
+    }
+    struct tail sink = {.len = 0};   /* --output=pipe: read, thrown away */
+    bool out_open = outpipe[0] >= 0;
+    int pidfd = (o->timeout_s > 0 || errpipe[0] >= 0 || out_open) ? open_pidfd(pid) : -1;
     double deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0;
     double until;
     __atomic_load(&grace_until, &until, __ATOMIC_SEQ_CST);
@@ -573,7 +590,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
                 stop_at = 0;
             }
         }
-        if (pidfd < 0 && !pipe_open && !deadline && !stop_at) {
+        if (pidfd < 0 && !pipe_open && !out_open && !deadline && !stop_at) {
             /* Nothing to watch but the child: block in wait4. */
             pid_t w = wait4(pid, &status, 0, &ru);
             if (w == pid)
@@ -593,7 +610,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
                 timed_out = true;
                 deadline = 0;
                 if (pidfd >= 0) { close(pidfd); pidfd = -1; }
-                pipe_open = false;
+                pipe_open = out_open = false;
                 continue;
             }
             wait_ms = (int)(left * 1000) + 1;
@@ -607,12 +624,14 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
             wait_ms = 10;   /* no pidfd: look at the child every 10 ms */
         if (wait_ms < 0 || wait_ms > 100)
             wait_ms = 100;   /* an interrupt taken by another thread is seen within 0.1 s */
-        struct pollfd fds[2];
+        struct pollfd fds[3];
         int nfds = 0;
         if (pidfd >= 0)
             fds[nfds++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
         if (pipe_open)
             fds[nfds++] = (struct pollfd){.fd = errpipe[0], .events = POLLIN};
+        if (out_open)
+            fds[nfds++] = (struct pollfd){.fd = outpipe[0], .events = POLLIN};
         int n = poll(fds, nfds, wait_ms);
         if (n < 0 && errno != EINTR) {
             err_errno(e, ERR_SYSTEM, errno, "poll failed");
@@ -623,6 +642,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
         }
         if (pipe_open && !drain(errpipe[0], &tail))
             pipe_open = false;
+        if (out_open && !drain(outpipe[0], &sink))
+            out_open = false;
         pid_t w = wait4(pid, &status, WNOHANG, &ru);
         if (w == pid)
             break;
@@ -656,6 +677,9 @@ out_pipe:
         close(errpipe[0]);
     if (errpipe[1] >= 0)
         close(errpipe[1]);
+    for (int i = 0; i < 2; i++)
+        if (outpipe[i] >= 0)
+            close(outpipe[i]);
     return ret;
 }
 
