@@ -71,3 +71,10 @@ const struct budget *cli_budget_of_series(const struct budget *b, int n, const c
             return &b[i];
     return NULL;
 }
+
+double cli_budget_threshold_of(const char *series, void *ctx)
+{
+    const struct cli_budget_set *set = ctx;
+    const struct budget *bg = cli_budget_of_series(set->b, set->n, series);
+    return bg ? bg->threshold : 0;
+}

@@ -10,11 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/ab_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
+#include "core/ab.h"
 #include "core/bisect.h"
 #include "core/count.h"
 #include "core/gitwt.h"
@@ -78,6 +80,9 @@ struct bisect_cli {
     int builds;
     double good_value;
     bool threshold_given;
+    char vg_path[4096];     /* valgrind, found for the counts (or for --confirm's) */
+    char alloc_lib[4096];   /* co.alloc_lib when found */
+    char alloc_why[1024];   /* why it was not, or "" */
 };
 
 /* Splits `git log --format=%H%x1f%aI%x1f%s` output into commits, appended to b->c. */
@@ -483,7 +488,7 @@ static void json_step(const struct bisect_cli *b, const struct bisect_result *r,
 }
 
 static void print_json(const struct bisect_cli *b, const struct bisect_result *r, bool all,
-                       const char *confirm_out)
+                       const struct ab_result *confirm)
 {
     fputs("{\"metric\": ", stdout);
     json_str(stdout, b->metric);
@@ -544,11 +549,9 @@ static void print_json(const struct bisect_cli *b, const struct bisect_result *r
         else
             fputs("null", stdout);
     }
-    if (confirm_out && *confirm_out) {   /* tare ab's JSON, as it printed it */
-        size_t k = strlen(confirm_out);
-        while (k && confirm_out[k - 1] == '\n')
-            k--;
-        printf(",\n \"confirm\": %.*s", (int)k, confirm_out);
+    if (confirm) {   /* tare ab's JSON, as it prints it */
+        fputs(",\n \"confirm\": ", stdout);
+        ab_print_json(confirm, false);
     }
     fputs("}\n", stdout);
 }
@@ -585,71 +588,59 @@ static char *in_dir(const char *dir, char **argv)
     return s;
 }
 
+/* One tare ab of the command in two trees (ab_run, in this process). */
+struct bisect_ab {
+    struct ab_opts o;
+    struct ab_result r;
+    struct target t[2];
+    bool ran;           /* r holds ab_run's result (to free) */
+};
+
 /*
- * tare ab's own code path in this process on the command in two trees: paired wall-clock runs
- * until decided (with the counts when count is set). Returns ab's exit status, or -1 with e
- * set.
+ * tare ab's paired wall-clock runs until decided (with the counts when count is set) of the
+ * command in dir[0] (A) and dir[1] (B). 0 with x->r filled; -1 with e set (ERR_MEASURE: a
+ * run failed, as ab_run says).
  */
-static int run_ab(struct bisect_cli *b, const char *dir_a, const char *dir_b,
-                  const char *name_a, const char *name_b, bool count, bool json, struct err *e)
+static int run_ab(struct bisect_cli *b, const char *const dir[2], const char *const name[2],
+                  bool count, struct bisect_ab *x, struct err *e)
 {
-    char *cmd_a = in_dir(dir_a, b->argv), *cmd_b = in_dir(dir_b, b->argv);
-    char max[32], thr[48];
-    snprintf(max, sizeof max, "--max-pairs=%ld", b->max_pairs);
-    snprintf(thr, sizeof thr, "--threshold=%.4f%%", 100 * b->ab_threshold);
-    char *argv[16] = {"tare ab", "--until-decided", "--shell", "sh", "--name", (char *)name_a,
-                      "--name", (char *)name_b, "--format", json ? "json" : "text", cmd_a,
-                      cmd_b};
-    int argc = 12;
-    if (count)
-        argv[argc++] = "--count";
-    if (b->max_pairs > 0 && !count)
-        argv[argc++] = max;
-    if (b->ab_threshold > 0 && !count)
-        argv[argc++] = thr;
-    int status = -1;
-    if (!cmd_a || !cmd_b) {
-        err_set(e, ERR_SYSTEM, "out of memory");
-    } else {
-        fflush(stdout);
-        optind = 0;   /* getopt starts afresh for ab's options */
-        status = cmd_ab(argc, argv);
-        fflush(stdout);
+    ab_opts_init(&x->o);
+    x->o.until = true;
+    if (count) {
+        x->o.count = true;
+        if (!b->vg_path[0] && count_find_valgrind(b->vg_path, sizeof b->vg_path, e) < 0)
+            return -1;
+        x->o.copt.valgrind = b->vg_path;
+        x->o.copt.alloc_lib = b->co.alloc_lib;
     }
-    free(cmd_a);
-    free(cmd_b);
-    return status;
+    if (b->max_pairs > 0 && !count)
+        x->o.max_pairs = b->max_pairs;
+    if (b->ab_threshold > 0 && !count)
+        x->o.threshold = b->ab_threshold;
+    for (int k = 0; k < 2; k++) {
+        char *cmd = in_dir(dir[k], b->argv);
+        int rc = cmd ? target_from_string(cmd, name[k], "sh", &x->t[k], e)
+                     : err_set(e, ERR_SYSTEM, "out of memory");
+        free(cmd);
+        if (rc < 0)
+            return -1;
+        x->o.side[k] = (struct ab_side){.name = x->t[k].name, .command = x->t[k].command,
+                                        .argv = x->t[k].argv};
+    }
+    if (isatty(STDERR_FILENO))
+        x->o.progress = ab_progress_print;
+    fflush(stdout);
+    x->ran = true;
+    return ab_run(&x->o, &x->r, e);
 }
 
-/* run_ab with its JSON captured in a temporary file, into *out (the caller frees it). */
-static int run_ab_json(struct bisect_cli *b, const char *dir_a, const char *dir_b,
-                       const char *name_a, const char *name_b, bool count, char **out,
-                       struct err *e)
+static void bisect_ab_free(struct bisect_ab *x)
 {
-    *out = NULL;
-    FILE *f = tmpfile();
-    if (!f)
-        return err_errno(e, ERR_SYSTEM, errno, "cannot make a temporary file");
-    fflush(stdout);
-    int saved = dup(STDOUT_FILENO);
-    if (saved < 0 || dup2(fileno(f), STDOUT_FILENO) < 0) {
-        if (saved >= 0)
-            close(saved);
-        fclose(f);
-        return err_errno(e, ERR_SYSTEM, errno, "cannot redirect tare ab's output");
-    }
-    int status = run_ab(b, dir_a, dir_b, name_a, name_b, count, true, e);
-    fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
-    size_t cap = 0;
-    rewind(f);
-    if (getdelim(out, &cap, '\0', f) < 0) {
-        free(*out);
-        *out = NULL;
-    }
-    fclose(f);
-    return status;
+    if (x->ran)
+        ab_result_free(&x->r);
+    targets_free(x->t, 2);
+    memset(x->t, 0, sizeof x->t);
+    x->ran = false;
 }
 
 /* The culprit built in the search's worktree (w), its parent in a second one (wp, reused
@@ -670,33 +661,33 @@ static int confirm_trees(struct bisect_cli *b, const struct bisect_step *s, stru
 }
 
 /*
- * --confirm: tare ab --until-decided --count of the culprit (B) against its parent (A).
- * Returns ab's exit status, or -1 with e set when the trees could not be made. With json,
- * ab's JSON goes into *out.
+ * --confirm: tare ab --until-decided --count of the culprit (B) against its parent (A),
+ * printed as tare ab prints it (text), or kept in x for the JSON. Returns ab's exit status
+ * (1 when a measurement or a count failed, 130 when interrupted, ...), or -1 with e set when
+ * the trees could not be made.
  */
 static int confirm(struct bisect_cli *b, const struct bisect_step *s, struct gitwt *wp,
-                   char **out, struct err *e)
+                   struct bisect_ab *x, struct err *e)
 {
     if (confirm_trees(b, s, wp, e) < 0)
         return -1;
     char name_a[64], name_b[64];
     snprintf(name_a, sizeof name_a, "parent %.12s", b->c[s->before].hash);
     snprintf(name_b, sizeof name_b, "culprit %.12s", b->c[s->first].hash);
-    if (out)
-        return run_ab_json(b, wp->cwd, b->w->cwd, name_a, name_b, true, out, e);
-    return run_ab(b, wp->cwd, b->w->cwd, name_a, name_b, true, false, e);
-}
-
-/* The text after "KEY": in ab's JSON, from its "pairs" on (its sides come before). */
-static const char *ab_field(const char *json, const char *key)
-{
-    const char *from = json ? strstr(json, "\"pairs\": ") : NULL;
-    if (!from)
-        return NULL;
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *p = strstr(from, pat);
-    return p ? p + strlen(pat) : NULL;
+    const char *dir[2] = {wp->cwd, b->w->cwd}, *name[2] = {name_a, name_b};
+    struct err ae = {0};
+    if (run_ab(b, dir, name, true, x, &ae) < 0) {
+        int st = cli_fail("ab", &ae);
+        if (x->ran)
+            ab_report_failure(&x->r);
+        bisect_ab_free(x);
+        return st;
+    }
+    bool failed = ab_report_counts(&x->r, b->alloc_why);
+    if (b->text)
+        ab_print_text(&x->r);
+    fflush(stdout);
+    return failed ? EXIT_FAIL : EXIT_OK;
 }
 
 /*
@@ -730,28 +721,31 @@ static int probe_wall(void *ctx, int i, double *value, struct err *e)
         print_probe(b, i, *value, true);
         return 0;
     }
-    char name_a[64], name_b[64], *out = NULL;
+    char name_a[64], name_b[64];
     snprintf(name_a, sizeof name_a, "good %.12s", b->c[0].hash);
     snprintf(name_b, sizeof name_b, "probe %.12s", c->hash);
-    int st = run_ab_json(b, b->wg->cwd, w->cwd, name_a, name_b, false, &out, e);
-    if (st < 0 || st >= 128 || proc_interrupted()) {
-        free(out);
-        return st < 0 ? -1 : err_set(e, ERR_INTERRUPTED, "interrupted");
+    const char *dir[2] = {b->wg->cwd, w->cwd}, *name[2] = {name_a, name_b};
+    struct bisect_ab x = {0};
+    struct err ae = {0};
+    int rc = run_ab(b, dir, name, false, &x, &ae);
+    if (rc < 0 && (ae.kind == ERR_INTERRUPTED || proc_interrupted())) {
+        bisect_ab_free(&x);
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
     }
-    const char *verdict = ab_field(out, "verdict"), *stopped = ab_field(out, "stopped");
-    const char *ratio = ab_field(out, "ratio"), *pairs = ab_field(out, "pairs");
-    if (st != 0 || !verdict || !stopped || !ratio || !pairs) {
-        free(out);
+    if (rc < 0) {   /* as tare ab would say it, and skipped */
+        int st = cli_fail("ab", &ae);
+        if (x.ran)
+            ab_report_failure(&x.r);
+        bisect_ab_free(&x);
         char what[32];
         snprintf(what, sizeof what, "%d", st);
         return skip(b, i, "tare ab failed (exit status %s)", what, NULL);
     }
-    c->ratio = strtod(ratio, NULL);
-    c->pairs = strtol(pairs, NULL, 10);
-    snprintf(c->verdict, sizeof c->verdict, "%.*s", (int)strcspn(verdict + 1, "\""),
-             verdict + 1);
-    bool decided = strncmp(stopped, "\"decided\"", 9) == 0;
-    free(out);
+    c->ratio = x.r.wall.ratio;
+    c->pairs = x.r.n;
+    snprintf(c->verdict, sizeof c->verdict, "%s", stats_verdict_name(x.r.wall.verdict));
+    bool decided = x.r.stopped == SESSION_STOP_DECIDED;
+    bisect_ab_free(&x);
     if (strcmp(c->verdict, "slower") != 0 && !decided) {
         char why[128];
         snprintf(why, sizeof why, "%ld pairs, %.3fx %s", c->pairs, c->ratio, c->verdict);
@@ -841,234 +835,245 @@ static int from_history(const char *path, double det_threshold, const char **met
     return rc;
 }
 
+/* What the command line asked for beyond the search's own state. */
+struct bisect_args {
+    const char *good, *bad, *history;
+    char *hist_good, *hist_bad;     /* --from-history's range, owned */
+    bool metric_given, all, do_confirm;
+    double threshold;               /* a count, or -N for N% of good; 0: the default */
+    enum out_format fmt;
+};
+
+static const struct option bisect_longopts[] = {
+    {"good", required_argument, NULL, 0x100},
+    {"bad", required_argument, NULL, 0x101},
+    {"build", required_argument, NULL, 0x102},
+    {"metric", required_argument, NULL, 0x103},
+    {"threshold", required_argument, NULL, 0x104},
+    {"all-steps", no_argument, NULL, 0x105},
+    {"timeout", required_argument, NULL, 0x106},
+    {"confirm", no_argument, NULL, 0x107},
+    {"from-history", required_argument, NULL, 0x108},
+    {"max-pairs", required_argument, NULL, 0x180},
+    {"jobs", required_argument, NULL, 0x181},
+    {"format", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},
+    {0},
+};
+
+/* One option: 0 taken, 1 --help printed, -1 bad (said). */
+static int bisect_option(struct bisect_cli *b, struct bisect_args *a, int c, const char *arg)
+{
+    long v;
+    switch (c) {
+    case 0x100: a->good = arg; return 0;
+    case 0x101: a->bad = arg; return 0;
+    case 0x102: b->build = arg; return 0;
+    case 0x103:
+        if (!count_metric_valid(arg) && strcmp(arg, "wall") != 0) {
+            cli_usage_error("bisect", cmd_bisect_usage, "--metric wants instructions, "
+                            "allocations, bytes, peak_bytes or wall, not '%s'", arg);
+            return -1;
+        }
+        b->metric = arg;
+        a->metric_given = true;
+        return 0;
+    case 0x104:
+        b->threshold_given = true;
+        return parse_threshold(arg, &a->threshold) ? 0 : -1;
+    case 0x105: a->all = true; return 0;
+    case 0x107: a->do_confirm = true; return 0;
+    case 0x108: a->history = arg; return 0;
+    case 0x181:
+        if (!cli_parse_count("bisect", cmd_bisect_usage, "--jobs", arg, 1, BISECT_JOBS_MAX, &v))
+            return -1;
+        b->jobs = (int)v;
+        return 0;
+    case 0x180:   /* tare ab's first look is at 20 pairs */
+        return cli_parse_count("bisect", cmd_bisect_usage, "--max-pairs", arg, 20, 100000,
+                               &b->max_pairs) ? 0 : -1;
+    case 0x106:
+        return cli_parse_seconds("bisect", cmd_bisect_usage, "--timeout", arg, &b->timeout_s)
+               ? 0 : -1;
+    case 'f':
+        return cli_parse_format("bisect", cmd_bisect_usage, arg, FMT_TEXT | FMT_JSON, &a->fmt)
+               ? 0 : -1;
+    case 'h':
+        cli_print_usage(stdout, cmd_bisect_usage);
+        printf("\nThe first commit between --good and --bad at which a deterministic count\n"
+               "moved, built and counted in one temporary git worktree. A commit that does\n"
+               "not build or whose command fails is skipped and named.\n\n%s", bisect_options);
+        return 1;
+    default:
+        cli_print_usage(stderr, cmd_bisect_usage);
+        fprintf(stderr, "Try 'tare bisect --help' for the options.\n");
+        return -1;
+    }
+}
+
+/* The options' combinations: 0, or EXIT_USAGE after saying why. */
+static int bisect_check(struct bisect_cli *b, struct bisect_args *a, int argc, char **argv,
+                        int dd)
+{
+    if (optind < dd)
+        return cli_usage_error("bisect", cmd_bisect_usage, "the command goes after '--', not "
+                               "'%s'", argv[optind]);
+    if (dd >= argc - 1)
+        return cli_usage_error("bisect", cmd_bisect_usage, "no command to measure (after "
+                               "'--')");
+    if (a->history && (a->good || a->bad))
+        return cli_usage_error("bisect", cmd_bisect_usage, "--from-history takes the range "
+                               "from the file: not with %s", a->good ? "--good" : "--bad");
+    if (!a->history && (!a->good || !a->bad))
+        return cli_usage_error("bisect", cmd_bisect_usage, "%s is required",
+                               a->good ? "--bad" : "--good");
+    b->wall = strcmp(b->metric, "wall") == 0;
+    if (b->wall && (a->all || a->history))
+        return cli_usage_error("bisect", cmd_bisect_usage, "--metric wall takes no %s",
+                               a->all ? "--all-steps" : "--from-history");
+    if (b->wall && b->threshold_given && !(a->threshold < 0 && a->threshold > -100))
+        return cli_usage_error("bisect", cmd_bisect_usage, "with --metric wall, --threshold "
+                               "is tare ab's: a percentage under 100%%, such as 5%%");
+    if (b->wall && b->threshold_given)
+        b->ab_threshold = -a->threshold / 100;
+    if (b->jobs > 1 && (b->wall || a->all))
+        return cli_usage_error("bisect", cmd_bisect_usage, "--jobs applies to the single "
+                               "search on a count, not with %s",
+                               b->wall ? "--metric wall" : "--all-steps");
+    if (b->max_pairs && !b->wall)
+        return cli_usage_error("bisect", cmd_bisect_usage,
+                               "--max-pairs only applies with --metric wall");
+    return 0;
+}
+
+/* --from-history's range, valgrind and the counting allocator: 0, or the exit status after
+ * saying why. */
+static int bisect_tools(struct bisect_cli *b, struct bisect_args *a, struct err *e)
+{
+    if (a->history) {
+        const char *m = a->metric_given ? b->metric : NULL;
+        double det = a->threshold < 0 ? -a->threshold / 100 : 0.02;
+        if (from_history(a->history, det, &m, &a->hist_good, &a->hist_bad, e) < 0)
+            return cli_fail("bisect", e);
+        b->metric = m;
+        a->good = a->hist_good;
+        a->bad = a->hist_bad;
+    }
+    if (!b->wall && count_find_valgrind(b->vg_path, sizeof b->vg_path, e) < 0)
+        return cli_fail("bisect", e);
+    b->co = (struct count_opts){.jobs = 1, .timeout_s = b->timeout_s, .valgrind = b->vg_path};
+    struct err lib_err = {0};
+    if (cli_find_alloc_lib(b->alloc_lib, sizeof b->alloc_lib, &lib_err) == 0)
+        b->co.alloc_lib = b->alloc_lib;
+    else if (strcmp(b->metric, "bytes") == 0 || strcmp(b->metric, "peak_bytes") == 0)
+        return cli_fail("bisect", &lib_err);
+    else
+        snprintf(b->alloc_why, sizeof b->alloc_why, "%s", lib_err.msg[0] ? lib_err.msg : "?");
+    return 0;
+}
+
+/* The worktrees made (the good side's build's too with --metric wall) and the search run,
+ * its probes printed as they come. 0, or -1 with e set. */
+static int bisect_search(struct bisect_cli *b, const struct bisect_args *a, struct gitwt *wp,
+                         struct bisect_result *r, struct err *e)
+{
+    int rc = gitwt_add(b->w, e);
+    if (rc == 0 && b->wall) {   /* the good side's build, A of every probe's tare ab */
+        rc = gitwt_open(wp, b->c[0].hash, e);
+        if (rc == 0)
+            rc = gitwt_add(wp, e);
+        b->wg = wp;
+    }
+    struct stat st;
+    if (rc == 0 && (stat(b->w->cwd, &st) < 0 || !S_ISDIR(st.st_mode)))
+        rc = err_set(e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
+                     b->w->prefix, a->good);
+    if (rc < 0)
+        return -1;
+    if (b->text) {
+        printf("bisecting %d commits after %.12s (good) up to %.12s (bad) on %s", b->n - 1,
+               b->c[0].hash, b->c[b->n - 1].hash, b->metric);
+        if (b->jobs > 1)
+            printf(", %d at a time", b->jobs);
+        printf("\n");
+        printf("%5s  %-12s  %15s  %8s  %s\n", "build", "commit", b->metric, "change", "subject");
+        fflush(stdout);
+    }
+    struct bisect_opts bo = {.all_steps = a->all, .probe = b->wall ? probe_wall : probe,
+                             .probe_many = probe_many, .jobs = b->jobs, .ctx = b};
+    if (b->wall)
+        bo.threshold = 0.5;   /* the values are 0 (not slower) and 1 (slower) */
+    else if (a->threshold < 0)
+        bo.threshold_rel = -a->threshold / 100;
+    else
+        bo.threshold = a->threshold;
+    return bisect_run(b->n, &bo, r, e);
+}
+
+/* The result printed, with --confirm's tare ab of the culprit. 0 with *confirm_status ab's
+ * exit status (0 without --confirm), or -1 with e set. */
+static int bisect_print(struct bisect_cli *b, const struct bisect_args *a, struct gitwt *wp,
+                        const struct bisect_result *r, int *confirm_status, struct err *e)
+{
+    const struct bisect_step *to_confirm =
+        a->do_confirm && r->nsteps > 0 && r->steps[0].exact ? &r->steps[0] : NULL;
+    struct bisect_ab x = {0};
+    int rc = 0;
+    *confirm_status = 0;
+    if (a->fmt == FMT_JSON) {
+        if (to_confirm && (*confirm_status = confirm(b, to_confirm, wp, &x, e)) < 0)
+            rc = -1;
+        if (rc == 0)
+            print_json(b, r, a->all, x.ran ? &x.r : NULL);
+    } else {
+        print_text(b, r, a->all);
+        if (a->do_confirm && !to_confirm)
+            printf("\nconfirm: nothing to confirm (no single culprit)\n");
+        if (to_confirm) {
+            printf("\nconfirm: tare ab --until-decided --count, the culprit (B) against its "
+                   "parent (A)\n");
+            if ((*confirm_status = confirm(b, to_confirm, wp, &x, e)) < 0)
+                rc = -1;
+        }
+    }
+    bisect_ab_free(&x);
+    return rc;
+}
+
 int cmd_bisect(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"good", required_argument, NULL, 0x100},
-        {"bad", required_argument, NULL, 0x101},
-        {"build", required_argument, NULL, 0x102},
-        {"metric", required_argument, NULL, 0x103},
-        {"threshold", required_argument, NULL, 0x104},
-        {"all-steps", no_argument, NULL, 0x105},
-        {"timeout", required_argument, NULL, 0x106},
-        {"confirm", no_argument, NULL, 0x107},
-        {"from-history", required_argument, NULL, 0x108},
-        {"max-pairs", required_argument, NULL, 0x180},
-        {"jobs", required_argument, NULL, 0x181},
-        {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
     struct bisect_cli b = {.metric = "instructions", .timeout_s = COUNT_TIMEOUT_S, .jobs = 1};
-    long jobs = 1;
+    struct bisect_args a = {.fmt = FMT_TEXT};
     struct gitwt wx[BISECT_JOBS_MAX - 1] = {0};
-    const char *good = NULL, *bad = NULL, *history = NULL;
-    char *hist_good = NULL, *hist_bad = NULL;
-    bool metric_given = false;
-    double threshold = 0;
-    bool all = false, do_confirm = false;
-    enum out_format fmt = FMT_TEXT;
     struct gitwt w = {0}, wp = {0};
-    char *confirm_out = NULL;
     int confirm_status = 0;
     struct bisect_result r = {0};
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
-
     optind = 1;
     int c;
-    while ((c = getopt_long(dd, argv, "f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 0x100: good = optarg; break;
-        case 0x101: bad = optarg; break;
-        case 0x102: b.build = optarg; break;
-        case 0x103:
-            if (!count_metric_valid(optarg) && strcmp(optarg, "wall") != 0) {
-                cli_usage_error("bisect", cmd_bisect_usage,
-                                "--metric wants instructions, allocations, bytes, peak_bytes "
-                                "or wall, not '%s'", optarg);
-                goto done;
-            }
-            b.metric = optarg;
-            metric_given = true;
-            break;
-        case 0x104:
-            if (!parse_threshold(optarg, &threshold))
-                goto done;
-            b.threshold_given = true;
-            break;
-        case 0x105: all = true; break;
-        case 0x107: do_confirm = true; break;
-        case 0x108: history = optarg; break;
-        case 0x181:
-            if (!cli_parse_count("bisect", cmd_bisect_usage, "--jobs", optarg, 1,
-                                 BISECT_JOBS_MAX, &jobs))
-                goto done;
-            b.jobs = (int)jobs;
-            break;
-        case 0x180:   /* tare ab's first look is at 20 pairs */
-            if (!cli_parse_count("bisect", cmd_bisect_usage, "--max-pairs", optarg, 20, 100000,
-                                 &b.max_pairs))
-                goto done;
-            break;
-        case 0x106:
-            if (!cli_parse_seconds("bisect", cmd_bisect_usage, "--timeout", optarg, &b.timeout_s))
-                goto done;
-            break;
-        case 'f':
-            if (!cli_parse_format("bisect", cmd_bisect_usage, optarg, FMT_TEXT | FMT_JSON, &fmt))
-                goto done;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_bisect_usage);
-            printf("\nThe first commit between --good and --bad at which a deterministic count\n"
-                   "moved, built and counted in one temporary git worktree. A commit that does\n"
-                   "not build or whose command fails is skipped and named.\n\n%s",
-                   bisect_options);
-            status = EXIT_OK;
-            goto done;
-        default:
-            cli_print_usage(stderr, cmd_bisect_usage);
-            fprintf(stderr, "Try 'tare bisect --help' for the options.\n");
+    while ((c = getopt_long(dd, argv, "f:h", bisect_longopts, NULL)) != -1)
+        if ((status = bisect_option(&b, &a, c, optarg)) != 0) {
+            status = status > 0 ? EXIT_OK : EXIT_USAGE;
             goto done;
         }
-    }
-    if (optind < dd) {
-        cli_usage_error("bisect", cmd_bisect_usage, "the command goes after '--', not '%s'",
-                        argv[optind]);
-        goto done;
-    }
-    if (dd >= argc - 1) {
-        cli_usage_error("bisect", cmd_bisect_usage, "no command to measure (after '--')");
-        goto done;
-    }
-    if (history && (good || bad)) {
-        cli_usage_error("bisect", cmd_bisect_usage,
-                        "--from-history takes the range from the file: not with %s",
-                        good ? "--good" : "--bad");
-        goto done;
-    }
-    if (!history && (!good || !bad)) {
-        cli_usage_error("bisect", cmd_bisect_usage, "%s is required",
-                        good ? "--bad" : "--good");
-        goto done;
-    }
-    b.wall = strcmp(b.metric, "wall") == 0;
-    if (b.wall && (all || history)) {
-        cli_usage_error("bisect", cmd_bisect_usage, "--metric wall takes no %s",
-                        all ? "--all-steps" : "--from-history");
-        goto done;
-    }
-    if (b.wall && b.threshold_given && !(threshold < 0 && threshold > -100)) {
-        cli_usage_error("bisect", cmd_bisect_usage, "with --metric wall, --threshold is tare "
-                        "ab's: a percentage under 100%%, such as 5%%");
-        goto done;
-    }
-    if (b.wall && b.threshold_given)
-        b.ab_threshold = -threshold / 100;
-    if (b.jobs > 1 && (b.wall || all)) {
-        cli_usage_error("bisect", cmd_bisect_usage, "--jobs applies to the single search on a "
-                        "count, not with %s", b.wall ? "--metric wall" : "--all-steps");
-        goto done;
-    }
     b.wx = wx;
-    if (b.max_pairs && !b.wall) {
-        cli_usage_error("bisect", cmd_bisect_usage, "--max-pairs only applies with --metric wall");
+    if ((status = bisect_check(&b, &a, argc, argv, dd)) != 0 ||
+        (status = bisect_tools(&b, &a, &e)) != 0)
         goto done;
-    }
-    if (history) {
-        const char *m = metric_given ? b.metric : NULL;
-        double det = threshold < 0 ? -threshold / 100 : 0.02;
-        if (from_history(history, det, &m, &hist_good, &hist_bad, &e) < 0) {
-            status = cli_fail("bisect", &e);
-            goto done;
-        }
-        b.metric = m;
-        good = hist_good;
-        bad = hist_bad;
-    }
     b.argv = argv + dd + 1;
-    b.text = fmt == FMT_TEXT;
-    char valgrind[4096], alloc_lib[4096];
-    if (!b.wall && count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
-        status = cli_fail("bisect", &e);
-        goto done;
-    }
-    b.co = (struct count_opts){.jobs = 1, .timeout_s = b.timeout_s, .valgrind = valgrind};
-    struct err lib_err = {0};
-    if (cli_find_alloc_lib(alloc_lib, sizeof alloc_lib, &lib_err) == 0)
-        b.co.alloc_lib = alloc_lib;
-    else if (strcmp(b.metric, "bytes") == 0 || strcmp(b.metric, "peak_bytes") == 0) {
-        status = cli_fail("bisect", &lib_err);
-        goto done;
-    }
-    if (gitwt_open(&w, good, &e) < 0) {
-        status = cli_fail("bisect", &e);
-        goto done;
-    }
+    b.text = a.fmt == FMT_TEXT;
     b.w = &w;
-    if (list_range(&b, good, bad, &e) < 0) {
+    if (gitwt_open(&w, a.good, &e) < 0 || list_range(&b, a.good, a.bad, &e) < 0) {
         status = cli_fail("bisect", &e);
         goto done;
     }
     /* Before the worktree exists, so an interrupt from here on still reaches the cleanup. */
     cli_install_signal_handlers();
-    int rc = gitwt_add(&w, &e);
-    if (rc == 0 && b.wall) {   /* the good side's build, A of every probe's tare ab */
-        rc = gitwt_open(&wp, b.c[0].hash, &e);
-        if (rc == 0)
-            rc = gitwt_add(&wp, &e);
-        b.wg = &wp;
-    }
-    struct stat st;
-    if (rc == 0 && (stat(w.cwd, &st) < 0 || !S_ISDIR(st.st_mode)))
-        rc = err_set(&e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
-                     w.prefix, good);
-    if (rc == 0) {
-        if (b.text) {
-            printf("bisecting %d commits after %.12s (good) up to %.12s (bad) on %s", b.n - 1,
-                   b.c[0].hash, b.c[b.n - 1].hash, b.metric);
-            if (b.jobs > 1)
-                printf(", %d at a time", b.jobs);
-            printf("\n");
-            printf("%5s  %-12s  %15s  %8s  %s\n", "build", "commit", b.metric, "change",
-                   "subject");
-            fflush(stdout);
-        }
-        struct bisect_opts bo = {.all_steps = all, .probe = b.wall ? probe_wall : probe,
-                                 .probe_many = probe_many, .jobs = b.jobs, .ctx = &b};
-        if (b.wall)
-            bo.threshold = 0.5;   /* the values are 0 (not slower) and 1 (slower) */
-        else if (threshold < 0)
-            bo.threshold_rel = -threshold / 100;
-        else
-            bo.threshold = threshold;
-        if (rc == 0)
-            rc = bisect_run(b.n, &bo, &r, &e);
-    }
-    const struct bisect_step *to_confirm =
-        rc == 0 && do_confirm && r.nsteps > 0 && r.steps[0].exact ? &r.steps[0] : NULL;
-    if (rc == 0 && fmt == FMT_JSON) {
-        if (to_confirm) {
-            confirm_status = confirm(&b, to_confirm, &wp, &confirm_out, &e);
-            if (confirm_status < 0)
-                rc = -1;
-        }
-        if (rc == 0)
-            print_json(&b, &r, all, confirm_out);
-    } else if (rc == 0) {
-        print_text(&b, &r, all);
-        if (do_confirm && !to_confirm)
-            printf("\nconfirm: nothing to confirm (no single culprit)\n");
-        if (to_confirm) {
-            printf("\nconfirm: tare ab --until-decided --count, the culprit (B) against its "
-                   "parent (A)\n");
-            confirm_status = confirm(&b, to_confirm, &wp, NULL, &e);
-            if (confirm_status < 0)
-                rc = -1;
-        }
-    }
+    int rc = bisect_search(&b, &a, &wp, &r, &e);
+    if (rc == 0)
+        rc = bisect_print(&b, &a, &wp, &r, &confirm_status, &e);
     struct err rm_err = {0};
     if (gitwt_remove(&w, &rm_err) < 0)
         cli_error("bisect", "%s", rm_err.msg);
@@ -1087,7 +1092,6 @@ int cmd_bisect(int argc, char **argv)
             status = EXIT_FAIL;   /* skipped commits hide which one it is */
     if (confirm_status > 0)
         status = confirm_status;   /* ab's own: 1 when its measurement failed, 130, ... */
-
 done:
     bisect_result_free(&r);
     for (int i = 0; i < b.n; i++) {
@@ -1097,9 +1101,8 @@ done:
         free(b.c[i].why);
     }
     free(b.c);
-    free(confirm_out);
-    free(hist_good);
-    free(hist_bad);
+    free(a.hist_good);
+    free(a.hist_bad);
     gitwt_free(&w);
     gitwt_free(&wp);
     for (int j = 0; j < BISECT_JOBS_MAX - 1; j++)

@@ -12,6 +12,7 @@
 #include "cli/count_out.h"
 #include "cli/growth.h"
 #include "cli/harness.h"
+#include "cli/measure_opts.h"
 #include "cli/export_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
@@ -21,37 +22,6 @@
 const char cmd_count_usage[] =
     "tare count [options] -- CMD [ARG...]\n"
     "tare count [options] 'CMD 1' 'CMD 2' ...";
-
-static const char count_options[] =
-    "Options (hyperfine's letters, with hyperfine's meanings, where count has the option):\n"
-    "  -j, --jobs N            commands measured at once (default: the number of CPUs)\n"
-    "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
-    "                          run each command in this environment, as series NAME+LANE\n"
-    "  -n, --command-name NAME\n"
-    "                          name the commands in order (default: first word's basename;\n"
-    "                          --name is the same)\n"
-    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
-    "                          or a path; default: none, the words run as they are)\n"
-    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
-    "  -t, --timeout SECONDS   kill a run after this long (default 1800: callgrind is slow)\n"
-    "      --keep-profile DIR  keep each callgrind profile as DIR/NAME.callgrind.out\n"
-    "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
-    "      --toggle-collect FUNC  count a region too: FUNC and what it calls (repeatable)\n"
-    "      --region marks      count a region too: from TARE_COUNT_START to TARE_COUNT_STOP\n"
-    "      --valgrind-arg ARG  pass this option to valgrind too (repeatable)\n"
-    "      --cache-sim         simulated L1 and LL cache misses, and estimated cycles\n"
-    "      --subtract CMD      count CMD too (each lane); show the counts less CMD's\n"
-    "      --engine ENGINE     callgrind (default) or cachegrind (faster: no call graph)\n"
-    "  -f, --format FORMAT     text (default), tsv or json\n"
-    "      --metric METRIC     instructions (default), allocations, bytes or peak_bytes,\n"
-    "                          for --fail-above and --fail-below\n"
-    "      --fail-above N      exit 1 if the metric is above N, 0 if not, 125 if it could\n"
-    "                          not be counted (as 'git bisect run' expects)\n"
-    "      --fail-below N      the same, exit 1 if the metric is below N\n"
-    CLI_EXPORT_HELP
-    "  -h, --help              show this help\n"
-    "Around the runs (natively: never under valgrind or the counting allocator; with --jobs\n"
-    "above 1 the series and their hooks run side by side):\n";
 
 static const char *status_name(enum count_status s)
 {
@@ -182,18 +152,42 @@ static int fail_limits(const struct count_job *jobs, const struct target *t, int
     return status;
 }
 
-/* A --fail-above/--fail-below limit: a whole number. */
-static bool parse_limit(const char *opt, const char *arg, uint64_t *out)
+/* --fail-above/--fail-below N: a whole number. */
+static int opt_limit(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(arg, &end, 10);
     if (!*arg || *end || errno || arg[0] == '-') {
-        cli_usage_error("count", cmd_count_usage, "%s wants a whole number, not '%s'", opt, arg);
-        return false;
+        cli_usage_error(p->cmd, p->usage, "--%s wants a whole number, not '%s'", o->long_name,
+                        arg);
+        return -1;
     }
-    *out = v;
-    return true;
+    *(uint64_t *)o->value = v;
+    return 0;
+}
+
+/* --metric: one that count_job_metric knows. */
+static int opt_metric(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    if (!count_metric_valid(arg)) {
+        cli_usage_error(p->cmd, p->usage, "--metric wants instructions, allocations, bytes or "
+                        "peak_bytes, not '%s'", arg);
+        return -1;
+    }
+    *(const char **)o->value = arg;
+    return 0;
+}
+
+/* --region marks: the only region given by name. */
+static int opt_region(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    if (strcmp(arg, "marks") != 0) {
+        cli_usage_error(p->cmd, p->usage, "--region takes 'marks', not '%s'", arg);
+        return -1;
+    }
+    *(bool *)o->value = true;
+    return 0;
 }
 
 /* --subtract CMD: its series, one a lane, named baseline[+LANE], appended to *t. */
@@ -227,33 +221,6 @@ static int add_baselines(const struct target_spec *spec, const char *cmd, struct
 
 int cmd_count(int argc, char **argv)
 {
-    /* not 'C': hyperfine's -C is --conclude */
-    enum { OPT_CHECK_WARM = 0x180, OPT_METRIC, OPT_FAIL_ABOVE, OPT_FAIL_BELOW };
-    static const struct option longopts[] = {
-        {"jobs", required_argument, NULL, 'j'},
-        {"lane", required_argument, NULL, 'l'},
-        {"command-name", required_argument, NULL, 'n'},
-        {"name", required_argument, NULL, 'n'},
-        {"shell", required_argument, NULL, 'S'},
-        {"timeout", required_argument, NULL, 't'},
-        {"keep-profile", required_argument, NULL, 'K'},
-        {"check-warm", no_argument, NULL, OPT_CHECK_WARM},
-        {"format", required_argument, NULL, 'f'},
-        CLI_EXPORT_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        {"metric", required_argument, NULL, OPT_METRIC},
-        {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
-        {"fail-below", required_argument, NULL, OPT_FAIL_BELOW},
-        HARNESS_LONGOPTS,
-        HARNESS_PARAM_LONGOPTS,
-        {"toggle-collect", required_argument, NULL, COUNT_OPT_TOGGLE},
-        {"region", required_argument, NULL, COUNT_OPT_REGION},
-        {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
-        {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
-        {"subtract", required_argument, NULL, COUNT_OPT_SUBTRACT},
-        {"engine", required_argument, NULL, COUNT_OPT_ENGINE},
-        {0},
-    };
     const char *metric = "instructions";
     bool fail_above = false, fail_below = false;
     uint64_t above_n = 0, below_n = 0;
@@ -271,7 +238,6 @@ int cmd_count(int argc, char **argv)
     struct target *targets = NULL;
     struct count_job *jobs = NULL;
     int nt = 0;
-    long v;
     char **toggles = calloc(argc + 1, sizeof *toggles);
     char **vg_args = calloc(argc + 1, sizeof *vg_args);
     char region[512] = "";
@@ -282,98 +248,62 @@ int cmd_count(int argc, char **argv)
     if (!toggles || !vg_args || !target_spec_init(&spec, argc) ||
         !harness_init(&h, "count", cmd_count_usage, argc))
         goto done;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(dd, argv, "j:l:n:S:Nt:f:h" HARNESS_SHORTOPTS
-                             HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            if (!cli_parse_count("count", cmd_count_usage, "--jobs", optarg, 1, 1024, &v))
-                goto done;
-            co.jobs = (int)v;
-            break;
-        case 'l':
-            if (!target_spec_add_lane(&spec, "count", cmd_count_usage, optarg))
-                goto done;
-            break;
-        case 'n': spec.names[spec.nnames++] = optarg; break;
-        case 'S':
-            if (!target_spec_set_shell(&spec, "count", cmd_count_usage, optarg))
-                goto done;
-            break;
-        case 'N': spec.shell = NULL; break;
-        case 't':
-            if (!cli_parse_seconds("count", cmd_count_usage, "--timeout", optarg, &co.timeout_s))
-                goto done;
-            break;
-        case 'K': co.keep_dir = optarg; break;
-        case OPT_CHECK_WARM: co.check_warm = true; break;
-        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
-            cli_export_opt(&ci_export, c, optarg);
-            break;
-        case 'f':
-            if (!cli_parse_format("count", cmd_count_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
-                                  &fmt))
-                goto done;
-            break;
-        case OPT_METRIC:
-            if (!count_metric_valid(optarg)) {
-                cli_usage_error("count", cmd_count_usage,
-                                "--metric wants instructions, allocations, bytes or peak_bytes, "
-                                "not '%s'", optarg);
-                goto done;
-            }
-            metric = optarg;
-            break;
-        case OPT_FAIL_ABOVE:
-            if (!parse_limit("--fail-above", optarg, &above_n))
-                goto done;
-            fail_above = true;
-            break;
-        case OPT_FAIL_BELOW:
-            if (!parse_limit("--fail-below", optarg, &below_n))
-                goto done;
-            fail_below = true;
-            break;
-        case COUNT_OPT_TOGGLE: toggles[co.ntoggle++] = optarg; break;
-        case COUNT_OPT_CACHE: co.cache_sim = true; break;
-        case COUNT_OPT_SUBTRACT: subtract = optarg; break;
-        case COUNT_OPT_ENGINE:
-            if (!count_parse_engine("count", cmd_count_usage, optarg, &co.engine))
-                goto done;
-            engine_given = true;
-            break;
-        case COUNT_OPT_VGARG:
-            if (!count_vg_arg_ok("count", cmd_count_usage, optarg))
-                goto done;
-            vg_args[co.nvg_args++] = optarg;
-            break;
-        case COUNT_OPT_REGION:
-            if (strcmp(optarg, "marks") != 0) {
-                cli_usage_error("count", cmd_count_usage, "--region takes 'marks', not '%s'",
-                                optarg);
-                goto done;
-            }
-            co.marks = true;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_count_usage);
-            printf("\nDeterministic counts: instructions and allocations from one callgrind run\n"
-                   "after a native warm-up, bytes and peak heap from the counting allocator.\n"
-                   "Counts do not depend on load, so commands run side by side (-j).\n\n%s%s%s",
-                   count_options, harness_options_help, harness_param_help);
-            status = EXIT_OK;
-            goto done;
-        default:
-            if ((v = harness_option(&h, c, dd, argv)) != 0) {
-                if (v < 0)
-                    goto done;
-                break;
-            }
-            cli_print_usage(stderr, cmd_count_usage);
-            fprintf(stderr, "Try 'tare count --help' for the options.\n");
-            goto done;
-        }
+    const struct opt opts[] = {
+        OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings, where count has "
+                  "the option):"),
+        OPT_INT('j', "jobs", &co.jobs, "N", 1, 1024,
+                "commands measured at once (default: the number of CPUs)"),
+        MOPT_LANE(&spec),
+        MOPT_NAME(&spec),
+        MOPT_SHELL(&spec),
+        MOPT_TIMEOUT(&co.timeout_s, "\n(default 1800: callgrind is slow)"),
+        OPT_STRING(0, "keep-profile", &co.keep_dir, "DIR",
+                   "keep each callgrind profile as DIR/NAME.callgrind.out"),
+        OPT_BOOL(0, "check-warm", &co.check_warm,
+                 "two callgrind passes; flag counts that differ by over 0.01%"),
+        OPT_LIST(0, "toggle-collect", toggles, &co.ntoggle, "FUNC",
+                 "count a region too: FUNC and what it calls (repeatable)"),
+        OPT_CALLBACK(0, "region", &co.marks, "marks",
+                     "count a region too: from TARE_COUNT_START to TARE_COUNT_STOP", opt_region),
+        OPT_CALLBACK(0, "valgrind-arg", vg_args, "ARG",
+                     "pass this option to valgrind too (repeatable)", count_opt_vg_arg,
+                     .count = &co.nvg_args),
+        OPT_BOOL(0, "cache-sim", &co.cache_sim,
+                 "simulated L1 and LL cache misses, and estimated cycles"),
+        OPT_STRING(0, "subtract", &subtract, "CMD",
+                   "count CMD too (each lane); show the counts less CMD's"),
+        OPT_CALLBACK(0, "engine", &co.engine, "ENGINE",
+                     "callgrind (default) or cachegrind (faster: no call graph)",
+                     count_opt_engine, .given = &engine_given),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
+        OPT_CALLBACK(0, "metric", &metric, "METRIC",
+                     "instructions (default), allocations, bytes or peak_bytes,\n"
+                     "for --fail-above and --fail-below", opt_metric),
+        OPT_CALLBACK(0, "fail-above", &above_n, "N",
+                     "exit 1 if the metric is above N, 0 if not, 125 if it could\n"
+                     "not be counted (as 'git bisect run' expects)", opt_limit,
+                     .given = &fail_above),
+        OPT_CALLBACK(0, "fail-below", &below_n, "N",
+                     "the same, exit 1 if the metric is below N", opt_limit,
+                     .given = &fail_below),
+        MOPT_CI_EXPORTS(&ci_export),
+        OPT_HELP(),
+        OPT_GROUP("Around the runs (natively: never under valgrind or the counting allocator; "
+                  "with --jobs\nabove 1 the series and their hooks run side by side):"),
+        MOPT_HOOKS(&h),
+        MOPT_PARAMS(&h),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "count", .usage = cmd_count_usage, .argc = dd, .argv = argv,
+        .about = "Deterministic counts: instructions and allocations from one callgrind run\n"
+                 "after a native warm-up, bytes and peak heap from the counting allocator.\n"
+                 "Counts do not depend on load, so commands run side by side (-j).",
+    };
+    int prc = opt_parse(&op, opts);
+    if (prc != 0) {
+        status = opt_status(prc);
+        goto done;
     }
     co.toggle = toggles;
     co.vg_args = vg_args;

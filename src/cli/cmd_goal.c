@@ -8,21 +8,12 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/opt.h"
 #include "cli/out.h"
 #include "core/json.h"
 
 const char cmd_goal_usage[] =
     "tare goal [options] --from X --to Y [SLICE...]";
-
-static const char goal_options[] =
-    "Options:\n"
-    "      --from X          where the figure is now (a time, a ratio: lower is better unless\n"
-    "                        --to is higher, then higher is)\n"
-    "      --to Y            where it has to get\n"
-    "      --slice PCT       the size of a typical slice (default 3%)\n"
-    "  -f, --format FORMAT   text (default) or json\n"
-    "  -h, --help            show this help\n"
-    "SLICE: a measured slice, as a percentage (3%, 2.5, -1%) or a multiple (1.04x).\n";
 
 /* A positive number, the whole string. */
 static bool parse_positive(const char *arg, double *out)
@@ -56,51 +47,52 @@ static bool parse_slice(const char *arg, double *mult)
     return true;
 }
 
+/* --from X, --to Y: a positive number. */
+static int opt_positive(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    if (parse_positive(arg, o->value))
+        return 0;
+    cli_usage_error(p->cmd, p->usage, "bad value '%s' for --%s: want a positive number", arg,
+                    o->long_name);
+    return -1;
+}
+
+/* --slice PCT: a gain, as a multiple above 1. */
+static int opt_slice(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    double *slice = o->value;
+    if (parse_slice(arg, slice) && *slice > 1)
+        return 0;
+    cli_usage_error(p->cmd, p->usage, "bad value '%s' for --slice: want a positive percentage "
+                    "such as 3%% (or a multiple such as 1.03x)", arg);
+    return -1;
+}
+
 int cmd_goal(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"from", required_argument, NULL, 'F'},
-        {"to", required_argument, NULL, 'T'},
-        {"slice", required_argument, NULL, 's'},
-        {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
     double from = NAN, to = NAN, slice = 1.03;
     enum out_format fmt = FMT_TEXT;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-        case 'T':
-            if (!parse_positive(optarg, c == 'F' ? &from : &to))
-                return cli_usage_error("goal", cmd_goal_usage, "bad value '%s' for %s: want a "
-                                       "positive number", optarg, c == 'F' ? "--from" : "--to");
-            break;
-        case 's':
-            if (!parse_slice(optarg, &slice) || !(slice > 1))
-                return cli_usage_error("goal", cmd_goal_usage, "bad value '%s' for --slice: want "
-                                       "a positive percentage such as 3%% (or a multiple such as "
-                                       "1.03x)", optarg);
-            break;
-        case 'f':
-            if (!cli_parse_format("goal", cmd_goal_usage, optarg, FMT_TEXT | FMT_JSON, &fmt))
-                return EXIT_USAGE;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_goal_usage);
-            printf(
-                "\nThe multiple a goal needs, how many compounding slices of a given size reach\n"
-                "it, and how much of it slices already measured reach.\n\n%s",
-                goal_options);
-            return EXIT_OK;
-        default:
-            cli_print_usage(stderr, cmd_goal_usage);
-            fprintf(stderr, "Try 'tare goal --help' for the options.\n");
-            return EXIT_USAGE;
-        }
-    }
+    const struct opt opts[] = {
+        OPT_GROUP("Options:"),
+        OPT_CALLBACK(0, "from", &from, "X",
+                     "where the figure is now (a time, a ratio: lower is better unless\n"
+                     "--to is higher, then higher is)", opt_positive),
+        OPT_CALLBACK(0, "to", &to, "Y", "where it has to get", opt_positive),
+        OPT_CALLBACK(0, "slice", &slice, "PCT", "the size of a typical slice (default 3%)",
+                     opt_slice),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_JSON),
+        OPT_HELP(),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "goal", .usage = cmd_goal_usage, .argc = argc, .argv = argv,
+        .about = "The multiple a goal needs, how many compounding slices of a given size reach\n"
+                 "it, and how much of it slices already measured reach.",
+        .after = "SLICE: a measured slice, as a percentage (3%, 2.5, -1%) or a multiple (1.04x).",
+    };
+    int rc = opt_parse(&op, opts);
+    if (rc != 0)
+        return opt_status(rc);
     if (isnan(from) || isnan(to))
         return cli_usage_error("goal", cmd_goal_usage, "want both --from and --to");
     int nmeasured = argc - optind;

@@ -190,12 +190,6 @@ static int do_append(int argc, char **argv)
 
 /* ---- check ---- */
 
-struct finding {
-    const char *bench, *commit;
-    int metric;
-    struct hist_step st;
-};
-
 /* A value as a person reads it: a count (instructions, bytes) whole with separators, never
  * 1.11427e+09; seconds and ratios to 6 figures. */
 static const char *value_str(char *buf, double v, int m)
@@ -213,21 +207,6 @@ static void json_value(FILE *f, double v)
         fprintf(f, "%.0f", v);
     else
         json_num(f, v);
-}
-
-/* Why a metric of a series was not tested, for a person. */
-static const char *untested_str(char *buf, size_t size, const struct hist_step *st)
-{
-    switch (st->untested) {
-    case HIST_NO_VALUE: return "no value at this commit (NA)";
-    case HIST_NO_EARLIER: return "no earlier value to compare with";
-    case HIST_EARLIER_ZERO: return "the earlier value is 0: a change from 0 has no ratio";
-    case HIST_TOO_FEW:
-        snprintf(buf, size, "too few points: %zu of the %zu a step test needs", st->points,
-                 st->needed);
-        return buf;
-    default: return "";
-    }
 }
 
 /* The columns of the files' headers that tare does not read (another tool's `mean`, say):
@@ -297,51 +276,175 @@ static void json_columns(FILE *f, char **paths, int np)
     fputc(']', f);
 }
 
-static void json_findings(FILE *f, const struct finding *v, size_t n)
+/* Which judgements a list of check's output holds. */
+enum check_list { LIST_REG, LIST_IMP, LIST_PEND, LIST_FAILED, LIST_SKIP };
+
+static bool in_list(const struct hist_judgement *j, enum check_list l)
 {
+    switch (l) {
+    case LIST_REG: return j->verdict == HIST_REGRESSION;
+    case LIST_IMP: return j->verdict == HIST_IMPROVEMENT;
+    /* pending among too few points too: not tested, yet past the fence */
+    case LIST_PEND: return j->st.pending;
+    case LIST_FAILED: return j->verdict == HIST_NA;
+    default: return j->verdict == HIST_UNTESTED;
+    }
+}
+
+/* The commit a finding names: where its step began. */
+static const char *step_commit(const struct hist_db *db, const struct hist_judgement *j)
+{
+    return db->commit[db->series[j->series].commit[j->step_point]];
+}
+
+static void json_findings(FILE *f, const struct hist_db *db, const struct hist_check *c,
+                          enum check_list l)
+{
+    bool first = true;
     fputc('[', f);
-    for (size_t i = 0; i < n; i++) {
-        fputs(i ? ", {" : "{", f);
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        if (!in_list(j, l))
+            continue;
+        fputs(first ? "{" : ", {", f);
+        first = false;
         fputs("\"benchmark\": ", f);
-        json_str(f, v[i].bench);
+        json_str(f, db->series[j->series].name);
         fputs(", \"metric\": ", f);
-        json_str(f, hist_metric_names[v[i].metric]);
+        json_str(f, hist_metric_names[j->metric]);
         fputs(", \"before\": ", f);
-        json_value(f, v[i].st.before);
+        json_value(f, j->st.before);
         fputs(", \"after\": ", f);
-        json_value(f, v[i].st.after);
+        json_value(f, j->st.after);
         fputs(", \"change\": ", f);
-        json_num(f, v[i].st.change);
+        json_num(f, j->st.change);
         fputs(", \"commit\": ", f);
-        json_str(f, v[i].commit);
+        json_str(f, step_commit(db, j));
         fputc('}', f);
     }
     fputc(']', f);
 }
 
-static void text_findings(const char *title, const struct finding *v, size_t n)
+static void text_findings(const char *title, const struct hist_db *db, const struct hist_check *c,
+                          enum check_list l)
 {
-    if (!n)
-        return;
     static const char *const hdr[] = {"benchmark", "metric", "before", "after", "change",
                                       "threshold", "commit"};
     struct table t;
     table_init(&t, 7, hdr, 1u | 2u | 64u);
-    for (size_t i = 0; i < n; i++) {
-        const struct hist_step *s = &v[i].st;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        if (!in_list(j, l))
+            continue;
+        const struct hist_step *s = &j->st;
+        n++;
         table_row(&t);
-        table_set(&t, 0, "%s", v[i].bench);
-        table_set(&t, 1, "%s", hist_metric_names[v[i].metric]);
+        table_set(&t, 0, "%s", db->series[j->series].name);
+        table_set(&t, 1, "%s", hist_metric_names[j->metric]);
         char b[64];
-        table_set(&t, 2, "%s", value_str(b, s->before, v[i].metric));
-        table_set(&t, 3, "%s", value_str(b, s->after, v[i].metric));
+        table_set(&t, 2, "%s", value_str(b, s->before, j->metric));
+        table_set(&t, 3, "%s", value_str(b, s->after, j->metric));
         table_set(&t, 4, "%+.1f%%", 100 * s->change);
         table_set(&t, 5, "%.1f%%", 100 * s->fence);
-        table_set(&t, 6, "%.12s", v[i].commit);
+        table_set(&t, 6, "%.12s", step_commit(db, j));
     }
-    printf("%s:\n", title);
-    table_print(&t, stdout, FMT_TEXT);
+    if (n) {
+        printf("%s:\n", title);
+        table_print(&t, stdout, FMT_TEXT);
+    }
     table_free(&t);
+}
+
+/* The series and metrics of one list, each with why: [{"benchmark", "metric", "why"}]. */
+static void json_why(FILE *f, const struct hist_db *db, const struct hist_check *c,
+                     enum check_list l)
+{
+    char why[128];
+    bool first = true;
+    fputc('[', f);
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        if (!in_list(j, l))
+            continue;
+        fputs(first ? "{\"benchmark\": " : ", {\"benchmark\": ", f);
+        first = false;
+        json_str(f, db->series[j->series].name);
+        fputs(", \"metric\": ", f);
+        json_str(f, hist_metric_names[j->metric]);
+        fputs(", \"why\": ", f);
+        json_str(f, hist_untested_why(&j->st, false, why, sizeof why));
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+/* check's result as JSON. */
+static void check_json(const struct hist_db *db, const struct hist_check *c, char **paths,
+                       int np)
+{
+    fputs("{\"regressions\": ", stdout);
+    json_findings(stdout, db, c, LIST_REG);
+    fputs(", \"improvements\": ", stdout);
+    json_findings(stdout, db, c, LIST_IMP);
+    fputs(", \"failed\": ", stdout);
+    json_why(stdout, db, c, LIST_FAILED);
+    printf(", \"checked\": %zu, \"not_checked\": ", c->ntested);
+    json_why(stdout, db, c, LIST_SKIP);
+    fputs(", \"unknown_columns\": ", stdout);
+    json_columns(stdout, paths, np);
+    fputs("}\n", stdout);
+}
+
+/* check's result for a person. */
+static void check_text(const struct hist_db *db, const struct hist_check *c, const char *unknown,
+                       size_t nunknown)
+{
+    size_t ci = c->commit;
+    char why[128];
+    printf("checked %zu metric%s of %zu series at commit %.12s (%s)\n", c->ntested,
+           c->ntested == 1 ? "" : "s", c->nseries, db->commit[ci],
+           db->date[ci][0] ? db->date[ci] : "no date");
+    text_findings("regressions", db, c, LIST_REG);
+    text_findings("improvements", db, c, LIST_IMP);
+    text_findings("pending (past the fence, not yet persistent)", db, c, LIST_PEND);
+    for (int l = LIST_FAILED; l <= LIST_SKIP; l++) {
+        if (!(l == LIST_FAILED ? c->nna : c->nskip))
+            continue;
+        static const char *const hdr[] = {"benchmark", "metric", "why"};
+        struct table t;
+        table_init(&t, 3, hdr, 7u);
+        for (size_t i = 0; i < c->n; i++) {
+            const struct hist_judgement *j = &c->j[i];
+            if (!in_list(j, (enum check_list)l))
+                continue;
+            table_row(&t);
+            table_set(&t, 0, "%s", db->series[j->series].name);
+            table_set(&t, 1, "%s", hist_metric_names[j->metric]);
+            table_set(&t, 2, "%s", hist_untested_why(&j->st, false, why, sizeof why));
+        }
+        printf("%s:\n", l == LIST_FAILED ? "measurement failed" : "not checked");
+        table_print(&t, stdout, FMT_TEXT);
+        table_free(&t);
+    }
+    if (unknown)
+        printf("not checked: column%s tare does not read: %s\n", nunknown == 1 ? "" : "s",
+               unknown);
+    if (c->nabsent)
+        printf("not checked: %zu series with no row at this commit\n", c->nabsent);
+    if (!c->nreg && !c->nimp && c->ntested)
+        printf("no regressions, no improvements%s\n",
+               c->nna ? " in the metrics measured" : "");
+}
+
+/* check's records for the CI files: one a judgement. */
+static int check_export(struct export_set *xset, const struct hist_db *db,
+                        const struct hist_check *c, struct err *e)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (cli_export_add_check(xset, db, &c->j[i], e) < 0)
+            return -1;
+    return 0;
 }
 
 static int do_check(int argc, char **argv)
@@ -363,9 +466,9 @@ static int do_check(int argc, char **argv)
     struct export_set xset = {0};
     struct err xe = {0};
     int xrc = 0;
-    struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
+    struct hist_check_opts o = HIST_CHECK_DEFAULTS;
     enum out_format fmt = FMT_TEXT;
-    long persist = 3;
+    long persist = o.persist;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
@@ -415,139 +518,46 @@ static int do_check(int argc, char **argv)
         hist_db_free(&db);
         return cli_fail(CMD, &e);
     }
-    size_t cap = db.nseries * HM_COUNT + 1;
-    struct finding *reg = calloc(cap, sizeof *reg), *imp = calloc(cap, sizeof *imp),
-                   *pend = calloc(cap, sizeof *pend), *skip = calloc(cap, sizeof *skip);
-    size_t nreg = 0, nimp = 0, npend = 0, nskip = 0, nchecked = 0, ntested = 0, nabsent = 0;
-    if (!reg || !imp || !pend || !skip) {
-        cli_error(CMD, "out of memory");
-        return EXIT_USAGE;
-    }
     if (suite_path) {
         int st = cli_budgets_load(CMD, suite_path, &bud, &nbud);
         if (st != EXIT_OK) {
-            free(reg);
-            free(imp);
-            free(pend);
-            free(skip);
             hist_db_free(&db);
             return st;
         }
     }
-    if (cli_export_wanted(&ci_export) && export_init(&xset, "tare history check", &xe) < 0)
-        xrc = -1;
-    for (size_t si = 0; si < db.nseries; si++) {
-        const struct hist_series *s = &db.series[si];
-        /* The series' point at this commit; a series not run there is not checked. */
-        size_t lo = 0, hi = s->n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (s->commit[mid] < (size_t)ci)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo >= s->n || s->commit[lo] != (size_t)ci) {
-            nabsent++;
-            continue;
-        }
-        nchecked++;
-        for (int m = 0; m < HM_COUNT; m++) {
-            if (!hist_alarms(s, m))
-                continue;
-            bool has = false;
-            for (size_t k = 0; k < s->n && !has; k++)
-                has = !isnan(s->v[m][k]);
-            if (!has)
-                continue;   /* a metric this series never had */
-            struct hist_step st;
-            struct hist_check_opts so = o;   /* a [bench NAME] threshold of --suite */
-            const struct budget *bg = cli_budget_of_series(bud, nbud, s->name);
-            if (bg && bg->threshold > 0)
-                so.det_threshold = bg->threshold;
-            hist_check_point(s, m, lo, &so, &st);
-            if (st.untested != HIST_TESTED)
-                skip[nskip++] = (struct finding){s->name, db.commit[ci], m, st};
-            else
-                ntested++;
-            if (xset.suite && xrc == 0) {
-                char xwhy[128];
-                size_t at = st.found || st.pending ? st.at : lo;
-                xrc = cli_export_add_check(&xset, s->name, hist_metric_names[m], s->v[m][lo], &st,
-                                           db.commit[s->commit[at]],
-                                           untested_str(xwhy, sizeof xwhy, &st), &xe);
-            }
-            if (!st.found && !st.pending)
-                continue;
-            struct finding f = {s->name, db.commit[s->commit[st.at]], m, st};
-            if (st.pending)
-                pend[npend++] = f;
-            else if (st.change > 0)
-                reg[nreg++] = f;
-            else
-                imp[nimp++] = f;
-        }
+    /* a [bench NAME] threshold of --suite */
+    struct cli_budget_set bset = {bud, nbud};
+    if (nbud) {
+        o.threshold_of = cli_budget_threshold_of;
+        o.threshold_ctx = &bset;
     }
+    struct hist_check chk;
+    if (hist_check_commit(&db, (size_t)ci, &o, &chk, &e) < 0) {
+        hist_db_free(&db);
+        cli_budgets_free(bud, nbud);
+        return cli_fail(CMD, &e);
+    }
+    if (cli_export_wanted(&ci_export) && (export_init(&xset, "tare history check", &xe) < 0 ||
+                                          check_export(&xset, &db, &chk, &xe) < 0))
+        xrc = -1;
     size_t nunknown;
     char *unknown = unknown_columns(argv + optind, argc - optind, &nunknown);
-    char why[128];
-    if (fmt == FMT_JSON) {
-        fputs("{\"regressions\": ", stdout);
-        json_findings(stdout, reg, nreg);
-        fputs(", \"improvements\": ", stdout);
-        json_findings(stdout, imp, nimp);
-        printf(", \"checked\": %zu, \"not_checked\": [", ntested);
-        for (size_t i = 0; i < nskip; i++) {
-            fputs(i ? ", {\"benchmark\": " : "{\"benchmark\": ", stdout);
-            json_str(stdout, skip[i].bench);
-            fputs(", \"metric\": ", stdout);
-            json_str(stdout, hist_metric_names[skip[i].metric]);
-            fputs(", \"why\": ", stdout);
-            json_str(stdout, untested_str(why, sizeof why, &skip[i].st));
-            fputc('}', stdout);
-        }
-        fputs("], \"unknown_columns\": ", stdout);
-        json_columns(stdout, argv + optind, argc - optind);
-        fputs("}\n", stdout);
-    } else {
-        printf("checked %zu metric%s of %zu series at commit %.12s (%s)\n", ntested,
-               ntested == 1 ? "" : "s", nchecked, db.commit[ci],
-               db.date[ci][0] ? db.date[ci] : "no date");
-        text_findings("regressions", reg, nreg);
-        text_findings("improvements", imp, nimp);
-        text_findings("pending (past the fence, not yet persistent)", pend, npend);
-        if (nskip) {
-            static const char *const hdr[] = {"benchmark", "metric", "why"};
-            struct table t;
-            table_init(&t, 3, hdr, 7u);
-            for (size_t i = 0; i < nskip; i++) {
-                table_row(&t);
-                table_set(&t, 0, "%s", skip[i].bench);
-                table_set(&t, 1, "%s", hist_metric_names[skip[i].metric]);
-                table_set(&t, 2, "%s", untested_str(why, sizeof why, &skip[i].st));
-            }
-            printf("not checked:\n");
-            table_print(&t, stdout, FMT_TEXT);
-            table_free(&t);
-        }
-        if (unknown)
-            printf("not checked: column%s tare does not read: %s\n", nunknown == 1 ? "" : "s",
-                   unknown);
-        if (nabsent)
-            printf("not checked: %zu series with no row at this commit\n", nabsent);
-        if (!nreg && !nimp && ntested)
-            printf("no regressions, no improvements\n");
-    }
-    if (ntested == 0)
+    if (fmt == FMT_JSON)
+        check_json(&db, &chk, argv + optind, argc - optind);
+    else
+        check_text(&db, &chk, unknown, nunknown);
+    /* A failed measurement is the failure it is (exit 1), not a metric passed over. */
+    if (chk.nna)
+        cli_error(CMD, "measurement failed at commit %.12s: %zu metric%s NA (see above)",
+                  db.commit[ci], chk.nna, chk.nna == 1 ? "" : "s");
+    if (chk.ntested == 0)
         cli_error(CMD, "checked nothing at commit %.12s: %s", db.commit[ci],
-                  nskip ? "no series' metric could be tested (see above)"
+                  chk.nna + chk.nskip ? "no series' metric could be tested (see above)"
                   : unknown ? "no metric tare knows in the history (see above)"
                   : "no series has a metric at this commit");
     free(unknown);
-    free(reg);
-    free(imp);
-    free(pend);
-    free(skip);
+    size_t nreg = chk.nreg, ntested = chk.ntested, nna = chk.nna;
+    hist_check_free(&chk);
     hist_db_free(&db);
     cli_budgets_free(bud, nbud);
     int xstatus = EXIT_OK;
@@ -557,7 +567,7 @@ static int do_check(int argc, char **argv)
     }
     if (xstatus != EXIT_OK)
         return xstatus;
-    return nreg ? EXIT_REGRESSION : ntested == 0 ? EXIT_USAGE : EXIT_OK;
+    return nna ? EXIT_FAIL : nreg ? EXIT_REGRESSION : ntested == 0 ? EXIT_USAGE : EXIT_OK;
 }
 
 /* ---- noise ---- */

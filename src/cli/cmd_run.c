@@ -2,12 +2,10 @@
  * (parallel), printed as one table and optionally appended to history files. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -18,6 +16,7 @@
 #include "cli/count_out.h"
 #include "cli/budget_out.h"
 #include "cli/export_out.h"
+#include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "core/count.h"
 #include "core/gitbranch.h"
@@ -33,34 +32,6 @@
 
 const char cmd_run_usage[] =
     "tare run [options] SUITE";
-
-static const char run_options[] =
-    "Options:\n"
-    "      --wall              the wall-clock pass (serial; the default)\n"
-    "      --count             the deterministic pass (instructions, allocations, bytes,\n"
-    "                          peak heap; parallel); the suite's count = yes turns it on too\n"
-    "  -j, --jobs N            commands counted at once (default: the number of CPUs)\n"
-    "      --history DIR       append the rows to DIR/wall.tsv and DIR/count.tsv\n"
-    "      --history-branch BRANCH[:DIR]\n"
-    "                          also commit the rows to DIR/wall.tsv and DIR/count.tsv on\n"
-    "                          the git branch BRANCH (git plumbing: the working tree and\n"
-    "                          index are not touched; retried when another writer moved it)\n"
-    "      --commit SHA        the commit the rows belong to (default: git rev-parse HEAD\n"
-    "                          in the suite's directory)\n"
-    "      --shard K/N         run every N-th benchmark starting at the K-th (1 <= K <= N)\n"
-    "  -r, --runs N            measured runs per series (default: the suite's, else 7;\n"
-    "                          hyperfine's letter)\n"
-    "      --cache-sim         the count pass simulates the caches: L1 and LL misses and\n"
-    "                          estimated cycles too (the suite's cache-sim = yes too)\n"
-    "      --engine ENGINE     the count pass's engine: callgrind (default) or cachegrind\n"
-    "                          (faster: no call graph); wins over the suite's engine =\n"
-    "      --valgrind-arg ARG  pass this option to valgrind in the count pass (repeatable;\n"
-    "                          replaces the suite's valgrind-arg = keys)\n"
-    "      --subtract CMD      count CMD too (a template like command) and show the counts\n"
-    "                          less its; wins over the suite's subtract =\n"
-    "  -f, --format FORMAT     text (default), tsv or json\n"
-    CLI_EXPORT_HELP
-    "  -h, --help              show this help\n";
 
 #define CMD "run"
 
@@ -266,204 +237,6 @@ static void runner_desc(char *out, size_t n)
     for (char *p = out; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r')
             *p = ' ';
-}
-
-/* ---- wall.tsv and count.tsv as one transaction: both get their rows, or neither ---- */
-
-/* One history file of the transaction: locked where it is, its next content built in a copy. */
-struct hfile {
-    char *path, *tmp, *old;  /* DIR/NAME, DIR/.NAME.tmp.PID (the copy), DIR/.NAME.old.PID */
-    const char *rows;
-    size_t len;
-    int fd;                  /* the lock: on the file the path names, as every writer takes it */
-    bool created;            /* made here (empty) to be locked: removed again on failure */
-    dev_t dev;
-    ino_t ino;
-};
-
-static int hfile_open(struct hfile *h, struct err *e)
-{
-    h->fd = open(h->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    h->created = h->fd >= 0;
-    if (h->fd < 0 && errno == EEXIST)
-        h->fd = open(h->path, O_RDWR | O_CLOEXEC);
-    struct stat st;
-    if (h->fd < 0 || fstat(h->fd, &st) < 0)
-        return err_errno(e, ERR_INPUT, errno, "cannot open '%s'", h->path);
-    h->dev = st.st_dev;
-    h->ino = st.st_ino;
-    return 0;
-}
-
-static void hfile_close(struct hfile *h, bool keep)
-{
-    if (h->tmp)
-        unlink(h->tmp);
-    if (h->old)
-        unlink(h->old);
-    if (h->created && !keep)
-        unlink(h->path);
-    if (h->fd >= 0)
-        close(h->fd);
-    h->fd = -1;
-}
-
-/* Locks every file, in (device, inode) order so two writers of several files cannot wait on
- * each other; a file replaced while we waited (a merge renames a new one over it) is opened
- * and locked again. */
-static int hfiles_lock(struct hfile *h, int n, struct err *e)
-{
-    for (;;) {
-        for (int i = 0; i < n; i++)
-            if (h[i].fd < 0 && hfile_open(&h[i], e) < 0)
-                return -1;
-        int order[2] = {0, 1};
-        if (n == 2 && (h[1].dev < h[0].dev || (h[1].dev == h[0].dev && h[1].ino < h[0].ino)))
-            order[0] = 1, order[1] = 0;
-        bool moved = false;
-        for (int k = 0; k < n; k++) {
-            struct hfile *x = &h[order[k]];
-            while (flock(x->fd, LOCK_EX) < 0)
-                if (errno != EINTR || proc_interrupted())
-                    return errno == EINTR
-                               ? err_set(e, ERR_INTERRUPTED, "interrupted")
-                               : err_errno(e, ERR_SYSTEM, errno, "cannot lock '%s'", x->path);
-            struct stat st;
-            if (stat(x->path, &st) < 0 || st.st_dev != x->dev || st.st_ino != x->ino)
-                moved = true;
-        }
-        if (!moved)
-            return 0;
-        for (int i = 0; i < n; i++) {
-            close(h[i].fd);   /* unlocks; open the files the paths name now */
-            h[i].fd = -1;
-        }
-    }
-}
-
-/* The copy: the file's bytes, then hist_append's rows on it (its header matching, its repair
- * of a torn last line), synced. */
-static int hfile_build(struct hfile *h, struct err *e)
-{
-    struct stat st;
-    if (fstat(h->fd, &st) < 0)
-        return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", h->path);
-    int out = open(h->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
-    if (out < 0)
-        return err_errno(e, ERR_INPUT, errno, "cannot create '%s'", h->tmp);
-    char buf[65536];
-    off_t at = 0;
-    int rc = 0;
-    for (;;) {
-        ssize_t got = pread(h->fd, buf, sizeof buf, at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rc = err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", h->path);
-            break;
-        }
-        if (got == 0)
-            break;
-        at += got;
-        for (ssize_t off = 0; off < got;) {
-            ssize_t w = write(out, buf + off, (size_t)(got - off));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", h->tmp);
-                break;
-            }
-            off += w;
-        }
-        if (rc < 0)
-            break;
-    }
-    if (close(out) < 0 && rc == 0)
-        rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", h->tmp);
-    if (rc == 0 && hist_append(h->tmp, h->rows, h->len, e) < 0) {
-        /* its messages name the copy: name the file */
-        char msg[sizeof e->msg];
-        snprintf(msg, sizeof msg, "%s", e->msg);
-        const char *at_tmp = strstr(msg, h->tmp);
-        if (at_tmp)
-            err_set(e, e->kind, "%.*s%s%s", (int)(at_tmp - msg), msg, h->path,
-                    at_tmp + strlen(h->tmp));
-        rc = -1;
-    }
-    return rc;
-}
-
-/*
- * Appends rows to DIR/wall.tsv and DIR/count.tsv (n of them: the passes that ran) as one
- * transaction: both files are locked, each new content is built in a copy beside it, and
- * only when both are whole are they renamed over the files, the first taken back if the
- * second rename fails. A failure or an interrupt before that leaves both files as they were
- * (a full disk between the two once left them disagreeing about which commits exist).
- */
-static int write_history(const char *dir, const char *const names[], const char *const rows[],
-                         const size_t lens[], int n, struct err *e)
-{
-    struct hfile h[2];
-    memset(h, 0, sizeof h);
-    int rc = -1;
-    for (int i = 0; i < n; i++) {
-        h[i].fd = -1;
-        h[i].rows = rows[i];
-        h[i].len = lens[i];
-        if (asprintf(&h[i].path, "%s/%s", dir, names[i]) < 0) {
-            err_set(e, ERR_SYSTEM, "out of memory");
-            goto out;
-        }
-        /* A history kept behind a symbolic link is written where the link points. */
-        char *real = realpath(h[i].path, NULL);
-        if (real) {
-            free(h[i].path);
-            h[i].path = real;
-        }
-        const char *slash = strrchr(h[i].path, '/');
-        int dl = slash ? (int)(slash - h[i].path) : 1;
-        const char *d = slash ? h[i].path : ".", *base = slash ? slash + 1 : h[i].path;
-        if (asprintf(&h[i].tmp, "%.*s/.%s.tmp.%d", dl, d, base, (int)getpid()) < 0 ||
-            asprintf(&h[i].old, "%.*s/.%s.old.%d", dl, d, base, (int)getpid()) < 0) {
-            err_set(e, ERR_SYSTEM, "out of memory");
-            goto out;
-        }
-    }
-    if (hfiles_lock(h, n, e) < 0)
-        goto out;
-    for (int i = 0; i < n; i++)
-        if (hfile_build(&h[i], e) < 0)
-            goto out;
-    /* The last moment to stop with nothing written. */
-    if (proc_interrupted()) {
-        err_set(e, ERR_INTERRUPTED, "interrupted: no rows written");
-        goto out;
-    }
-    /* The old file kept under a second name, to be put back if the next rename fails. */
-    bool can_undo = n < 2 || link(h[0].path, h[0].old) == 0;
-    for (int i = 0; i < n; i++) {
-        if (rename(h[i].tmp, h[i].path) == 0)
-            continue;
-        int err = errno;
-        if (i > 0 && can_undo && rename(h[0].old, h[0].path) == 0)
-            err_errno(e, ERR_SYSTEM, err, "cannot rename '%s' to '%s' (no rows written to either "
-                      "file)", h[i].tmp, h[i].path);
-        else
-            err_errno(e, ERR_SYSTEM, err, "cannot rename '%s' to '%s'%s", h[i].tmp, h[i].path,
-                      i > 0 ? " (the rows are in the first file only)" : " (no rows written)");
-        goto out;
-    }
-    for (int i = 0; i < n; i++)   /* the renames, durable */
-        hist_sync_dir(h[i].path);
-    rc = 0;
-out:
-    for (int i = 0; i < n; i++) {
-        hfile_close(&h[i], rc == 0);
-        free(h[i].path);
-        free(h[i].tmp);
-        free(h[i].old);
-    }
-    return rc;
 }
 
 static void tsv_cell(FILE *f, const char *s)
@@ -1055,15 +828,19 @@ static int run_report(struct run *r, struct err *e)
                   "(--count)");
     /* Both files get their rows, or neither does. */
     if (r->hist_dir) {
-        const char *names[2], *text[2];
-        size_t lens[2];
+        char *path[2] = {NULL, NULL};
+        struct hist_rows f[2];
         int n = 0;
-        if (r->do_wall)
-            names[n] = "wall.tsv", text[n] = r->rows, lens[n++] = r->rlen;
-        if (r->do_count)
-            names[n] = "count.tsv", text[n] = r->crows, lens[n++] = r->clen;
-        if (write_history(r->hist_dir, names, text, lens, n, e) < 0)
+        if (r->do_wall && asprintf(&path[n], "%s/wall.tsv", r->hist_dir) >= 0)
+            f[n] = (struct hist_rows){path[n], r->rows, r->rlen}, n++;
+        if (r->do_count && asprintf(&path[n], "%s/count.tsv", r->hist_dir) >= 0)
+            f[n] = (struct hist_rows){path[n], r->crows, r->clen}, n++;
+        if (n != r->do_wall + r->do_count)
+            err_set(e, ERR_SYSTEM, "out of memory");
+        if (n != r->do_wall + r->do_count || hist_append_files(f, n, e) < 0)
             rc = cli_fail(CMD, e);
+        free(path[0]);
+        free(path[1]);
     }
     if (r->hist_branch &&
         run_to_branch(r->hist_branch, r->do_wall ? r->rows : NULL, r->rlen,
@@ -1098,103 +875,75 @@ static void run_free(struct run *r)
     suite_free(&r->su);
 }
 
+/* --shard K/N into an int[2]. */
+static int opt_shard(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    int *kn = o->value;
+    char tail;
+    if (sscanf(arg, "%d/%d%c", &kn[0], &kn[1], &tail) != 2 || kn[1] < 1 || kn[0] < 1 ||
+        kn[0] > kn[1]) {
+        cli_usage_error(p->cmd, p->usage, "bad value '%s' for --shard: want K/N with "
+                        "1 <= K <= N", arg);
+        return -1;
+    }
+    return 0;
+}
+
 /* tare run with its options read; vg_args: room for --valgrind-arg's (argc + 1). */
 static int run_main(int argc, char **argv, char **vg_args)
 {
-    static const struct option longopts[] = {
-        {"wall", no_argument, NULL, 'W'},
-        {"count", no_argument, NULL, 'C'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"history", required_argument, NULL, 'H'},
-        {"history-branch", required_argument, NULL, 0x190},
-        {"commit", required_argument, NULL, 'c'},
-        {"shard", required_argument, NULL, 's'},
-        {"runs", required_argument, NULL, 'r'},
-        {"format", required_argument, NULL, 'f'},
-        CLI_EXPORT_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
-        {"engine", required_argument, NULL, COUNT_OPT_ENGINE},
-        {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
-        {"subtract", required_argument, NULL, COUNT_OPT_SUBTRACT},
-        {0},
-    };
-    const char *hist_dir = NULL, *commit_opt = NULL, *hist_branch = NULL;
-    struct run_args a = {.vg_args = vg_args};
-    long runs = 0;
-    bool want_wall = false, want_count = false;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? ncpu : 1;
-    int shard_k = 1, shard_n = 1;
+    const char *hist_dir = NULL, *hist_branch = NULL;
+    struct run_args a = {.vg_args = vg_args, .shard_k = 1, .shard_n = 1};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int shard[2] = {1, 1};
     enum out_format fmt = FMT_TEXT;
     struct cli_export ci_export = {0};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "r:j:f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'W':
-            want_wall = true;
-            break;
-        case 'C':
-            want_count = true;
-            break;
-        case 'j':
-            if (!cli_parse_count(CMD, cmd_run_usage, "--jobs", optarg, 1, 1024, &jobs))
-                return EXIT_USAGE;
-            break;
-        case 'H':
-            hist_dir = optarg;
-            break;
-        case 0x190:
-            hist_branch = optarg;
-            break;
-        case 'c':
-            commit_opt = optarg;
-            break;
-        case 's': {
-            char tail;
-            if (sscanf(optarg, "%d/%d%c", &shard_k, &shard_n, &tail) != 2 || shard_n < 1 ||
-                shard_k < 1 || shard_k > shard_n)
-                return cli_usage_error(CMD, cmd_run_usage, "bad value '%s' for --shard: want K/N "
-                                       "with 1 <= K <= N", optarg);
-            break;
-        }
-        case 'r':
-            if (!cli_parse_count(CMD, cmd_run_usage, "--runs", optarg, 1, 1000000, &runs))
-                return EXIT_USAGE;
-            break;
-        case 'f':
-            if (!cli_parse_format(CMD, cmd_run_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON, &fmt))
-                return EXIT_USAGE;
-            break;
-        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
-            cli_export_opt(&ci_export, c, optarg);
-            break;
-        case COUNT_OPT_CACHE:
-            a.cache_sim = true;
-            break;
-        case COUNT_OPT_ENGINE:
-            if (!count_parse_engine(CMD, cmd_run_usage, optarg, &a.engine))
-                return EXIT_USAGE;
-            a.engine_given = true;
-            break;
-        case COUNT_OPT_SUBTRACT:
-            a.subtract = optarg;
-            break;
-        case COUNT_OPT_VGARG:
-            if (!count_vg_arg_ok(CMD, cmd_run_usage, optarg))
-                return EXIT_USAGE;
-            vg_args[a.nvg_args++] = optarg;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_run_usage);
-            fputs(run_options, stdout);
-            return EXIT_OK;
-        default:
-            cli_print_usage(stderr, cmd_run_usage);
-            fprintf(stderr, "Try 'tare run --help' for the options.\n");
-            return EXIT_USAGE;
-        }
-    }
+    a.jobs = ncpu > 0 ? ncpu : 1;
+    const struct opt opts[] = {
+        OPT_GROUP("Options:"),
+        OPT_BOOL(0, "wall", &a.want_wall, "the wall-clock pass (serial; the default)"),
+        OPT_BOOL(0, "count", &a.want_count,
+                 "the deterministic pass (instructions, allocations, bytes,\n"
+                 "peak heap; parallel); the suite's count = yes turns it on too"),
+        OPT_LONG('j', "jobs", &a.jobs, "N", 1, 1024,
+                 "commands counted at once (default: the number of CPUs)"),
+        OPT_STRING(0, "history", &hist_dir, "DIR",
+                   "append the rows to DIR/wall.tsv and DIR/count.tsv"),
+        OPT_STRING(0, "history-branch", &hist_branch, "BRANCH[:DIR]",
+                   "also commit the rows to DIR/wall.tsv and DIR/count.tsv on\n"
+                   "the git branch BRANCH (git plumbing: the working tree and\n"
+                   "index are not touched; retried when another writer moved it)"),
+        OPT_STRING(0, "commit", &a.commit, "SHA",
+                   "the commit the rows belong to (default: git rev-parse HEAD\n"
+                   "in the suite's directory)"),
+        OPT_CALLBACK(0, "shard", shard, "K/N",
+                     "run every N-th benchmark starting at the K-th (1 <= K <= N)", opt_shard),
+        MOPT_RUNS(&a.runs, NULL, " (default: the suite's, else 7)"),
+        OPT_BOOL(0, "cache-sim", &a.cache_sim,
+                 "the count pass simulates the caches: L1 and LL misses and\n"
+                 "estimated cycles too (the suite's cache-sim = yes too)"),
+        OPT_CALLBACK(0, "engine", &a.engine, "ENGINE",
+                     "the count pass's engine: callgrind (default) or cachegrind\n"
+                     "(faster: no call graph); wins over the suite's engine =",
+                     count_opt_engine, .given = &a.engine_given),
+        OPT_CALLBACK(0, "valgrind-arg", vg_args, "ARG",
+                     "pass this option to valgrind in the count pass (repeatable;\n"
+                     "replaces the suite's valgrind-arg = keys)", count_opt_vg_arg,
+                     .count = &a.nvg_args),
+        OPT_STRING(0, "subtract", &a.subtract, "CMD",
+                   "count CMD too (a template like command) and show the counts\n"
+                   "less its; wins over the suite's subtract ="),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
+        MOPT_CI_EXPORTS(&ci_export),
+        OPT_HELP(),
+        OPT_END(),
+    };
+    struct opt_parser op = {.cmd = CMD, .usage = cmd_run_usage, .argc = argc, .argv = argv};
+    int prc = opt_parse(&op, opts);
+    if (prc != 0)
+        return opt_status(prc);
+    a.shard_k = shard[0];
+    a.shard_n = shard[1];
     if (optind != argc - 1)
         return cli_usage_error(CMD, cmd_run_usage,
                                optind >= argc ? "no SUITE file" : "one SUITE file only");
@@ -1207,13 +956,6 @@ static int run_main(int argc, char **argv, char **vg_args)
     r->hist_dir = hist_dir;
     r->hist_branch = hist_branch;
     r->ci_export = &ci_export;
-    a.runs = runs;
-    a.jobs = jobs;
-    a.shard_k = shard_k;
-    a.shard_n = shard_n;
-    a.want_wall = want_wall;
-    a.want_count = want_count;
-    a.commit = commit_opt;
     struct err e = {0};
     if (suite_load(argv[optind], &r->su, &e) < 0) {
         free(r);

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/opt.h"
 #include "core/count.h"
 #include "core/profile.h"
 #include "core/proc.h"
@@ -275,20 +276,16 @@ out:
 
 int cmd_selftest(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            cli_print_usage(stdout, cmd_selftest_usage);
-            printf("\nCheck tare's callgrind reader against profiles with known answers, and\n"
-                   "(with valgrind and a C compiler) tare count against a program that makes a\n"
-                   "known number of allocator calls. Exit 1 if any check fails.\n");
-            return EXIT_OK;
-        }
-        cli_print_usage(stderr, cmd_selftest_usage);
-        return EXIT_USAGE;
-    }
+    const struct opt opts[] = {OPT_GROUP("Options:"), OPT_HELP(), OPT_END()};
+    struct opt_parser op = {
+        .cmd = "self-test", .usage = cmd_selftest_usage, .argc = argc, .argv = argv,
+        .about = "Check tare's callgrind reader against profiles with known answers, and\n"
+                 "(with valgrind and a C compiler) tare count against a program that makes a\n"
+                 "known number of allocator calls. Exit 1 if any check fails.",
+    };
+    int rc = opt_parse(&op, opts);
+    if (rc != 0)
+        return opt_status(rc);
     if (optind < argc)
         return cli_usage_error("self-test", cmd_selftest_usage, "unexpected argument '%s'",
                                argv[optind]);

@@ -1,6 +1,5 @@
 /* cmd_stat.c: `tare stat`, hardware and software counters of whole commands via perf_event_open. */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include "cli/counters_out.h"
 #include "cli/harness.h"
 #include "cli/hyperfine_export.h"
+#include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
@@ -22,40 +22,6 @@
 const char cmd_stat_usage[] =
     "tare stat [options] -- CMD [ARG...]\n"
     "tare stat [options] 'CMD 1' 'CMD 2' ...";
-
-static const char stat_options[] =
-    "Options (hyperfine's letters, with hyperfine's meanings):\n"
-    "  -r, --runs N            measured runs per series (default 7)\n"
-    "  -w, --warmup N          runs before those, never counted (default 1)\n"
-    "  -e, --event LIST        events to count, comma-separated (default: cycles,\n"
-    "                          instructions,branch-misses,cache-references,cache-misses,\n"
-    "                          task-clock,page-faults,context-switches); PMU/EVENT names\n"
-    "                          one core type's counter on a hybrid (cpu_core/cycles)\n"
-    "      --list-events       list the events and what this machine has, then exit\n"
-    "      --pin CPU           run the commands on this CPU only; on a hybrid, count on its\n"
-    "                          core type's PMU only\n"
-    "      --kernel            count kernel mode too (needs perf_event_paranoid <= 1)\n"
-    "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
-    "                          run each command in this environment, as series NAME+LANE\n"
-    "  -n, --command-name NAME\n"
-    "                          name the commands in order (default: first word's basename;\n"
-    "                          --name is the same)\n"
-    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
-    "                          or a path; default: none, the words run as they are)\n"
-    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
-    "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
-    "  -i, --ignore-failure    count runs that exit non-zero instead of reporting NA\n"
-    "  -f, --format FORMAT     text (default), tsv or json\n"
-    "      --export-json FILE  also write the wall times in hyperfine's JSON export schema\n"
-    "      --export-csv FILE   also write the wall times in hyperfine's CSV export columns\n"
-    "      --export-markdown FILE\n"
-    "                          also write the wall times as hyperfine's markdown table\n"
-    "      --export-asciidoc FILE\n"
-    "                          also write them as hyperfine's AsciiDoc table\n"
-    "      --export-orgmode FILE\n"
-    "                          also write them as hyperfine's org-mode table\n"
-    "  -h, --help              show this help\n"
-    "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
 /* The series are the engine's (core/session.h); each one's user pointer is its target. */
 struct stat_run {
@@ -314,34 +280,6 @@ static void list_events(const struct ctr_set *set)
 
 int cmd_stat(int argc, char **argv)
 {
-    enum { OPT_LIST_EVENTS = 0x180, OPT_PIN, OPT_KERNEL, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
-           OPT_EXPORT_MD, OPT_EXPORT_ADOC, OPT_EXPORT_ORG };
-    static const struct option longopts[] = {
-        {"runs", required_argument, NULL, 'r'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"event", required_argument, NULL, 'e'},
-        {"list-events", no_argument, NULL, OPT_LIST_EVENTS},
-        {"pin", required_argument, NULL, OPT_PIN},
-        {"kernel", no_argument, NULL, OPT_KERNEL},
-        {"lane", required_argument, NULL, 'l'},
-        {"command-name", required_argument, NULL, 'n'},
-        {"name", required_argument, NULL, 'n'},
-        {"shell", required_argument, NULL, 'S'},
-        {"timeout", required_argument, NULL, 't'},
-        {"ignore-failure", no_argument, NULL, 'i'},
-        {"format", required_argument, NULL, 'f'},
-        {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
-        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
-        {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
-        {"export-asciidoc", required_argument, NULL, OPT_EXPORT_ADOC},
-        {"export-orgmode", required_argument, NULL, OPT_EXPORT_ORG},
-        HARNESS_SHOW_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        HARNESS_LONGOPTS,
-        HARNESS_PARAM_LONGOPTS,
-        HARNESS_COUNT_LONGOPTS,
-        {0},
-    };
     struct stat_run st = {.runs = 7, .warmup = 1, .pin = -1};
     struct target_spec spec = {0};
     struct ctr_config cfg = {.pin_cpu = -1};
@@ -351,81 +289,54 @@ int cmd_stat(int argc, char **argv)
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
-    long v;
     struct target *targets = NULL;
     int nt = 0;
 
     if (!target_spec_init(&spec, argc) || !harness_init(&st.h, "stat", cmd_stat_usage, argc))
         goto done;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(dd, argv, "r:w:n:e:l:S:Nt:if:hm:M:" HARNESS_SHORTOPTS
-                             HARNESS_PARAM_SHORTOPTS HARNESS_SHOW_SHORTOPTS, longopts,
-                             NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (!cli_parse_count("stat", cmd_stat_usage, "--runs", optarg, 1, 1000000, &st.runs))
-                goto done;
-            st.h.runs_given = true;
-            break;
-        case 'w':
-            if (!cli_parse_count("stat", cmd_stat_usage, "--warmup", optarg, 0, 1000000,
-                                 &st.warmup))
-                goto done;
-            break;
-        case 'e': cfg.events = optarg; break;
-        case OPT_LIST_EVENTS: list = true; break;
-        case OPT_PIN:
-            if (!cli_parse_count("stat", cmd_stat_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
-                goto done;
-            st.pin = cfg.pin_cpu = (int)v;
-            break;
-        case OPT_KERNEL: cfg.kernel = true; break;
-        case 'l':
-            if (!target_spec_add_lane(&spec, "stat", cmd_stat_usage, optarg))
-                goto done;
-            break;
-        case 'n': spec.names[spec.nnames++] = optarg; break;
-        case 'S':
-            if (!target_spec_set_shell(&spec, "stat", cmd_stat_usage, optarg))
-                goto done;
-            break;
-        case 'N': spec.shell = NULL; break;
-        case 't':
-            if (!cli_parse_seconds("stat", cmd_stat_usage, "--timeout", optarg, &st.timeout))
-                goto done;
-            break;
-        case 'i': st.ignore_failure = true; break;
-        case OPT_EXPORT_JSON: exports.json = optarg; break;
-        case OPT_EXPORT_CSV: exports.csv = optarg; break;
-        case OPT_EXPORT_MD: exports.markdown = optarg; break;
-        case OPT_EXPORT_ADOC: exports.asciidoc = optarg; break;
-        case OPT_EXPORT_ORG: exports.orgmode = optarg; break;
-        case 'f':
-            if (!cli_parse_format("stat", cmd_stat_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
-                                  &fmt))
-                goto done;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_stat_usage);
-            printf("\nCount what whole commands do with the kernel's counters (perf_event_open):\n"
-                   "cycles, instructions, misses where the machine has them, and the software\n"
-                   "events everywhere. Medians of N runs after a warm-up.\n\n%s%s%s%s%s",
-                   stat_options, harness_options_help, harness_param_help, harness_count_help,
-                   harness_show_help);
-            status = EXIT_OK;
-            goto done;
-        default:
-            if ((v = harness_option(&st.h, c, dd, argv)) != 0) {
-                if (v < 0)
-                    goto done;
-                break;
-            }
-            cli_print_usage(stderr, cmd_stat_usage);
-            fprintf(stderr, "Try 'tare stat --help' for the options.\n");
-            goto done;
-        }
+    const struct opt opts[] = {
+        OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings):"),
+        MOPT_RUNS(&st.runs, &st.h.runs_given, " (default 7)"),
+        MOPT_WARMUP(&st.warmup),
+        OPT_STRING('e', "event", &cfg.events, "LIST",
+                   "events to count, comma-separated (default: cycles,\n"
+                   "instructions,branch-misses,cache-references,cache-misses,\n"
+                   "task-clock,page-faults,context-switches); PMU/EVENT names\n"
+                   "one core type's counter on a hybrid (cpu_core/cycles)"),
+        OPT_BOOL(0, "list-events", &list, "list the events and what this machine has, then exit"),
+        MOPT_PIN(&st.pin, "; on a hybrid, count on its\ncore type's PMU only"),
+        OPT_BOOL(0, "kernel", &cfg.kernel,
+                 "count kernel mode too (needs perf_event_paranoid <= 1)"),
+        MOPT_LANE(&spec),
+        MOPT_NAME(&spec),
+        MOPT_SHELL(&spec),
+        MOPT_TIMEOUT(&st.timeout, ""),
+        MOPT_IGNORE_FAILURE(&st.ignore_failure),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
+        MOPT_HF_EXPORTS(&exports),
+        MOPT_HF_MARKUP_EXPORTS(&exports),
+        MOPT_SHOW(),
+        OPT_HELP(),
+        OPT_GROUP("Around the runs (hooks are split into words like the commands, or run with "
+                  "--shell):"),
+        MOPT_HOOKS(&st.h),
+        MOPT_PARAMS(&st.h),
+        OPT_GROUP("The run count by time, in place of --runs:"),
+        MOPT_RUNS_BY_TIME(&st.h),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "stat", .usage = cmd_stat_usage, .argc = dd, .argv = argv,
+        .about = "Count what whole commands do with the kernel's counters (perf_event_open):\n"
+                 "cycles, instructions, misses where the machine has them, and the software\n"
+                 "events everywhere. Medians of N runs after a warm-up.",
+    };
+    int rc = opt_parse(&op, opts);
+    if (rc != 0) {
+        status = opt_status(rc);
+        goto done;
     }
+    cfg.pin_cpu = st.pin;
     if (list) {
         struct ctr_config all = {.events = "task-clock", .pin_cpu = -1};
         if (ctr_set_init(&st.set, &all, &e) < 0) {

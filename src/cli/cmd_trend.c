@@ -74,7 +74,7 @@ static bool url_ok(const char *u)
 
 static int write_data(FILE *f, const struct hist_db *db, const char *title, const char *url)
 {
-    struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
+    struct hist_check_opts o = HIST_CHECK_DEFAULTS;
     fputs("{\"title\":", f);
     js_str(f, title);
     fputs(",\"commitUrl\":", f);
@@ -155,24 +155,19 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
         for (int m = 0; m < HM_COUNT; m++) {
             if (!db->has[m] || m == HM_REF_MEDIAN_S)
                 continue;
-            struct hist_step j;
-            const char *verdict;
-            hist_check_point(s, m, s->n ? s->n - 1 : 0, &o, &j);
-            if (j.untested != HIST_TESTED)
-                verdict = "untested";
-            else if (j.found)
-                verdict = j.change > 0 ? "reg" : "imp";
-            else if (j.pending)
-                verdict = "pend";
-            else
-                verdict = isnan(j.change) ? "echo" : "same";
-            if (hist_metric_deterministic(m) && isnan(j.fence))
-                j.fence = o.det_threshold;
-            fprintf(f, "%s\"%s\":[\"%s\",", first ? "" : ",", hist_metric_names[m], verdict);
-            js_num(f, j.change);
+            static const char *const verdict[] = {
+                [HIST_SAME] = "same", [HIST_REGRESSION] = "reg", [HIST_IMPROVEMENT] = "imp",
+                [HIST_PENDING] = "pend", [HIST_ECHO] = "echo", [HIST_NA] = "untested",
+                [HIST_UNTESTED] = "untested"};
+            struct hist_judgement jd;
+            hist_judge(s, m, s->n ? s->n - 1 : 0, &o, &jd);
+            const struct hist_step *j = &jd.st;
+            fprintf(f, "%s\"%s\":[\"%s\",", first ? "" : ",", hist_metric_names[m],
+                    verdict[jd.verdict]);
+            js_num(f, j->change);
             fputc(',', f);
-            js_num(f, j.fence);
-            fprintf(f, ",%zu,%zu,%d]", j.points, j.needed, hist_alarms(s, m));
+            js_num(f, j->fence);
+            fprintf(f, ",%zu,%zu,%d]", j->points, j->needed, hist_alarms(s, m));
             first = false;
         }
         fputs("}}", f);

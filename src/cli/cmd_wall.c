@@ -1,7 +1,6 @@
 /* cmd_wall.c: `tare wall`, whole-command wall clock with warm-up, medians and a reference. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <sched.h>
 #include <math.h>
@@ -15,6 +14,7 @@
 #include "cli/export_out.h"
 #include "cli/harness.h"
 #include "cli/hyperfine_export.h"
+#include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
@@ -26,39 +26,6 @@
 const char cmd_wall_usage[] =
     "tare wall [options] -- CMD [ARG...]\n"
     "tare wall [options] 'CMD 1' 'CMD 2' ...";
-
-static const char wall_options[] =
-    "Options (hyperfine's letters, with hyperfine's meanings):\n"
-    "  -r, --runs N            measured runs per series (default 7)\n"
-    "  -w, --warmup N          runs before those, never counted (default 1)\n"
-    "      --reference CMD     a reference measured alongside, runs interleaved; each\n"
-    "                          series gets the ratio of its median to the reference's\n"
-    "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
-    "                          run each command in this environment, as series NAME+LANE\n"
-    "                          (repeatable; lanes replace the plain run, add 'NAME:' for it)\n"
-    "  -n, --command-name NAME\n"
-    "                          name the commands in order (default: first word's basename;\n"
-    "                          --name is the same)\n"
-    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
-    "                          or a path; default: none, the words run as they are)\n"
-    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
-    "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
-    "      --pin CPU           run the commands on this CPU only\n"
-    "      --counters          also count cycles, instructions, faults (see tare stat) and\n"
-    "                          show their medians; 'unavailable' where the machine has none\n"
-    "  -i, --ignore-failure    measure runs that exit non-zero instead of reporting NA\n"
-    "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
-    "      --export-json FILE  also write hyperfine's JSON export schema to FILE\n"
-    "      --export-csv FILE   also write hyperfine's CSV export columns to FILE\n"
-    "      --export-markdown FILE\n"
-    "                          also write hyperfine's markdown table to FILE\n"
-    "      --export-asciidoc FILE\n"
-    "                          also write hyperfine's AsciiDoc table to FILE\n"
-    "      --export-orgmode FILE\n"
-    "                          also write hyperfine's org-mode table to FILE\n"
-    CLI_EXPORT_HELP
-    "  -h, --help              show this help\n"
-    "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
 /* The series are the engine's (core/session.h); each one's user pointer is its target. */
 struct wall {
@@ -496,34 +463,6 @@ static int export_ci(const struct wall *w, const struct cli_export *x, double re
 }
 int cmd_wall(int argc, char **argv)
 {
-    enum { OPT_REFERENCE = 0x180, OPT_PIN, OPT_COUNTERS, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
-           OPT_EXPORT_MD, OPT_EXPORT_ADOC, OPT_EXPORT_ORG };
-    static const struct option longopts[] = {
-        {"runs", required_argument, NULL, 'r'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"reference", required_argument, NULL, OPT_REFERENCE},
-        {"lane", required_argument, NULL, 'l'},
-        {"command-name", required_argument, NULL, 'n'},
-        {"name", required_argument, NULL, 'n'},
-        {"shell", required_argument, NULL, 'S'},
-        {"timeout", required_argument, NULL, 't'},
-        {"pin", required_argument, NULL, OPT_PIN},
-        {"counters", no_argument, NULL, OPT_COUNTERS},
-        {"ignore-failure", no_argument, NULL, 'i'},
-        {"format", required_argument, NULL, 'f'},
-        {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
-        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
-        {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
-        {"export-asciidoc", required_argument, NULL, OPT_EXPORT_ADOC},
-        {"export-orgmode", required_argument, NULL, OPT_EXPORT_ORG},
-        HARNESS_SHOW_LONGOPTS,
-        CLI_EXPORT_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        HARNESS_LONGOPTS,
-        HARNESS_PARAM_LONGOPTS,
-        HARNESS_COUNT_LONGOPTS,
-        {0},
-    };
     struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
@@ -535,78 +474,48 @@ int cmd_wall(int argc, char **argv)
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
-    long v;
 
     if (!target_spec_init(&spec, argc) || !harness_init(&w.h, "wall", cmd_wall_usage, argc))
         goto done;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(dd, argv, "r:w:n:l:S:Nt:if:hm:M:" HARNESS_SHORTOPTS
-                             HARNESS_PARAM_SHORTOPTS HARNESS_SHOW_SHORTOPTS, longopts,
-                             NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (!cli_parse_count("wall", cmd_wall_usage, "--runs", optarg, 1, 1000000, &w.runs))
-                goto done;
-            w.h.runs_given = true;
-            break;
-        case 'w':
-            if (!cli_parse_count("wall", cmd_wall_usage, "--warmup", optarg, 0, 1000000, &w.warmup))
-                goto done;
-            break;
-        case OPT_REFERENCE: reference = optarg; break;
-        case 'l':
-            if (!target_spec_add_lane(&spec, "wall", cmd_wall_usage, optarg))
-                goto done;
-            break;
-        case 'n': spec.names[spec.nnames++] = optarg; break;
-        case 'S':
-            if (!target_spec_set_shell(&spec, "wall", cmd_wall_usage, optarg))
-                goto done;
-            break;
-        case 'N': spec.shell = NULL; break;
-        case 't':
-            if (!cli_parse_seconds("wall", cmd_wall_usage, "--timeout", optarg, &w.timeout))
-                goto done;
-            break;
-        case OPT_PIN:
-            if (!cli_parse_count("wall", cmd_wall_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
-                goto done;
-            w.pin = (int)v;
-            break;
-        case OPT_COUNTERS: counters = true; break;
-        case 'i': w.ignore_failure = true; break;
-        case 'f':
-            if (!cli_parse_format("wall", cmd_wall_usage, optarg,
-                                  FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN, &fmt))
-                goto done;
-            break;
-        case OPT_EXPORT_JSON: exports.json = optarg; break;
-        case OPT_EXPORT_CSV: exports.csv = optarg; break;
-        case OPT_EXPORT_MD: exports.markdown = optarg; break;
-        case OPT_EXPORT_ADOC: exports.asciidoc = optarg; break;
-        case OPT_EXPORT_ORG: exports.orgmode = optarg; break;
-        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
-            cli_export_opt(&ci_export, c, optarg);
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_wall_usage);
-            printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
-                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s%s%s",
-                   wall_options, harness_options_help, harness_param_help, harness_count_help,
-                   harness_show_help);
-            status = EXIT_OK;
-            goto done;
-        default:
-            if ((v = harness_option(&w.h, c, dd, argv)) != 0) {
-                if (v < 0)
-                    goto done;
-                break;
-            }
-            cli_print_usage(stderr, cmd_wall_usage);
-            fprintf(stderr, "Try 'tare wall --help' for the options.\n");
-            goto done;
-        }
+    const struct opt opts[] = {
+        OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings):"),
+        MOPT_RUNS(&w.runs, &w.h.runs_given, " (default 7)"),
+        MOPT_WARMUP(&w.warmup),
+        OPT_STRING(0, "reference", &reference, "CMD",
+                   "a reference measured alongside, runs interleaved; each\n"
+                   "series gets the ratio of its median to the reference's"),
+        MOPT_LANE(&spec),
+        MOPT_NAME(&spec),
+        MOPT_SHELL(&spec),
+        MOPT_TIMEOUT(&w.timeout, ""),
+        MOPT_PIN(&w.pin, ""),
+        OPT_BOOL(0, "counters", &counters,
+                 "also count cycles, instructions, faults (see tare stat) and\n"
+                 "show their medians; 'unavailable' where the machine has none"),
+        MOPT_IGNORE_FAILURE(&w.ignore_failure),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN),
+        MOPT_HF_EXPORTS(&exports),
+        MOPT_HF_MARKUP_EXPORTS(&exports),
+        MOPT_SHOW(),
+        MOPT_CI_EXPORTS(&ci_export),
+        OPT_HELP(),
+        OPT_GROUP("Around the runs (hooks are split into words like the commands, or run with "
+                  "--shell):"),
+        MOPT_HOOKS(&w.h),
+        MOPT_PARAMS(&w.h),
+        OPT_GROUP("The run count by time, in place of --runs:"),
+        MOPT_RUNS_BY_TIME(&w.h),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "wall", .usage = cmd_wall_usage, .argc = dd, .argv = argv,
+        .about = "Time whole commands: warm-up runs discarded, then the median, spread and\n"
+                 "resource use of N runs, beside a reference's when one is given.",
+    };
+    int rc = opt_parse(&op, opts);
+    if (rc != 0) {
+        status = opt_status(rc);
+        goto done;
     }
     struct target *targets = NULL, ref_target;
     int nt = 0;

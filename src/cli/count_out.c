@@ -228,3 +228,16 @@ bool count_engine_ok(const char *cmd, const char *usage, const struct count_opts
                     needs);
     return false;
 }
+
+int count_opt_engine(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    return count_parse_engine(p->cmd, p->usage, arg, o->value) ? 0 : -1;
+}
+
+int count_opt_vg_arg(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    if (!count_vg_arg_ok(p->cmd, p->usage, arg))
+        return -1;
+    ((const char **)o->value)[(*(int *)o->count)++] = arg;
+    return 0;
+}

@@ -6,14 +6,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/opt.h"
 #include "core/count.h"
 
-/* Long-only options of the count engine (count's and run's), clear of the harness's 0x100
- * range. */
-enum {
-    COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG, COUNT_OPT_CACHE,
-    COUNT_OPT_SUBTRACT, COUNT_OPT_ENGINE,
-};
+/* The count pass's options (opt.h callbacks) that count, run and ab share:
+ * --engine ENGINE into an enum count_engine, --valgrind-arg ARG appended to the array value
+ * (room for every argument) counted in the int count. */
+opt_cb count_opt_engine, count_opt_vg_arg;
 
 /* The progress line on a terminal; pass as count_opts.progress with a count_progress ctx. */
 struct count_progress {

@@ -12,49 +12,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/measure_opts.h"
 #include "cli/hyperfine_export.h"
 #include "cli/out.h"
 #include "core/words.h"
-
-const char harness_options_help[] =
-    "  -s, --setup CMD         run CMD once before each series' runs (repeatable, in order)\n"
-    "  -p, --prepare CMD       run CMD before every run, warm-ups included; never timed\n"
-    "  -C, --conclude CMD      run CMD after every run; never timed\n"
-    "  -c, --cleanup CMD       run CMD once after each series' runs, even after a failure\n"
-    "                          (hooks get TARE_SERIES and TARE_ITERATION: 1, 2, ... for\n"
-    "                          measured runs, -1, -2, ... for warm-ups, 0 for setup/cleanup)\n"
-    "      --input FILE        every run reads FILE on stdin (default: /dev/null)\n"
-    "      --output WHERE      the runs' stdout: null (default), pipe (read through a pipe\n"
-    "                          and thrown away), inherit (stdout and stderr passed\n"
-    "                          through), or a FILE (every run's output, appended)\n"
-    "      --show-output       the same as --output inherit\n";
-
-const char harness_param_help[] =
-    "  -P, --parameter-scan VAR MIN MAX\n"
-    "                          one series per value of VAR from MIN to MAX, {VAR} replaced\n"
-    "                          in the commands and hooks\n"
-    "  -D, --parameter-step-size STEP\n"
-    "                          the scan's step (default 1)\n"
-    "  -L, --parameter-list VAR A,B,...\n"
-    "                          one series per value (repeatable: every combination)\n";
-
-const char harness_count_help[] =
-    "The run count by time, in place of --runs:\n"
-    "  -m, --min-runs N        at least N measured runs (default: --runs's 7)\n"
-    "  -M, --max-runs N        at most N measured runs\n"
-    "      --min-time SECONDS  measure until the runs (hooks included) took this long, at\n"
-    "                          least --min-runs and at most --max-runs of them\n"
-    "      --min-benchmarking-time SECONDS\n"
-    "                          the same as --min-time (hyperfine's name)\n";
-
-const char harness_show_help[] =
-    "  -u, --time-unit UNIT    every time in second, millisecond or microsecond (the text\n"
-    "                          and the Markdown, AsciiDoc and org-mode exports; default:\n"
-    "                          a unit for each value)\n"
-    "      --style STYLE       auto (default), basic (no colour, no progress line), full,\n"
-    "                          nocolor, color, or none (nothing on standard output)\n"
-    "      --sort METHOD       the exported tables' rows: auto or command (as given), or\n"
-    "                          mean-time (fastest first)\n";
 
 static const char *const hook_names[HARNESS_NHOOKS] = {"--setup", "--prepare", "--conclude",
                                                        "--cleanup"};
@@ -90,136 +51,124 @@ static struct harness_param *new_param(struct harness *h, const char *opt, const
     return p;
 }
 
-int harness_option(struct harness *h, int c, int argc, char **argv)
+int harness_opt_hook(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
-    /* hyperfine's letters (HARNESS_SHORTOPTS, HARNESS_PARAM_SHORTOPTS) mean the long options */
-    switch (c) {
-    case 's': c = HARNESS_OPT_SETUP; break;
-    case 'p': c = HARNESS_OPT_PREPARE; break;
-    case 'C': c = HARNESS_OPT_CONCLUDE; break;
-    case 'c': c = HARNESS_OPT_CLEANUP; break;
-    case 'P': c = HARNESS_OPT_SCAN; break;
-    case 'D': c = HARNESS_OPT_STEP; break;
-    case 'L': c = HARNESS_OPT_LIST; break;
-    }
-    switch (c) {
-    case HARNESS_OPT_SETUP:
-    case HARNESS_OPT_PREPARE:
-    case HARNESS_OPT_CONCLUDE:
-    case HARNESS_OPT_CLEANUP: {
-        int k = c - HARNESS_OPT_SETUP;
-        h->hook_str[k][h->nhook[k]++] = optarg;
-        return 1;
-    }
-    case HARNESS_OPT_INPUT:
-        h->input = optarg;
-        return 1;
-    case HARNESS_OPT_OUTPUT:
-        /* hyperfine's words: null, pipe, inherit, or a file (./pipe for a file so named) */
-        h->output_file = NULL;
-        h->show_output = h->output_pipe = false;
-        if (strcmp(optarg, "inherit") == 0) {
-            h->show_output = true;
-        } else if (strcmp(optarg, "pipe") == 0) {
-            h->output_pipe = true;
-        } else if (optarg[0] == '\0') {
-            cli_usage_error(h->cmd, h->usage, "bad value '' for --output: want null, pipe, "
-                            "inherit or a file");
-            return -1;
-        } else if (strcmp(optarg, "null") != 0) {
-            h->output_file = optarg;
-        }
-        return 1;
-    case 'u': {
-        static const char *const units[] = {"second", "millisecond", "microsecond"};
-        for (int i = 0; i < 3; i++)
-            if (strcmp(optarg, units[i]) == 0) {
-                out_time_unit = (enum out_unit)(OUT_UNIT_S + i);
-                return 1;
-            }
-        cli_usage_error(h->cmd, h->usage, "bad value '%s' for --time-unit: want second, "
-                        "millisecond or microsecond", optarg);
-        return -1;
-    }
-    case HARNESS_OPT_STYLE: {
-        static const char *const styles[] = {"auto", "basic", "full", "nocolor", "color",
-                                             "none"};
-        for (int i = 0; i < 6; i++)
-            if (strcmp(optarg, styles[i]) == 0) {
-                cli_style = (enum cli_style)i;
-                if (cli_style == CLI_STYLE_NONE && !freopen("/dev/null", "w", stdout)) {
-                    cli_error(h->cmd, "--style none: cannot open /dev/null");
-                    return -1;
-                }
-                return 1;
-            }
-        cli_usage_error(h->cmd, h->usage, "bad value '%s' for --style: want auto, basic, "
-                        "full, nocolor, color or none", optarg);
-        return -1;
-    }
-    case HARNESS_OPT_SORT:
-        if (strcmp(optarg, "auto") && strcmp(optarg, "command") && strcmp(optarg, "mean-time")) {
-            cli_usage_error(h->cmd, h->usage, "bad value '%s' for --sort: want auto, command "
-                            "or mean-time", optarg);
-            return -1;
-        }
-        hf_sort_by_mean = strcmp(optarg, "mean-time") == 0;
-        return 1;
-    case HARNESS_OPT_SHOW_OUTPUT:
-        h->output_file = NULL;
-        h->output_pipe = false;
+    struct harness *h = o->value;
+    (void)p;
+    h->hook_str[o->defval][h->nhook[o->defval]++] = arg;
+    return 0;
+}
+
+int harness_opt_output(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct harness *h = o->value;
+    /* hyperfine's words: null, pipe, inherit, or a file (./pipe for a file so named) */
+    h->output_file = NULL;
+    h->show_output = h->output_pipe = false;
+    if (strcmp(arg, "inherit") == 0) {
         h->show_output = true;
-        return 1;
-    case HARNESS_OPT_SCAN: {
-        /* getopt gave VAR; MIN and MAX follow it, and getopt moves them with the option. */
-        if (optind + 1 >= argc) {
-            cli_usage_error(h->cmd, h->usage, "--parameter-scan wants VAR MIN MAX");
-            return -1;
+    } else if (strcmp(arg, "pipe") == 0) {
+        h->output_pipe = true;
+    } else if (arg[0] == '\0') {
+        cli_usage_error(p->cmd, p->usage, "bad value '' for --output: want null, pipe, inherit "
+                        "or a file");
+        return -1;
+    } else if (strcmp(arg, "null") != 0) {
+        h->output_file = arg;
+    }
+    return 0;
+}
+
+int harness_opt_show_output(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct harness *h = o->value;
+    (void)arg, (void)p;
+    h->output_file = NULL;
+    h->output_pipe = false;
+    h->show_output = true;
+    return 0;
+}
+
+int harness_opt_time_unit(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    static const char *const units[] = {"second", "millisecond", "microsecond"};
+    (void)o;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(arg, units[i]) == 0) {
+            out_time_unit = (enum out_unit)(OUT_UNIT_S + i);
+            return 0;
         }
-        for (int i = 0; i < h->nparam; i++)
-            if (h->param[i].scan[0]) {
-                cli_usage_error(h->cmd, h->usage, "--parameter-scan given twice (use "
-                                "--parameter-list for more parameters)");
+    cli_usage_error(p->cmd, p->usage, "bad value '%s' for --time-unit: want second, "
+                    "millisecond or microsecond", arg);
+    return -1;
+}
+
+int harness_opt_style(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    static const char *const styles[] = {"auto", "basic", "full", "nocolor", "color", "none"};
+    (void)o;
+    for (int i = 0; i < 6; i++)
+        if (strcmp(arg, styles[i]) == 0) {
+            cli_style = (enum cli_style)i;
+            if (cli_style == CLI_STYLE_NONE && !freopen("/dev/null", "w", stdout)) {
+                cli_error(p->cmd, "--style none: cannot open /dev/null");
                 return -1;
             }
-        struct harness_param *p = new_param(h, "--parameter-scan", optarg);
-        if (!p)
-            return -1;
-        p->scan[0] = argv[optind];
-        p->scan[1] = argv[optind + 1];
-        optind += 2;
-        return 1;
+            return 0;
+        }
+    cli_usage_error(p->cmd, p->usage, "bad value '%s' for --style: want auto, basic, full, "
+                    "nocolor, color or none", arg);
+    return -1;
+}
+
+int harness_opt_sort(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    (void)o;
+    if (strcmp(arg, "auto") && strcmp(arg, "command") && strcmp(arg, "mean-time")) {
+        cli_usage_error(p->cmd, p->usage, "bad value '%s' for --sort: want auto, command or "
+                        "mean-time", arg);
+        return -1;
     }
-    case HARNESS_OPT_STEP:
-        h->step = optarg;
-        return 1;
-    case 'm':
-        return cli_parse_count(h->cmd, h->usage, "--min-runs", optarg, 1, 1000000, &h->min_runs)
-                   ? 1 : -1;
-    case 'M':
-        return cli_parse_count(h->cmd, h->usage, "--max-runs", optarg, 1, 1000000, &h->max_runs)
-                   ? 1 : -1;
-    case HARNESS_OPT_MIN_TIME:
-        if (!cli_parse_seconds(h->cmd, h->usage, "--min-time", optarg, &h->min_time))
-            return -1;
-        if (!(h->min_time > 0)) {
-            cli_usage_error(h->cmd, h->usage, "bad value '%s' for --min-time: want seconds "
-                            "above 0", optarg);
+    hf_sort_by_mean = strcmp(arg, "mean-time") == 0;
+    return 0;
+}
+
+/* --parameter-scan VAR MIN MAX: getopt gave VAR; MIN and MAX follow it, taken here (optind
+ * moved past them). */
+int harness_opt_scan(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct harness *h = o->value;
+    if (optind + 1 >= p->argc) {
+        cli_usage_error(h->cmd, h->usage, "--parameter-scan wants VAR MIN MAX");
+        return -1;
+    }
+    for (int i = 0; i < h->nparam; i++)
+        if (h->param[i].scan[0]) {
+            cli_usage_error(h->cmd, h->usage, "--parameter-scan given twice (use "
+                            "--parameter-list for more parameters)");
             return -1;
         }
-        return 1;
-    case HARNESS_OPT_LIST: {
-        if (optind >= argc) {
-            cli_usage_error(h->cmd, h->usage, "--parameter-list wants VAR A,B,...");
-            return -1;
-        }
-        struct harness_param *p = new_param(h, "--parameter-list", optarg);
-        if (!p)
-            return -1;
-        p->list = argv[optind++];
-        return 1;
+    struct harness_param *hp = new_param(h, "--parameter-scan", arg);
+    if (!hp)
+        return -1;
+    hp->scan[0] = p->argv[optind];
+    hp->scan[1] = p->argv[optind + 1];
+    optind += 2;
+    return 0;
+}
+
+/* --parameter-list VAR A,B,...: the list is the word after VAR. */
+int harness_opt_list(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct harness *h = o->value;
+    if (optind >= p->argc) {
+        cli_usage_error(h->cmd, h->usage, "--parameter-list wants VAR A,B,...");
+        return -1;
     }
-    }
+    struct harness_param *hp = new_param(h, "--parameter-list", arg);
+    if (!hp)
+        return -1;
+    hp->list = p->argv[optind++];
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* harness.h: what every wall-clock command shares around its runs: hooks, stdin, stdout,
- * and parameters (one series per combination of values). */
+ * and parameters (one series per combination of values). Their options are
+ * measure_opts.h's MOPT_HOOKS, MOPT_PARAMS and MOPT_RUNS_BY_TIME. */
 #ifndef TARE_HARNESS_H
 #define TARE_HARNESS_H
 
@@ -8,58 +9,6 @@
 
 #include "cli/targets.h"
 #include "core/session.h"
-
-/* Long-only option values, clear of every short letter. */
-enum {
-    HARNESS_OPT_SETUP = 0x100, HARNESS_OPT_PREPARE, HARNESS_OPT_CONCLUDE, HARNESS_OPT_CLEANUP,
-    HARNESS_OPT_INPUT, HARNESS_OPT_OUTPUT, HARNESS_OPT_SHOW_OUTPUT,
-    HARNESS_OPT_SCAN, HARNESS_OPT_STEP, HARNESS_OPT_LIST,
-    HARNESS_OPT_MIN_TIME, HARNESS_OPT_STYLE, HARNESS_OPT_SORT,
-};
-
-/* hyperfine's letters for the hooks (-s setup, -p prepare, -C conclude, -c cleanup) and the
- * parameters (-P scan, -D step, -L list), for a command's getopt short options string:
- * harness_option takes them as the long options. */
-#define HARNESS_SHORTOPTS "s:p:C:c:"
-#define HARNESS_PARAM_SHORTOPTS "P:D:L:"
-
-/* The entries to put in a command's getopt_long table. */
-#define HARNESS_LONGOPTS \
-    {"setup", required_argument, NULL, HARNESS_OPT_SETUP}, \
-    {"prepare", required_argument, NULL, HARNESS_OPT_PREPARE}, \
-    {"conclude", required_argument, NULL, HARNESS_OPT_CONCLUDE}, \
-    {"cleanup", required_argument, NULL, HARNESS_OPT_CLEANUP}, \
-    {"input", required_argument, NULL, HARNESS_OPT_INPUT}, \
-    {"output", required_argument, NULL, HARNESS_OPT_OUTPUT}, \
-    {"show-output", no_argument, NULL, HARNESS_OPT_SHOW_OUTPUT}
-
-/* Parameters (tare wall, tare stat): hyperfine's -P/-D/-L. */
-#define HARNESS_PARAM_LONGOPTS \
-    {"parameter-scan", required_argument, NULL, HARNESS_OPT_SCAN}, \
-    {"parameter-step-size", required_argument, NULL, HARNESS_OPT_STEP}, \
-    {"parameter-list", required_argument, NULL, HARNESS_OPT_LIST}
-
-/* The run count by time (wall, stat): hyperfine's -m/-M and a time budget; the command
- * puts "m:M:" in its short options. */
-#define HARNESS_COUNT_LONGOPTS \
-    {"min-runs", required_argument, NULL, 'm'}, \
-    {"max-runs", required_argument, NULL, 'M'}, \
-    {"min-time", required_argument, NULL, HARNESS_OPT_MIN_TIME}, \
-    {"min-benchmarking-time", required_argument, NULL, HARNESS_OPT_MIN_TIME}
-
-/* How the results are shown (wall, stat, ab): hyperfine's -u/--time-unit, --style and
- * --sort; the command puts HARNESS_SHOW_SHORTOPTS in its short options. */
-#define HARNESS_SHOW_SHORTOPTS "u:"
-#define HARNESS_SHOW_LONGOPTS \
-    {"time-unit", required_argument, NULL, 'u'}, \
-    {"style", required_argument, NULL, HARNESS_OPT_STYLE}, \
-    {"sort", required_argument, NULL, HARNESS_OPT_SORT}
-
-/* The lines of --help for those options. */
-extern const char harness_options_help[];
-extern const char harness_param_help[];
-extern const char harness_count_help[];
-extern const char harness_show_help[];
 
 enum harness_hook {
     HARNESS_SETUP, HARNESS_PREPARE, HARNESS_CONCLUDE, HARNESS_CLEANUP, HARNESS_NHOOKS
@@ -101,10 +50,6 @@ struct harness {
 
 /* Room for argc hook options of each kind; false when out of memory. */
 bool harness_init(struct harness *h, const char *cmd, const char *usage, int argc);
-/* After getopt_long(argc, argv, ...) returned c: 1 when c was one of the harness's options
- * (taken; --parameter-scan takes MIN and MAX from argv after it, moving optind), 0 when not,
- * -1 when its value is bad (the usage error printed). */
-int harness_option(struct harness *h, int c, int argc, char **argv);
 /* Makes the parameters' values and their combinations, splits the hooks into argv as the
  * commands are (SHELL -c with a shell), substituted for each, and checks that the input can
  * be read. 0, or the exit status after printing the error. */

@@ -8,11 +8,16 @@
 #include "core/proc.h"
 
 /*
- * Adding a command is a checklist:
- *   1. src/cli/cmd_NAME.c with `int cmd_NAME(int, char **)` and its usage string;
+ * Adding a command is this list, and nothing else (HACKING.md, "Adding a command"):
+ *   1. src/cli/cmd_NAME.c: `int cmd_NAME(int, char **)`, its usage string and its options as
+ *      an opt.h table (a command that measures lists measure_opts.h's shared entries in it;
+ *      --help is made from the table); the Makefile finds the file by wildcard;
  *   2. one line in cli/commands.h and one line in the table below;
- *   3. doc/tare-NAME.1, whose SYNOPSIS equals the usage (tests/cli/test_usage.sh checks);
- *   4. tests/cli/test_NAME.sh, and a README section with real output.
+ *   3. doc/tare-NAME.1, whose SYNOPSIS equals the usage and whose OPTIONS name the table's
+ *      options, and a line under COMMANDS in doc/tare.1 (tests/cli/test_usage.sh checks all
+ *      three for every command `tare help --commands` lists);
+ *   4. tests/cli/test_NAME.sh (tests/run finds it by wildcard), and a README section with
+ *      real output.
  * A command that times runs describes them as a plan for core/session.h (series, warm-up,
  * order, hooks) and prints what the engine reports; it keeps no run loop of its own.
  */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/input.h"
+#include "core/proc.h"
 #include "core/stats.h"
 
 const char *const hist_metric_names[HM_COUNT] = {
@@ -499,8 +500,20 @@ void hist_lockset_free(struct hist_lockset *ls)
 {
     hist_lockset_close(ls);
     free(ls->fd);
+    free(ls->created);
     ls->fd = NULL;
+    ls->created = NULL;
     ls->n = 0;
+}
+
+/* Opens p to be locked: a writer's (ls->created) made when missing, and said to be. */
+static int lockset_open_one(struct hist_lockset *ls, int i, const char *p)
+{
+    if (!ls->created)
+        return open(p, O_RDONLY | O_CLOEXEC);
+    int fd = open(p, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ls->created[i] = fd >= 0;
+    return fd >= 0 || errno != EEXIST ? fd : open(p, O_RDONLY | O_CLOEXEC);
 }
 
 /* One attempt: 1 when every path is locked and still names its file, 0 to try again. */
@@ -510,11 +523,19 @@ static int lockset_try(struct hist_lockset *ls, char **paths, int n, const char 
     int nf = out ? n + 1 : n;
     for (int i = 0; i < nf; i++) {
         const char *p = i < n ? paths[i] : out;
-        if (i == n && access(p, F_OK) < 0 && errno == ENOENT)
-            continue;   /* no OUT yet: nothing in it to keep; the rename makes it */
-        int fd = in_open(p, O_RDONLY, e);   /* no directory; a FIFO waited on, not forever */
-        if (fd < 0)
-            return -1;
+        struct stat pst;
+        int fd;
+        if (stat(p, &pst) == 0 && !S_ISREG(pst.st_mode)) {
+            if ((fd = in_open(p, O_RDONLY, e)) < 0)   /* a directory, a FIFO: input.h's rules */
+                return -1;
+        } else {
+            fd = lockset_open_one(ls, i, p);
+            if (fd < 0 && i == n && errno == ENOENT)
+                continue;   /* no OUT yet: nothing in it to keep; the rename makes it */
+            if (fd < 0)
+                return err_errno(e, errno == ENOENT || errno == EACCES || errno == EISDIR
+                                 ? ERR_INPUT : ERR_SYSTEM, errno, "cannot open '%s'", p);
+        }
         ls->fd[i] = fd;
         if (fstat(fd, &st[i]) < 0)
             return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", p);
@@ -546,7 +567,7 @@ static int lockset_try(struct hist_lockset *ls, char **paths, int n, const char 
         }
     for (int k = 0; k < no; k++) {
         int i = order[k];
-        bool ex = out && ls->fd[n] >= 0 && ls->fd[i] == ls->fd[n];
+        bool ex = ls->created || (out && ls->fd[n] >= 0 && ls->fd[i] == ls->fd[n]);
         if (lock_fd(ls->fd[i], ex, i < n ? paths[i] : out, e) < 0) {
             free(order);
             return -1;
@@ -568,13 +589,15 @@ static int lockset_try(struct hist_lockset *ls, char **paths, int n, const char 
     return 1;
 }
 
-int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *out,
-                      struct err *e)
+/* Both: a writer's set (write) locks every path exclusive, made when missing. */
+static int lockset_open(struct hist_lockset *ls, char **paths, int n, const char *out,
+                        bool write, struct err *e)
 {
     ls->n = out ? n + 1 : n;
     ls->fd = malloc((n + 1) * sizeof *ls->fd);
+    ls->created = write ? calloc(n + 1, sizeof *ls->created) : NULL;
     struct stat *st = calloc(n + 1, sizeof *st);
-    if (!ls->fd || !st) {
+    if (!ls->fd || !st || (write && !ls->created)) {
         free(st);
         hist_lockset_free(ls);
         return err_set(e, ERR_SYSTEM, "out of memory");
@@ -586,6 +609,9 @@ int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *
         if (ok == 1)
             break;
         hist_lockset_close(ls);
+        for (int i = 0; ok < 0 && write && i < n; i++)
+            if (ls->created[i])
+                unlink(paths[i]);   /* made only to be locked */
         if (ok < 0) {
             hist_lockset_free(ls);
             free(st);
@@ -595,6 +621,17 @@ int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *
     }
     free(st);
     return 0;
+}
+
+int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *out,
+                      struct err *e)
+{
+    return lockset_open(ls, paths, n, out, false, e);
+}
+
+int hist_lockset_open_write(struct hist_lockset *ls, char **paths, int n, struct err *e)
+{
+    return lockset_open(ls, paths, n, NULL, true, e);
 }
 
 double hist_value(const struct hist_table *t, size_t row, int m)
@@ -717,6 +754,40 @@ void hist_sync_dir(const char *path)
     free(dir);
 }
 
+/* Writes len bytes of text to a new file tmp (mode), after the first keep bytes of the file
+ * open on from (keep 0: none), synced. 0, or -1 with e set and tmp removed. */
+static int write_copy(const char *tmp, mode_t mode, int from, off_t keep, const char *text,
+                      size_t len, struct err *e)
+{
+    int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (out < 0)
+        return err_errno(e, errno == EACCES || errno == ENOENT ? ERR_INPUT : ERR_SYSTEM, errno,
+                         "cannot create '%s'", tmp);
+    int rc = 0;
+    char buf[65536];
+    for (off_t at = 0; rc == 0 && at < keep;) {
+        size_t want = keep - at < (off_t)sizeof buf ? (size_t)(keep - at) : sizeof buf;
+        ssize_t got = pread(from, buf, want, at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            rc = err_errno(e, ERR_SYSTEM, got < 0 ? errno : EIO, "cannot read the file "
+                           "copied to '%s'", tmp);
+            break;
+        }
+        if (write_all(out, buf, (size_t)got) < 0)
+            rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
+        at += got;
+    }
+    if (rc == 0 && (write_all(out, text, len) < 0 || fsync(out) < 0))
+        rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
+    if (close(out) < 0 && rc == 0)
+        rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
+    if (rc < 0)
+        unlink(tmp);
+    return rc;
+}
+
 /* Writes text to a new file beside path and renames it over path, signals held off from the
  * first byte to the rename (an interrupt leaves the old file or the new one, and no copy). */
 static int replace_file(int fd, const char *path, const char *text, size_t len, struct err *e)
@@ -732,19 +803,10 @@ static int replace_file(int fd, const char *path, const char *text, size_t len, 
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, &old);
-    int rc = 0;
-    int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
-    if (out < 0) {
-        rc = err_errno(e, ERR_SYSTEM, errno, "cannot create '%s'", tmp);
-    } else {
-        if (write_all(out, text, len) < 0 || fsync(out) < 0)
-            rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
-        if (close(out) < 0 && rc == 0)
-            rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
-        if (rc == 0 && rename(tmp, path) < 0)
-            rc = err_errno(e, ERR_SYSTEM, errno, "cannot rename '%s' to '%s'", tmp, path);
-        if (rc < 0)
-            unlink(tmp);
+    int rc = write_copy(tmp, st.st_mode & 07777, fd, 0, text, len, e);
+    if (rc == 0 && rename(tmp, path) < 0) {
+        rc = err_errno(e, ERR_SYSTEM, errno, "cannot rename '%s' to '%s'", tmp, path);
+        unlink(tmp);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (rc == 0)
@@ -753,23 +815,32 @@ static int replace_file(int fd, const char *path, const char *text, size_t len, 
     return rc;
 }
 
+/* What appending rows to a file takes: its first keep bytes kept (a torn last line cut off),
+ * then add; or, the file widened (rewrite), add is the whole new file. */
+struct append_plan {
+    off_t size, keep;
+    bool rewrite;
+    struct sbuf add;
+};
+
 /*
  * Rows with columns the file lacks (tare's own: a suite that turned the cache simulation on):
  * the file is checked whole, then written again with those columns added at the end of its
  * header, NA in every older row, and the rows after; the copy is renamed over the file. The
  * lock stays on the old file, so writers waiting on it find it replaced and open the new one
  * (the lock protocol's "checked again once locked"). map[c]: the input's column for the file's
- * column c (or -1); extra: the input's columns the file lacks, nextra of them. Returns the
- * rows appended, or -1.
+ * column c (or -1); extra: the input's columns the file lacks, nextra of them. The new file
+ * goes to p->add.
  */
-static long append_widened(int fd, const char *path, const struct hist_table *in,
-                           const int *map, int nf, const int *extra, int nextra, struct err *e)
+static int plan_widened(int fd, const char *path, const struct hist_table *in, const int *map,
+                        int nf, const int *extra, int nextra, struct append_plan *p,
+                        struct err *e)
 {
     char *raw = NULL;
     size_t rawlen;
-    long rc = -1;
+    int rc = -1;
     struct hist_table old;
-    struct sbuf b = {0};
+    struct sbuf *b = &p->add;
     int n2 = nf + nextra;
     int *map2 = calloc(n2, sizeof *map2);
     if (!map2 || read_all(fd, path, &raw, &rawlen, e) < 0) {
@@ -779,6 +850,9 @@ static long append_widened(int fd, const char *path, const struct hist_table *in
         free(raw);
         return -1;
     }
+    if ((off_t)rawlen > p->keep)
+        rawlen = (size_t)p->keep;   /* without the torn last line */
+    p->rewrite = true;
     if (hist_parse(path, raw, rawlen, &old, e) < 0) {
         err_prefix(e, "cannot add the new columns (nothing written)");
         goto out;
@@ -786,124 +860,106 @@ static long append_widened(int fd, const char *path, const struct hist_table *in
     memcpy(map2, map, nf * sizeof *map2);
     memcpy(map2 + nf, extra, nextra * sizeof *map2);
     /* The header: the file's, then the new columns. */
-    const char *p = raw, *end = raw + rawlen;
-    const char *nl = memchr(p, '\n', end - p);
-    size_t hl = nl ? (size_t)(nl - p) : (size_t)(end - p);
-    if (hl && p[hl - 1] == '\r')
+    const char *q = raw, *end = raw + rawlen;
+    const char *nl = memchr(q, '\n', end - q);
+    size_t hl = nl ? (size_t)(nl - q) : (size_t)(end - q);
+    if (hl && q[hl - 1] == '\r')
         hl--;
-    if (sb_add(&b, p, hl) < 0)
+    if (sb_add(b, q, hl) < 0)
         goto oom;
     for (int c = nf; c < n2; c++)
-        if (sb_add(&b, "\t", 1) < 0 || sb_add(&b, in->cols[map2[c]], strlen(in->cols[map2[c]])) < 0)
+        if (sb_add(b, "\t", 1) < 0 || sb_add(b, in->cols[map2[c]], strlen(in->cols[map2[c]])) < 0)
             goto oom;
-    if (sb_add(&b, "\n", 1) < 0)
+    if (sb_add(b, "\n", 1) < 0)
         goto oom;
     /* Every older row as it was, NA in the new columns (and in any it was short of). */
-    for (p = nl ? nl + 1 : end; p < end;) {
-        nl = memchr(p, '\n', end - p);
-        size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        size_t keep = l && p[l - 1] == '\r' ? l - 1 : l;
-        if (sb_add(&b, p, keep) < 0)
+    for (q = nl ? nl + 1 : end; q < end;) {
+        nl = memchr(q, '\n', end - q);
+        size_t l = nl ? (size_t)(nl - q) : (size_t)(end - q);
+        size_t keep = l && q[l - 1] == '\r' ? l - 1 : l;
+        if (sb_add(b, q, keep) < 0)
             goto oom;
         if (keep) {
             int fields = 1;
             for (size_t i = 0; i < keep; i++)
-                fields += p[i] == '\t';
+                fields += q[i] == '\t';
             for (; fields < n2; fields++)
-                if (sb_add(&b, "\tNA", 3) < 0)
+                if (sb_add(b, "\tNA", 3) < 0)
                     goto oom;
         }
-        if (sb_add(&b, "\n", 1) < 0)
+        if (sb_add(b, "\n", 1) < 0)
             goto oom;
-        p = nl ? nl + 1 : end;
+        q = nl ? nl + 1 : end;
     }
-    if (add_rows(&b, in, map2, n2) < 0)
+    if (add_rows(b, in, map2, n2) < 0)
         goto oom;
-    if (replace_file(fd, path, b.p, b.n, e) == 0)
-        rc = (long)in->nrows;
+    rc = 0;
     goto out;
 oom:
     err_set(e, ERR_SYSTEM, "'%s': out of memory", path);
 out:
     hist_table_free(&old);
-    free(b.p);
     free(map2);
     free(raw);
     return rc;
 }
 
-long hist_append(const char *path, const char *text, size_t len, struct err *e)
+/* Where a torn last line (a writer killed mid-row; not tare, which holds signals off) begins:
+ * p->keep, so the rows added start on a line of their own. */
+static int plan_cut(int fd, const char *path, struct append_plan *p, struct err *e)
 {
-    struct hist_table in;
-    if (hist_parse("<stdin>", text, len, &in, e) < 0)
-        return -1;
-    if (in.torn_line) {
-        /* The producer may have been killed mid-row: appending the rest would be a lie. */
-        err_set(e, ERR_INPUT, "'<stdin>' line %zu: no newline at its end: a cut row "
-                "(nothing written)", in.torn_line);
-        hist_table_free(&in);
-        return -1;
-    }
-    int fd = hist_lock_open(path, O_RDWR | O_CREAT | O_APPEND, true, e);
-    if (fd < 0) {
-        hist_table_free(&in);
-        return -1;
-    }
-    long rc = -1;
-    struct sbuf b = {0};
+    p->keep = p->size;
+    if (p->size == 0)
+        return 0;
+    char last;
+    if (pread(fd, &last, 1, p->size - 1) != 1)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
+    if (last == '\n')
+        return 0;
+    off_t cut = p->size - 1;
+    char c;
+    while (cut > 0 && pread(fd, &c, 1, cut - 1) == 1 && c != '\n')
+        cut--;
+    /* Only a header without its newline: it may be cut mid-name. */
+    if (cut == 0)
+        return err_set(e, ERR_INPUT, "'%s' line 1: the header has no newline: a cut file", path);
+    p->keep = cut;
+    return 0;
+}
+
+/* The one write path's plan: in's rows as the file open (and locked) on fd takes them. The
+ * file is created with in's header if new or empty; otherwise the rows' columns are matched
+ * to the file's by canonical name, a column the file lacks widens it when tare knows it
+ * (plan_widened) and is an error when not, and one the rows lack is written NA. */
+static int plan_append(int fd, const char *path, const struct hist_table *in,
+                       struct append_plan *p, struct err *e)
+{
+    memset(p, 0, sizeof *p);
+    int rc = -1;
     char *hdr = NULL;
     int *map = NULL, *extra = NULL;
     char **fcols = NULL;
-    sigset_t all, old;
-    sigfillset(&all);
-    bool blocked = false;
     struct stat st;
-    if (fstat(fd, &st) < 0) {
-        err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", path);
-        goto out;
-    }
-    off_t size = st.st_size;
-    /* A writer killed mid-row (not tare: tare holds signals off) leaves a torn last line;
-     * cut it, so the rows we add start on a line of their own. */
-    if (size > 0) {
-        char last;
-        if (pread(fd, &last, 1, size - 1) != 1) {
-            err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
-            goto out;
-        }
-        if (last != '\n') {
-            off_t cut = size - 1;
-            char c;
-            while (cut > 0 && pread(fd, &c, 1, cut - 1) == 1 && c != '\n')
-                cut--;
-            if (cut == 0) {
-                /* Only a header without its newline: it may be cut mid-name. */
-                err_set(e, ERR_INPUT, "'%s' line 1: the header has no newline: a cut file", path);
-                goto out;
-            } else {
-                if (ftruncate(fd, cut) < 0) {
-                    err_errno(e, ERR_SYSTEM, errno, "cannot repair '%s'", path);
-                    goto out;
-                }
-                size = cut;
-            }
-        }
-    }
+    if (fstat(fd, &st) < 0)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", path);
+    p->size = st.st_size;
+    if (plan_cut(fd, path, p, e) < 0)
+        return -1;
     int nf;
-    if (size == 0) {
-        nf = in.ncols;
+    if (p->keep == 0) {
+        nf = in->ncols;
         fcols = calloc(nf, sizeof *fcols);
         map = calloc(nf, sizeof *map);
         if (!fcols || !map)
             goto oom;
         for (int c = 0; c < nf; c++) {
             map[c] = c;
-            if (sb_add(&b, in.cols[c], strlen(in.cols[c])) < 0 ||
-                sb_add(&b, c + 1 < nf ? "\t" : "\n", 1) < 0)
+            if (sb_add(&p->add, in->cols[c], strlen(in->cols[c])) < 0 ||
+                sb_add(&p->add, c + 1 < nf ? "\t" : "\n", 1) < 0)
                 goto oom;
         }
     } else {
-        if (read_header(fd, size, &hdr) < 0) {
+        if (read_header(fd, p->keep, &hdr) < 0) {
             err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
             goto out;
         }
@@ -915,61 +971,210 @@ long hist_append(const char *path, const char *text, size_t len, struct err *e)
         split_tabs(hdr, fcols, nf);
         for (int c = 0; c < nf; c++) {
             map[c] = -1;
-            for (int k = 0; k < in.ncols; k++)
-                if (strcmp(hist_canonical(fcols[c]), hist_canonical(in.cols[k])) == 0)
+            for (int k = 0; k < in->ncols; k++)
+                if (strcmp(hist_canonical(fcols[c]), hist_canonical(in->cols[k])) == 0)
                     map[c] = k;
         }
         int nextra = 0;
-        if (!(extra = calloc(in.ncols, sizeof *extra)))
+        if (!(extra = calloc(in->ncols, sizeof *extra)))
             goto oom;
-        for (int k = 0; k < in.ncols; k++) {
+        for (int k = 0; k < in->ncols; k++) {
             bool found = false;
             for (int c = 0; c < nf; c++)
                 found |= map[c] == k;
             if (found)
                 continue;
             /* A column tare knows widens the file; any other is likely a typo. */
-            if (!hist_column_known(in.cols[k])) {
+            if (!hist_column_known(in->cols[k])) {
                 err_set(e, ERR_INPUT, "column '%s' is not in '%s', nor one tare knows (see "
-                        "tare-history(1)): nothing written", in.cols[k], path);
+                        "tare-history(1)): nothing written", in->cols[k], path);
                 goto out;
             }
             extra[nextra++] = k;
         }
         if (nextra) {
-            rc = append_widened(fd, path, &in, map, nf, extra, nextra, e);
+            rc = plan_widened(fd, path, in, map, nf, extra, nextra, p, e);
             goto out;
         }
     }
-    if (add_rows(&b, &in, map, nf) < 0)
+    if (add_rows(&p->add, in, map, nf) < 0)
         goto oom;
-    /* One write of whole rows; signals held so an interrupt cannot split it. */
-    sigprocmask(SIG_BLOCK, &all, &old);
-    blocked = true;
-    if (write_all(fd, b.p, b.n) < 0) {
-        int saved = errno;
-        if (ftruncate(fd, size) < 0) { /* best effort: take the partial rows back */ }
-        err_errno(e, ERR_SYSTEM, saved, "cannot write '%s'", path);
-        goto out;
-    }
-    if (fsync(fd) < 0) {
-        err_errno(e, ERR_SYSTEM, errno, "cannot sync '%s'", path);
-        goto out;
-    }
-    rc = (long)in.nrows;
+    rc = 0;
     goto out;
 oom:
     err_set(e, ERR_SYSTEM, "'%s': out of memory", path);
 out:
-    if (blocked)
-        sigprocmask(SIG_SETMASK, &old, NULL);
-    close(fd);   /* releases the lock */
-    free(b.p);
     free(hdr);
     free(map);
     free(extra);
     free(fcols);
+    return rc;
+}
+
+/* Parses rows given to append ("<stdin>" in messages): whole rows only. */
+static int parse_rows(const char *text, size_t len, struct hist_table *in, struct err *e)
+{
+    if (hist_parse("<stdin>", text, len, in, e) < 0)
+        return -1;
+    if (in->torn_line) {
+        /* The producer may have been killed mid-row: appending the rest would be a lie. */
+        err_set(e, ERR_INPUT, "'<stdin>' line %zu: no newline at its end: a cut row "
+                "(nothing written)", in->torn_line);
+        hist_table_free(in);
+        return -1;
+    }
+    return 0;
+}
+
+long hist_append(const char *path, const char *text, size_t len, struct err *e)
+{
+    struct hist_table in;
+    if (parse_rows(text, len, &in, e) < 0)
+        return -1;
+    int fd = hist_lock_open(path, O_RDWR | O_CREAT | O_APPEND, true, e);
+    if (fd < 0) {
+        hist_table_free(&in);
+        return -1;
+    }
+    long rc = -1;
+    struct append_plan p = {0};
+    if (plan_append(fd, path, &in, &p, e) < 0)
+        goto out;
+    if (p.rewrite) {
+        if (replace_file(fd, path, p.add.p, p.add.n, e) == 0)
+            rc = (long)in.nrows;
+        goto out;
+    }
+    /* One write of whole rows; signals held so an interrupt cannot split it. */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    if (p.keep < p.size && ftruncate(fd, p.keep) < 0) {
+        err_errno(e, ERR_SYSTEM, errno, "cannot repair '%s'", path);
+    } else if (write_all(fd, p.add.p, p.add.n) < 0) {
+        int saved = errno;
+        if (ftruncate(fd, p.keep) < 0) { /* best effort: take the partial rows back */ }
+        err_errno(e, ERR_SYSTEM, saved, "cannot write '%s'", path);
+    } else if (fsync(fd) < 0) {
+        err_errno(e, ERR_SYSTEM, errno, "cannot sync '%s'", path);
+    } else {
+        rc = (long)in.nrows;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+out:
+    close(fd);   /* releases the lock */
+    free(p.add.p);
     hist_table_free(&in);
+    return rc;
+}
+
+/* ---- several files as one transaction ---- */
+
+/* One file of the transaction: where it is, its copy and its second name, its rows. */
+struct txfile {
+    char *path, *tmp, *old;   /* DIR/NAME, DIR/.NAME.tmp.PID, DIR/.NAME.old.PID */
+    struct hist_table in;
+};
+
+static int tx_names(struct txfile *f, const char *path)
+{
+    /* A history kept behind a symbolic link is written where the link points. */
+    f->path = realpath(path, NULL);
+    if (!f->path && !(f->path = strdup(path)))
+        return -1;
+    const char *slash = strrchr(f->path, '/');
+    int dl = slash ? (int)(slash - f->path) : 1;
+    const char *d = slash ? f->path : ".", *base = slash ? slash + 1 : f->path;
+    if (asprintf(&f->tmp, "%.*s/.%s.tmp.%d", dl, d, base, (int)getpid()) < 0) {
+        f->tmp = NULL;
+        return -1;
+    }
+    if (asprintf(&f->old, "%.*s/.%s.old.%d", dl, d, base, (int)getpid()) < 0) {
+        f->old = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Every copy renamed over its file, the first put back when a later rename fails. */
+static int tx_rename(struct txfile *f, int n, struct err *e)
+{
+    /* The old file kept under a second name, to be put back if the next rename fails. */
+    bool can_undo = n < 2 || link(f[0].path, f[0].old) == 0;
+    for (int i = 0; i < n; i++) {
+        if (rename(f[i].tmp, f[i].path) == 0)
+            continue;
+        int err = errno;
+        if (i > 0 && can_undo && rename(f[0].old, f[0].path) == 0)
+            return err_errno(e, ERR_SYSTEM, err, "cannot rename '%s' to '%s' (no rows written "
+                             "to either file)", f[i].tmp, f[i].path);
+        return err_errno(e, ERR_SYSTEM, err, "cannot rename '%s' to '%s'%s", f[i].tmp,
+                         f[i].path, i > 0 ? " (the rows are in the first file only)"
+                                          : " (no rows written)");
+    }
+    for (int i = 0; i < n; i++)   /* the renames, durable */
+        hist_sync_dir(f[i].path);
+    return 0;
+}
+
+int hist_append_files(const struct hist_rows *files, int n, struct err *e)
+{
+    struct txfile *f = calloc(n + 1, sizeof *f);
+    char **paths = calloc(n + 1, sizeof *paths);
+    struct hist_lockset ls = {0};
+    int rc = -1, locked = -1;
+    if (!f || !paths) {
+        err_set(e, ERR_SYSTEM, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        if (tx_names(&f[i], files[i].path) < 0) {
+            err_set(e, ERR_SYSTEM, "out of memory");
+            goto out;
+        }
+        paths[i] = f[i].path;
+    }
+    for (int i = 0; i < n; i++)
+        if (parse_rows(files[i].text, files[i].len, &f[i].in, e) < 0)
+            goto out;
+    if ((locked = hist_lockset_open_write(&ls, paths, n, e)) < 0)
+        goto out;
+    for (int i = 0; i < n; i++) {
+        struct append_plan p = {0};
+        struct stat st;
+        int fd = ls.fd[i];
+        int ok = fstat(fd, &st) < 0 ? err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'",
+                                                 f[i].path)
+                                    : plan_append(fd, f[i].path, &f[i].in, &p, e);
+        if (ok == 0)
+            ok = write_copy(f[i].tmp, st.st_mode & 07777, fd, p.rewrite ? 0 : p.keep, p.add.p,
+                            p.add.n, e);
+        free(p.add.p);
+        if (ok < 0)
+            goto out;
+    }
+    /* The last moment to stop with nothing written. */
+    if (proc_interrupted()) {
+        err_set(e, ERR_INTERRUPTED, "interrupted: no rows written");
+        goto out;
+    }
+    rc = tx_rename(f, n, e);
+out:
+    for (int i = 0; f && i < n; i++) {
+        if (f[i].tmp)
+            unlink(f[i].tmp);
+        if (f[i].old)
+            unlink(f[i].old);
+        if (rc < 0 && locked == 0 && ls.created[i])
+            unlink(f[i].path);   /* made only to be locked */
+        free(f[i].path);
+        free(f[i].tmp);
+        free(f[i].old);
+        hist_table_free(&f[i].in);
+    }
+    hist_lockset_free(&ls);
+    free(f);
+    free(paths);
     return rc;
 }
 

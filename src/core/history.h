@@ -106,15 +106,20 @@ int hist_read_fd(int fd, const char *name, struct hist_table *t, struct err *e);
  */
 int hist_lock_open(const char *path, int oflags, bool exclusive, struct err *e);
 
-/* Many files locked at once, for merge: the inputs shared, OUT (when it exists) exclusive. */
+/* Many files locked at once: for merge the inputs shared and OUT (when it exists) exclusive;
+ * for a transaction (hist_append_files) every file exclusive, made when missing. */
 struct hist_lockset {
-    int n;     /* inputs, plus one for OUT */
-    int *fd;   /* per path; a file named twice shares one; -1 for an OUT not there yet */
+    int n;         /* inputs, plus one for OUT */
+    int *fd;       /* per path; a file named twice shares one; -1 for an OUT not there yet */
+    bool *created; /* hist_lockset_open_write: made (empty) here to be locked, else NULL */
 };
 /* Opens and locks paths[0..n) and out (may be NULL), in the protocol's order, until each
  * path names the file locked. Read each with hist_read_fd(ls->fd[i]). */
 int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *out,
                       struct err *e);
+/* The same for writers of several files: every path locked exclusive, created (0644) when
+ * missing, ls->created saying which were. */
+int hist_lockset_open_write(struct hist_lockset *ls, char **paths, int n, struct err *e);
 /* Closes every descriptor (and so unlocks); hist_lockset_free also frees the set. */
 void hist_lockset_close(struct hist_lockset *ls);
 void hist_lockset_free(struct hist_lockset *ls);
@@ -135,6 +140,23 @@ double hist_value(const struct hist_table *t, size_t row, int m);
  * Returns the number of rows appended, or -1.
  */
 long hist_append(const char *path, const char *text, size_t len, struct err *e);
+
+/* One file's rows for hist_append_files: a header line then rows, as hist_append takes them. */
+struct hist_rows {
+    const char *path;
+    const char *text;
+    size_t len;
+};
+/*
+ * Appends rows to several history files as one transaction (tare run's wall.tsv and
+ * count.tsv): every file locked (hist_lockset_open_write), each one's next content built as
+ * hist_append would make it (columns matched, a torn last line cut, the file widened) in a
+ * copy beside it (.NAME.tmp.PID, synced), and only when every copy is whole are they renamed
+ * over the files, the first put back if a later rename fails. A failure, or an interrupt
+ * (proc_interrupted) before the renames, leaves every file as it was and no copy behind. A
+ * path that is a symbolic link is written where it points. 0, or -1 with e set.
+ */
+int hist_append_files(const struct hist_rows *files, int n, struct err *e);
 
 /*
  * Merges history files (shards) into out (history_merge.c): the union of their columns by
@@ -223,7 +245,15 @@ struct hist_check_opts {
     int persist;            /* wall steps must hold this many points */
     int window;             /* points in the "before" window */
     int noise_n;            /* past statistics the fence is learned from */
+    /* A series' own count threshold (a suite's [bench NAME] threshold =), or 0 for
+     * det_threshold; NULL: none has one. Used by hist_judge and hist_check_commit. */
+    double (*threshold_of)(const char *series, void *ctx);
+    void *threshold_ctx;
 };
+/* The defaults of check, report, trend and bisect (tare-history(1)): counts at 2%, a
+ * wall-clock step held 3 commits, a 10-commit "before" window, a fence from 60 deviations. */
+#define HIST_CHECK_DEFAULTS \
+    {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60}
 /* Tests the step that point index i confirms: for deterministic metrics the change from the
  * previous value to point i; for wall-clock ones a step at i - persist + 1. */
 void hist_check_point(const struct hist_series *s, int m, size_t i,
@@ -233,6 +263,58 @@ void hist_check_point(const struct hist_series *s, int m, size_t i,
  * out[i] (s->n entries) describes the step that point i confirms. Returns how many. */
 size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opts *o,
                  struct hist_step *out);
+
+/* What the test says of one metric of one series at one point. */
+enum hist_verdict {
+    HIST_SAME,          /* tested: within the threshold or the fence */
+    HIST_REGRESSION,    /* a confirmed step up */
+    HIST_IMPROVEMENT,   /* a confirmed step down */
+    HIST_PENDING,       /* wall clock: past the fence, not yet persistent */
+    HIST_ECHO,          /* wall clock: tested, but a step reported before still holds */
+    HIST_NA,            /* no value at the point: the measurement failed */
+    HIST_UNTESTED,      /* a value, but nothing to test it against (st.untested says why) */
+};
+
+/* One metric of one series judged at one point: what check, report, trend and the CI files
+ * print. */
+struct hist_judgement {
+    size_t series;           /* index in db->series (hist_check_commit) */
+    int metric;
+    size_t point;            /* the series' point judged */
+    enum hist_verdict verdict;
+    double now, prev;        /* the value at the point, and at the point before (NAN: none) */
+    struct hist_step st;     /* what was compared: before, after, change, and st.fence, the
+                              * fence or (counts) the threshold used; untested and why */
+    size_t step_point;       /* a step's (or pending step's) first point; else point */
+};
+
+/* Judges metric m of series s at point (s->n > point), as history check does: a count
+ * against the previous value at the threshold (the series' own when o->threshold_of gives
+ * one), wall clock against its fence. */
+void hist_judge(const struct hist_series *s, int m, size_t point, const struct hist_check_opts *o,
+                struct hist_judgement *j);
+
+/* Every metric check alarms on (hist_alarms) of every series with a row at one commit, in
+ * series then metric order, a metric the series never had left out; and the tallies. */
+struct hist_check {
+    size_t commit;           /* the commit checked: index in db->commit */
+    struct hist_judgement *j;
+    size_t n;
+    size_t nseries;          /* series with a row at the commit */
+    size_t nabsent;          /* series without one: not checked */
+    size_t ntested;          /* judgements tested (SAME, ECHO, steps, pending) */
+    size_t nreg, nimp, npend;
+    size_t nna;              /* HIST_NA: failed measurements */
+    size_t nskip;            /* HIST_UNTESTED */
+};
+/* Checks commit ci of db (finished). 0, or -1 with e set (no memory). */
+int hist_check_commit(const struct hist_db *db, size_t ci, const struct hist_check_opts *o,
+                      struct hist_check *out, struct err *e);
+void hist_check_free(struct hist_check *c);
+/* Why a judgement was not tested, for a person ("" when it was): the long form ("no earlier
+ * value to compare with", "too few points: 12 of the 16 a step test needs"), or the terse
+ * one of report's table ("no earlier value", "too few points: 12 of 16"). */
+const char *hist_untested_why(const struct hist_step *st, bool terse, char *buf, size_t n);
 
 /* Whether check alarms on metric m of series s. Not on ref_median_s (the reference's own
  * time). Not on median_s or min_s when the series has a ratio to a same-machine reference:

@@ -92,7 +92,7 @@ expect_rc 3 "the third commit past the step confirms it"
 expect_match "$out" "^regressions:" "text report has regressions"
 run_tare history check --format json "$TMP/s3.tsv"
 expect_match "$out" \
-    '^\{"regressions": \[\{"benchmark": "bench", "metric": "median_s", "before": [0-9.]+, "after": [0-9.]+, "change": 0\.[2-3][0-9]*, "commit": "c100"\}\], "improvements": \[\], "checked": 2, "not_checked": \[\], "unknown_columns": \[\]\}$' \
+    '^\{"regressions": \[\{"benchmark": "bench", "metric": "median_s", "before": [0-9.]+, "after": [0-9.]+, "change": 0\.[2-3][0-9]*, "commit": "c100"\}\], "improvements": \[\], "failed": \[\], "checked": 2, "not_checked": \[\], "unknown_columns": \[\]\}$' \
     "json regression names the step's commit"
 run_tare history check --commit c102 --format json "$TMP/s.tsv"
 expect_rc 3 "--commit checks that commit"
@@ -100,7 +100,7 @@ run_tare history check "$TMP/s.tsv"
 expect_rc 0 "a step reported at its confirming commit is not reported again 18 commits on"
 run_tare history check --commit c50 --format json "$TMP/s.tsv"
 expect_eq "$out" \
-    '{"regressions": [], "improvements": [], "checked": 2, "not_checked": [], "unknown_columns": []}' \
+    '{"regressions": [], "improvements": [], "failed": [], "checked": 2, "not_checked": [], "unknown_columns": []}' \
     "--commit before the step: nothing"
 run_tare history check --commit c999 "$TMP/s.tsv"
 expect_rc 2 "--commit not in the history"
@@ -124,7 +124,7 @@ det "$TMP/d.tsv" 1030000
 run_tare history check --format json "$TMP/d.tsv"
 expect_rc 3 "instructions +3% rings at the default 2%"
 expect_eq "$out" \
-    '{"regressions": [{"benchmark": "b", "metric": "instructions", "before": 1000000, "after": 1030000, "change": 0.03, "commit": "c2"}], "improvements": [], "checked": 2, "not_checked": [], "unknown_columns": []}' \
+    '{"regressions": [{"benchmark": "b", "metric": "instructions", "before": 1000000, "after": 1030000, "change": 0.03, "commit": "c2"}], "improvements": [], "failed": [], "checked": 2, "not_checked": [], "unknown_columns": []}' \
     "deterministic regression in json"
 run_tare history check --det-threshold 5 "$TMP/d.tsv"
 expect_rc 0 "under --det-threshold 5"

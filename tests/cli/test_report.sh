@@ -57,6 +57,10 @@ expect_match "$out" \
 expect_match "$out" \
     '^\*\*Failed\*\* \(NA at this commit\): `gone` median_s; `gone` instructions;$' \
     "the failed series named"
+expect_match "$out" '^\*before\*, \*after\*: a count.s value at the series. previous commit' \
+    "the moved table says what its before is"
+expect_match "$out" '^\*previous\*: the series. value at its previous commit' \
+    "and the collapsed table its own"
 run_tare report "$TMP/missing.tsv"
 expect_rc 2 "no such file: 2"
 printf 'date\tcommit\tbenchmark\tinstructions\n2026-01-01T00:00:00Z\tc1\tb\t5\n' > "$TMP/one.tsv"
