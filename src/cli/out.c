@@ -294,18 +294,6 @@ const char *out_vis(const char *s)
     return v;
 }
 
-void json_str(FILE *f, const char *s)
-{
-    jw_write_string(f, s, false);
-}
-
-void json_num(FILE *f, double v)
-{
-    char b[ESC_NUM_MAX];
-    esc_number(b, v);
-    fputs(strcmp(b, "NA") == 0 ? "null" : b, f);
-}
-
 void out_json_end(struct jw *w, const char *cmd)
 {
     fputc('\n', w->f);

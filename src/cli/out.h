@@ -23,7 +23,7 @@ void table_set(struct table *t, int col, const char *fmt, ...)
 /* The cell shown red in text (a failed status): the colour is the table's, never the
  * cell's bytes, which are shown as text like any other. */
 void table_set_red(struct table *t, int col, const char *s);
-/* Text (aligned), TSV, CSV or markdown; JSON is each command's own. Every cell is written in
+/* Text (aligned), TSV, CSV or markdown (JSON: core/json.h). Every cell is written in
  * its text form (esc.h): control characters and bytes that are not UTF-8 visibly, \x1b. */
 void table_print(const struct table *t, FILE *f, enum out_format fmt);
 void table_free(struct table *t);
@@ -41,17 +41,13 @@ const char *fmt_kib(char *buf, double kib);            /* 512 KiB, 12.3 MiB, 1.5
 const char *fmt_count(char *buf, double n);            /* 1,234,567 */
 const char *fmt_num(char *buf, double v);              /* machine form: %.9g or NA */
 
-/* One JSON string and one JSON number (null for NA) by the core writer's rules (core/json.h):
- * for the files not yet written with the writer itself. */
 /* s in its text form (esc.h: control characters and bytes that are not UTF-8 shown as \x1b),
  * for a name printed in a line for people: s itself when nothing is to change, else a copy
  * that lives until eight more calls (printf("%s %s", out_vis(a), out_vis(b)) is safe). */
 const char *out_vis(const char *s);
-void json_str(FILE *f, const char *s);
-/* One CSV field (RFC 4180): as it is, or in double quotes (quotes doubled) when it holds a
- * comma, a quote or a line break. */
+/* One CSV field (RFC 4180) of s's text form: as it is, or in double quotes (quotes doubled)
+ * when it holds a comma or a quote. */
 void out_csv_field(FILE *f, const char *s);
-void json_num(FILE *f, double v);                      /* null for NAN */
 
 struct jw;
 /* Ends a document written with w: its last newline; a writer misused (a bug of tare) said on

@@ -3,6 +3,7 @@
 #include "core/export.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -366,6 +367,34 @@ int export_file_commit(FILE *f, const char *tmp, const char *path, struct err *e
         unlink(tmp);
         return err_errno(e, ERR_INPUT, rn, "cannot rename '%s' to '%s'", tmp, path);
     }
+    return 0;
+}
+
+int export_append_whole(const char *path, const char *text, size_t len, struct err *e)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return err_errno(e, ERR_INPUT, errno, "cannot append to '%s'", path);
+    struct stat st;
+    off_t old = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
+    size_t done = 0;
+    int en = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            en = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (done < len && old >= 0 && ftruncate(fd, old) < 0)
+        en = en ? en : errno;
+    if (close(fd) < 0 && done == len)
+        return err_errno(e, ERR_INPUT, errno, "cannot append to '%s'", path);
+    if (done < len)
+        return err_errno(e, ERR_INPUT, en, "cannot append to '%s' (nothing appended)", path);
     return 0;
 }
 

@@ -71,4 +71,9 @@ int export_write(const struct export_set *s, enum export_format fmt, const char 
 FILE *export_file_open(const char *path, char *tmp, struct err *e);
 int export_file_commit(FILE *f, const char *tmp, const char *path, struct err *e);
 
+/* Appends text[0..len) to path (made if missing) all or nothing: one write of it all at the
+ * end; when it cannot all be written (a full disk, a file size limit), a regular file is cut
+ * back to its old size, so no cut block stays. 0, or -1 with e set (ERR_INPUT). */
+int export_append_whole(const char *path, const char *text, size_t len, struct err *e);
+
 #endif

@@ -48,6 +48,13 @@ for src in /dev/zero /dev/urandom; do
         bounded "$r from $src" "'$src' line [0-9]+: a NUL byte" -- "${args[@]}"
     done
 done
+# Standard input: history append's rows.
+cp "$H" "$TMP/append.tsv"
+for src in /dev/zero /dev/urandom; do
+    bounded "history append from $src on stdin" "'<stdin>' line [0-9]+: a NUL byte" \
+        --stdin "$src" -- history append "$TMP/append.tsv"
+done
+expect_eq "$(cmp "$H" "$TMP/append.tsv" && echo same)" same "nothing appended from them"
 # A FIFO with no writer: each reader on its own FIFO, all at once (each waits a while).
 i=0
 for r in "${readers[@]}"; do
@@ -75,6 +82,13 @@ run_tare cg top -f tsv "$TMP/late"
 wait
 expect_eq "$rc $(tsv_field "$out" 1 function)" "0 $("$TARE" cg top -f tsv "$CG" |
     tsv_field "$(cat)" 1 function)" "a FIFO whose writer comes late: read whole"
+
+mkfifo "$TMP/late2"
+(sleep 1; cat "$H" > "$TMP/late2") &
+run_tare history check -f json "$TMP/late2"
+wait
+expect_eq "$rc $(grep -c '"regressions"' <<<"$out")" "3 1" \
+    "history check of a FIFO whose writer comes late: read once, checked (a regression: 3)"
 
 # A NUL byte inside a function name: refused with its line, not the name cut there.
 printf 'events: Ir\nfn=main\n1 10\nfn=cut\0hidden\n2 5\nsummary: 15\n' > nul.cg
