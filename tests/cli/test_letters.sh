@@ -245,12 +245,13 @@ expect_eq "$rc ${#out}" "0 0" "--style none: nothing on standard output"
 run_tare wall -r 3 -w 0 --style basic -u hours true
 expect_rc 2 "-u with a unit hyperfine does not know"
 run_tare wall -N -r 3 -w 0 --export-asciidoc "$TMP/t.adoc" --export-orgmode "$TMP/t.org" \
-    --export-markdown "$TMP/s.md" --sort mean-time -u millisecond "sleep 0.03" "sleep 0.001"
+    --export-markdown "$TMP/s.md" --sort mean-time -u millisecond "sleep 0.3" "sleep 0.001"
+# (0.3 s against 1 ms: a busy machine does not turn that order round)
 expect_eq "$(awk -F'|' 'NR > 2 { print $2 }' "$TMP/s.md" | tr -d ' `' | tr '\n' ,)" \
-    "sleep0.001,sleep0.03," "--sort mean-time: the fastest first"
+    "sleep0.001,sleep0.3," "--sort mean-time: the fastest first"
 if command -v hyperfine > /dev/null; then
     (cd "$TMP" && hyperfine -N -r 3 -u millisecond --export-asciidoc h.adoc \
-        --export-orgmode h.org "sleep 0.03" "sleep 0.001" > /dev/null 2>&1)
+        --export-orgmode h.org "sleep 0.3" "sleep 0.001" > /dev/null 2>&1)
     mask() { sed -E 's/[0-9]+\.[0-9]+/N/g; s/sleep N/sleep X/g' "$1"; }
     expect_eq "$(mask "$TMP/t.adoc" | sed 's/`sleep X`/C/' | sort)" \
         "$(mask "$TMP/h.adoc" | sed 's/`sleep X`/C/' | sort)" \
