@@ -9,7 +9,7 @@ CC      ?= cc
 # The one place the version is written: `make man-version` copies it into doc/*.1.
 VERSION := 0.1.0
 
-WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc -Iinclude -DTARE_VERSION='"$(VERSION)"' -MMD -MP
 LDLIBS   := -lm -pthread
@@ -47,7 +47,10 @@ LIBCORE  := $(BUILD)/libtare-core.a
 SO_BUILD     ?= $(BUILD)
 ALLOC_SO     := $(SO_BUILD)/libtare-alloc.so
 PRELOAD_SRC  := $(wildcard src/preload/*.c)
-SO_CFLAGS    := -std=gnu11 $(WARN) $(filter-out -fsanitize%,$(CFLAGS)) -fPIC -fno-builtin \
+# (Not yet -Wmissing-prototypes -Wvla: alloc.c's wrappers of glibc's memalign, pvalloc and
+# malloc_usable_size, and its VLAs, are fixed once the allocator's stacks work has landed.)
+SO_CFLAGS    := -std=gnu11 $(filter-out -Wmissing-prototypes -Wvla,$(WARN)) \
+                $(filter-out -fsanitize%,$(CFLAGS)) -fPIC -fno-builtin \
                 -fvisibility=hidden -fno-semantic-interposition -ftls-model=initial-exec \
                 -Isrc -Iinclude
 
@@ -82,10 +85,11 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIBCORE) tests/unit/unit.h
 
 # Each fuzz target linked with the plain replay driver: `make check` replays its corpus
 # (tests/fuzz/corpus/NAME/) under the sanitizers; `make fuzz` runs libFuzzer itself.
-$(BUILD)/tests/replay/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIBCORE)
+$(BUILD)/tests/replay/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIBCORE)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  REPLAY  $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(LIBCORE) $(LDFLAGS) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -include tests/fuzz/fuzz.h -o $@ $< tests/fuzz/replay.c $(LIBCORE) \
+	  $(LDFLAGS) $(LDLIBS)
 
 FUZZ_TIME ?= 60
 fuzz:  ## run each libFuzzer target FUZZ_TIME seconds (clang), corpus in tests/fuzz/corpus-out
@@ -125,6 +129,11 @@ FIXTURE_LDFLAGS_static_hello := -static
 FIXTURE_LDFLAGS_alloc_scopes := -DTARE_ALLOC_STATS -Iinclude
 FIXTURE_LDFLAGS_alloc_nopie := -fno-pie -no-pie
 $(BUILD)/fixtures/alloc_scopes: include/tare/scope.h
+# Known stacks: without frame pointers (-O1 omits them) and with them.
+FIXTURE_LDFLAGS_alloc_stacks := -DTARE_ALLOC_STATS -Iinclude -pthread
+FIXTURE_LDFLAGS_alloc_stacks_fp := -DTARE_ALLOC_STATS -Iinclude -pthread -fno-omit-frame-pointer
+$(BUILD)/fixtures/alloc_stacks $(BUILD)/fixtures/alloc_stacks_fp: include/tare/scope.h \
+    tests/fixtures/alloc_stacks.c
 # Count regions: the same program with its marks off and on (<valgrind/callgrind.h>).
 FIXTURE_LDFLAGS_region := -Iinclude
 FIXTURE_LDFLAGS_region_marks := -Iinclude

@@ -15,7 +15,7 @@
 #include "cli/counters_out.h"
 #include "cli/export_out.h"
 #include "cli/harness.h"
-#include "cli/hyperfine_export.h"
+#include "core/hyperfine_export.h"
 #include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "cli/targets.h"
@@ -401,7 +401,7 @@ int cmd_ab(int argc, char **argv)
     int dd = find_dashdash(argc, argv);
     c.spec.names = c.names;
     c.o.copt.vg_args = c.vg_args = calloc((size_t)argc + 1, sizeof *c.vg_args);
-    if (!c.vg_args || !harness_init(&c.h, "ab", cmd_ab_usage, argc))
+    if (!c.vg_args || !harness_init_cli("ab", &c.h, argc))
         goto done;
     int rc = ab_options(&c, argv, dd);
     if (rc != 0) {
@@ -409,7 +409,7 @@ int cmd_ab(int argc, char **argv)
         goto done;
     }
     if ((status = ab_plan(&c, argc, argv, dd, &e)) != 0 ||
-        (status = harness_finish(&c.h, c.spec.shell)) != 0 ||
+        (status = harness_finish("ab", cmd_ab_usage, &c.h, c.spec.shell)) != 0 ||
         (status = ab_tools(&c, &e)) != 0)
         goto done;
     status = ab_measure(&c);

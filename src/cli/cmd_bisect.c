@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
+#include "cli/history_in.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/ab.h"
@@ -23,6 +24,7 @@
 #include "core/history.h"
 #include "core/json.h"
 #include "core/proc.h"
+#include "core/stats.h"
 #include "core/words.h"
 
 const char cmd_bisect_usage[] =
@@ -84,6 +86,14 @@ struct bisect_cli {
     char vg_path[4096];     /* valgrind, found for the counts (or for --confirm's) */
     char alloc_lib[4096];   /* co.alloc_lib when found */
     char alloc_why[1024];   /* why it was not, or "" */
+    /* --from-history: the step the ends must reproduce, before the search goes on */
+    struct {
+        const char *path;       /* the history, or NULL (no check) */
+        double before, after;   /* its values at good and at bad */
+        double tol;             /* how far the measured change may be from its change */
+        double v[2];            /* the ends as measured here */
+        int got;                /* which: 1 good, 2 bad */
+    } hist;
 };
 
 /* Splits `git log --format=%H%x1f%aI%x1f%s` output into commits, appended to b->c. */
@@ -251,22 +261,12 @@ static int probe_in(struct bisect_cli *b, struct gitwt *w, int i, double *value,
     if (proc_interrupted())
         return err_set(e, ERR_INTERRUPTED, "interrupted");
     struct commit *c = &b->c[i];
-    if (gitwt_checkout(w, c->hash, e) < 0)
+    char why[600];
+    int built = gitwt_build(w, c->hash, b->build, b->timeout_s, why, sizeof why, e);
+    if (built < 0)
         return -1;
-    char d[256];
-    if (b->build) {
-        char *argv[] = {"/bin/sh", "-c", (char *)b->build, NULL};
-        struct proc_opts o = {.argv = argv, .cwd = w->cwd, .pin_cpu = -1,
-                              .stdout_path = "/dev/null", .timeout_s = b->timeout_s};
-        struct proc_result r;
-        if (proc_run(&o, &r, e) < 0)
-            return -1;
-        if (r.status == PROC_INTERRUPTED || proc_interrupted())
-            return err_set(e, ERR_INTERRUPTED, "interrupted");
-        if (r.status != PROC_OK)
-            return skip(b, i, "the build %s", proc_describe(&r, b->timeout_s, d, sizeof d),
-                        r.stderr_tail);
-    }
+    if (built > 0)
+        return skip(b, i, "%s", why, NULL);
     struct count_job job = {.name = "probe", .argv = b->argv, .cwd = w->cwd};
     if (count_run(&job, 1, &b->co, e) < 0)
         return -1;
@@ -281,12 +281,39 @@ static int probe_in(struct bisect_cli *b, struct gitwt *w, int i, double *value,
     return 0;
 }
 
+/* --from-history: an end measured; once both are, whether they reproduce the history's
+ * step (its direction, and its size within the series' noise): -1 with e set (ERR_INPUT,
+ * both figures) when they do not, so a command that measures something else bisects
+ * nothing. */
+static int check_end(struct bisect_cli *b, int i, double v, struct err *e)
+{
+    if (!b->hist.path || (i != 0 && i != b->n - 1))
+        return 0;
+    b->hist.v[i == 0 ? 0 : 1] = v;
+    b->hist.got |= i == 0 ? 1 : 2;
+    if (b->hist.got != 3)
+        return 0;
+    double want = b->hist.after / b->hist.before - 1;
+    double got = b->hist.v[0] > 0 ? b->hist.v[1] / b->hist.v[0] - 1
+                                  : b->hist.v[1] > 0 ? INFINITY : 0;
+    if (got * want > 0 && fabs(got - want) <= b->hist.tol)
+        return 0;
+    char g0[32], g1[32], h0[32], h1[32];
+    return err_set(e, ERR_INPUT, "the command does not reproduce the step it bisects: %s "
+                   "%s -> %s (%+.2f%%) here, %s -> %s (%+.2f%%) in '%s', whose noise allows "
+                   "%.2f%% either way: another command, input or build than the history's?",
+                   b->metric, fmt_count(g0, b->hist.v[0]), fmt_count(g1, b->hist.v[1]),
+                   100 * got, fmt_count(h0, b->hist.before), fmt_count(h1, b->hist.after),
+                   100 * want, b->hist.path, 100 * b->hist.tol);
+}
+
 /* The probe: commit i in the search's worktree. */
 static int probe(void *ctx, int i, double *value, struct err *e)
 {
     struct bisect_cli *b = ctx;
     b->c[i].build = ++b->builds;
-    return probe_in(b, b->w, i, value, e);
+    int rc = probe_in(b, b->w, i, value, e);
+    return rc == 0 && check_end(b, i, *value, e) < 0 ? -1 : rc;
 }
 
 struct probe_thread {
@@ -338,6 +365,8 @@ static int probe_many(void *ctx, const int *idx, int k, double *values, int *rcs
         if (t[j].rc >= 0)
             report_probe(b, idx[j], t[j].rc, t[j].v);
         else if (failed < 0 || t[j].e.kind == ERR_INTERRUPTED)
+            failed = j;
+        if (t[j].rc == 0 && failed < 0 && check_end(b, idx[j], t[j].v, &t[j].e) < 0)
             failed = j;
     }
     if (failed >= 0) {
@@ -760,77 +789,114 @@ static int probe_wall(void *ctx, int i, double *value, struct err *e)
     return 0;
 }
 
+/* The noise the ends' change may differ by: the 90th percentile of the series' |change|
+ * between consecutive values of metric m, the step's own (at point at) left out, and at
+ * least a quarter of the step (a build here is not the CI's) and 0.5%. */
+static double step_tolerance(const struct hist_series *se, int m, size_t at, double change)
+{
+    double *ch = malloc((se->n + 1) * sizeof *ch), prev = NAN, tol = 0;
+    size_t n = 0;
+    for (size_t k = 0; ch && k < se->n; k++) {
+        double v = se->v[m][k];
+        if (isnan(v))
+            continue;
+        if (!isnan(prev) && prev != 0 && k != at)
+            ch[n++] = fabs(v / prev - 1);
+        prev = v;
+    }
+    if (n) {
+        stats_sort(ch, n);
+        tol = stats_quantile(ch, n, 0.9);
+    }
+    free(ch);
+    return fmax(tol, fmax(0.25 * fabs(change), 0.005));
+}
+
+/* The newest step of the db's counts, as from_history looks for it. */
+struct hist_pick {
+    long commit, prev;     /* the step's commit and the one measured before it */
+    double change, before, after, tol;
+    int m;
+    const char *series;
+};
+
+/* One series' steps of metric m (hist_scan) against the newest so far, in p. */
+static int pick_steps(const struct hist_series *se, int m, const struct hist_check_opts *o,
+                      struct hist_pick *p)
+{
+    struct hist_step *out = calloc(se->n ? se->n : 1, sizeof *out);
+    if (!out)
+        return -1;
+    hist_scan(se, m, o, out);
+    for (size_t i = 0; i < se->n; i++) {
+        if (!out[i].found)
+            continue;
+        size_t at = out[i].at;
+        long prev = -1, pj = -1;
+        for (size_t j = at; j-- > 0 && prev < 0;)
+            if (!isnan(se->v[m][j]))
+                prev = (long)se->commit[j], pj = (long)j;
+        long cm = (long)se->commit[at];
+        if (prev < 0 || cm < p->commit ||
+            (cm == p->commit && fabs(out[i].change) <= fabs(p->change)))
+            continue;
+        *p = (struct hist_pick){cm, prev, out[i].change, se->v[m][pj], se->v[m][at],
+                                step_tolerance(se, m, at, out[i].change), m, se->name};
+    }
+    free(out);
+    return 0;
+}
+
 /*
  * --from-history: the newest confirmed step of a deterministic metric in the file, as
  * `tare history check` finds steps (a change of more than det_threshold, relative, from the
- * previous value: 2% there, or --threshold's percentage); the
- * largest change where several series step at the same commit. metric, when not NULL,
- * limits it to that one. good and bad are the two commits' hashes (the caller frees them).
+ * previous value: 2% there, or --threshold's percentage), the commits in the repository's
+ * order (tare-history(1), COMMIT ORDER); the largest change where several series step at
+ * the same commit. metric, when not NULL, limits it to that one. good and bad are the two
+ * commits' hashes (the caller frees them); b->hist what the ends must reproduce. EXIT_OK, or
+ * the exit status after saying why.
  */
-static int from_history(const char *path, double det_threshold, const char **metric,
-                        char **good, char **bad, struct err *e)
+static int from_history(struct bisect_cli *b, const char *path, double det_threshold,
+                        const char **metric, char **good, char **bad)
 {
     struct hist_db db;
     char *paths[] = {(char *)path, NULL};
-    if (hist_db_load(&db, paths, 1, e) < 0)
-        return -1;
-    struct hist_check_opts o = {.det_threshold = det_threshold, .persist = 3, .window = 10,
-                                .noise_n = 60};
-    long best_commit = -1, best_prev = -1;
-    double best_change = 0;
-    int best_m = -1;
-    const char *best_series = NULL;
-    for (size_t k = 0; k < db.nseries; k++) {
-        const struct hist_series *se = &db.series[k];
-        struct hist_step *out = calloc(se->n ? se->n : 1, sizeof *out);
-        if (!out) {
-            hist_db_free(&db);
-            return err_set(e, ERR_SYSTEM, "out of memory");
-        }
+    int st = cli_history_load("bisect", paths, 1, NULL, ".", &db);
+    if (st != EXIT_OK)
+        return st;
+    struct hist_check_opts o = HIST_CHECK_DEFAULTS;
+    o.det_threshold = det_threshold;
+    struct hist_pick p = {.commit = -1, .prev = -1};
+    for (size_t k = 0; k < db.nseries; k++)
         for (int m = 0; m < HM_COUNT; m++) {
             if (!hist_metric_deterministic(m) || !db.has[m] ||
                 (*metric && strcmp(*metric, hist_metric_names[m]) != 0))
                 continue;
-            hist_scan(se, m, &o, out);
-            for (size_t i = 0; i < se->n; i++) {
-                if (!out[i].found)
-                    continue;
-                size_t at = out[i].at;
-                long prev = -1;
-                for (size_t j = at; j-- > 0;)
-                    if (!isnan(se->v[m][j])) {
-                        prev = (long)se->commit[j];
-                        break;
-                    }
-                long cm = (long)se->commit[at];
-                if (prev < 0 || cm < best_commit ||
-                    (cm == best_commit && fabs(out[i].change) <= fabs(best_change)))
-                    continue;
-                best_commit = cm;
-                best_prev = prev;
-                best_change = out[i].change;
-                best_m = m;
-                best_series = se->name;
+            if (pick_steps(&db.series[k], m, &o, &p) < 0) {
+                hist_db_free(&db);
+                cli_error("bisect", "out of memory");
+                return EXIT_USAGE;
             }
         }
-        free(out);
-    }
-    int rc = 0;
-    if (best_commit < 0) {
-        rc = err_set(e, ERR_INPUT, "'%s': history check finds no step of %s to bisect", path,
-                     *metric ? *metric : "a count");
+    st = EXIT_OK;
+    if (p.commit < 0) {
+        cli_error("bisect", "'%s': history check finds no step of %s to bisect", path,
+                  *metric ? *metric : "a count");
+        st = EXIT_USAGE;
+    } else if (!(*good = strdup(db.commit[p.prev])) || !(*bad = strdup(db.commit[p.commit]))) {
+        cli_error("bisect", "out of memory");
+        st = EXIT_USAGE;
     } else {
-        *good = strdup(db.commit[best_prev]);
-        *bad = strdup(db.commit[best_commit]);
-        *metric = hist_metric_names[best_m];
-        if (!*good || !*bad)
-            rc = err_set(e, ERR_SYSTEM, "out of memory");
-        else
-            cli_error("bisect", "from '%s': series '%s', %s %+.2f%% at %.12s (after %.12s)",
-                      path, best_series, *metric, 100 * best_change, *bad, *good);
+        *metric = hist_metric_names[p.m];
+        b->hist.path = path;
+        b->hist.before = p.before;
+        b->hist.after = p.after;
+        b->hist.tol = p.tol;
+        cli_error("bisect", "from '%s': series '%s', %s %+.2f%% at %.12s (after %.12s)",
+                  path, p.series, *metric, 100 * p.change, *bad, *good);
     }
     hist_db_free(&db);
-    return rc;
+    return st;
 }
 
 /* What the command line asked for beyond the search's own state. */
@@ -951,8 +1017,9 @@ static int bisect_tools(struct bisect_cli *b, struct bisect_args *a, struct err 
     if (a->history) {
         const char *m = a->metric_given ? b->metric : NULL;
         double det = a->threshold < 0 ? -a->threshold / 100 : 0.02;
-        if (from_history(a->history, det, &m, &a->hist_good, &a->hist_bad, e) < 0)
-            return cli_fail("bisect", e);
+        int st = from_history(b, a->history, det, &m, &a->hist_good, &a->hist_bad);
+        if (st != EXIT_OK)
+            return st;
         b->metric = m;
         a->good = a->hist_good;
         a->bad = a->hist_bad;

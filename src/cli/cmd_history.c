@@ -14,6 +14,7 @@
 #include "cli/budget_out.h"
 #include "cli/commands.h"
 #include "cli/export_out.h"
+#include "cli/history_in.h"
 #include "cli/out.h"
 #include "core/gitbranch.h"
 #include "core/history.h"
@@ -24,7 +25,7 @@
 /* Each subcommand's usage line, once: the subcommand table and the usage are made of them. */
 #define HISTORY_USAGE_APPEND "tare history append FILE < ROWS"
 #define HISTORY_USAGE_CHECK "tare history check [options] FILE..."
-#define HISTORY_USAGE_NOISE "tare history noise [--format FORMAT] FILE..."
+#define HISTORY_USAGE_NOISE "tare history noise [--format FORMAT] [--repo DIR] FILE..."
 #define HISTORY_USAGE_MERGE "tare history merge FILE... -o OUT"
 
 const char cmd_history_usage[] =
@@ -42,8 +43,10 @@ static const char history_options[] =
     "  -f, --format FORMAT     text (default) or json\n"
     CLI_EXPORT_HELP
     "      --suite FILE        per-benchmark count thresholds from the suite's [bench NAME]\n"
+    CLI_REPO_HELP
     "Options of noise:\n"
     "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
+    "      --repo DIR          as check's\n"
     "Options of merge:\n"
     "  -o, --output OUT        the merged file to write (required)\n"
     "  -h, --help              show this help\n";
@@ -138,11 +141,15 @@ static void catch_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-/* What the reader skipped (a torn last row), before any result. */
-static void print_warnings(const struct hist_db *db)
+/* The copies of BRANCH:PATH arguments (cli_branch_resolve), for cli_history_guess. */
+static char **branch_tmps;
+
+/* Loads the history files argv[0..argc) in git's order (history_in.h). */
+static int load(char **argv, int argc, const char *repo, struct hist_db *db)
 {
-    for (size_t i = 0; i < db->nwarn; i++)
-        cli_error(CMD, "warning: %s", db->warn[i]);
+    char buf[4096];
+    return cli_history_load(CMD, argv, argc, repo,
+                            cli_history_guess(argv[0], branch_tmps, buf, sizeof buf), db);
 }
 
 /* ---- append ---- */
@@ -299,9 +306,13 @@ static void text_findings(const char *title, const struct hist_db *db, const str
                           enum check_list l)
 {
     static const char *const hdr[] = {"benchmark", "metric", "before", "after", "change",
-                                      "threshold", "commit"};
+                                      "threshold", "commit", "subject"};
+    bool subjects = false;   /* a column of the steps' subjects where git gave them */
+    for (size_t i = 0; i < c->n; i++)
+        if (in_list(&c->j[i], l))
+            subjects |= *db->subject[db->series[c->j[i].series].commit[c->j[i].step_point]];
     struct table t;
-    table_init(&t, 7, hdr, 1u | 2u | 64u);
+    table_init(&t, subjects ? 8 : 7, hdr, 1u | 2u | 64u | 128u);
     size_t n = 0;
     for (size_t i = 0; i < c->n; i++) {
         const struct hist_judgement *j = &c->j[i];
@@ -318,6 +329,8 @@ static void text_findings(const char *title, const struct hist_db *db, const str
         table_set(&t, 4, "%+.1f%%", 100 * s->change);
         table_set(&t, 5, "%.1f%%", 100 * s->fence);
         table_set(&t, 6, "%.12s", step_commit(db, j));
+        if (subjects)
+            table_set(&t, 7, "%.60s", db->subject[db->series[j->series].commit[j->step_point]]);
     }
     if (n) {
         printf("%s:\n", title);
@@ -339,7 +352,8 @@ static void json_why(struct jw *w, const struct hist_db *db, const struct hist_c
         jw_object_begin(w);
         jw_kstring(w, "benchmark", db->series[j->series].name);
         jw_kstring(w, "metric", hist_metric_names[j->metric]);
-        jw_kstring(w, "why", hist_untested_why(&j->st, false, why, sizeof why));
+        jw_kstring(w, "why",
+                   j->failure ? j->failure : hist_untested_why(&j->st, false, why, sizeof why));
         jw_end(w);
     }
     jw_end(w);
@@ -373,9 +387,12 @@ static void check_text(const struct hist_db *db, const struct hist_check *c, con
 {
     size_t ci = c->commit;
     char why[128];
-    printf("checked %zu metric%s of %zu series at commit %.12s (%s)\n", c->ntested,
+    /* the commit's own date and subject where git gave them, else the run's date */
+    const char *when = db->cdate[ci][0] ? db->cdate[ci] : db->date[ci];
+    printf("checked %zu metric%s of %zu series at commit %.12s (%s)%s%s\n", c->ntested,
            c->ntested == 1 ? "" : "s", c->nseries, out_vis(db->commit[ci]),
-           db->date[ci][0] ? out_vis(db->date[ci]) : "no date");
+           when[0] ? out_vis(when) : "no date", db->subject[ci][0] ? ": " : "",
+           out_vis(db->subject[ci]));
     text_findings("regressions", db, c, LIST_REG);
     text_findings("improvements", db, c, LIST_IMP);
     text_findings("pending (past the fence, not yet persistent)", db, c, LIST_PEND);
@@ -392,7 +409,8 @@ static void check_text(const struct hist_db *db, const struct hist_check *c, con
             table_row(&t);
             table_set(&t, 0, "%s", db->series[j->series].name);
             table_set(&t, 1, "%s", hist_metric_names[j->metric]);
-            table_set(&t, 2, "%s", hist_untested_why(&j->st, false, why, sizeof why));
+            table_set(&t, 2, "%s", j->failure ? j->failure
+                                               : hist_untested_why(&j->st, false, why, sizeof why));
         }
         printf("%s:\n", l == LIST_FAILED ? "measurement failed" : "not checked");
         table_print(&t, stdout, FMT_TEXT);
@@ -427,10 +445,11 @@ static int do_check(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         CLI_EXPORT_LONGOPTS,
         {"suite", required_argument, NULL, 0x191},
+        {"repo", required_argument, NULL, 0x192},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    const char *commit = NULL, *suite_path = NULL;
+    const char *commit = NULL, *suite_path = NULL, *repo = NULL;
     struct budget *bud = NULL;
     int nbud = 0;
     struct cli_export ci_export = {0};
@@ -465,6 +484,7 @@ static int do_check(int argc, char **argv)
             cli_export_opt(&ci_export, c, optarg);
             break;
         case 0x191: suite_path = optarg; break;
+        case 0x192: repo = optarg; break;
         case 'h':
             return help();
         default:
@@ -476,9 +496,9 @@ static int do_check(int argc, char **argv)
 
     struct hist_db db;
     struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
-        return cli_fail(CMD, &e);
-    print_warnings(&db);
+    int ld = load(argv + optind, argc - optind, repo, &db);
+    if (ld != EXIT_OK)
+        return ld;
     if (db.ncommits == 0) {
         cli_error(CMD, "no rows in the history: nothing to check");
         hist_db_free(&db);
@@ -547,10 +567,12 @@ static int do_noise(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
+        {"repo", required_argument, NULL, 0x192},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     enum out_format fmt = FMT_TEXT;
+    const char *repo = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
@@ -559,6 +581,9 @@ static int do_noise(int argc, char **argv)
             if (!cli_parse_format(CMD, cmd_history_usage, optarg,
                                   FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN, &fmt))
                 return EXIT_USAGE;
+            break;
+        case 0x192:
+            repo = optarg;
             break;
         case 'h':
             return help();
@@ -569,10 +594,9 @@ static int do_noise(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error(CMD, cmd_history_usage, "noise: no history FILE");
     struct hist_db db;
-    struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
-        return cli_fail(CMD, &e);
-    print_warnings(&db);
+    int ld = load(argv + optind, argc - optind, repo, &db);
+    if (ld != EXIT_OK)
+        return ld;
     static const char *const hdr[] = {"benchmark", "metric", "changes", "median_change",
                                       "p90_change"};
     struct table t;
@@ -730,6 +754,7 @@ int cmd_history(int argc, char **argv)
             int st = cli_branch_resolve(CMD, argv + 2, argc - 2, &tmps);
             if (st != EXIT_OK)
                 return st;
+            branch_tmps = tmps;
             st = history_subs[i].run(argc - 1, argv + 1);
             cli_branch_release(tmps);
             return st;

@@ -11,6 +11,7 @@
 #include "cli/budget_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/history_in.h"
 #include "cli/out.h"
 #include "core/esc.h"
 #include "core/export.h"
@@ -26,11 +27,12 @@ static const char report_options[] =
     "      --persist N         a wall-clock step must hold N commits (default 3)\n"
     "      --suite FILE        per-benchmark count thresholds from the suite's [bench NAME]\n"
     "      --summary FILE      also append the block to FILE (e.g. $GITHUB_STEP_SUMMARY)\n"
+    CLI_REPO_HELP
     "  -h, --help              show this help\n";
 
 #define CMD "report"
 
-enum { OPT_COMMIT = 0x100, OPT_DET, OPT_PERSIST, OPT_SUMMARY, OPT_SUITE };
+enum { OPT_COMMIT = 0x100, OPT_DET, OPT_PERSIST, OPT_SUMMARY, OPT_SUITE, OPT_REPO };
 
 static const char *verdict(const struct hist_judgement *j)
 {
@@ -110,7 +112,18 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
                        ? "nothing checked" : c->nimp ? "improvement" : "no change past a threshold";
     fprintf(f, "### tare: %s at ", word);
     md_commit(f, db->commit[ci], false);
-    fprintf(f, "\n\n**%zu regression%s**, %zu improvement%s, %zu pending, in %zu metric%s "
+    fputs("\n\n", f);
+    if (db->subject[ci][0]) {   /* what the commit is, where git said */
+        md_commit(f, db->commit[ci], false);
+        fputc(' ', f);
+        esc_md_text(f, db->subject[ci]);
+        if (db->cdate[ci][0]) {
+            fputs(", committed ", f);
+            esc_md_text(f, db->cdate[ci]);
+        }
+        fputs("\n\n", f);
+    }
+    fprintf(f, "**%zu regression%s**, %zu improvement%s, %zu pending, in %zu metric%s "
             "checked of %zu series at ", c->nreg, c->nreg == 1 ? "" : "s", c->nimp,
             c->nimp == 1 ? "" : "s", c->npend, c->ntested, c->ntested == 1 ? "" : "s",
             c->nseries);
@@ -153,7 +166,13 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
             if (c->j[i].verdict == HIST_NA) {
                 fputc(' ', f);
                 md_name(f, db->series[c->j[i].series].name, false);
-                fprintf(f, " %s;", hist_metric_names[c->j[i].metric]);
+                fprintf(f, " %s", hist_metric_names[c->j[i].metric]);
+                if (c->j[i].failure) {   /* why, where the row says */
+                    fputs(" (", f);
+                    esc_md_text(f, c->j[i].failure);
+                    fputc(')', f);
+                }
+                fputc(';', f);
             }
         fputs("\n\n", f);
     }
@@ -196,11 +215,12 @@ int cmd_report(int argc, char **argv)
         {"persist", required_argument, NULL, OPT_PERSIST},
         {"summary", required_argument, NULL, OPT_SUMMARY},
         {"suite", required_argument, NULL, OPT_SUITE},
+        {"repo", required_argument, NULL, OPT_REPO},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     struct hist_check_opts o = HIST_CHECK_DEFAULTS;
-    const char *commit = NULL, *summary = NULL, *suite_path = NULL;
+    const char *commit = NULL, *summary = NULL, *suite_path = NULL, *repo = NULL;
     long persist = o.persist;
     int c;
     optind = 1;
@@ -209,6 +229,7 @@ int cmd_report(int argc, char **argv)
         case OPT_COMMIT: commit = optarg; break;
         case OPT_SUMMARY: summary = optarg; break;
         case OPT_SUITE: suite_path = optarg; break;
+        case OPT_REPO: repo = optarg; break;
         case OPT_DET:
             if (!cli_parse_percent(CMD, cmd_report_usage, "--det-threshold", optarg,
                                    &o.det_threshold))
@@ -249,13 +270,14 @@ int cmd_report(int argc, char **argv)
     }
     struct hist_db db;
     struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0) {
+    char gbuf[4096];
+    st = cli_history_load(CMD, argv + optind, argc - optind, repo,
+                          cli_history_guess(argv[optind], tmps, gbuf, sizeof gbuf), &db);
+    if (st != EXIT_OK) {
         cli_branch_release(tmps);
         cli_budgets_free(bud, nbud);
-        return cli_fail(CMD, &e);
+        return st;
     }
-    for (size_t i = 0; i < db.nwarn; i++)
-        cli_error(CMD, "warning: %s", db.warn[i]);
     int status = EXIT_USAGE;
     struct hist_check chk = {0};
     char *text = NULL;

@@ -18,6 +18,7 @@
 #include "cli/export_out.h"
 #include "cli/measure_opts.h"
 #include "cli/out.h"
+#include "cli/run_revs.h"
 #include "core/count.h"
 #include "core/gitbranch.h"
 #include "core/gitwt.h"
@@ -285,6 +286,8 @@ struct run {
     struct err lib_err;         /* why there is no counting allocator (bytes and peak NA) */
     struct count_opts co;
     char *commit, date[32], runner[256];
+    char *cdate, *subject;      /* the commit's date and subject from git, or NULL */
+    const char *fail_all;       /* every row's failure (a build that failed), or NULL */
     int nl, ns;                 /* lanes (1 without), series (benchmarks x lanes) */
     struct rseries *s, *ref;    /* s[b * nl + l]; ref[b] when the suite has a reference */
     struct count_job *cj;       /* the series' ns, then the baselines' nbase */
@@ -292,6 +295,7 @@ struct run {
     struct rseries *base;       /* the baselines: one a lane, or one a series (per_series) */
     int nbase;
     bool per_series;            /* the template has {bench} or {name} */
+    bool quiet;                 /* --revisions: no notes, failures said in the rows */
     struct wall_pass wp;
     char *rows, *crows;         /* the history rows of wall.tsv and count.tsv */
     size_t rlen, clen;
@@ -309,6 +313,7 @@ struct run_args {
     char **vg_args;           /* NULL-terminated */
     int nvg_args;
     const char *subtract;
+    bool quiet;               /* --revisions' commits: the notes said once, not per commit */
 };
 
 /* --subtract's baselines: one a lane (baseline[+LANE]), or one a series when the template
@@ -347,6 +352,22 @@ static int plan_baselines(struct run *r, struct err *e)
     return 0;
 }
 
+/* The commit's date and subject, when git in dir knows it (the rows' commit_date and
+ * subject); nothing when it does not (a --commit name of the user's). */
+static void run_commit_info(struct run *r, const char *dir)
+{
+    struct gitwt_log lg;
+    struct err ge = {0};
+    char *args[] = {"-1", "--end-of-options", r->commit, NULL};
+    if (!r->commit || gitwt_log(dir, args, &lg, &ge) < 0)
+        return;
+    if (lg.n == 1 && (!(r->cdate = strdup(lg.date[0])) || !(r->subject = strdup(lg.subject[0])))) {
+        free(r->cdate);
+        r->cdate = NULL;
+    }
+    gitwt_log_free(&lg);
+}
+
 /* The passes, their tools, what the history rows need, and the series: 0, or the exit status
  * after saying why. r->su is loaded. */
 static int run_plan(struct run *r, const struct run_args *a, struct err *e)
@@ -359,15 +380,16 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
     r->do_wall = a->want_wall || !a->want_count;
     r->do_count = a->want_count || (!a->want_wall && su->count);
     /* What was asked runs; what the suite asks for beside it is said to be skipped. */
-    if (!r->do_wall)
+    if (!a->quiet && !r->do_wall)
         cli_error(CMD, "note: --count alone: no wall-clock pass%s%s%s (add --wall for it)",
                   su->reference ? ", so no run of the suite's reference '" : "",
                   su->reference ? su->reference : "", su->reference ? "'" : "");
-    else if (!r->do_count && su->count)
+    else if (!a->quiet && !r->do_count && su->count)
         cli_error(CMD, "note: --wall alone: no count pass, though the suite says count = yes "
                   "(add --count for it)");
 
-    if (!r->do_count && (a->cache_sim || a->engine_given || a->nvg_args || a->subtract))
+    if (!a->quiet && !r->do_count &&
+        (a->cache_sim || a->engine_given || a->nvg_args || a->subtract))
         cli_error(CMD, "note: --cache-sim, --engine, --valgrind-arg and --subtract are the count "
                   "pass's: no count pass, so they do nothing (add --count)");
 
@@ -378,6 +400,7 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
     r->co.cache_sim = a->cache_sim || su->cache_sim;
     r->co.engine = a->engine_given ? a->engine : su->engine;
     r->co.vg_args = a->nvg_args || !su->vg_args ? a->vg_args : su->vg_args;
+    r->co.stacks_dir = su->keep_stacks;
     while (r->co.vg_args[r->co.nvg_args])
         r->co.nvg_args++;
     if (r->do_count) {
@@ -386,6 +409,10 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
         r->co.valgrind = r->valgrind;
         if (cli_find_alloc_lib(r->alloc_lib, sizeof r->alloc_lib, &r->lib_err) == 0)
             r->co.alloc_lib = r->alloc_lib;
+        if (su->keep_stacks && mkdir(su->keep_stacks, 0777) < 0 && errno != EEXIST) {
+            err_errno(e, ERR_INPUT, errno, "keep-stacks '%s'", su->keep_stacks);
+            return cli_fail(CMD, e);
+        }
     }
 
     /* Everything the history rows need, before any measuring. */
@@ -399,6 +426,7 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
                 return EXIT_USAGE;
             }
         }
+        run_commit_info(r, su->dir);
         if (r->hist_dir && mkdir(r->hist_dir, 0777) < 0 && errno != EEXIST) {
             cli_error(CMD, "cannot create '%s': %s", r->hist_dir, strerror(errno));
             return EXIT_USAGE;
@@ -424,20 +452,19 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
     return rc == 0 && r->subtract && su->nbench ? plan_baselines(r, e) : rc;
 }
 
-/* The wall pass, then the count pass (every series at once: counts do not depend on load):
- * 0, or the exit status after saying why. */
-static int run_measure(struct run *r, struct err *e)
+/* The wall pass: 0, or -1 with e set. */
+static int run_measure_wall(struct run *r, struct err *e)
 {
-    const struct suite *su = &r->su;
-    cli_install_signal_handlers();
-    r->progress = cli_progress();
-    if (r->do_wall && measure_wall(&r->wp, r->nl, r->s, r->ref, r->progress, e) < 0) {
-        if (r->progress)
-            fputs("\r\033[K", stderr);
-        return cli_fail(CMD, e);
-    }
+    int rc = r->do_wall ? measure_wall(&r->wp, r->nl, r->s, r->ref, r->progress, e) : 0;
     if (r->progress)
         fputs("\r\033[K", stderr);
+    return rc;
+}
+
+/* The count pass, every series at once (counts do not depend on load): 0, or -1 with e. */
+static int run_measure_count(struct run *r, struct err *e)
+{
+    const struct suite *su = &r->su;
     if (!r->do_count)
         return 0;
     struct rseries *s = r->s;
@@ -466,10 +493,20 @@ static int run_measure(struct run *r, struct err *e)
     if (r->progress)
         fputs("\r\033[K", stderr);
     if (crc < 0)
-        return cli_fail(CMD, e);
+        return -1;
     for (int i = 0; r->nbase && i < r->ns; i++)
         count_subtract(&r->cj[i], &r->cj[r->ns + (r->per_series ? i : i % r->nl)]);
-    if (!r->co.alloc_lib)
+    return 0;
+}
+
+/* The wall pass, then the count pass: 0, or the exit status after saying why. */
+static int run_measure(struct run *r, struct err *e)
+{
+    cli_install_signal_handlers();
+    r->progress = cli_progress();
+    if (run_measure_wall(r, e) < 0 || run_measure_count(r, e) < 0)
+        return cli_fail(CMD, e);
+    if (r->do_count && !r->co.alloc_lib)
         cli_error(CMD, "note: bytes and peak heap are NA: %s", r->lib_err.msg);
     return 0;
 }
@@ -481,10 +518,21 @@ struct run_row {
     double med, mn, refm, ratio;
     uint64_t cnt[4];             /* instructions, allocations, bytes, peak_bytes; COUNT_NA */
     const char *tc;              /* toolchain, or NULL */
+    const char *wall_why, *count_why;   /* why the wall pass's or count's figures are NA */
     /* --cache-sim's misses and cycles, --subtract's net counts (COUNT_NA where not measured
      * or the count failed) and its baseline's (base_*, as taken) */
     struct count_job extra;
 };
+
+/* A series that failed, and the end of its stderr as tare count quotes it: the last lines,
+ * and above them the ones that name a cause (valgrind's "unhandled instruction bytes" comes
+ * some twenty lines before its stderr ends; its banner, first, says nothing). */
+static void say_failed(const char *name, const char *what, const char *why, const char *tail)
+{
+    cli_error(CMD, "'%s' %s: %s%s", name, what, why, tail[0] ? "; its stderr ended with:" : "");
+    if (tail[0])
+        cli_print_stderr_tail(tail);
+}
 
 /* Series i's figures (and its failures said); refm: its reference's median (NAN: none). */
 static void run_row_get(const struct run *r, int i, double refm, struct run_row *w)
@@ -505,8 +553,9 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
             w->mn = stats_min(x->times, x->n);
         } else {
             w->failed = true;
-            cli_error(CMD, "'%s' failed: %s%s%.200s", x->name, x->why,
-                      x->tail[0] ? "; its stderr ended with: " : "", x->tail);
+            w->wall_why = x->why[0] ? x->why : "no run measured";
+            if (!r->quiet)
+                say_failed(x->name, "failed", x->why, x->tail);
         }
     }
     /* A count that failed is NA in every column, never a partial or zero count. */
@@ -528,8 +577,9 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
             w->extra.net_bytes = j->net_bytes;
         } else {
             w->failed = true;
-            cli_error(CMD, "'%s' count failed: %s%s%.200s", x->name, j->why,
-                      j->tail[0] ? "; its stderr ended with: " : "", j->tail);
+            w->count_why = j->why[0] ? j->why : "not counted";
+            if (!r->quiet)
+                say_failed(x->name, "count failed", j->why, j->tail);
         }
     }
     w->ratio = w->med / w->refm;
@@ -642,8 +692,25 @@ static void run_row_table(const struct run *r, const struct run_row *w, struct t
         table_set(t, c->nc - 1, "%s", w->failed ? "failed" : "ok");
 }
 
-/* The series' history rows: to h (wall.tsv) and ch (count.tsv), the passes that ran. */
-static void run_row_history(const struct run *r, const struct run_row *w, FILE *h, FILE *ch)
+/* The rows' last columns: the commit's date and subject (HIST_GIT), why the row is NA
+ * (HIST_FAILURE); then the newline. */
+static void row_end(FILE *f, const struct run *r, unsigned cols, const char *why)
+{
+    if (cols & HIST_GIT) {
+        fprintf(f, "\t%s\t", r->cdate);
+        tsv_cell(f, r->subject);
+    }
+    if (cols & HIST_FAILURE) {
+        fputc('\t', f);
+        tsv_cell(f, r->fail_all ? r->fail_all : why && *why ? why : "NA");
+    }
+    fputc('\n', f);
+}
+
+/* The series' history rows: to h (wall.tsv) and ch (count.tsv), the passes that ran; cols
+ * the trailing columns (row_end). */
+static void run_row_history(const struct run *r, const struct run_row *w, FILE *h, FILE *ch,
+                            unsigned cols)
 {
     const struct rseries *x = w->x;
     const char *commit = r->commit;
@@ -658,7 +725,7 @@ static void run_row_history(const struct run *r, const struct run_row *w, FILE *
         tsv_cell(h, r->runner);
         fputc('\t', h);
         tsv_cell(h, r->su.reference ? r->su.reference : "NA");
-        fputc('\n', h);
+        row_end(h, r, cols, w->wall_why);
     }
     if (r->do_count) {
         fprintf(ch, "%s\t%s\t", r->date, commit ? commit : "NA");
@@ -681,7 +748,7 @@ static void run_row_history(const struct run *r, const struct run_row *w, FILE *
             fprintf(ch, "\t%s", count_cell(nb[0], net[k], false));
         for (int k = 0; r->co.cache_sim && k < 5; k++)
             fprintf(ch, "\t%s", count_cell(nb[0], cache[k], false));
-        fputc('\n', ch);
+        row_end(ch, r, cols, w->count_why);
     }
 }
 
@@ -721,6 +788,18 @@ static bool run_row_budget(const struct run *r, const struct run_row *w, int b,
     return true;
 }
 
+/* Whether a series' figures are NA (its rows then say why: the failure column). */
+static bool run_any_failed(const struct run *r)
+{
+    if (r->fail_all)
+        return true;
+    for (int i = 0; i < r->ns; i++)
+        if ((r->do_wall && (r->s[i].failed || !r->s[i].n)) ||
+            (r->do_count && r->cj[i].status != COUNT_OK))
+            return true;
+    return false;
+}
+
 /* The table (or JSON) on stdout, the history rows written: the exit status. */
 static int run_report(struct run *r, struct err *e)
 {
@@ -737,18 +816,18 @@ static int run_report(struct run *r, struct err *e)
         table_free(&t);
         return EXIT_USAGE;
     }
-    hist_write_header(h, HIST_WALL, 0);
+    unsigned hcols = (r->cdate ? HIST_GIT : 0) | (run_any_failed(r) ? HIST_FAILURE : 0);
+    hist_write_header(h, HIST_WALL, hcols);
     hist_write_header(ch, HIST_COUNT, (r->co.cache_sim ? HIST_CACHE : 0) |
                                       (r->subtract ? HIST_NET : 0) |
-                                      (r->co.nvg_args ? HIST_VGARGS : 0));
+                                      (r->co.nvg_args ? HIST_VGARGS : 0) | hcols);
     bool any_failed = false, over_budget = false;
     for (int k = 0; k < r->nbase; k++) {   /* a baseline that failed: its series' net NA */
         const struct count_job *j = &r->cj[r->ns + k];
         if (j->status == COUNT_OK)
             continue;
         any_failed = true;
-        cli_error(CMD, "'%s' count failed: %s%s%.200s", r->base[k].name, j->why,
-                  j->tail[0] ? "; its stderr ended with: " : "", j->tail);
+        say_failed(r->base[k].name, "count failed", j->why, j->tail);
     }
     struct export_set xset = {0};
     int xrc = 0;
@@ -788,7 +867,7 @@ static int run_report(struct run *r, struct err *e)
                 run_row_json(&jw, r, &w);
             else
                 run_row_table(r, &w, &t, &cols);
-            run_row_history(r, &w, h, ch);
+            run_row_history(r, &w, h, ch, hcols);
         }
     }
     fclose(h);
@@ -860,7 +939,177 @@ static void run_free(struct run *r)
     free(r->ref);
     free(r->cj);
     free(r->commit);
+    free(r->cdate);
+    free(r->subject);
     suite_free(&r->su);
+}
+
+/* ---- --revisions: one commit measured for run_revs.c ---- */
+
+/* Every series' (and reference's, and baseline's) figures NA with why: a build that failed. */
+static void run_all_failed(struct run *r, const char *why)
+{
+    r->fail_all = why;
+    for (int i = 0; i < r->ns; i++) {
+        r->s[i].failed = true;
+        r->s[i].n = 0;
+        snprintf(r->s[i].why, sizeof r->s[i].why, "%s", why);
+        r->cj[i].status = COUNT_FAILED;
+        snprintf(r->cj[i].why, sizeof r->cj[i].why, "%s", why);
+    }
+    for (int b = 0; r->su.reference && b < r->su.nbench; b++) {
+        r->ref[b].failed = true;
+        r->ref[b].n = 0;
+    }
+    for (int k = 0; k < r->nbase; k++)
+        r->cj[r->ns + k].status = COUNT_FAILED;
+}
+
+/* The history rows of a measured run, without the table: into out; its failed series. */
+static int run_rows(struct run *r, struct revs_rows *out)
+{
+    const struct suite *su = &r->su;
+    FILE *h = open_memstream(&out->text[0], &out->len[0]);
+    FILE *ch = h ? open_memstream(&out->text[1], &out->len[1]) : NULL;
+    if (!h || !ch) {
+        if (h)
+            fclose(h);
+        return -1;
+    }
+    unsigned hcols = (r->cdate ? HIST_GIT : 0) | (run_any_failed(r) ? HIST_FAILURE : 0);
+    hist_write_header(h, HIST_WALL, hcols);
+    hist_write_header(ch, HIST_COUNT, (r->co.cache_sim ? HIST_CACHE : 0) |
+                                      (r->subtract ? HIST_NET : 0) |
+                                      (r->co.nvg_args ? HIST_VGARGS : 0) | hcols);
+    for (int b = 0; b < su->nbench; b++) {
+        const struct rseries *ref = &r->ref[b];
+        double refm = r->do_wall && su->reference && !ref->failed && ref->n
+                      ? stats_median(ref->times, ref->n) : NAN;
+        for (int l = 0; l < r->nl; l++) {
+            struct run_row w;
+            run_row_get(r, b * r->nl + l, refm, &w);
+            out->nfailed += w.failed;
+            out->nseries++;
+            run_row_history(r, &w, h, ch, hcols);
+        }
+    }
+    bool bad = fclose(h) != 0;
+    bad |= fclose(ch) != 0;
+    if (!r->do_wall || !r->do_count) {   /* the one file of the one pass first */
+        int k = r->do_wall ? 1 : 0;
+        free(out->text[k]);
+        out->text[k] = NULL;
+        if (!r->do_wall) {
+            out->text[0] = out->text[1], out->len[0] = out->len[1];
+            out->text[1] = NULL;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+/* What every commit's measure shares: the suite file, the options. */
+struct revs_ctx {
+    const char *suite_path;
+    const struct run_args *a;
+};
+
+/* One commit of --revisions (a revs_measure_fn): the suite planned in dir, the count pass
+ * beside other commits' builds, the wall pass alone, the rows. */
+static int revs_measure(void *ctx, const char *dir, const struct revs_commit *c,
+                        const char *fail, struct revs_sync *sync, struct revs_rows *rows,
+                        struct err *e)
+{
+    const struct revs_ctx *x = ctx;
+    struct run *r = calloc(1, sizeof *r);
+    if (!r)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    r->quiet = true;
+    int rc = suite_load(x->suite_path, &r->su, e);
+    if (rc == 0) {
+        free(r->su.dir);   /* the commands run in the commit's worktree */
+        r->su.dir = strdup(dir);
+        if (!r->su.dir || !(r->commit = strdup(c->hash)) || !(r->cdate = strdup(c->date)) ||
+            !(r->subject = strdup(c->subject)))
+            rc = err_set(e, ERR_SYSTEM, "out of memory");
+    }
+    if (rc == 0 && run_plan(r, x->a, e) != 0)
+        rc = err_set(e, ERR_INPUT, "%.12s: the suite cannot be planned there", c->hash);
+    if (rc == 0 && fail) {
+        run_all_failed(r, fail);
+    } else if (rc == 0) {
+        revs_lock(sync, false);
+        rc = run_measure_count(r, e);
+        revs_unlock(sync);
+        if (rc == 0) {
+            revs_lock(sync, true);
+            rc = run_measure_wall(r, e);
+            revs_unlock(sync);
+        }
+    }
+    if (rc == 0 && run_rows(r, rows) < 0)
+        rc = err_set(e, ERR_SYSTEM, "out of memory");
+    run_free(r);
+    free(r);
+    return rc;
+}
+
+/* The --revisions options. */
+struct revs_args {
+    const char *range, *build;
+    long every;
+    bool skip_existing, jobs_given;
+};
+
+/* tare run --revisions: checked, the suite planned once in the user's tree (its notes and
+ * errors said once), then every commit; the exit status. */
+static int run_revs_main(struct run *r, struct run_args *a, const struct revs_args *ra,
+                         const char *suite_path)
+{
+    if (!r->hist_dir)
+        return cli_usage_error(CMD, cmd_run_usage, "--revisions writes rows: give --history DIR");
+    if (a->commit || r->hist_branch || cli_export_wanted(r->ci_export) || r->fmt != FMT_TEXT)
+        return cli_usage_error(CMD, cmd_run_usage, "--revisions takes neither --commit, "
+                               "--history-branch, --export-* nor --format: the rows go to "
+                               "--history DIR");
+    struct err e = {0};
+    const char *hist = r->hist_dir;
+    r->hist_dir = NULL;   /* the plan: no commit of its own */
+    int st = run_plan(r, a, &e);
+    if (st != 0)
+        return st;
+    if (mkdir(hist, 0777) < 0 && errno != EEXIST) {
+        cli_error(CMD, "cannot create '%s': %s", hist, strerror(errno));
+        return EXIT_USAGE;
+    }
+    char *files[2] = {NULL, NULL};
+    int nf = 0;
+    if (r->do_wall && asprintf(&files[nf], "%s/wall.tsv", hist) >= 0)
+        nf++;
+    if (r->do_count && asprintf(&files[nf], "%s/count.tsv", hist) >= 0)
+        nf++;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = ra->jobs_given ? (int)a->jobs : 1;
+    /* each commit's count pass takes its share of the CPUs */
+    a->jobs = ncpu / jobs > 0 ? ncpu / jobs : 1;
+    a->quiet = true;
+    struct revs_ctx x = {suite_path, a};
+    struct revs_opts o = {.range = ra->range, .every = (int)ra->every,
+                          .build = ra->build ? ra->build : r->su.build,
+                          .skip_existing = ra->skip_existing, .jobs = jobs,
+                          .suite_dir = r->su.dir, .files = {files[0], files[1]}, .nfiles = nf,
+                          .measure = revs_measure, .ctx = &x};
+    cli_install_signal_handlers();
+    if (nf == r->do_wall + r->do_count) {
+        st = run_revisions(CMD, &o);
+    } else {
+        err_set(&e, ERR_SYSTEM, "out of memory");
+        st = cli_fail(CMD, &e);
+    }
+    if (r->do_count && !r->co.alloc_lib)
+        cli_error(CMD, "note: bytes and peak heap are NA: %s", r->lib_err.msg);
+    free(files[0]);
+    free(files[1]);
+    return st;
 }
 
 /* --shard K/N into an int[2]. */
@@ -887,6 +1136,7 @@ static int run_main(int argc, char **argv, char **vg_args)
     enum out_format fmt = FMT_TEXT;
     struct cli_export ci_export = {0};
     a.jobs = ncpu > 0 ? ncpu : 1;
+    struct revs_args ra = {.every = 1};
     const struct opt opts[] = {
         OPT_GROUP("Options:"),
         OPT_BOOL(0, "wall", &a.want_wall, "the wall-clock pass (serial; the default)"),
@@ -894,7 +1144,8 @@ static int run_main(int argc, char **argv, char **vg_args)
                  "the deterministic pass (instructions, allocations, bytes,\n"
                  "peak heap; parallel); the suite's count = yes turns it on too"),
         OPT_LONG('j', "jobs", &a.jobs, "N", 1, 1024,
-                 "commands counted at once (default: the number of CPUs)"),
+                 "commands counted at once (default: the number of CPUs);\n"
+                 "with --revisions, commits at once (default 1)", .given = &ra.jobs_given),
         OPT_STRING(0, "history", &hist_dir, "DIR",
                    "append the rows to DIR/wall.tsv and DIR/count.tsv"),
         OPT_STRING(0, "history-branch", &hist_branch, "BRANCH[:DIR]",
@@ -906,6 +1157,17 @@ static int run_main(int argc, char **argv, char **vg_args)
                    "in the suite's directory)"),
         OPT_CALLBACK(0, "shard", shard, "K/N",
                      "run every N-th benchmark starting at the K-th (1 <= K <= N)", opt_shard),
+        OPT_STRING(0, "revisions", &ra.range, "RANGE",
+                   "measure each commit of RANGE (A..B or B as git means them,\n"
+                   "first parent; or a file of revisions) in a worktree, built\n"
+                   "first, into --history DIR"),
+        OPT_LONG(0, "every", &ra.every, "N", 1, 1000000,
+                 "with --revisions: every N-th commit, back from the newest"),
+        OPT_STRING(0, "build", &ra.build, "CMD",
+                   "with --revisions: build each commit with CMD (/bin/sh -c, in\n"
+                   "the suite's directory of its worktree); wins over build ="),
+        OPT_BOOL(0, "skip-existing", &ra.skip_existing,
+                 "with --revisions: leave out commits the history has rows of"),
         MOPT_RUNS(&a.runs, NULL, " (default: the suite's, else 7)"),
         OPT_BOOL(0, "cache-sim", &a.cache_sim,
                  "the count pass simulates the caches: L1 and LL misses and\n"
@@ -959,11 +1221,19 @@ static int run_main(int argc, char **argv, char **vg_args)
         free(r);
         return cli_fail(CMD, &e);
     }
-    int rc = run_plan(r, &a, &e);
-    if (rc == 0)
-        rc = run_measure(r, &e);
-    if (rc == 0)
-        rc = run_report(r, &e);
+    int rc;
+    if (ra.range) {
+        rc = run_revs_main(r, &a, &ra, argv[optind]);
+    } else if (ra.build || ra.skip_existing || ra.every != 1) {
+        rc = cli_usage_error(CMD, cmd_run_usage, "--build, --every and --skip-existing go with "
+                             "--revisions");
+    } else {
+        rc = run_plan(r, &a, &e);
+        if (rc == 0)
+            rc = run_measure(r, &e);
+        if (rc == 0)
+            rc = run_report(r, &e);
+    }
     run_free(r);
     free(r);
     return rc;

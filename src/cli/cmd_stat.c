@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/counters_out.h"
 #include "cli/harness.h"
-#include "cli/hyperfine_export.h"
+#include "core/hyperfine_export.h"
 #include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "cli/targets.h"
@@ -292,7 +292,7 @@ int cmd_stat(int argc, char **argv)
     struct target *targets = NULL;
     int nt = 0;
 
-    if (!target_spec_init(&spec, argc) || !harness_init(&st.h, "stat", cmd_stat_usage, argc))
+    if (!target_spec_init(&spec, argc) || !harness_init_cli("stat", &st.h, argc))
         goto done;
     const struct opt opts[] = {
         OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings):"),
@@ -351,10 +351,11 @@ int cmd_stat(int argc, char **argv)
         status = cli_fail("stat", &e);
         goto done;
     }
-    if ((status = harness_finish(&st.h, spec.shell)) != 0 ||
-        (status = harness_count_finish(&st.h, &st.runs)) != 0)
+    if ((status = harness_finish("stat", cmd_stat_usage, &st.h, spec.shell)) != 0 ||
+        (status = harness_count_finish("stat", cmd_stat_usage, &st.h, &st.runs)) != 0)
         goto free_all;
-    if ((status = harness_targets(&st.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
+    if ((status = harness_targets("stat", cmd_stat_usage, &st.h, argc, argv, dd, &spec,
+                                  &targets, &nt)) != 0)
         goto free_all;
     status = EXIT_USAGE;
     /* Every counter asked for, or none: a row of zeros for a counter the machine lacks

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/history_in.h"
 #include "cli/trend_page.h"
 #include "core/esc.h"
 #include "core/export.h"
@@ -17,7 +18,7 @@
 #include "core/xml.h"
 
 const char cmd_trend_usage[] =
-    "tare trend [--title TEXT] [--commit-url URL] FILE... -o OUT";
+    "tare trend [--title TEXT] [--commit-url URL] [--repo DIR] FILE... -o OUT";
 
 static const char trend_options[] =
     "Options:\n"
@@ -25,6 +26,7 @@ static const char trend_options[] =
     "      --title TEXT        the page's title (default: \"Benchmark trend\")\n"
     "      --commit-url URL    link commits to URL, {sha} replaced by the commit's hash\n"
     "                          (http:// or https:// only)\n"
+    CLI_REPO_HELP
     "  -h, --help              show this help\n";
 
 #define CMD "trend"
@@ -71,11 +73,16 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
             first = false;
         }
     fputs("],\"commits\":[", f);
+    /* [hash, run date, commit date, subject]: the last two "" where unknown */
     for (size_t i = 0; i < db->ncommits; i++) {
         fputs(i ? ",[" : "[", f);
         js_str(f, db->commit[i]);
         fputc(',', f);
         js_str(f, db->date[i]);
+        fputc(',', f);
+        js_str(f, db->cdate[i]);
+        fputc(',', f);
+        js_str(f, db->subject[i]);
         fputc(']', f);
     }
     fputs("],\"series\":[", f);
@@ -166,10 +173,11 @@ int cmd_trend(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"title", required_argument, NULL, 't'},
         {"commit-url", required_argument, NULL, 'u'},
+        {"repo", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    const char *outp = NULL, *title = "Benchmark trend", *url = NULL;
+    const char *outp = NULL, *title = "Benchmark trend", *url = NULL, *repo = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -186,6 +194,9 @@ int cmd_trend(int argc, char **argv)
                 return cli_usage_error(CMD, cmd_trend_usage, "--commit-url '%s': want an "
                                        "http:// or https:// address", url);
             break;
+        case 'R':
+            repo = optarg;
+            break;
         case 'h':
             cli_print_usage(stdout, cmd_trend_usage);
             fputs(trend_options, stdout);
@@ -201,11 +212,11 @@ int cmd_trend(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error(CMD, cmd_trend_usage, "no history FILE");
     struct hist_db db;
-    struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
-        return cli_fail(CMD, &e);
-    for (size_t i = 0; i < db.nwarn; i++)
-        cli_error(CMD, "warning: %s", db.warn[i]);
+    char gbuf[4096];
+    int st = cli_history_load(CMD, argv + optind, argc - optind, repo,
+                              cli_history_guess(argv[optind], NULL, gbuf, sizeof gbuf), &db);
+    if (st != EXIT_OK)
+        return st;
     bool any = false;
     for (int m = 0; m < HM_COUNT; m++)
         any |= db.has[m];
@@ -214,6 +225,7 @@ int cmd_trend(int argc, char **argv)
                   "no values ('tare history check' names the columns it does not read)");
     /* a temporary renamed into place (or a pipe, /dev/stdout, written directly) */
     char tmp[EXPORT_TMP_MAX];
+    struct err e = {0};
     cli_install_exit_on_signal();   /* Ctrl-C or SIGTERM: the page half written is removed */
     FILE *f = export_file_open(outp, tmp, &e);
     if (!f) {

@@ -13,7 +13,7 @@
 #include "cli/counters_out.h"
 #include "cli/export_out.h"
 #include "cli/harness.h"
-#include "cli/hyperfine_export.h"
+#include "core/hyperfine_export.h"
 #include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "cli/targets.h"
@@ -21,7 +21,7 @@
 #include "core/json.h"
 #include "core/proc.h"
 #include "core/session.h"
-#include "core/stats.h"
+#include "core/timing.h"
 
 const char cmd_wall_usage[] =
     "tare wall [options] -- CMD [ARG...]\n"
@@ -40,7 +40,7 @@ struct wall {
     struct ctr_set *ctr;        /* --counters, or NULL */
     struct session_plan plan;
     struct session sess;
-    struct relative *rel;       /* per series (the reference last), or NULL */
+    struct timing_relative *rel;   /* per series (the reference last), or NULL */
     const struct session_series *base;   /* what they are compared with, or NULL */
 };
 
@@ -67,58 +67,25 @@ static int measure(struct wall *w, struct err *e)
     return rc;
 }
 
-struct summary {
-    double median, min, max, mad, user, sys, mean, stddev;
-    long rss_kb;
-};
-
-static struct summary summarize(const struct session_series *s)
-{
-    struct summary m = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1};
-    if (s->state != SESSION_OK || s->n == 0)
-        return m;
-    m.median = stats_median(s->wall_s, s->n);
-    m.min = stats_min(s->wall_s, s->n);
-    m.max = stats_max(s->wall_s, s->n);
-    m.mad = stats_mad(s->wall_s, s->n);
-    m.user = stats_median(s->user_s, s->n);
-    m.sys = stats_median(s->sys_s, s->n);
-    m.mean = stats_mean(s->wall_s, s->n);
-    m.stddev = stats_stddev(s->wall_s, s->n);
-    for (int i = 0; i < s->n; i++)
-        if (s->max_rss_kb[i] > m.rss_kb)
-            m.rss_kb = s->max_rss_kb[i];
-    return m;
-}
-
-/* A first run is cold when it is past the others' median by more than COLD_MADS of their
- * spread (MAD) and by more than COLD_RATIO: the spread alone would flag a steady command's
- * tiny jitter, the ratio alone a noisy command's ordinary run. */
-#define COLD_MADS 3
-#define COLD_RATIO 1.10
-
 /* The seed's first rule: say so when the first run was cold. */
-static void note_cold(const struct wall *w, const struct session_series *s)
+static void note_cold(const struct session_series *s)
 {
-    struct summary m = summarize(s);
-    if (isnan(m.median))
-        return;
+    double first, median;
     char a[32], b[32];
-    if (!isnan(s->warm_first)) {
-        if (s->warm_first > m.median + COLD_MADS * m.mad && s->warm_first > COLD_RATIO * m.median)
-            fprintf(stderr,
-                    "tare wall: note: the warm-up run of '%s' took %s against a median of %s: "
-                    "it was cold, and was not counted\n",
-                    tgt(s)->name, fmt_seconds(a, s->warm_first), fmt_seconds(b, m.median));
-    } else if (s->n >= 3) {
-        double rest = stats_median(s->wall_s + 1, s->n - 1);
-        double mad = stats_mad(s->wall_s + 1, s->n - 1);
-        if (s->wall_s[0] > rest + COLD_MADS * mad && s->wall_s[0] > COLD_RATIO * rest)
-            fprintf(stderr, "tare wall: note: the first run of '%s' took %s against a median of %s "
-                    "for the others: it looks cold, and it was counted; use --warmup 1\n",
-                    tgt(s)->name, fmt_seconds(a, s->wall_s[0]), fmt_seconds(b, rest));
+    switch (timing_cold(s, &first, &median)) {
+    case TIMING_COLD_WARMUP:
+        fprintf(stderr, "tare wall: note: the warm-up run of '%s' took %s against a median of %s: "
+                "it was cold, and was not counted\n",
+                tgt(s)->name, fmt_seconds(a, first), fmt_seconds(b, median));
+        break;
+    case TIMING_COLD_FIRST:
+        fprintf(stderr, "tare wall: note: the first run of '%s' took %s against a median of %s "
+                "for the others: it looks cold, and it was counted; use --warmup 1\n",
+                tgt(s)->name, fmt_seconds(a, first), fmt_seconds(b, median));
+        break;
+    case TIMING_WARM:
+        break;
     }
-    (void)w;
 }
 
 static void report_failure(const struct session_series *s, bool is_ref)
@@ -134,77 +101,6 @@ static void report_failure(const struct session_series *s, bool is_ref)
         cli_print_stderr_tail(s->fail.tail);
 }
 
-/* Each series against the fastest or the reference: the ratio of medians, and the 95%
- * interval of the ratio from the Hodges-Lehmann shift of log times (Mann-Whitney). */
-struct relative {
-    bool done;                  /* compared (ok, not the base itself) */
-    double ratio;               /* median over the base's median */
-    double shift;               /* exp of the Hodges-Lehmann shift of log times */
-    double low, high, confidence;   /* the interval of the ratio; NAN without one */
-    const char *verdict;        /* "faster", "slower", "same" (no difference the runs can show) */
-    const char *none;           /* why there is no interval, or NULL */
-};
-
-#define RELATIVE_ALPHA 0.05
-
-static void relative_one(const struct session_series *s, const struct session_series *base,
-                         struct relative *r)
-{
-    *r = (struct relative){.done = true, .verdict = "same", .shift = NAN, .low = NAN,
-                           .high = NAN, .confidence = NAN};
-    r->ratio = stats_median(s->wall_s, s->n) / stats_median(base->wall_s, base->n);
-    double *lb = malloc(base->n * sizeof *lb), *ls = malloc(s->n * sizeof *ls);
-    struct stats_shift sh;
-    int rc = -1;
-    if (lb && ls) {   /* a time budget can make many runs: not on the stack */
-        for (int i = 0; i < base->n; i++)
-            lb[i] = log(base->wall_s[i] > 0 ? base->wall_s[i] : 1e-9);
-        for (int i = 0; i < s->n; i++)
-            ls[i] = log(s->wall_s[i] > 0 ? s->wall_s[i] : 1e-9);
-        rc = stats_hl_shift(lb, base->n, ls, s->n, RELATIVE_ALPHA, &sh);
-    }
-    free(lb);
-    free(ls);
-    if (rc < 0) {   /* out of memory, or past STATS_SHIFT_MAX differences */
-        r->none = "too many runs for the interval";
-        return;
-    }
-    r->shift = exp(sh.estimate);
-    if (isnan(sh.confidence)) {
-        r->none = "too few runs for an interval: 4 or more each";
-        return;
-    }
-    r->low = exp(sh.low);
-    r->high = exp(sh.high);
-    r->confidence = sh.confidence;
-    r->verdict = r->low > 1 ? "slower" : r->high < 1 ? "faster" : "same";
-}
-
-/* Two or more series measured: the base (the reference, else the fastest median) and every
- * other series against it; w->rel NULL when there is nothing to compare. */
-static void relative_all(struct wall *w)
-{
-    int n = w->ns + (w->ref ? 1 : 0), ok = 0;
-    const struct session_series *base = NULL;
-    for (int k = 0; k < n; k++) {
-        const struct session_series *s = &w->s[k];
-        if (s->state != SESSION_OK || s->n == 0)
-            continue;
-        ok++;
-        if (!w->ref && (!base || stats_median(s->wall_s, s->n) <
-                                     stats_median(base->wall_s, base->n)))
-            base = s;
-    }
-    if (w->ref)
-        base = w->ref->state == SESSION_OK && w->ref->n > 0 ? w->ref : NULL;
-    if (ok < 2 || !base || !(w->rel = calloc(n, sizeof *w->rel)))
-        return;
-    w->base = base;
-    for (int k = 0; k < n; k++)
-        if (&w->s[k] != base && w->s[k].state == SESSION_OK && w->s[k].n > 0)
-            relative_one(&w->s[k], base, &w->rel[k]);
-}
-
 static void print_relative(const struct wall *w)
 {
     if (!w->rel)
@@ -218,7 +114,7 @@ static void print_relative(const struct wall *w)
            "Hodges-Lehmann shift of log times, Mann-Whitney):\n",
            w->ref ? "the reference" : "the fastest", out_vis(tgt(w->base)->name));
     for (int k = 0; k < n; k++) {
-        const struct relative *r = &w->rel[k];
+        const struct timing_relative *r = &w->rel[k];
         if (!r->done)
             continue;
         printf("  %-*s  %.3f× ", (int)width, out_vis(tgt(&w->s[k])->name), r->ratio);
@@ -233,7 +129,7 @@ static void print_relative(const struct wall *w)
            "sensitive comparison of two, use tare ab)\n");
 }
 
-static void json_relative(struct jw *w, const struct relative *r)
+static void json_relative(struct jw *w, const struct timing_relative *r)
 {
     if (!r || !r->done) {
         jw_knull(w, "relative");
@@ -266,7 +162,7 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
     char b[64];
     for (int k = 0; k < w->ns; k++) {
         const struct session_series *s = &w->s[k];
-        struct summary m = summarize(s);
+        struct timing_summary m = timing_summarize(s);
         table_row(&t);
         table_set(&t, 0, "%s", tgt(s)->name);
         table_set(&t, 1, "%s", tgt(s)->lane ? tgt(s)->lane : "-");
@@ -290,9 +186,9 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
 }
 
 static void json_series(struct jw *w, const struct session_series *s, double ref_median,
-                        bool is_ref, const struct ctr_set *ctr, const struct relative *rel)
+                        bool is_ref, const struct ctr_set *ctr, const struct timing_relative *rel)
 {
-    struct summary m = summarize(s);
+    struct timing_summary m = timing_summarize(s);
     jw_object_begin(w);
     jw_kstring(w, "name", tgt(s)->name);
     jw_kstring(w, "lane", tgt(s)->lane);
@@ -358,6 +254,28 @@ static void print_json(const struct wall *wl, double ref_median)
     out_json_end(&w, "wall");
 }
 
+/* --counters: each series' medians, the reference's last (a row per counter). */
+static void print_counters(const struct wall *w)
+{
+    int all = w->ns + (w->ref ? 1 : 0), m = 0;
+    const char **names = calloc(all + 1, sizeof *names);
+    struct ctr_sample **smp = calloc(all + 1, sizeof *smp);
+    int *n = calloc(all + 1, sizeof *n);
+    for (int k = 0; names && smp && n && k < all; k++) {
+        const struct session_series *s = k < w->ns ? &w->s[k] : w->ref;
+        names[m] = tgt(s)->name;
+        smp[m] = s->ctr;
+        n[m++] = s->state == SESSION_OK ? s->n : 0;
+    }
+    if (names && smp && n)
+        counters_print_medians(stdout, w->ctr, m, names, smp, n);
+    else
+        cli_error("wall", "out of memory");
+    free(names);
+    free(smp);
+    free(n);
+}
+
 static void print_text(const struct wall *w, double ref_median)
 {
     bool ref = w->ref != NULL;
@@ -373,7 +291,7 @@ static void print_text(const struct wall *w, double ref_median)
     char a[32], b[32];
     for (int k = 0; k < w->ns + (ref ? 1 : 0); k++) {
         const struct session_series *s = k < w->ns ? &w->s[k] : w->ref;
-        struct summary m = summarize(s);
+        struct timing_summary m = timing_summarize(s);
         table_row(&t);
         int c = 0;
         if (k < w->ns)
@@ -410,19 +328,8 @@ static void print_text(const struct wall *w, double ref_median)
            ref ? "; ratio is median over the reference's median" : "");
     table_print(&t, stdout, FMT_TEXT);
     table_free(&t);
-    if (w->ctr) {
-        const char *names[w->ns + 1];
-        struct ctr_sample *smp[w->ns + 1];
-        int n[w->ns + 1];
-        int m = 0;
-        for (int k = 0; k < w->ns + (ref ? 1 : 0); k++) {
-            const struct session_series *s = k < w->ns ? &w->s[k] : w->ref;
-            names[m] = tgt(s)->name;
-            smp[m] = s->ctr;
-            n[m++] = s->state == SESSION_OK ? s->n : 0;
-        }
-        counters_print_medians(stdout, w->ctr, m, names, smp, n);
-    }
+    if (w->ctr)
+        print_counters(w);
 }
 
 /* The CI formats (export_out.h): each series' median with median -/+ MAD, its run count, and
@@ -438,7 +345,7 @@ static int export_ci(const struct wall *w, const struct cli_export *x, double re
         const struct session_series *s = k < 0 ? w->ref : &w->s[k];
         if (!s)
             continue;
-        struct summary m = summarize(s);
+        struct timing_summary m = timing_summarize(s);
         char why[512];
         struct export_rec r = {
             .bench = tgt(s)->name, .measure = "median_s", .value = m.median,
@@ -475,7 +382,7 @@ int cmd_wall(int argc, char **argv)
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
 
-    if (!target_spec_init(&spec, argc) || !harness_init(&w.h, "wall", cmd_wall_usage, argc))
+    if (!target_spec_init(&spec, argc) || !harness_init_cli("wall", &w.h, argc))
         goto done;
     const struct opt opts[] = {
         OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings):"),
@@ -519,10 +426,11 @@ int cmd_wall(int argc, char **argv)
     }
     struct target *targets = NULL, ref_target;
     int nt = 0;
-    if ((status = harness_finish(&w.h, spec.shell)) != 0 ||
-        (status = harness_count_finish(&w.h, &w.runs)) != 0)
+    if ((status = harness_finish("wall", cmd_wall_usage, &w.h, spec.shell)) != 0 ||
+        (status = harness_count_finish("wall", cmd_wall_usage, &w.h, &w.runs)) != 0)
         goto done;
-    if ((status = harness_targets(&w.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
+    if ((status = harness_targets("wall", cmd_wall_usage, &w.h, argc, argv, dd, &spec,
+                                  &targets, &nt)) != 0)
         goto done;
     status = EXIT_USAGE;
     if (reference && target_from_string(reference, NULL, spec.shell, &ref_target, &e) < 0) {
@@ -561,17 +469,17 @@ int cmd_wall(int argc, char **argv)
         status = cli_fail("wall", &e);
         goto free_all;
     }
-    double ref_median = w.ref ? summarize(w.ref).median : NAN;
+    double ref_median = w.ref ? timing_summarize(w.ref).median : NAN;
     bool any_failed = w.ref && w.ref->state != SESSION_OK;
     report_failure(w.ref, true);
     for (int k = 0; k < w.ns; k++) {
         report_failure(&w.s[k], false);
         any_failed |= w.s[k].state != SESSION_OK;
-        note_cold(&w, &w.s[k]);
+        note_cold(&w.s[k]);
     }
     if (w.ref)
-        note_cold(&w, w.ref);
-    relative_all(&w);
+        note_cold(w.ref);
+    timing_relative_all(w.s, w.ns + (w.ref ? 1 : 0), w.ref, &w.rel, &w.base);
     if (fmt == FMT_TEXT) {
         print_text(&w, ref_median);
         print_relative(&w);

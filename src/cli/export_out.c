@@ -105,7 +105,7 @@ int cli_export_add_check(struct export_set *s, const struct hist_db *db,
     if (j->verdict == HIST_NA) {
         r.state = EXPORT_FAILED;   /* a failed measurement fails, as in every other export */
         snprintf(note, sizeof note, "measurement failed: %s",
-                 hist_untested_why(st, false, why, sizeof why));
+                 j->failure ? j->failure : hist_untested_why(st, false, why, sizeof why));
     } else if (st->untested != HIST_TESTED) {
         r.state = EXPORT_SKIPPED;
         snprintf(note, sizeof note, "not checked: %s",

@@ -9,7 +9,7 @@
 
 #include "cli/export_out.h"
 #include "cli/harness.h"
-#include "cli/hyperfine_export.h"
+#include "core/hyperfine_export.h"
 #include "cli/opt.h"
 #include "cli/targets.h"
 

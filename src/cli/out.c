@@ -83,25 +83,6 @@ static void put_tsv_field(FILE *f, const char *s)
     esc_text(f, s);
 }
 
-void out_csv_field(FILE *f, const char *s)
-{
-    char *v = esc_text_plain(s) ? NULL : esc_text_dup(s);
-    const char *p = v ? v : s;
-    if (!strpbrk(p, ",\"")) {
-        fputs(p, f);
-        free(v);
-        return;
-    }
-    fputc('"', f);
-    for (; *p; p++) {
-        if (*p == '"')
-            fputc('"', f);
-        fputc(*p, f);
-    }
-    fputc('"', f);
-    free(v);
-}
-
 static void put_md_field(FILE *f, const char *s)
 {
     esc_md_text(f, s);
@@ -119,7 +100,7 @@ void table_print(const struct table *t, FILE *f, enum out_format fmt)
                 if (fmt == FMT_TSV)
                     put_tsv_field(f, s);
                 else
-                    out_csv_field(f, s);
+                    esc_csv_field(f, s);
             }
             fputc('\n', f);
         }

@@ -45,9 +45,6 @@ const char *fmt_num(char *buf, double v);              /* machine form: %.9g or 
  * for a name printed in a line for people: s itself when nothing is to change, else a copy
  * that lives until eight more calls (printf("%s %s", out_vis(a), out_vis(b)) is safe). */
 const char *out_vis(const char *s);
-/* One CSV field (RFC 4180) of s's text form: as it is, or in double quotes (quotes doubled)
- * when it holds a comma or a quote. */
-void out_csv_field(FILE *f, const char *s);
 
 struct jw;
 /* Ends a document written with w: its last newline; a writer misused (a bug of tare) said on

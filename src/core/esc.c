@@ -186,3 +186,22 @@ const char *esc_number(char *buf, double v)
         snprintf(buf, ESC_NUM_MAX, "%.9g", v);
     return buf;
 }
+
+void esc_csv_field(FILE *f, const char *s)
+{
+    char *v = esc_text_plain(s) ? NULL : esc_text_dup(s);
+    const char *p = v ? v : s;
+    if (!strpbrk(p, ",\"")) {
+        fputs(p, f);
+        free(v);
+        return;
+    }
+    fputc('"', f);
+    for (; *p; p++) {
+        if (*p == '"')
+            fputc('"', f);
+        fputc(*p, f);
+    }
+    fputc('"', f);
+    free(v);
+}

@@ -46,6 +46,10 @@ void esc_md_code(FILE *f, const char *s, bool in_table);
  * out of one), < > & as entities (no HTML), control characters and invalid bytes visibly. */
 void esc_md_text(FILE *f, const char *s);
 
+/* One CSV field (RFC 4180) in its text form: as it is, or in double quotes (quotes doubled)
+ * when it holds a comma or a quote. */
+void esc_csv_field(FILE *f, const char *s);
+
 /* Room for esc_number's text. */
 #define ESC_NUM_MAX 32
 /*

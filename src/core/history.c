@@ -28,7 +28,7 @@ const char *const hist_metric_names[HM_COUNT] = {
 
 const char *const hist_column_names[HC_COUNT] = {
     "date", "commit", "benchmark", "runs", "runner", "reference", "toolchain", "engine",
-    "valgrind_args",
+    "valgrind_args", "commit_date", "subject", "failure",
 };
 
 /* The columns of the files tare run writes, in order: a metric, or HM_COUNT + a column. */
@@ -46,16 +46,21 @@ static const int hist_vgargs_columns[] = {HM_COUNT + HC_VALGRIND_ARGS, -1};
 static const int hist_net_columns[] = {HM_NET_INSTRUCTIONS, HM_NET_ALLOCATIONS, HM_NET_BYTES, -1};
 static const int hist_cache_columns[] = {HM_L1I_MISSES, HM_L1D_MISSES, HM_LLI_MISSES,
                                          HM_LLD_MISSES, HM_EST_CYCLES, -1};
+/* Either file's, last: with HIST_GIT the commit's date and subject, with HIST_FAILURE why. */
+static const int hist_git_columns[] = {HM_COUNT + HC_COMMIT_DATE, HM_COUNT + HC_SUBJECT, -1};
+static const int hist_failure_columns[] = {HM_COUNT + HC_FAILURE, -1};
 
 int hist_write_header(FILE *f, enum hist_file which, unsigned flags)
 {
     bool count = which == HIST_COUNT;
-    const int *part[4] = {hist_file_columns[which],
+    const int *part[6] = {hist_file_columns[which],
                           count && (flags & HIST_VGARGS) ? hist_vgargs_columns : NULL,
                           count && (flags & HIST_NET) ? hist_net_columns : NULL,
-                          count && (flags & HIST_CACHE) ? hist_cache_columns : NULL};
+                          count && (flags & HIST_CACHE) ? hist_cache_columns : NULL,
+                          flags & HIST_GIT ? hist_git_columns : NULL,
+                          flags & HIST_FAILURE ? hist_failure_columns : NULL};
     const char *sep = "";
-    for (int p = 0; p < 4; p++)
+    for (int p = 0; p < 6; p++)
         for (const int *c = part[p]; c && *c >= 0; c++) {
             const char *name = *c < HM_COUNT ? hist_metric_names[*c]
                                              : hist_column_names[*c - HM_COUNT];
@@ -325,6 +330,9 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
             t->c_toolchain = find_col(t, hist_column_names[HC_TOOLCHAIN]);
             t->c_engine = find_col(t, hist_column_names[HC_ENGINE]);
             t->c_vg_args = find_col(t, hist_column_names[HC_VALGRIND_ARGS]);
+            t->c_commit_date = find_col(t, hist_column_names[HC_COMMIT_DATE]);
+            t->c_subject = find_col(t, hist_column_names[HC_SUBJECT]);
+            t->c_failure = find_col(t, hist_column_names[HC_FAILURE]);
             t->c_runs = find_col(t, hist_column_names[HC_RUNS]);
         } else if (*p) {
             char **row = t->cells + t->nrows * t->ncols;
@@ -361,10 +369,14 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
                         "number, 0 or more): '%.40s'", name, lineno, row[t->c_runs]);
                 goto fail;
             }
-            if (t->c_date >= 0 && !is_na(row[t->c_date]) && !is_date(row[t->c_date])) {
-                err_set(e, ERR_INPUT, "'%s' line %zu: column 'date': not an ISO 8601 date "
-                        "(2026-07-12T06:07:21Z): '%.40s'", name, lineno, row[t->c_date]);
-                goto fail;
+            for (int k = 0; k < 2; k++) {
+                int c = k ? t->c_commit_date : t->c_date;
+                if (c >= 0 && !is_na(row[c]) && !is_date(row[c])) {
+                    err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': not an ISO 8601 date "
+                            "(2026-07-12T06:07:21Z): '%.40s'", name, lineno, t->cols[c],
+                            row[c]);
+                    goto fail;
+                }
             }
             t->line[t->nrows++] = lineno;
         }
@@ -1225,13 +1237,20 @@ void hist_db_free(struct hist_db *db)
     for (size_t i = 0; i < db->ncommits; i++) {
         free(db->commit[i]);
         free(db->date[i]);
+        free(db->cdate[i]);
+        free(db->subject[i]);
     }
     free(db->commit);
     free(db->date);
+    free(db->cdate);
+    free(db->subject);
     for (size_t i = 0; i < db->nseries; i++) {
         struct hist_series *s = &db->series[i];
         free(s->name);
         free(s->commit);
+        for (size_t k = 0; s->failure && k < s->n; k++)
+            free(s->failure[k]);
+        free(s->failure);
         for (int m = 0; m < HM_COUNT; m++)
             if (s->v[m] != db->nan_fill)
                 free(s->v[m]);
@@ -1294,21 +1313,35 @@ static long series_index(const struct hist_db *db, const char *name)
     return -1;
 }
 
-static long add_commit(struct hist_db *db, const char *sha, const char *date)
+/* Sets *slot to s (a copy) when it is "" and s is not empty or NA: the first one seen. */
+static int fill_once(char **slot, const char *s)
+{
+    if (**slot || is_na(s))
+        return 0;
+    char *c = strdup(s);
+    if (!c)
+        return -1;
+    free(*slot);
+    *slot = c;
+    return 0;
+}
+
+static long add_commit(struct hist_db *db, const char *sha, const char *date, const char *cdate,
+                       const char *subject)
 {
     long i = commit_index(db, sha);
     if (i >= 0)
-        return i;
+        return fill_once(&db->cdate[i], cdate) < 0 || fill_once(&db->subject[i], subject) < 0
+                   ? -1 : i;
     if (db->ncommits == db->commit_cap) {
         size_t cap = db->commit_cap ? db->commit_cap * 2 : 256;
-        char **c = realloc(db->commit, cap * sizeof *c);
-        if (!c)
-            return -1;
-        db->commit = c;
-        char **d = realloc(db->date, cap * sizeof *d);
-        if (!d)
-            return -1;
-        db->date = d;
+        char ***arr[4] = {&db->commit, &db->date, &db->cdate, &db->subject};
+        for (int k = 0; k < 4; k++) {
+            char **c = realloc(*arr[k], cap * sizeof *c);
+            if (!c)
+                return -1;
+            *arr[k] = c;
+        }
         db->commit_cap = cap;
     }
     if ((db->ncommits + 1) * 2 > db->chash_cap) {
@@ -1320,14 +1353,19 @@ static long add_commit(struct hist_db *db, const char *sha, const char *date)
         db->chash = t;
         db->chash_cap = cap;
     }
-    char *c = strdup(sha), *d = strdup(date);
-    if (!c || !d) {
+    char *c = strdup(sha), *d = strdup(date), *cd = strdup(is_na(cdate) ? "" : cdate);
+    char *sj = strdup(is_na(subject) ? "" : subject);
+    if (!c || !d || !cd || !sj) {
         free(c);
         free(d);
+        free(cd);
+        free(sj);
         return -1;
     }
     db->commit[db->ncommits] = c;
     db->date[db->ncommits] = d;
+    db->cdate[db->ncommits] = cd;
+    db->subject[db->ncommits] = sj;
     size_t h = hash_str(sha) & (db->chash_cap - 1);
     while (db->chash[h])
         h = (h + 1) & (db->chash_cap - 1);
@@ -1429,6 +1467,12 @@ static long point_index(struct hist_db *db, long si, long ci)
         if (!c)
             return -1;
         s->commit = c;
+        if (s->failure) {
+            char **f = realloc(s->failure, cap * sizeof *f);
+            if (!f)
+                return -1;
+            s->failure = f;
+        }
         for (int m = 0; m < HM_COUNT; m++) {
             if (!db->col[m])
                 continue;   /* no table has it: nan_fill stands for it once finished */
@@ -1449,6 +1493,8 @@ static long point_index(struct hist_db *db, long si, long ci)
         }
     }
     s->commit[s->n] = (size_t)ci;
+    if (s->failure)
+        s->failure[s->n] = NULL;
     for (int m = 0; m < HM_COUNT; m++)
         if (db->col[m])
             s->v[m][s->n] = NAN;
@@ -1496,6 +1542,29 @@ static int add_metric_arrays(struct hist_db *db, int m)
     return 0;
 }
 
+/* A row's failure cell for point pi: kept (the first one) when the row says why it is NA;
+ * dropped when a later row of the point (a rerun) measured something and says nothing. */
+static int add_failure(struct hist_series *s, size_t pi, const char *why, bool measured)
+{
+    if (is_na(why)) {
+        if (measured && s->failure) {
+            free(s->failure[pi]);
+            s->failure[pi] = NULL;
+        }
+        return 0;
+    }
+    if (!s->failure && !(s->failure = calloc(s->cap ? s->cap : 1, sizeof *s->failure)))
+        return -1;
+    if (s->failure[pi])
+        return 0;
+    return (s->failure[pi] = strdup(why)) ? 0 : -1;
+}
+
+const char *hist_failure(const struct hist_series *s, size_t i)
+{
+    return s->failure && i < s->n ? s->failure[i] : NULL;
+}
+
 int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
 {
     /* Added to after finishing: the shared arrays are no series' own until finished again. */
@@ -1508,11 +1577,13 @@ int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
         if (t->c_metric[m] >= 0 && !db->col[m] && add_metric_arrays(db, m) < 0)
             return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
     for (size_t r = 0; r < t->nrows; r++) {
-        long ci = add_commit(db, hist_cell(t, r, t->c_commit), hist_cell(t, r, t->c_date));
+        long ci = add_commit(db, hist_cell(t, r, t->c_commit), hist_cell(t, r, t->c_date),
+                             hist_cell(t, r, t->c_commit_date), hist_cell(t, r, t->c_subject));
         long si = ci < 0 ? -1 : add_series_engine(db, t, r);
         long pi = si < 0 ? -1 : point_index(db, si, ci);
         if (pi < 0)
             return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
+        bool measured = false;
         for (int m = 0; m < HM_COUNT; m++) {
             if (t->c_metric[m] < 0)
                 continue;
@@ -1521,18 +1592,26 @@ int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
             if (!isnan(v) || isnan(db->series[si].v[m][pi])) {
                 db->series[si].v[m][pi] = v;
                 if (!isnan(v))
-                    db->has[m] = true;
+                    db->has[m] = measured = true;
             }
         }
+        if (add_failure(&db->series[si], (size_t)pi, hist_cell(t, r, t->c_failure), measured) < 0)
+            return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
     }
     return 0;
+}
+
+/* The date a commit is ordered by: its commit date where a row had one, else the run's. */
+static const char *order_date(const struct hist_db *db, size_t i)
+{
+    return db->cdate[i][0] ? db->cdate[i] : db->date[i];
 }
 
 static int cmp_commit(const void *a, const void *b, void *ctx)
 {
     const struct hist_db *sort_db = ctx;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    int c = strcmp(sort_db->date[x], sort_db->date[y]);
+    int c = strcmp(order_date(sort_db, x), order_date(sort_db, y));
     if (c)
         return c;
     return x < y ? -1 : x > y;
@@ -1544,6 +1623,83 @@ static int cmp_pt(const void *a, const void *b)
 {
     const struct pt *x = a, *y = b;
     return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Every series' points in the order of their commits' new ranks; p, tmp and ftmp hold as
+ * many as the longest series. */
+static void reorder_points(struct hist_db *db, const size_t *rank, struct pt *p, double *tmp,
+                           char **ftmp)
+{
+    for (size_t si = 0; si < db->nseries; si++) {
+        struct hist_series *s = &db->series[si];
+        for (size_t i = 0; i < s->n; i++)
+            p[i] = (struct pt){rank[s->commit[i]], i};
+        qsort(p, s->n, sizeof *p, cmp_pt);
+        for (int m = 0; m < HM_COUNT; m++) {
+            if (!db->col[m])
+                continue;
+            for (size_t i = 0; i < s->n; i++)
+                tmp[i] = s->v[m][p[i].idx];
+            memcpy(s->v[m], tmp, s->n * sizeof *tmp);
+        }
+        if (s->failure) {
+            for (size_t i = 0; i < s->n; i++)
+                ftmp[i] = s->failure[p[i].idx];
+            memcpy(s->failure, ftmp, s->n * sizeof *ftmp);
+        }
+        for (size_t i = 0; i < s->n; i++)
+            s->commit[i] = p[i].rank;
+    }
+}
+
+/* Puts commit order[k] at place k: the commits' arrays and every series' points. -1 on no
+ * memory, the db left as it was. */
+static int db_reorder(struct hist_db *db, const size_t *order)
+{
+    size_t n = db->ncommits, maxn = 0;
+    for (size_t si = 0; si < db->nseries; si++)
+        if (db->series[si].n > maxn)
+            maxn = db->series[si].n;
+    size_t *rank = malloc((n + 1) * sizeof *rank);
+    struct pt *p = malloc((maxn + 1) * sizeof *p);
+    double *tmp = malloc((maxn + 1) * sizeof *tmp);
+    char **ftmp = malloc((maxn + 1) * sizeof *ftmp);
+    char **arr[4] = {NULL, NULL, NULL, NULL};
+    char ***cur[4] = {&db->commit, &db->date, &db->cdate, &db->subject};
+    bool ok = rank && p && tmp && ftmp;
+    for (int k = 0; k < 4; k++)
+        ok = (arr[k] = malloc((n + 1) * sizeof *arr[k])) && ok;
+    if (!ok) {
+        for (int k = 0; k < 4; k++)
+            free(arr[k]);
+        free(rank);
+        free(p);
+        free(tmp);
+        free(ftmp);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        rank[order[i]] = i;
+        for (int k = 0; k < 4; k++)
+            arr[k][i] = (*cur[k])[order[i]];
+    }
+    for (int k = 0; k < 4; k++) {
+        free(*cur[k]);
+        *cur[k] = arr[k];
+    }
+    reorder_points(db, rank, p, tmp, ftmp);
+    /* The commit lookup table indexes the old order: built again. */
+    free(db->chash);
+    db->chash = NULL;
+    db->chash_cap = 0;
+    db->commit_cap = n + 1;
+    if (strset_build(&db->chash, &db->chash_cap, db->commit, db->ncommits) < 0)
+        db->chash_cap = 0;   /* no memory: commits are then found by the prefix scan */
+    free(rank);
+    free(p);
+    free(tmp);
+    free(ftmp);
+    return 0;
 }
 
 void hist_db_finish(struct hist_db *db)
@@ -1559,67 +1715,123 @@ void hist_db_finish(struct hist_db *db)
                 db->series[si].v[m] = db->nan_fill;
     size_t n = db->ncommits;
     size_t *order = malloc((n + 1) * sizeof *order);
-    size_t *rank = malloc((n + 1) * sizeof *rank);
-    char **c2 = malloc((n + 1) * sizeof *c2), **d2 = malloc((n + 1) * sizeof *d2);
-    if (!order || !rank || !c2 || !d2) {
+    if (order) {
+        for (size_t i = 0; i < n; i++)
+            order[i] = i;
+        /* Date order (ISO 8601 sorts as text); equal or missing dates keep file order. */
+        qsort_r(order, n, sizeof *order, cmp_commit, db);
+        if (db_reorder(db, order) < 0) { /* no memory: left in first-seen order */ }
         free(order);
-        free(rank);
-        free(c2);
-        free(d2);
-        return;   /* left in first-seen order */
     }
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    /* Commits in date order (ISO 8601 sorts as text); equal or missing dates keep file order. */
-    qsort_r(order, n, sizeof *order, cmp_commit, db);
-    for (size_t i = 0; i < n; i++) {
-        rank[order[i]] = i;
-        c2[i] = db->commit[order[i]];
-        d2[i] = db->date[order[i]];
-    }
-    free(db->commit);
-    free(db->date);
-    db->commit = c2;
-    db->date = d2;
-    for (size_t si = 0; si < db->nseries; si++) {
-        struct hist_series *s = &db->series[si];
-        struct pt *p = malloc((s->n + 1) * sizeof *p);
-        double *tmp = malloc((s->n + 1) * sizeof *tmp);
-        if (!p || !tmp) {
-            free(p);
-            free(tmp);
-            continue;
-        }
-        for (size_t i = 0; i < s->n; i++)
-            p[i] = (struct pt){rank[s->commit[i]], i};
-        qsort(p, s->n, sizeof *p, cmp_pt);
-        for (int m = 0; m < HM_COUNT; m++) {
-            if (!db->col[m])
-                continue;
-            for (size_t i = 0; i < s->n; i++)
-                tmp[i] = s->v[m][p[i].idx];
-            memcpy(s->v[m], tmp, s->n * sizeof *tmp);
-        }
-        for (size_t i = 0; i < s->n; i++)
-            s->commit[i] = p[i].rank;
-        free(p);
-        free(tmp);
-    }
-    /* The lookup tables index the old order; rebuild the commit one, drop the point one. */
-    free(db->chash);
-    db->chash = NULL;
-    db->chash_cap = 0;
-    db->commit_cap = n + 1;
-    if (strset_build(&db->chash, &db->chash_cap, db->commit, db->ncommits) < 0)
-        db->chash_cap = 0;   /* no memory: commits are then found by the prefix scan */
+    /* The point lookup table is of no use once finished. */
     free(db->phash_key);
     free(db->phash_val);
     db->phash_key = NULL;
     db->phash_val = NULL;
     db->phash_cap = 0;
     db->npoints = 0;
+}
+
+/* ---- git order ---- */
+
+static int cmp_log_hash(const void *a, const void *b, void *ctx)
+{
+    const struct hist_gitlog *log = ctx;
+    return strcmp(log->hash[*(const size_t *)a], log->hash[*(const size_t *)b]);
+}
+
+/* The log index of sha, its full hash or a unique prefix of 7 characters or more, or -1; by
+ * holds the log's indexes sorted by hash. */
+static long log_find(const struct hist_gitlog *log, const size_t *by, const char *sha)
+{
+    size_t l = strlen(sha), lo = 0, hi = log->n;
+    if (l < 7)
+        return -1;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (strcmp(log->hash[by[mid]], sha) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == log->n || strncmp(log->hash[by[lo]], sha, l) != 0)
+        return -1;
+    if (log->hash[by[lo]][l] && lo + 1 < log->n && strncmp(log->hash[by[lo + 1]], sha, l) == 0)
+        return -1;   /* a prefix of two commits */
+    return (long)by[lo];
+}
+
+static int cmp_pos_desc(const void *a, const void *b, void *ctx)
+{
+    const long *pos = ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (pos[x] != pos[y])
+        return pos[x] > pos[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The new order: the known commits oldest first (the log is newest first), each unknown one
+ * (in the db's date order) before the first known one the log dates later. known: room for
+ * the db's commits. */
+static void git_order(const struct hist_db *db, const struct hist_gitlog *log, long *pos,
+                      size_t *known, size_t *order)
+{
+    size_t n = db->ncommits, nk = 0, k = 0, u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pos[i] >= 0)
+            known[nk++] = i;
+    qsort_r(known, nk, sizeof *known, cmp_pos_desc, pos);
+    for (size_t j = 0; j < nk; j++) {
+        const char *when = log->date[pos[known[j]]];
+        for (; u < n && (pos[u] >= 0 || strcmp(order_date(db, u), when) < 0); u++)
+            if (pos[u] < 0)
+                order[k++] = u;
+        order[k++] = known[j];
+    }
+    for (; u < n; u++)
+        if (pos[u] < 0)
+            order[k++] = u;
+}
+
+int hist_db_order_git(struct hist_db *db, const struct hist_gitlog *log, struct hist_order *out,
+                      struct err *e)
+{
+    size_t n = db->ncommits;
+    *out = (struct hist_order){0};
+    size_t *by = malloc((log->n + 1) * sizeof *by), *order = malloc((n + 1) * sizeof *order);
+    long *pos = malloc((n + 1) * sizeof *pos);
+    size_t *known = malloc((n + 1) * sizeof *known);
+    int rc = -1;
+    if (!by || !order || !pos || !known) {
+        err_set(e, ERR_SYSTEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < log->n; i++)
+        by[i] = i;
+    qsort_r(by, log->n, sizeof *by, cmp_log_hash, (void *)log);
+    for (size_t i = 0; i < n; i++) {
+        pos[i] = log_find(log, by, db->commit[i]);
+        out->known += pos[i] >= 0;
+    }
+    out->unknown = n - out->known;
+    rc = 0;
+    if (!out->known)
+        goto out;   /* the log knows none of them: date order */
+    for (size_t i = 0; i < n; i++)
+        if (pos[i] >= 0 && (fill_once(&db->cdate[i], log->date[pos[i]]) < 0 ||
+                            fill_once(&db->subject[i], log->subject[pos[i]]) < 0)) {
+            rc = err_set(e, ERR_SYSTEM, "out of memory");
+            goto out;
+        }
+    git_order(db, log, pos, known, order);
+    if (db_reorder(db, order) < 0)
+        rc = err_set(e, ERR_SYSTEM, "out of memory");
+out:
+    free(by);
     free(order);
-    free(rank);
+    free(pos);
+    free(known);
+    return rc;
 }
 
 long hist_db_find_commit(const struct hist_db *db, const char *sha, struct err *e)

@@ -29,6 +29,9 @@ enum hist_column {
     HC_DATE, HC_COMMIT, HC_BENCHMARK, HC_RUNS, HC_RUNNER, HC_REFERENCE, HC_TOOLCHAIN,
     HC_ENGINE,   /* tare count --engine: values of different engines are never compared */
     HC_VALGRIND_ARGS,   /* --valgrind-arg's, space-separated: nor values taken under others */
+    HC_COMMIT_DATE,     /* the commit's committer date (UTC, ISO 8601), read from git */
+    HC_SUBJECT,         /* the commit's subject line, read from git */
+    HC_FAILURE,         /* why the row's metrics are NA (a build that failed, a run), or NA */
     HC_COUNT
 };
 extern const char *const hist_column_names[HC_COUNT];
@@ -36,8 +39,9 @@ extern const char *const hist_column_names[HC_COUNT];
 enum hist_file { HIST_WALL, HIST_COUNT };
 /* hist_write_header's flags: HIST_CACHE, count.tsv's cache simulation columns too;
  * HIST_NET, its net counts (tare run --subtract), before the cache columns; HIST_VGARGS, its
- * valgrind_args column (--valgrind-arg), before those. */
-enum { HIST_CACHE = 1, HIST_NET = 2, HIST_VGARGS = 4 };
+ * valgrind_args column (--valgrind-arg), before those; then, in either file, HIST_GIT the
+ * commit's commit_date and subject, and HIST_FAILURE the failure column. */
+enum { HIST_CACHE = 1, HIST_NET = 2, HIST_VGARGS = 4, HIST_GIT = 8, HIST_FAILURE = 16 };
 /* Writes the header line of such a file to f, from the names above and the metrics' (wall:
  * date, commit, benchmark, median_s, min_s, ref_median_s, ratio, runs, runner, reference;
  * count: date, commit, benchmark, instructions, allocations, bytes, peak_bytes, toolchain,
@@ -77,6 +81,7 @@ struct hist_table {
                           * callgrind are series of their own, NAME@ENGINE: never compared */
     int c_vg_args;       /* the valgrind options given (tare run --valgrind-arg); rows taken
                           * with some are series of their own, NAME [ARGS]: never compared */
+    int c_commit_date, c_subject, c_failure;   /* the commit's date and subject; why NA */
     size_t torn_line; /* a last line without its newline (a writer cut off): skipped; 0 if none */
 };
 
@@ -180,11 +185,14 @@ struct hist_series {
     size_t n, cap;
     size_t *commit;      /* index into db commits, ascending commit order */
     double *v[HM_COUNT]; /* n values each; NAN where absent */
+    char **failure;      /* n reasons a point is NA (the failure column), NULL each where none;
+                          * NULL when no table had the column */
 };
 
 struct hist_db {
     size_t ncommits, commit_cap;
-    char **commit, **date;    /* in commit order (earliest date first, then first seen) */
+    char **commit, **date;    /* in commit order (earliest first: see hist_db_finish) */
+    char **cdate, **subject;  /* per commit: its commit date and subject, "" where unknown */
     size_t nseries, series_cap;
     struct hist_series *series;
     bool has[HM_COUNT];       /* some series has some value of this metric */
@@ -207,8 +215,34 @@ struct hist_db {
 /* An empty db; then hist_db_add each table (-1 and e set on no memory), hist_db_finish. */
 void hist_db_init(struct hist_db *db);
 int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e);
-/* Orders commits and every series' points; call after the last add. */
+/* Orders commits and every series' points, by date: a commit's commit date where a row has
+ * one, else the first date (of the run) seen; equal dates keep the order first seen. Call
+ * after the last add. */
 void hist_db_finish(struct hist_db *db);
+
+/* A repository's first-parent history, for hist_db_order_git: commits newest first (the tip
+ * first), each with its commit date (UTC ISO 8601) and subject. */
+struct hist_gitlog {
+    size_t n;
+    char **hash, **date, **subject;
+};
+/* What hist_db_order_git found. */
+struct hist_order {
+    size_t known;    /* the history's commits in the first-parent history */
+    size_t unknown;  /* the others: placed among them by date */
+};
+/*
+ * Orders a finished db by a repository's first-parent history (oldest first, the tip last),
+ * its commits the log does not hold placed among them by date (their commit date where a row
+ * has one, else the run's: before the first log commit dated later). A history commit matches
+ * a log commit by its full hash, or a unique prefix of 7 characters or more. Known commits
+ * get their date and subject from the log where the rows have none. When the log knows none
+ * of them, the db is left in date order (out->known 0). -1 with e set on no memory.
+ */
+int hist_db_order_git(struct hist_db *db, const struct hist_gitlog *log, struct hist_order *out,
+                      struct err *e);
+/* The reason point i of series s is NA (the failure column), or NULL. */
+const char *hist_failure(const struct hist_series *s, size_t i);
 void hist_db_free(struct hist_db *db);
 /* Adds a warning to db->warn; -1 on no memory. */
 int hist_db_warn(struct hist_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -286,6 +320,7 @@ struct hist_judgement {
     struct hist_step st;     /* what was compared: before, after, change, and st.fence, the
                               * fence or (counts) the threshold used; untested and why */
     size_t step_point;       /* a step's (or pending step's) first point; else point */
+    const char *failure;     /* HIST_NA: why, from the failure column (into the db), or NULL */
 };
 
 /* Judges metric m of series s at point (s->n > point), as history check does: a count

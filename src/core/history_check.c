@@ -24,8 +24,10 @@ void hist_judge(const struct hist_series *s, int m, size_t point, const struct h
     /* A count's fence is its threshold, also where nothing was compared (a chip's range). */
     if (hist_metric_deterministic(m) && isnan(st->fence))
         st->fence = so.det_threshold;
-    if (st->untested == HIST_NO_VALUE)
+    if (st->untested == HIST_NO_VALUE) {
         j->verdict = HIST_NA;
+        j->failure = hist_failure(s, point);
+    }
     else if (st->untested != HIST_TESTED)
         j->verdict = HIST_UNTESTED;
     else if (st->found)

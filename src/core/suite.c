@@ -84,8 +84,21 @@ static int suite_key(const char *name, struct suite *s, const struct ini_key *k,
             return err_set(e, ERR_SYSTEM, "out of memory");
         return 0;
     }
-    if (strcmp(k->key, "input") == 0 || strcmp(k->key, "subtract") == 0) {
-        char **slot = strcmp(k->key, "input") == 0 ? &s->input : &s->subtract;
+    if (strcmp(k->key, "keep-stacks") == 0) {
+        if (!*v)
+            return BAD("'%s' is empty", name, k->line, k->key);
+        int rc = *v == '/' ? ((s->keep_stacks = strdup(v)) ? 0 : -1)
+                           : asprintf(&s->keep_stacks, "%s/%s", s->dir, v);
+        if (rc < 0) {
+            s->keep_stacks = NULL;
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        }
+        return 0;
+    }
+    if (strcmp(k->key, "input") == 0 || strcmp(k->key, "subtract") == 0 ||
+        strcmp(k->key, "build") == 0) {
+        char **slot = strcmp(k->key, "input") == 0 ? &s->input
+                      : k->key[0] == 'b' ? &s->build : &s->subtract;
         if (!*v)
             return BAD("'%s' is empty", name, k->line, k->key);
         if (!(*slot = strdup(v)))
@@ -376,7 +389,9 @@ void suite_free(struct suite *s)
     free(s->command);
     free(s->reference);
     free(s->input);
+    free(s->keep_stacks);
     free(s->subtract);
+    free(s->build);
     for (int k = 0; k < 4; k++)
         words_free(s->hooks[k]);
     words_free(s->vg_args);

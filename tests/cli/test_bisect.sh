@@ -173,6 +173,15 @@ expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" \
     "--from-history on instructions: commit 31's allocations"
 run_tare bisect --from-history "$H" --good c1 -- ./prog
 expect_rc 2 "--from-history with --good"
+# A command that does not measure what the history did (another program, here the tests'
+# sleeper): both ends measured first, then refused with both figures.
+run_tare bisect --from-history "$H" --threshold 1% --build "$BUILD_CMD" -- \
+    "$FIXTURES/sleeper" 0
+expect_rc 2 "--from-history: a command that does not reproduce the step is refused"
+expect_match "$err" "does not reproduce the step it bisects: allocations [0-9,]+ -> [0-9,]+ \(\+0\.00%\) here, 5,[0-9]{3} -> 5,[0-9]{3} \(\+2\.00%\) in '$H'" \
+    "both figures said"
+expect_no_match "$out" "culprit" "and nothing named"
+expect_eq "$(worktrees)" 1 "no worktree left after the refusal"
 
 # Nothing moved between 13 and 22 (the version number only): no step, said so.
 run_tare bisect --good c13 --bad c22 --build "$BUILD_CMD" -- ./prog

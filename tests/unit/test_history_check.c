@@ -187,9 +187,63 @@ static void test_wall(void)
     hist_db_free(&db);
 }
 
+/* hist_db_order_git on a made-up log: the rows written newest first, a commit the log does
+ * not have placed by its date, one named by a prefix, one rows give a subject of. */
+static void test_order(void)
+{
+    static const char *const text[] = {
+        "date\tcommit\tbenchmark\tinstructions\tcommit_date\tsubject\n"
+        "2026-03-09\tcccccccccccccccccccccccccccccccccccccccc\tb\t300\tNA\tNA\n"
+        "2026-03-08\tbbbbbbb\tb\t200\tNA\tNA\n"
+        "2026-03-07\taaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\tb\t100\tNA\tmine\n"
+        "2026-03-06\tx1\tb\t150\t2026-01-02T00:00:00Z\tunknown\n"
+        "2026-03-05\tx2\tb\t400\tNA\tNA\n",
+    };
+    struct hist_db db;
+    load(&db, text, 1);
+    CHECK_STR(db.commit[0], "x1");   /* date order: x1 by its commit date, the rest by the run's */
+    char *hash[] = {"cccccccccccccccccccccccccccccccccccccccc",
+                    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+    char *date[] = {"2026-01-03T00:00:00Z", "2026-01-02T12:00:00Z", "2026-01-01T00:00:00Z"};
+    char *subject[] = {"third", "second", "first"};
+    struct hist_gitlog log = {3, hash, date, subject};
+    struct hist_order o;
+    struct err e = {0};
+    CHECK_INT(hist_db_order_git(&db, &log, &o, &e), 0);
+    CHECK_INT(o.known, 3);
+    CHECK_INT(o.unknown, 2);
+    /* a, x1 (2026-01-02: before b, committed later), b, c, then x2 (a run date, March) */
+    const char *want[] = {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "x1", "bbbbbbb",
+                          "cccccccccccccccccccccccccccccccccccccccc", "x2"};
+    for (int i = 0; i < 5 && i < (int)db.ncommits; i++)
+        CHECK_STR(db.commit[i], want[i]);
+    CHECK_STR(db.subject[0], "mine");   /* the rows' own subject kept */
+    CHECK_STR(db.subject[2], "second");
+    CHECK_STR(db.cdate[3], "2026-01-03T00:00:00Z");
+    /* the series' points follow: 100, 150, 200, 300, 400 */
+    const struct hist_series *s = &db.series[0];
+    for (size_t i = 0; i < s->n; i++)
+        CHECK_INT(s->commit[i], i);
+    CHECK_NEAR(s->v[HM_INSTRUCTIONS][1], 150, 0);
+    CHECK_NEAR(s->v[HM_INSTRUCTIONS][4], 400, 0);
+    CHECK_INT(hist_db_find_commit(&db, "cccccccc", &e), 3);
+    hist_db_free(&db);
+    /* a log that knows none of them: date order kept */
+    load(&db, text, 1);
+    char *other[] = {"dddddddddddddddddddddddddddddddddddddddd"};
+    struct hist_gitlog none = {1, other, date, subject};
+    CHECK_INT(hist_db_order_git(&db, &none, &o, &e), 0);
+    CHECK_INT(o.known, 0);
+    CHECK_STR(db.commit[0], "x1");
+    CHECK_STR(db.commit[4], "cccccccccccccccccccccccccccccccccccccccc");
+    hist_db_free(&db);
+}
+
 int main(void)
 {
     test_counts();
     test_wall();
+    test_order();
     return unit_done("test_history_check");
 }

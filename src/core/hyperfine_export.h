@@ -3,13 +3,17 @@
 #ifndef TARE_HYPERFINE_EXPORT_H
 #define TARE_HYPERFINE_EXPORT_H
 
-#include "cli/harness.h"
+#include "core/harness.h"
 #include "core/err.h"
 #include "core/session.h"
 
 enum hf_format { HF_JSON, HF_CSV, HF_MARKDOWN, HF_ASCIIDOC, HF_ORGMODE };
 
-/* --sort mean-time: the markup tables (Markdown, AsciiDoc, org-mode) by mean, not as given. */
+/* How the markup tables (Markdown, AsciiDoc, org-mode) are laid out, set once from the
+ * command line: -u/--time-unit's unit (auto: ms under a second, else s, by the first mean,
+ * as hyperfine 1.15), --sort mean-time (rows by mean, not as given). */
+enum hf_unit { HF_UNIT_AUTO, HF_UNIT_S, HF_UNIT_MS, HF_UNIT_US };
+extern enum hf_unit hf_time_unit;
 extern bool hf_sort_by_mean;
 
 /* One result: a series and what hyperfine would call it. */

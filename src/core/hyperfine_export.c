@@ -1,6 +1,6 @@
 /* hyperfine_export.c: hyperfine's JSON, CSV and markdown exports of the engine's series. */
 #define _GNU_SOURCE
-#include "cli/hyperfine_export.h"
+#include "core/hyperfine_export.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,15 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/out.h"
-#include "cli/targets.h"
 #include "core/esc.h"
 #include "core/export.h"
 #include "core/json.h"
 #include "core/proc.h"
+#include "core/series.h"
 #include "core/stats.h"
 
 bool hf_sort_by_mean;
+enum hf_unit hf_time_unit = HF_UNIT_AUTO;
 
 /* hyperfine's figures of one series: NA (NAN) for a series that failed. */
 struct hf_stats {
@@ -91,9 +91,11 @@ static void write_json(FILE *f, const struct hf_result *r, int n)
 
 static void csv_num(FILE *f, double v)
 {
-    char b[FMT_BUF_MIN];
     fputc(',', f);
-    fputs(fmt_num(b, v), f);      /* NA for a failed series, as everywhere in tare */
+    if (isnan(v))
+        fputs("NA", f);           /* a failed series, as everywhere in tare */
+    else
+        fprintf(f, "%.9g", v);
 }
 
 /* hyperfine's columns: command,mean,stddev,median,user,system,min,max, then parameter_VAR for
@@ -106,12 +108,12 @@ static void write_csv(FILE *f, const struct hf_result *r, int n)
         char name[256];
         snprintf(name, sizeof name, "parameter_%s", r[n - 1].param_names[i]);
         fputc(',', f);
-        out_csv_field(f, name);
+        esc_csv_field(f, name);
     }
     fputc('\n', f);
     for (int k = 0; k < n; k++) {
         struct hf_stats m = hf_stats(r[k].s);
-        out_csv_field(f, r[k].command);
+        esc_csv_field(f, r[k].command);
         csv_num(f, m.mean);
         csv_num(f, m.stddev);
         csv_num(f, m.median);
@@ -121,7 +123,7 @@ static void write_csv(FILE *f, const struct hf_result *r, int n)
         csv_num(f, m.max);
         for (int i = 0; i < np; i++) {
             fputc(',', f);
-            out_csv_field(f, i < r[k].nparam ? r[k].param_values[i] : "");
+            esc_csv_field(f, i < r[k].nparam ? r[k].param_values[i] : "");
         }
         fputc('\n', f);
     }
@@ -184,14 +186,14 @@ static void markup_row(FILE *f, enum hf_format fmt, const char *const *cell, int
 static void markup_unit(const struct hf_result *r, int n, const char **name, double *scale,
                         int *digits)
 {
-    enum out_unit u = out_time_unit;
-    if (u == OUT_UNIT_AUTO) {
+    enum hf_unit u = hf_time_unit;
+    if (u == HF_UNIT_AUTO) {
         double first = n > 0 ? hf_stats(r[0].s).mean : NAN;
-        u = first >= 1 ? OUT_UNIT_S : OUT_UNIT_MS;
+        u = first >= 1 ? HF_UNIT_S : HF_UNIT_MS;
     }
-    *name = u == OUT_UNIT_S ? "s" : u == OUT_UNIT_MS ? "ms" : "µs";
-    *scale = u == OUT_UNIT_S ? 1 : u == OUT_UNIT_MS ? 1e3 : 1e6;
-    *digits = u == OUT_UNIT_S ? 3 : 1;
+    *name = u == HF_UNIT_S ? "s" : u == HF_UNIT_MS ? "ms" : "µs";
+    *scale = u == HF_UNIT_S ? 1 : u == HF_UNIT_MS ? 1e3 : 1e6;
+    *digits = u == HF_UNIT_S ? 3 : 1;
 }
 
 static int by_mean(const void *a, const void *b, void *ctx)
