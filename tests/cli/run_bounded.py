@@ -3,7 +3,8 @@
 #
 #   run_bounded.py [--stdin FILE] [--timeout S] -- CMD ARG...
 #
-# Prints "rc=N rss_kb=M" and then the first line of the command's stderr: N is the exit
+# Prints "rc=N rss_kb=M" and then the command's stderr on one line (its lines joined by
+# " | ", at most 2,000 characters): N is the exit
 # status (124 when it ran past the timeout, 30 s by default, and was killed), M the most
 # memory it held (its rusage, from wait4).
 import os
@@ -41,9 +42,9 @@ def main():
             killed = True
         time.sleep(0.02)
     rc = 124 if killed else os.waitstatus_to_exitcode(status)
-    first = err.decode("utf-8", "backslashreplace").splitlines()[:1]
+    lines = err.decode("utf-8", "backslashreplace").splitlines()
     print("rc=%d rss_kb=%d" % (rc, ru.ru_maxrss))
-    print(first[0] if first else "")
+    print(" | ".join(lines)[:2000])
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 # left them in TMPDIR); a history branch is named as git names branches.
 . "$(dirname "$0")/lib.sh"
 GIT=$(command -v git)
+PY=/usr/bin/python3
 R=$TMP/repo
 mkdir -p "$R" "$TMP/wrap"
 git -C "$R" init -q
@@ -46,6 +47,19 @@ for sig in INT TERM; do
     during_removal $sig $want "bisect, SIG$sig during the worktrees' removal" \
         bisect --good HEAD~2 --bad HEAD --build true -- true
 done
+
+# A commit subject that holds terminal escapes and bytes that are not UTF-8, through bisect's
+# text and JSON (tests/cli/check_outputs.py: strict JSON; no control character in the text).
+echo 4 > "$R/f"
+git -C "$R" commit -qam "$(printf 'evil \033]0;title\007\033[2J \377 subject')"
+(cd "$R" && "$TARE" bisect --good HEAD~1 --bad HEAD --build true -f json -- true) \
+    > "$TMP/bi.json" 2> /dev/null
+expect_eq "$("$PY" "$(dirname "$0")/check_outputs.py" json "$TMP/bi.json")" ok \
+    "bisect json with a hostile commit subject"
+(cd "$R" && "$TARE" bisect --good HEAD~1 --bad HEAD --build true -- true) > "$TMP/bi.text" \
+    2> /dev/null
+expect_eq "$("$PY" "$(dirname "$0")/check_outputs.py" text "$TMP/bi.text")" ok \
+    "bisect text with a hostile commit subject: escapes shown, not sent"
 
 # SIGTERM before SIGKILL: gcc's driver removes its temporary files on SIGTERM.
 if command -v cc > /dev/null; then

@@ -217,6 +217,14 @@ for f in json text tsv; do
     check_out $k "$TMP/run.$f" "run $f: names whole ($(head -c 200 "$TMP/err"))" "$TMP/rnames"
 done
 
+# ---- the other JSON outputs: strict JSON whatever they hold ----
+"$TARE" goal -f json --from 100 --to 50 1.1 > "$TMP/goal.json" 2> /dev/null
+check_out json "$TMP/goal.json" "goal json" -
+"$TARE" alloc -f json -- true > "$TMP/alloc.json" 2> /dev/null
+check_out json "$TMP/alloc.json" "alloc json" -
+"$TARE" cg allocs -f json "$ROOT/tests/golden/input/cg_allocs.callgrind" > "$TMP/allocs.json"
+check_out json "$TMP/allocs.json" "cg allocs json" -
+
 # ---- every write checked: standard output on a full device is exit 2, for every command ----
 H=$ROOT/tests/golden/input/mutsu-poly-call.tsv
 for c in $("$TARE" help --commands); do
