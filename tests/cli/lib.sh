@@ -41,8 +41,17 @@ expect_no_match() {
     if grep -Eq -- "$2" <<<"$1"; then not_ok "$3: /$2/ found in: $1"; else ok; fi
 }
 
-expect_eq() {         # expect_eq GOT WANT DESC
-    if [ "$1" = "$2" ]; then ok; else not_ok "$3: got '$1', want '$2'"; fi
+# expect_eq GOT WANT DESC: GOT is WANT, and not empty: two empty values are most often two
+# computations that both failed, so they fail here; an answer that is meant to be empty is
+# checked with expect_empty.
+expect_eq() {
+    if [ -z "$1$2" ]; then not_ok "$3: both sides are empty"
+    elif [ "$1" = "$2" ]; then ok
+    else not_ok "$3: got '$1', want '$2'"; fi
+}
+
+expect_empty() {      # expect_empty GOT DESC
+    if [ -z "$1" ]; then ok; else not_ok "$2: got '$1', want nothing"; fi
 }
 
 # tsv_field TSV ROW COLUMN-NAME: one cell of a TSV with a header (ROW 1 is the first data row).
@@ -52,7 +61,9 @@ tsv_field() {
         NR == row + 1 { if (c) print $c }' <<<"$1"
 }
 
+# done_testing: the tally tests/run reads; a file that made no check fails.
 done_testing() {
+    [ $((passed + failed)) -eq 0 ] && not_ok "$TEST_NAME made no check"
     echo "$TEST_NAME: $passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }

@@ -36,7 +36,7 @@ check "page: no temporary left" test -z "$(ls "$TMP" | grep 'x.html.tmp')"
 # ---- the page itself ----
 run_tare cg page "$TMP/st.out" -o "$TMP/st.html"
 expect_rc 0 "page of cg_stacks"
-expect_eq "$out" "" "page: nothing on stdout"
+expect_empty "$out" "page: nothing on stdout"
 page=$(cat "$TMP/st.html")
 expect_match "$page" '^<!DOCTYPE html>' "an HTML page"
 expect_no_match "$page" '<(link|iframe|img|object|embed)[ >]' "no external resources"
