@@ -61,6 +61,22 @@ tsv_field() {
         NR == row + 1 { if (c) print $c }' <<<"$1"
 }
 
+# browser SCRIPT: starts tests/cli/SCRIPT (trend_browser.js, cg_page_browser.js) as a coprocess
+# that visits pages in one headless Chromium, for the whole file (SCRIPT --serve; each page in a
+# browser context of its own). Call it in the file's own shell, not in $(...).
+browser() { coproc BROWSER { exec node "$TARE_ROOT/tests/cli/$1" --serve; }; }
+# browse ARGS...: the JSON line SCRIPT prints for its visit of the page ARGS name.
+browse() {
+    local res
+    printf '%s\0' "$@" > "$TMP/browse.args"
+    if [ -n "${BROWSER_PID:-}" ] && echo "$TMP/browse.args" >&"${BROWSER[1]}" &&
+        read -r -t 150 res <&"${BROWSER[0]}"; then
+        echo "$res"
+    else
+        echo '{"error": "no answer from the browser"}'
+    fi
+}
+
 # done_testing: the tally tests/run reads; a file that made no check fails.
 done_testing() {
     [ $((passed + failed)) -eq 0 ] && not_ok "$TEST_NAME made no check"

@@ -96,7 +96,7 @@ if ! command -v node > /dev/null || [ ! -x "$CHROMIUM" ]; then
     done_testing
     exit
 fi
-browse() { timeout 120 node "$TARE_ROOT/tests/cli/cg_page_browser.js" "$@"; }
+browser cg_page_browser.js   # (browse: lib.sh)
 
 res=$(browse "$TMP/st.html" "$SHOTDIR/cg-page-screenshot.png" left shared Dr)
 expect_eq "$(field "$res" error)" "undefined" "browser run completed ($res)"

@@ -64,7 +64,7 @@ if ! command -v node > /dev/null || [ ! -x "$CHROMIUM" ]; then
     done_testing
     exit
 fi
-browse() { timeout 90 node "$TARE_ROOT/tests/cli/trend_browser.js" "$@"; }
+browser trend_browser.js   # (browse: lib.sh)
 
 # The page from the mutsu history, in a real browser.
 run_tare trend "$MUTSU" -o "$TMP/mutsu.html" --title 'mutsu benchmarks'
