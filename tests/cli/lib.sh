@@ -77,6 +77,34 @@ browse() {
     fi
 }
 
+# json_path JSON PATH: the value at PATH (keys and indexes joined by dots: a.0.b) in the JSON, as
+# JSON (node's JSON.stringify; "undefined" where there is none). Every path of a JSON is written
+# out by one node run and kept by the JSON's checksum: a browser test reads dozens of fields of
+# each result, and node's start was most of their cost. Nothing when the JSON does not parse.
+json_path() {
+    local f
+    f=$TMP/json.$(cksum <<<"$1" | tr ' ' '.')
+    [ -f "$f" ] || { node -e '
+        const out = [];
+        (function walk(v, p) {
+            out.push(p + "\t" + JSON.stringify(v));
+            if (v !== null && typeof v === "object")
+                for (const k of Object.keys(v)) walk(v[k], p === "" ? k : p + "." + k);
+        })(JSON.parse(require("fs").readFileSync(0, "utf8")), "");
+        console.log(out.join("\n"));' <<<"$1" > "$f.tmp" 2> /dev/null && mv "$f.tmp" "$f"; }
+    [ -f "$f" ] && awk -F'\t' -v p="$2" '
+        { v[$1] = $2 }
+        END {
+            if (p in v) { print v[p]; exit }
+            # as a path read key by key: undefined past a key that is not there, null past a null
+            for (q = p; sub(/\.[^.]*$/, "", q) || q != ""; ) {
+                if ((q in v) && v[q] == "null") { print "null"; exit }
+                if (q !~ /\./) break
+            }
+            print "undefined"
+        }' "$f"
+}
+
 # done_testing: the tally tests/run reads; a file that made no check fails.
 done_testing() {
     [ $((passed + failed)) -eq 0 ] && not_ok "$TEST_NAME made no check"

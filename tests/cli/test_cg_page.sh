@@ -9,9 +9,7 @@
 SHOTDIR=$TARE_ROOT/${BUILD:-build}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
-field() { node -e \
-    'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); const v = process.argv[1].split(".").reduce((a, k) => a == null ? a : a[k], o); console.log(JSON.stringify(v))' \
-    "$2" <<<"$1"; }
+field() { json_path "$1" "$2"; }   # field JSON a.0.b: that value, as JSON
 incl_of() {   # incl_of PROFILE NAME: the inclusive cost `tare cg top --inclusive` gives
     "$TARE" cg top --inclusive -n 0 --format=tsv "$1" | awk -F'\t' -v f="$2" \
         'NR > 1 && $1 == f { print $4; exit }'

@@ -10,9 +10,7 @@ SHOTDIR=$TARE_ROOT/${BUILD:-build}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
 # field JSON NAME: one top-level field of a JSON object, as JSON.
-field() { node -e \
-    'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(JSON.stringify(o[process.argv[1]]))' \
-    "$2" <<<"$1"; }
+field() { json_path "$1" "$2"; }
 
 run_tare trend "$EXCERPT"
 expect_rc 2 "no -o"
