@@ -7,7 +7,7 @@ jget() { tr -d '\n' <<<"$1" | sed -n "s/.*\"$2\": \(\"[^\"]*\"\|[^,}]*\).*/\1/p"
 # awk_ok EXPR VAR=VALUE...: true when the awk expression holds.
 awk_ok() { local e=$1; shift; awk "$@" "BEGIN { exit !($e) }"; }
 valid_json() {
-    if command -v python3 >/dev/null; then python3 -m json.tool >/dev/null <<<"$1"; else true; fi
+    if [ -x /usr/bin/python3 ]; then /usr/bin/python3 -m json.tool >/dev/null <<<"$1"; else true; fi
 }
 
 # ---- usage ----

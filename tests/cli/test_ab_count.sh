@@ -12,7 +12,7 @@ cget() {
 }
 awk_ok() { local e=$1; shift; awk "$@" "BEGIN { exit !($e) }"; }
 valid_json() {
-    if command -v python3 >/dev/null; then python3 -m json.tool >/dev/null <<<"$1"; else true; fi
+    if [ -x /usr/bin/python3 ]; then /usr/bin/python3 -m json.tool >/dev/null <<<"$1"; else true; fi
 }
 
 if ! command -v valgrind >/dev/null; then
