@@ -152,7 +152,8 @@ ASAN_SUITE := 'asan=$(ASAN_BUILD) ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 TEST_BINS  := $(TARE) $(ALLOC_SO) $(UNIT_BIN) $(FIX_BIN) $(REPLAY_BIN)
 
 check: deps checkstyle  ## house rules; plain, clang -Werror, ASan+UBSan builds; both suites
-	$(Q)$(MAKE) --no-print-directory -j$(NPROC) check-builds
+	$(Q)t=$$(date +%s); $(MAKE) --no-print-directory -j$(NPROC) check-builds && \
+	  echo "make check: the three builds took $$(($$(date +%s) - t)) s"
 	$(Q)$(RUN_TESTS) plain=$(BUILD) $(ASAN_SUITE)
 	$(Q)tests/summary $(BUILD)/results-plain.txt $(ASAN_BUILD)/results-asan.txt
 
