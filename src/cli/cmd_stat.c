@@ -288,6 +288,8 @@ int cmd_stat(int argc, char **argv)
         MOPT_IGNORE_FAILURE(&st.ignore_failure),
         OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
         MOPT_HF_EXPORTS(&exports),
+        MOPT_HF_MARKUP_EXPORTS(&exports),
+        MOPT_SHOW(),
         OPT_HELP(),
         OPT_GROUP("Around the runs (hooks are split into words like the commands, or run with "
                   "--shell):"),
@@ -350,7 +352,7 @@ int cmd_stat(int argc, char **argv)
                                           .env = targets[k].env, .user = &targets[k]};
     for (int k = 0; k < nt; k++)
         harness_apply(&st.h, &st.s[k], k % st.h.ncombo);
-    st.progress = isatty(STDERR_FILENO) && !st.h.show_output;
+    st.progress = cli_progress() && !st.h.show_output;
     cli_install_signal_handlers();
     if (measure(&st, &e) < 0) {
         status = cli_fail("stat", &e);

@@ -313,9 +313,9 @@ void metrics_notes(const char *cmd, const struct metrics_view *v)
         if (!ms)
             continue;
         if (ms->note[0])
-            cli_error(cmd, "note: '%s': counters: %s", v->series[i], ms->note);
+            cli_error(cmd, "note: '%s': counters: %s", out_vis(v->series[i]), out_vis(ms->note));
         else if (ms->n == 0 && asked(spec_of(v, i)))
-            cli_error(cmd, "note: '%s': no counters found %s: they are NA", v->series[i],
+            cli_error(cmd, "note: '%s': no counters found %s: they are NA", out_vis(v->series[i]),
                       metrics_where(spec_of(v, i), where, sizeof where));
     }
 }
@@ -411,45 +411,43 @@ void metrics_ab_print_text(const struct ab_result *r)
     metrics_free(&side[1]);
 }
 
-void metrics_ab_print_json(const struct ab_result *r)
+void metrics_ab_print_json(struct jw *w, const struct ab_result *r)
 {
     struct metrics side[2];
     struct ab_metrics am;
     const char *what;
     if (ab_judged(r, side, &am, &what) < 0)
         return;
-    struct jw w;
-    jw_init_inside(&w, stdout);
-    jw_key(&w, "metrics");
-    jw_object_begin(&w);
-    jw_kstring(&w, "from", asked(r->o->metrics) ? metrics_spec_source(r->o->metrics) : NULL);
-    jw_kstring(&w, "readings", r->counted ? "count" : "pairs");
-    jw_ki64(&w, "runs_a", side[0].nruns);
-    jw_ki64(&w, "runs_b", side[1].nruns);
-    jw_karray(&w, "counters");
+    jw_key(w, "metrics");
+    jw_object_begin(w);
+    jw_kstring(w, "from", asked(r->o->metrics) ? metrics_spec_source(r->o->metrics) : NULL);
+    jw_kstring(w, "readings", r->counted ? "count" : "pairs");
+    jw_ki64(w, "runs_a", side[0].nruns);
+    jw_ki64(w, "runs_b", side[1].nruns);
+    jw_karray(w, "counters");
     for (int i = 0; i < am.n; i++) {
         const struct ab_metric *m = &am.m[i];
-        jw_object_begin(&w);
-        jw_kstring(&w, "name", m->name);
-        jw_kdouble(&w, "a", m->c.med[0]);
-        jw_kdouble(&w, "b", m->c.med[1]);
-        jw_kdouble(&w, "ratio", m->c.ratio);
-        jw_kdouble(&w, "spread_a", m->c.spread[0]);
-        jw_kdouble(&w, "spread_b", m->c.spread[1]);
-        jw_kdouble(&w, "min_a", m->c.lo[0]);
-        jw_kdouble(&w, "max_a", m->c.hi[0]);
-        jw_kdouble(&w, "min_b", m->c.lo[1]);
-        jw_kdouble(&w, "max_b", m->c.hi[1]);
-        jw_kbool(&w, "deterministic", !m->varied[0] && !m->varied[1]);
-        jw_kstring(&w, "change", change_word(m));
+        jw_object_begin(w);
+        jw_kstring(w, "name", m->name);
+        jw_kdouble(w, "a", m->c.med[0]);
+        jw_kdouble(w, "b", m->c.med[1]);
+        jw_kdouble(w, "ratio", m->c.ratio);
+        jw_kdouble(w, "spread_a", m->c.spread[0]);
+        jw_kdouble(w, "spread_b", m->c.spread[1]);
+        jw_kdouble(w, "min_a", m->c.lo[0]);
+        jw_kdouble(w, "max_a", m->c.hi[0]);
+        jw_kdouble(w, "min_b", m->c.lo[1]);
+        jw_kdouble(w, "max_b", m->c.hi[1]);
+        jw_kbool(w, "deterministic", !m->varied[0] && !m->varied[1]);
+        jw_kstring(w, "change", change_word(m));
         if (m->why)
-            jw_kstring(&w, "why", m->why);
-        jw_end(&w);
+            jw_kstring(w, "why", m->why);
+        jw_end(w);
     }
-    jw_end(&w);
+    jw_end(w);
     if (am.n == 0)
-        jw_kstring(&w, "error", "no counters found");
-    jw_end(&w);
+        jw_kstring(w, "error", "no counters found");
+    jw_end(w);
     ab_metrics_free(&am);
     metrics_free(&side[0]);
     metrics_free(&side[1]);

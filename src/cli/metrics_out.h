@@ -66,7 +66,7 @@ void metrics_text(FILE *f, const struct metrics_view *v, const char *runs_what);
  * the last one of ab's JSON object; nothing when no counter was asked for or reported. */
 struct ab_result;
 void metrics_ab_print_text(const struct ab_result *r);
-void metrics_ab_print_json(const struct ab_result *r);
+void metrics_ab_print_json(struct jw *w, const struct ab_result *r);
 /* Notes on stderr: a series whose program reported no counters though --metrics-from was
  * given ("no counters found on stderr"), a line not taken. */
 void metrics_notes(const char *cmd, const struct metrics_view *v);

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/esc.h"
+
 /* A value no counter may hold: a sum that passed 2^64 - 2 (and history's NA sentinel). */
 #define METRIC_BAD UINT64_MAX
 
@@ -131,13 +133,38 @@ static bool parse_value(const char *s, size_t len, uint64_t *v)
     return true;
 }
 
-/* A cell of a line for a message: at most 60 bytes, control bytes as '?'. */
+#define SHOWN_IN 60     /* bytes of a line shown in a message */
+#define SHOWN_MAX 80    /* room for them written visibly (a why fits 200 bytes) */
+
+/* A cell of a line for a message, into buf (SHOWN_MAX bytes): its first SHOWN_IN bytes in
+ * esc.h's text form (control characters and bytes that are not UTF-8 as \xNN: a program's
+ * output is any bytes), "..." after when cut. */
 static const char *shown(char *buf, const char *s, size_t len)
 {
-    size_t n = len > 60 ? 60 : len;
-    for (size_t i = 0; i < n; i++)
-        buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-    snprintf(buf + n, 8, "%s", len > 60 ? "..." : "");
+    char in[SHOWN_IN + 4];   /* room to finish a sequence begun before SHOWN_IN */
+    size_t n = len < sizeof in - 1 ? len : sizeof in - 1, o = 0, i = 0;
+    memcpy(in, s, n);
+    in[n] = '\0';
+    while (i < n && i < SHOWN_IN) {
+        char vis[16];
+        const char *part = vis;
+        uint32_t cp = 0;
+        int u = in[i] ? esc_utf8(in + i, &cp) : 1;   /* a NUL byte is U+0000 */
+        size_t k = u > 0 ? (size_t)u : 1;
+        if (u == 0)
+            esc_visible_byte(vis, (unsigned char)in[i]);
+        else if (esc_is_control(cp))
+            esc_visible_code(vis, cp);
+        else
+            part = NULL;
+        size_t w = part ? strlen(vis) : k;
+        if (o + w > SHOWN_MAX - 4)
+            break;
+        memcpy(buf + o, part ? part : in + i, w);
+        o += w;
+        i += k;
+    }
+    snprintf(buf + o, 4, "%s", i < len ? "..." : "");
     return buf;
 }
 
@@ -145,7 +172,7 @@ static const char *shown(char *buf, const char *s, size_t len)
 static int take(const char *name, size_t nlen, const char *val, size_t vlen, char *out,
                 uint64_t *v, char *why, size_t whylen)
 {
-    char b[80];
+    char b[SHOWN_MAX];
     if (!metrics_name_valid(name, nlen)) {
         snprintf(why, whylen, "'%s' is not a counter's name (letters, digits, _ . -, at most "
                  "%d)", shown(b, name, nlen), METRICS_NAME_MAX);
@@ -214,7 +241,7 @@ static int parse_pair(const char *s, size_t len, char *name, uint64_t *v, char *
     while (i < len && blank(s[i]))
         i++;
     if (v1 == v0 || i < len) {
-        char b[80];
+        char b[SHOWN_MAX];
         snprintf(why, whylen, "'%s' is not NAME VALUE", shown(b, s, len));
         return -1;
     }
@@ -366,11 +393,19 @@ static int new_file(char *path, size_t size, const char *dir, struct err *e)
 /* Reads path from offset off through a feed into the capture's run; absent is nothing. */
 static void read_into(struct metrics_capture *c, const char *path, long long off, bool pair)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Not blocking: a FIFO put in the file's place after the run began is not waited on. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT && !c->run->bad[0])
             snprintf(c->run->bad, sizeof c->run->bad, "cannot read '%.150s': %s", path,
                      strerror(errno));
+        return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (!c->run->bad[0])
+            snprintf(c->run->bad, sizeof c->run->bad, "'%.150s' is not a regular file", path);
+        close(fd);
         return;
     }
     struct metrics_feed f;
@@ -437,8 +472,19 @@ int metrics_capture_begin(struct metrics_capture *c, const struct metrics_spec *
             snprintf(c->file, sizeof c->file, "%s/%s", cwd, s->file);
         else
             snprintf(c->file, sizeof c->file, "%s", s->file);
-        /* Emptied, so that what a run did not write is not read again as its. */
-        int fd = open(c->file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        /* Emptied, so that what a run did not write is not read again as its; only a
+         * regular file (a FIFO would block the open, a device is no file of counters). */
+        struct stat st;
+        if (lstat(c->file, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+            metrics_capture_end(c);
+            return err_set(e, ERR_INPUT, "--metrics-from '%s': not a regular file", s->file);
+        }
+        int fd = open(c->file, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK);
+        if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+            close(fd);
+            metrics_capture_end(c);
+            return err_set(e, ERR_INPUT, "--metrics-from '%s': not a regular file", s->file);
+        }
         if (fd >= 0) {
             close(fd);
         } else if (errno != ENOENT) {

@@ -12,7 +12,7 @@ cget() {
 }
 awk_ok() { local e=$1; shift; awk "$@" "BEGIN { exit !($e) }"; }
 valid_json() {
-    if command -v python3 >/dev/null; then python3 -m json.tool >/dev/null <<<"$1"; else true; fi
+    if [ -x /usr/bin/python3 ]; then /usr/bin/python3 -m json.tool >/dev/null <<<"$1"; else true; fi
 }
 
 if ! command -v valgrind >/dev/null; then
@@ -230,7 +230,7 @@ PATH=/nonexistent "$TARE" ab --pairs 6 --count "$F/busy 2" "$F/busy 3" > "$TMP/o
 rc=$?; out=$(<"$TMP/out"); err=$(<"$TMP/err")
 expect_rc 1 "no valgrind"
 expect_match "$err" "valgrind is not installed \(Debian package 'valgrind'\)" "no valgrind message"
-expect_eq "$out" "" "nothing measured"
+expect_empty "$out" "nothing measured"
 # No counting allocator: bytes NA with a note, the rest counted, not a failure.
 TARE_ALLOC_LIB=$TMP/none.so run_tare ab --pairs 6 --count --format=json "$F/allocmix" "$F/allocmix"
 expect_rc 0 "no counting allocator: still counted"

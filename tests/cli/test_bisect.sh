@@ -225,7 +225,7 @@ for sig in INT:130 TERM:143; do
     expect_rc "${sig#*:}" "SIG${sig%:*} mid-search"
     expect_match "$err" "interrupted" "SIG${sig%:*}: says interrupted"
     expect_eq "$(worktrees)" 1 "no worktree left after SIG${sig%:*}"
-    expect_eq "$(ls -A "$TMP/tmpdir" | grep '^tare-')" "" \
+    expect_empty "$(ls -A "$TMP/tmpdir" | grep '^tare-')" \
         "none of tare's files left in \$TMPDIR after SIG${sig%:*}"
 done
 

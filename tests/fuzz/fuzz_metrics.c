@@ -1,10 +1,12 @@
 /* fuzz_metrics.c: the counter-line parser (the default pattern, TARE_METRICS_OUT's NAME VALUE
  * lines, a --metrics-pattern) must never crash, leak or loop; every counter it takes has a
- * valid name, and the stream gives the same counters however the bytes are cut into chunks. */
+ * valid name, the stream gives the same counters however the bytes are cut into chunks, and a
+ * bad line's message holds no control character nor byte that is not UTF-8. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/esc.h"
 #include "core/metrics.h"
 
 /* The data fed in one piece, then in pieces of `step` bytes; the two runs must agree. */
@@ -21,6 +23,8 @@ static void both_ways(const struct metrics_spec *s, bool pair, const uint8_t *da
         metrics_feed(&f, (const char *)data + i, size - i < step ? size - i : step);
     metrics_feed_end(&f);
     if (a.n != b.n || strcmp(a.bad, b.bad) != 0)
+        abort();
+    if (!esc_text_plain(a.bad))   /* a line in a message is shown by esc.h's rule */
         abort();
     for (int i = 0; i < a.n; i++) {
         if (strcmp(a.kv[i].name, b.kv[i].name) != 0 || a.kv[i].value != b.kv[i].value)

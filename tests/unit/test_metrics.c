@@ -60,6 +60,27 @@ static void test_pair_lines(void)
     CHECK(strstr(parsed(NULL, true, "steps 1 2"), "is not NAME VALUE") != NULL);
     CHECK(strstr(parsed(NULL, true, "steps x"), "is not a whole number") != NULL);
     CHECK(strstr(parsed(NULL, true, "st/eps 1"), "is not a counter's name") != NULL);
+    /* A line shown in a message by esc.h's rule: control bytes and bytes that are not UTF-8
+     * as \xNN, valid UTF-8 as it is, and 60 bytes of it at most, never a sequence cut. */
+    CHECK_STR(parsed(NULL, true, "a\x1b\xff b c"), "!'a\\x1b\\xff b c' is not NAME VALUE");
+    CHECK_STR(parsed(NULL, true, "st\x7f 1"),
+              "!'st\\x7f' is not a counter's name (letters, digits, _ . -, at most 64)");
+    char wide[200] = "";
+    for (int i = 0; i < 40; i++)
+        strcat(wide, "\xc3\xa9");   /* U+00E9, 2 bytes: 80 in all */
+    strcat(wide, " 1 2");
+    char want[200] = "!'";
+    for (int i = 0; i < 30; i++)
+        strcat(want, "\xc3\xa9");
+    strcat(want, "...' is not NAME VALUE");
+    CHECK_STR(parsed(NULL, true, wide), want);
+    memmove(wide + 1, wide, strlen(wide) + 1);   /* a sequence across byte 60: shown whole */
+    wide[0] = 'x';
+    snprintf(want, sizeof want, "!'x");
+    for (int i = 0; i < 30; i++)
+        strcat(want, "\xc3\xa9");
+    strcat(want, "...' is not NAME VALUE");
+    CHECK_STR(parsed(NULL, true, wide), want);
 }
 
 static void test_pattern(void)
