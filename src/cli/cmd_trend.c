@@ -105,7 +105,9 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
         for (int m = 0; m < hist_db_nmetrics(db); m++) {
             if (!db->has[m] || m == HM_REF_MEDIAN_S)
                 continue;
-            fprintf(f, "%s\"%s\":[", first ? "" : ",", hist_db_metric_name(db, m));
+            fputs(first ? "" : ",", f);
+            js_str(f, hist_db_metric_name(db, m));
+            fputs(":[", f);
             for (size_t i = 0; i < s->n; i++) {
                 if (i)
                     fputc(',', f);
@@ -124,7 +126,9 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
             bool alarms = hist_alarms(s, m);
             if (alarms)
                 hist_scan(s, m, &o, st);
-            fprintf(f, "%s\"%s\":[", first ? "" : ",", hist_db_metric_name(db, m));
+            fputs(first ? "" : ",", f);
+            js_str(f, hist_db_metric_name(db, m));
+            fputs(":[", f);
             bool f2 = true;
             for (size_t i = 0; alarms && i < s->n; i++)
                 if (st[i].found) {
@@ -152,8 +156,9 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
             struct hist_judgement jd;
             hist_judge(s, m, s->n ? s->n - 1 : 0, &o, &jd);
             const struct hist_step *j = &jd.st;
-            fprintf(f, "%s\"%s\":[\"%s\",", first ? "" : ",", hist_db_metric_name(db, m),
-                    verdict[jd.verdict]);
+            fputs(first ? "" : ",", f);
+            js_str(f, hist_db_metric_name(db, m));
+            fprintf(f, ":[\"%s\",", verdict[jd.verdict]);
             js_num(f, j->change);
             fputc(',', f);
             js_num(f, j->fence);
