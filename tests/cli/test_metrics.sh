@@ -104,8 +104,19 @@ expect_match "$out" 'dispatches +1,000 +1,000 +\+0\.00% +0\.00% +0\.00% +same' \
     "ab: an unchanged counter is the same"
 expect_match "$out" 'clock_ns .* (same|more|fewer) \(not deterministic: judged with its spread\)' \
     "ab: the clock judged with its spread"
-# One count pass a side (2 readings): a counter that varies has no verdict, one that does not
-# has.
+# By default (2 count passes), a counter that varies where the counts do not (jitter: 100 ..
+# 108) takes a third pass, 6 readings a side, and gets a verdict judged with its spread.
+run_tare ab --count --metrics-from stderr --runs 6 --format json \
+    "env VM_STATS=1 $F/vmstats 1000 jitter" "env VM_STATS=1 $F/vmstats 1000 jitter 10"
+expect_match "$out" '"readings": "count", "runs_a": 6, "runs_b": 6' \
+    "ab: a counter varies: a third count pass, 6 readings a side"
+expect_match "$out" \
+    '"name": "jitter"[^}]*"deterministic": false, "change": "same"' \
+    "ab: and it is judged with its spread: the same"
+expect_match "$out" '"name": "locals_pulls"[^}]*"deterministic": true, "change": "more"' \
+    "ab: beside it, the 10% step in locals_pulls"
+# One count pass a side (2 readings), as asked: a counter that varies has no verdict, one that
+# does not has.
 run_tare ab --count --count-runs 1 --metrics-from stderr --runs 6 \
     "env VM_STATS=1 $F/vmstats 1000 clock" "env VM_STATS=1 $F/vmstats 1000 clock 10"
 expect_match "$out" \
