@@ -455,6 +455,11 @@ int metrics_capture_begin(struct metrics_capture *c, const struct metrics_spec *
     if (s->from == METRICS_FROM_STDERR) {
         o->stderr_sink = metrics_feed_sink;
         o->stderr_sink_arg = &c->feed;
+        c->fed = true;
+    } else if (s->from == METRICS_FROM_STDOUT && o->stdout_pipe) {   /* --output pipe */
+        o->stdout_sink = metrics_feed_sink;
+        o->stdout_sink_arg = &c->feed;
+        c->fed = true;
     } else if (s->from == METRICS_FROM_STDOUT && o->stdout_path) {
         struct stat st;
         snprintf(c->out_path, sizeof c->out_path, "%s", o->stdout_path);
@@ -502,7 +507,7 @@ void metrics_capture_end(struct metrics_capture *c)
         return;
     read_into(c, c->env_path, 0, true);
     unlink(c->env_path);
-    if (c->spec->from == METRICS_FROM_STDERR)
+    if (c->fed)
         metrics_feed_end(&c->feed);
     if (c->out_path[0]) {
         read_into(c, c->out_path, c->out_off, false);

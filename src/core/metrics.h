@@ -101,20 +101,22 @@ void metrics_feed_init(struct metrics_feed *f, const struct metrics_spec *s, boo
 void metrics_feed(struct metrics_feed *f, const char *buf, size_t n);
 /* The last line, when it has no newline. */
 void metrics_feed_end(struct metrics_feed *f);
-/* A proc_opts.stderr_sink: arg is a struct metrics_feed. */
+/* A proc_opts.stderr_sink or stdout_sink: arg is a struct metrics_feed. */
 void metrics_feed_sink(void *arg, const char *buf, size_t n);
 
 /*
  * Around one native run: metrics_capture_begin sets o's environment (env plus
- * TARE_METRICS_OUT, a new empty file in dir), its stderr sink (from stderr) or stdout file
- * (from stdout: o->stdout_path, or a file of tare's in dir), and empties the spec's file;
+ * TARE_METRICS_OUT, a new empty file in dir), its stderr sink (from stderr) or stdout sink
+ * (from stdout with o->stdout_pipe) or stdout file (from stdout: o->stdout_path, or a file
+ * of tare's in dir), and empties the spec's file;
  * metrics_capture_end reads what the run left into run and removes tare's files. A relative
  * --metrics-from FILE is taken in cwd (the command's). 0, or -1 with e set (no file, no memory).
  */
 struct metrics_capture {
     const struct metrics_spec *spec;
     struct metrics_run *run;
-    struct metrics_feed feed;
+    struct metrics_feed feed;    /* the stream fed as it comes: stderr, or stdout's pipe */
+    bool fed;                    /* feed is in use */
     char **env;                  /* what o->env_set points to */
     char env_path[4096];         /* $TARE_METRICS_OUT */
     char out_path[4096];         /* the stdout read from, or "" */

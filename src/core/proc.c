@@ -156,7 +156,7 @@ struct tail {
     char buf[PROC_STDERR_TAIL];
     size_t len;
     const struct proc_opts *o;   /* its stderr_sink, and show_output: pass it through (NULL:
-                                  * neither, as for --output=pipe's stdout) */
+                                  * neither) */
 };
 
 static void tail_add(struct tail *t, const char *s, size_t n)
@@ -559,7 +559,12 @@ static int watch_child(pid_t pid, int slot, int errfd, struct watch *w, struct e
 {
     int pidfd = w->use_pidfd ? open_pidfd(pid) : -1;
     bool pipe_open = errfd >= 0, out_open = w->outfd >= 0, stop_killed = false;
-    struct tail sink = {.len = 0};
+    /* stdout_pipe's chunks go to stdout_sink, if any, and nowhere else (never shown) */
+    struct proc_opts out_o = {
+        .stderr_sink = w->tail.o ? w->tail.o->stdout_sink : NULL,
+        .stderr_sink_arg = w->tail.o ? w->tail.o->stdout_sink_arg : NULL,
+    };
+    struct tail sink = {.len = 0, .o = &out_o};
     for (;;) {
         /* An interrupt sent the group SIGTERM; past the grace, SIGKILL. */
         double stop_at = 0;

@@ -35,6 +35,9 @@ struct proc_opts {
      * core/metrics.c); with show_output the chunks are still passed through. */
     void (*stderr_sink)(void *arg, const char *buf, size_t n);
     void *stderr_sink_arg;
+    /* The same for stdout read through stdout_pipe's pipe (instead of thrown away). */
+    void (*stdout_sink)(void *arg, const char *buf, size_t n);
+    void *stdout_sink_arg;
 };
 
 enum proc_status {

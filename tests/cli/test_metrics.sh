@@ -146,6 +146,11 @@ expect_eq "$(tsv_field "$out" 1 metric.env_flushes)" 100 "wall: the others exact
 run_tare wall --runs 3 --metrics-from stderr -l s:VM_STATS=1 "$F/vmstats 1000 clock"
 expect_match "$out" 'clock_ns +[0-9,]+ +not deterministic: [0-9,]+ \.\. [0-9,]+ over 3 runs' \
     "wall text: not deterministic, with its range"
+# --output pipe (hyperfine's): stdout read through a pipe, its counters from the pipe.
+run_tare wall --runs 3 --output pipe --metrics-from stdout --format tsv \
+    "env VM_STATS=1 $F/vmstats 1000 stdout"
+expect_eq "$(tsv_field "$out" 1 metric.locals_pulls),$(tsv_field "$out" 1 metric.dispatches)" \
+    3000,1000 "wall --output pipe --metrics-from stdout: the counters from the pipe"
 run_tare wall --runs 2 --format json "$F/vmstats 1000 env"
 expect_match "$out" '"name": "dispatches", "value": 1000, "min": 1000, "max": 1000, "runs": 2, "deterministic": true' \
     "wall JSON: a counter"
