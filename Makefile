@@ -136,6 +136,9 @@ $(BUILD)/fixtures/alloc_stacks $(BUILD)/fixtures/alloc_stacks_fp: include/tare/s
 # Count regions: the same program with its marks off and on (<valgrind/callgrind.h>).
 FIXTURE_LDFLAGS_region := -Iinclude
 FIXTURE_LDFLAGS_region_marks := -Iinclude
+# The program's own counters, one way through <tare/scope.h>'s TARE_METRIC.
+FIXTURE_LDFLAGS_vmstats := -Iinclude
+$(BUILD)/fixtures/vmstats: include/tare/scope.h
 $(BUILD)/fixtures/region $(BUILD)/fixtures/region_marks: include/tare/scope.h tests/fixtures/region.c
 
 deps:  ## check the Debian packages the tests need are installed (scripts/install-deps)

@@ -24,9 +24,31 @@
  * `tare count`'s whole-program pass and `tare cg` profiles are not cut by them. Natively a mark
  * costs a few instructions (the first one a getenv). START and STOP alternate, START first;
  * they are not nested, and one thread at a time is between them.
+ *
+ *     TARE_METRIC("locals_pulls", n);   the program's own counter, for tare to track
+ *
+ * Always on: appends the line "NAME VALUE" to the file $TARE_METRICS_OUT names, which tare
+ * sets in the native runs it reads counters in (tare count's, wall's, ab's, run's), and does
+ * nothing when it is not set. Call it once per counter at exit; a name reported twice (by
+ * two processes, say) is summed. Names: letters, digits, _ . -, at most 64 bytes.
  */
 #ifndef TARE_SCOPE_H
 #define TARE_SCOPE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* TARE_METRIC's work: an open, a line, a close, only when tare asked for counters. */
+static inline void tare_metric(const char *name, unsigned long long value)
+{
+    const char *path = getenv("TARE_METRICS_OUT");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (f) {
+        fprintf(f, "%s %llu\n", name, value);
+        fclose(f);
+    }
+}
+#define TARE_METRIC(name, value) tare_metric((name), (unsigned long long)(value))
 
 #ifdef TARE_COUNT_MARKS
 #include <stdlib.h>

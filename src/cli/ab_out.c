@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/count_out.h"
 #include "cli/counters_out.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "core/json.h"
 
@@ -260,6 +261,7 @@ void ab_print_text(const struct ab_result *r)
     }
     if (r->counted)
         print_counts_text(r);
+    metrics_ab_print_text(r);   /* the programs' own counters, judged */
 }
 
 static void json_side(struct jw *w, const struct ab_result *r, int k)
@@ -333,6 +335,7 @@ void ab_print_json(struct jw *w, const struct ab_result *r)
     }
     if (r->counted)
         print_counts_json(w, r);
+    metrics_ab_print_json(w, r);
     jw_end(w);
 }
 

@@ -17,6 +17,7 @@
 #include "cli/harness.h"
 #include "core/hyperfine_export.h"
 #include "cli/measure_opts.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/ab.h"
@@ -55,6 +56,8 @@ struct ab_cli {
     enum out_format fmt;
     struct hf_paths exports;
     struct cli_export ci_export;
+    const char *metrics_from, *metrics_pattern;
+    struct metrics_spec mspec;   /* o.metrics and o.copt.metrics */
 };
 
 /* The CI formats (export_out.h): each side's median (median -/+ MAD, pairs as runs), B/A with
@@ -81,6 +84,11 @@ static int export_ci(const struct ab_cli *c, const struct ab_result *r, const ch
         rc = export_add(&set, &rec, &e);
         if (rc == 0 && !failed && r->counted)
             rc = cli_export_add_counts(&set, name, &r->cjob[k * r->count_runs], false, &e);
+        /* the program's own counters: that first pass's, or the timed runs' */
+        const struct count_job *j = r->counted ? &r->cjob[k * r->count_runs] : NULL;
+        if (rc == 0 && !failed && (!j || j->status == COUNT_OK))
+            rc = cli_export_add_metrics(&set, name, j ? &j->metrics : &x->metrics,
+                                        c->o.metrics, &e);
     }
     snprintf(ratio_name, sizeof ratio_name, "%s / %s", c->o.side[1].name, c->o.side[0].name);
     const struct stats_ab *w = &r->wall;
@@ -361,6 +369,7 @@ static int ab_options(struct ab_cli *c, char **argv, int dd)
         OPT_BOOL(0, "counters", &c->counters,
                  "also count cycles, instructions, faults (see tare stat)\n"
                  "in every measured run; medians beside the times"),
+        MOPT_METRICS(&c->metrics_from, &c->metrics_pattern),
         OPT_STRING(0, "base", &c->base, "REV",
                    "A is REV built in a temporary git worktree, B the working\n"
                    "tree; CMD comes after '--' (default REV: HEAD)"),
@@ -408,6 +417,10 @@ int cmd_ab(int argc, char **argv)
         status = opt_status(rc);
         goto done;
     }
+    if ((status = cli_metrics_spec("ab", cmd_ab_usage, c.metrics_from, c.metrics_pattern,
+                                   &c.mspec)) != 0)
+        goto done;
+    c.o.metrics = c.o.copt.metrics = &c.mspec;
     if ((status = ab_plan(&c, argc, argv, dd, &e)) != 0 ||
         (status = harness_finish("ab", cmd_ab_usage, &c.h, c.spec.shell)) != 0 ||
         (status = ab_tools(&c, &e)) != 0)
@@ -423,5 +436,6 @@ done:
         ctr_set_free(c.o.ctr);
     gitwt_free(&c.git);
     harness_free(&c.h);
+    metrics_spec_free(&c.mspec);
     return status;
 }

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/count_out.h"
 #include "cli/history_in.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/ab.h"
@@ -35,8 +36,14 @@ static const char bisect_options[] =
     "      --good REV          a revision before the change (its metric is the baseline)\n"
     "      --bad REV           a later revision, after the change\n"
     "      --build CMD         build each probed revision first (/bin/sh -c, in the worktree)\n"
-    "      --metric METRIC     instructions (default), allocations, bytes, peak_bytes, or\n"
-    "                          wall: tare ab at each probe against the good side's build\n"
+    "      --metric METRIC     instructions (default), allocations, bytes, peak_bytes, a\n"
+    "                          counter of the program's (NAME, metric.NAME), or wall:\n"
+    "                          tare ab at each probe against the good side's build\n"
+    "      --metrics-from WHERE\n"
+    "                          where the program prints its counters: stderr, stdout or a\n"
+    "                          FILE (default: only what it writes to TARE_METRICS_OUT)\n"
+    "      --metrics-pattern REGEX\n"
+    "                          their lines: an extended regex, (NAME) (VALUE) groups\n"
     "      --max-pairs N       with --metric wall: each probe's tare ab stops at N pairs\n"
     "                          (default 200); a probe ab cannot decide is skipped\n"
     "      --threshold X       a move is a change from good past X (a count, or N%% of\n"
@@ -86,6 +93,8 @@ struct bisect_cli {
     char vg_path[4096];     /* valgrind, found for the counts (or for --confirm's) */
     char alloc_lib[4096];   /* co.alloc_lib when found */
     char alloc_why[1024];   /* why it was not, or "" */
+    const char *metrics_from, *metrics_pattern;
+    struct metrics_spec mspec;   /* co.metrics: where the program prints its counters */
     /* --from-history: the step the ends must reproduce, before the search goes on */
     struct {
         const char *path;       /* the history, or NULL (no check) */
@@ -273,8 +282,11 @@ static int probe_in(struct bisect_cli *b, struct gitwt *w, int i, double *value,
     if (job.status != COUNT_OK)
         return skip(b, i, "the command failed: %s", job.why, job.tail);
     uint64_t v = count_job_metric(&job, b->metric);
+    char cwhy[300];
+    const char *counter_why = count_counter_why(&job, b->metric, cwhy, sizeof cwhy);
+    count_job_free(&job);
     if (v == COUNT_NA)
-        return skip(b, i, "no %s count", b->metric, job.note);
+        return skip(b, i, "no %s count", b->metric, counter_why[0] ? counter_why : job.note);
     *value = (double)v;
     if (!b->quiet)
         report_probe(b, i, 0, *value);
@@ -841,9 +853,9 @@ static int from_history(struct bisect_cli *b, const char *path, double det_thres
     o.det_threshold = det_threshold;
     struct hist_pick p = {.commit = -1, .prev = -1};
     for (size_t k = 0; k < db.nseries; k++)
-        for (int m = 0; m < HM_COUNT; m++) {
-            if (!hist_metric_deterministic(m) || !db.has[m] ||
-                (*metric && strcmp(*metric, hist_metric_names[m]) != 0))
+        for (int m = 0; m < hist_db_nmetrics(&db); m++) {
+            if (!hist_deterministic(&db.series[k], m) || !db.has[m] ||
+                (*metric && hist_db_metric_index(&db, *metric) != m))
                 continue;
             if (pick_steps(&db.series[k], m, &o, &p) < 0) {
                 hist_db_free(&db);
@@ -860,7 +872,10 @@ static int from_history(struct bisect_cli *b, const char *path, double det_thres
         cli_error("bisect", "out of memory");
         st = EXIT_USAGE;
     } else {
-        *metric = hist_metric_names[p.m];
+        /* A counter's name lives in the db: kept here, for the rest of the command. */
+        static char name[sizeof METRICS_PREFIX + METRICS_NAME_MAX + 1];
+        snprintf(name, sizeof name, "%s", hist_db_metric_name(&db, p.m));
+        *metric = name;
         b->hist.path = path;
         b->hist.before = p.before;
         b->hist.after = p.after;
@@ -891,6 +906,8 @@ static const struct option bisect_longopts[] = {
     {"timeout", required_argument, NULL, 0x106},
     {"confirm", no_argument, NULL, 0x107},
     {"from-history", required_argument, NULL, 0x108},
+    {"metrics-from", required_argument, NULL, 0x109},
+    {"metrics-pattern", required_argument, NULL, 0x10a},
     {"max-pairs", required_argument, NULL, 0x180},
     {"jobs", required_argument, NULL, 0x181},
     {"format", required_argument, NULL, 'f'},
@@ -909,7 +926,8 @@ static int bisect_option(struct bisect_cli *b, struct bisect_args *a, int c, con
     case 0x103:
         if (!count_metric_valid(arg) && strcmp(arg, "wall") != 0) {
             cli_usage_error("bisect", cmd_bisect_usage, "--metric wants instructions, "
-                            "allocations, bytes, peak_bytes or wall, not '%s'", arg);
+                            "allocations, bytes, peak_bytes, wall or a counter of the "
+                            "program's (NAME, metric.NAME), not '%s'", arg);
             return -1;
         }
         b->metric = arg;
@@ -921,6 +939,8 @@ static int bisect_option(struct bisect_cli *b, struct bisect_args *a, int c, con
     case 0x105: a->all = true; return 0;
     case 0x107: a->do_confirm = true; return 0;
     case 0x108: a->history = arg; return 0;
+    case 0x109: b->metrics_from = arg; return 0;
+    case 0x10a: b->metrics_pattern = arg; return 0;
     case 0x181:
         if (!cli_parse_count("bisect", cmd_bisect_usage, "--jobs", arg, 1, BISECT_JOBS_MAX, &v))
             return -1;
@@ -999,7 +1019,12 @@ static int bisect_tools(struct bisect_cli *b, struct bisect_args *a, struct err 
     }
     if (!b->wall && count_find_valgrind(b->vg_path, sizeof b->vg_path, e) < 0)
         return cli_fail("bisect", e);
-    b->co = (struct count_opts){.jobs = 1, .timeout_s = b->timeout_s, .valgrind = b->vg_path};
+    int ms = cli_metrics_spec("bisect", cmd_bisect_usage, b->metrics_from, b->metrics_pattern,
+                              &b->mspec);
+    if (ms != EXIT_OK)
+        return ms;
+    b->co = (struct count_opts){.jobs = 1, .timeout_s = b->timeout_s, .valgrind = b->vg_path,
+                                .metrics = &b->mspec};
     struct err lib_err = {0};
     if (cli_find_alloc_lib(b->alloc_lib, sizeof b->alloc_lib, &lib_err) == 0)
         b->co.alloc_lib = b->alloc_lib;
@@ -1145,5 +1170,6 @@ done:
     gitwt_free(&wp);
     for (int j = 0; j < BISECT_JOBS_MAX - 1; j++)
         gitwt_free(&wx[j]);
+    metrics_spec_free(&b.mspec);
     return status;
 }

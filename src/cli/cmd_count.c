@@ -14,6 +14,7 @@
 #include "cli/harness.h"
 #include "cli/measure_opts.h"
 #include "cli/export_out.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
@@ -35,7 +36,8 @@ static const char *status_name(enum count_status s)
 }
 
 static void print_json(const struct count_job *jobs, const struct target *t, int n,
-                       const struct count_view *v, const struct growth *g, int ng)
+                       const struct count_view *v, const struct metrics_view *mv,
+                       const struct growth *g, int ng)
 {
     const struct count_opts *co = v->co;
     struct jw w;
@@ -65,6 +67,7 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
         if (co->cache_sim)
             count_cache_jw(&w, j);
         jw_kstring(&w, "engine", count_engine_name(co->engine));
+        metrics_jw(mv, i, &w);
         jw_kstring(&w, "status", status_name(j->status));
         if (j->status != COUNT_OK)
             jw_kstring(&w, "error", j->why);
@@ -77,18 +80,25 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
 }
 
 static void print_table(const struct count_job *jobs, const struct target *t, int n,
-                        enum out_format fmt, const struct count_view *v)
+                        enum out_format fmt, const struct count_view *v,
+                        const struct metrics_view *mv)
 {
     static const char *const tsv_h[] = {"name", "lane", "instructions", "allocations", "bytes",
                                         "peak_bytes"};
     static const char *const text_h[] = {"series", "instructions", "allocations", "bytes",
                                          "peak heap"};
     bool text = fmt == FMT_TEXT;
-    const char *h[24];
+    const char **h = calloc(24 + mv->nnames + 1, sizeof *h);
+    if (!h) {
+        cli_error("count", "out of memory");
+        return;
+    }
     int nh = 0;
     for (; nh < (text ? 5 : 6); nh++)
         h[nh] = text ? text_h[nh] : tsv_h[nh];
     nh += count_extra_header(h + nh, text, v);
+    if (!text)   /* the program's counters: a table of their own for people */
+        nh += metrics_tsv_header(mv, h + nh);
     h[nh++] = "status";
     struct table tb;
     table_init(&tb, nh, h, text ? 0x1 : 0x3);
@@ -105,6 +115,8 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         table_set(&tb, c++, "%s", count_cell(b, j->bytes, text));
         table_set(&tb, c++, "%s", count_cell(b, j->peak_bytes, text));
         count_extra_cells(&tb, &c, j, text, v);
+        if (!text)
+            metrics_tsv_cells(mv, i, &tb, &c);
         if (text && j->status != COUNT_OK && cli_use_color(stdout))
             table_set_red(&tb, c++, status_name(j->status));
         else
@@ -120,6 +132,9 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         count_extra_legend(stdout, v);
     table_print(&tb, stdout, fmt);
     table_free(&tb);
+    free(h);
+    if (text)
+        metrics_text(stdout, mv, "its 2 native runs (warm-up, allocator's)");
 }
 
 /* For `git bisect run`: good, bad, and "cannot test this commit". */
@@ -135,8 +150,10 @@ static int fail_limits(const struct count_job *jobs, const struct target *t, int
         uint64_t v;
         int bits = count_limit_check(&jobs[i], l, &v);
         if (bits & COUNT_LIMIT_NA) {
-            cli_error("count", "'%s': no %s count: exit %d (skip, for git bisect run)",
-                      t[i].name, l->metric, EXIT_BISECT_SKIP);
+            char b[300];
+            const char *why = count_counter_why(&jobs[i], l->metric, b, sizeof b);
+            cli_error("count", "'%s': no %s count%s%s: exit %d (skip, for git bisect run)",
+                      t[i].name, l->metric, *why ? ": " : "", why, EXIT_BISECT_SKIP);
             return EXIT_BISECT_SKIP;
         }
         if (bits & COUNT_LIMIT_ABOVE)
@@ -170,8 +187,9 @@ static int opt_limit(const struct opt *o, const char *arg, const struct opt_pars
 static int opt_metric(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
     if (!count_metric_valid(arg)) {
-        cli_usage_error(p->cmd, p->usage, "--metric wants instructions, allocations, bytes or "
-                        "peak_bytes, not '%s'", arg);
+        cli_usage_error(p->cmd, p->usage, "--metric wants instructions, allocations, bytes, "
+                        "peak_bytes or a counter of the program's (NAME, metric.NAME), not '%s'",
+                        arg);
         return -1;
     }
     *(const char **)o->value = arg;
@@ -208,6 +226,9 @@ struct count_cli {
     struct count_job *jobs;
     struct growth *growth;
     int ngrowth;
+    const char *metrics_from, *metrics_pattern;
+    struct metrics_spec mspec;  /* co.metrics */
+    struct metrics_view mview;  /* the programs' own counters, as shown */
 };
 
 /* The options into c: 0, 1 after --help, -1 after the error (opt_parse). */
@@ -245,9 +266,10 @@ static int count_options(struct count_cli *c, char **argv, int dd)
                      "callgrind (default) or cachegrind (faster: no call graph)",
                      count_opt_engine, .given = &c->engine_given),
         OPT_FORMAT(&c->fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
+        MOPT_METRICS(&c->metrics_from, &c->metrics_pattern),
         OPT_CALLBACK(0, "metric", &c->lim.metric, "METRIC",
-                     "instructions (default), allocations, bytes or peak_bytes,\n"
-                     "for --fail-above and --fail-below", opt_metric),
+                     "instructions (default), allocations, bytes, peak_bytes or a\n"
+                     "counter of the program's, for --fail-above and --fail-below", opt_metric),
         OPT_CALLBACK(0, "fail-above", &c->lim.above_n, "N",
                      "exit 1 if the metric is above N, 0 if not, 125 if it could\n"
                      "not be counted (as 'git bisect run' expects)", opt_limit,
@@ -282,6 +304,11 @@ static int count_plan(struct count_cli *c, int argc, char **argv, int dd)
     co->vg_args = c->vg_args;
     if (!count_engine_ok("count", cmd_count_usage, co))
         return EXIT_USAGE;
+    int ms = cli_metrics_spec("count", cmd_count_usage, c->metrics_from, c->metrics_pattern,
+                              &c->mspec);
+    if (ms != EXIT_OK)
+        return ms;
+    co->metrics = &c->mspec;
     if (co->marks && co->ntoggle)
         return cli_usage_error("count", cmd_count_usage, "--region marks and --toggle-collect "
                                "are two ways to say the region: give one");
@@ -390,6 +417,8 @@ static int count_export(const struct count_cli *c)
             st = cli_export_add_cache(&set, name, &c->jobs[i], &e);
         if (st == 0 && c->subtract)
             st = cli_export_add_net(&set, name, &c->jobs[i], &e);
+        if (st == 0)
+            st = cli_export_add_metrics(&set, name, c->mview.ms[i], c->co.metrics, &e);
     }
     st = st < 0 ? cli_fail("count", &e) : cli_export_write("count", &c->ci_export, &set);
     export_free(&set);
@@ -421,10 +450,20 @@ static int count_measure(struct count_cli *c)
     }
     struct count_view view = {.co = &c->co, .region = c->region[0] ? c->region : NULL,
                               .subtract = c->subtract, .engine_column = c->engine_given};
+    const char **names = calloc(c->nt + 1, sizeof *names);
+    for (int i = 0; names && i < c->nt; i++)
+        names[i] = c->targets[i].name;
+    int mrc = names ? metrics_view_count(&c->mview, c->co.metrics, c->jobs, names, c->nt) : -1;
+    free(names);   /* the view keeps the names, not the array */
+    if (mrc < 0) {
+        cli_error("count", "out of memory");
+        return EXIT_USAGE;
+    }
+    metrics_notes("count", &c->mview);
     if (c->fmt == FMT_JSON) {
-        print_json(c->jobs, c->targets, c->nt, &view, c->growth, c->ngrowth);
+        print_json(c->jobs, c->targets, c->nt, &view, &c->mview, c->growth, c->ngrowth);
     } else {
-        print_table(c->jobs, c->targets, c->nt, c->fmt, &view);
+        print_table(c->jobs, c->targets, c->nt, c->fmt, &view, &c->mview);
         if (c->fmt == FMT_TEXT)
             growth_print_text(stdout, c->growth, c->ngrowth);
         else
@@ -467,7 +506,11 @@ int cmd_count(int argc, char **argv)
     harness_free(&c->h);
     free(c->toggles);
     free(c->vg_args);
+    for (int i = 0; c->jobs && i < c->nall; i++)
+        count_job_free(&c->jobs[i]);
     free(c->jobs);
+    metrics_view_free(&c->mview);
+    metrics_spec_free(&c->mspec);
     targets_free(c->targets, c->nall > c->nt ? c->nall : c->nt);
     free(c->targets);
     target_spec_free(&c->spec);

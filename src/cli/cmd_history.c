@@ -292,7 +292,7 @@ static void json_findings(struct jw *w, const struct hist_db *db, const struct h
             continue;
         jw_object_begin(w);
         jw_kstring(w, "benchmark", db->series[j->series].name);
-        jw_kstring(w, "metric", hist_metric_names[j->metric]);
+        jw_kstring(w, "metric", hist_db_metric_name(db, j->metric));
         jw_kdouble(w, "before", j->st.before);   /* a count whole: 1114270000, not 1.11e+09 */
         jw_kdouble(w, "after", j->st.after);
         jw_kdouble(w, "change", j->st.change);
@@ -322,7 +322,7 @@ static void text_findings(const char *title, const struct hist_db *db, const str
         n++;
         table_row(&t);
         table_set(&t, 0, "%s", db->series[j->series].name);
-        table_set(&t, 1, "%s", hist_metric_names[j->metric]);
+        table_set(&t, 1, "%s", hist_db_metric_name(db, j->metric));
         char b[64];
         table_set(&t, 2, "%s", value_str(b, s->before, j->metric));
         table_set(&t, 3, "%s", value_str(b, s->after, j->metric));
@@ -351,7 +351,7 @@ static void json_why(struct jw *w, const struct hist_db *db, const struct hist_c
             continue;
         jw_object_begin(w);
         jw_kstring(w, "benchmark", db->series[j->series].name);
-        jw_kstring(w, "metric", hist_metric_names[j->metric]);
+        jw_kstring(w, "metric", hist_db_metric_name(db, j->metric));
         jw_kstring(w, "why",
                    j->failure ? j->failure : hist_untested_why(&j->st, false, why, sizeof why));
         jw_end(w);
@@ -408,7 +408,7 @@ static void check_text(const struct hist_db *db, const struct hist_check *c, con
                 continue;
             table_row(&t);
             table_set(&t, 0, "%s", db->series[j->series].name);
-            table_set(&t, 1, "%s", hist_metric_names[j->metric]);
+            table_set(&t, 1, "%s", hist_db_metric_name(db, j->metric));
             table_set(&t, 2, "%s", j->failure ? j->failure
                                                : hist_untested_why(&j->st, false, why, sizeof why));
         }
@@ -616,7 +616,7 @@ static int do_noise(int argc, char **argv)
     }
     size_t nrows = 0;
     for (size_t si = 0; si < db.nseries && ch; si++)
-        for (int m = 0; m < HM_COUNT; m++) {
+        for (int m = 0; m < hist_db_nmetrics(&db); m++) {
             if (!db.has[m])
                 continue;
             size_t n = hist_changes(&db.series[si], m, ch);
@@ -626,8 +626,8 @@ static int do_noise(int argc, char **argv)
                     pts += !isnan(db.series[si].v[m][k]);
                 if (pts)
                     cli_error(CMD, "not computed: '%s' %s: %s", out_vis(db.series[si].name),
-                              hist_metric_names[m], pts == 1 ? "one point, and a change needs "
-                              "two" : "no change between consecutive points with a ratio "
+                              hist_db_metric_name(&db, m), pts == 1 ? "one point, and a change "
+                              "needs two" : "no change between consecutive points with a ratio "
                               "(every earlier value is 0)");
                 continue;
             }
@@ -637,7 +637,7 @@ static int do_noise(int argc, char **argv)
             if (fmt == FMT_JSON) {
                 jw_object_begin(&w);
                 jw_kstring(&w, "benchmark", db.series[si].name);
-                jw_kstring(&w, "metric", hist_metric_names[m]);
+                jw_kstring(&w, "metric", hist_db_metric_name(&db, m));
                 jw_ku64(&w, "changes", n);
                 jw_kdouble(&w, "median_change", med);
                 jw_kdouble(&w, "p90_change", p90);
@@ -646,7 +646,7 @@ static int do_noise(int argc, char **argv)
             }
             table_row(&t);
             table_set(&t, 0, "%s", db.series[si].name);
-            table_set(&t, 1, "%s", hist_metric_names[m]);
+            table_set(&t, 1, "%s", hist_db_metric_name(&db, m));
             table_set(&t, 2, "%zu", n);
             if (fmt == FMT_TEXT) {
                 table_set(&t, 3, "%.1f%%", 100 * med);

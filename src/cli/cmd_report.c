@@ -177,7 +177,7 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
             fprintf(f, "| %s ",
                     j->st.pending ? "pending:" : j->st.change > 0 ? "**slower**" : "faster");
             md_name(f, s->name, true);
-            fprintf(f, " | %s | %s | %s | %+.1f%% | %.1f%% | ", hist_metric_names[j->metric],
+            fprintf(f, " | %s | %s | %s | %+.1f%% | %.1f%% | ", hist_db_metric_name(db, j->metric),
                     value_str(a, j->st.before, j->metric), value_str(b, j->st.after, j->metric),
                     100 * j->st.change, 100 * j->st.fence);
             md_commit(f, db->commit[s->commit[j->step_point]], true);
@@ -196,7 +196,7 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
             if (c->j[i].verdict == HIST_NA) {
                 fputc(' ', f);
                 md_name(f, db->series[c->j[i].series].name, false);
-                fprintf(f, " %s", hist_metric_names[c->j[i].metric]);
+                fprintf(f, " %s", hist_db_metric_name(db, c->j[i].metric));
                 if (c->j[i].failure) {   /* why, where the row says */
                     fputs(" (", f);
                     esc_md_text(f, c->j[i].failure);
@@ -220,7 +220,7 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
         const struct hist_series *s = &db->series[j->series];
         fputs("| ", f);
         md_name(f, s->name, true);
-        fprintf(f, " | %s | %s | %s | %s | %s", hist_metric_names[j->metric],
+        fprintf(f, " | %s | %s | %s | %s | %s", hist_db_metric_name(db, j->metric),
                 value_str(a, j->prev, j->metric), value_str(b, j->now, j->metric),
                 change_str(cb, j->prev, j->now), verdict(j));
         if (j->verdict == HIST_UNTESTED) {

@@ -17,6 +17,7 @@
 #include "cli/budget_out.h"
 #include "cli/export_out.h"
 #include "cli/measure_opts.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/run_revs.h"
 #include "core/count.h"
@@ -52,6 +53,7 @@ struct rseries {
     char ***hooks[4];        /* the suite's setup, prepare, conclude, cleanup for it, or NULL */
     int nhooks[4];
     char *input;             /* its runs' stdin (the suite's input), or NULL */
+    struct metrics_spec mspec;   /* where its program prints its counters (count pass) */
 };
 
 static void rseries_free(struct rseries *s)
@@ -64,6 +66,7 @@ static void rseries_free(struct rseries *s)
         free(s->hooks[k]);
     }
     free(s->input);
+    metrics_spec_free(&s->mspec);
 }
 
 /* The suite's hooks and input for benchmark b, filled in as its command is. */
@@ -297,6 +300,7 @@ struct run {
     bool per_series;            /* the template has {bench} or {name} */
     bool quiet;                 /* --revisions: no notes, failures said in the rows */
     struct wall_pass wp;
+    struct metrics_view mview;  /* the programs' own counters, from the count pass */
     char *rows, *crows;         /* the history rows of wall.tsv and count.tsv */
     size_t rlen, clen;
 };
@@ -313,6 +317,7 @@ struct run_args {
     char **vg_args;           /* NULL-terminated */
     int nvg_args;
     const char *subtract;
+    const char *metrics_from, *metrics_pattern;   /* win over the suite's metrics keys */
     bool quiet;               /* --revisions' commits: the notes said once, not per commit */
 };
 
@@ -370,6 +375,28 @@ static void run_commit_info(struct run *r, const char *dir)
 
 /* The passes, their tools, what the history rows need, and the series: 0, or the exit status
  * after saying why. r->su is loaded. */
+/* Where each series' program prints its counters: --metrics-from, else the suite's keys
+ * (suite_metrics). Read in the count pass only; 0, or the exit status after saying why. */
+static int plan_metrics(struct run *r, const struct run_args *a, struct err *e)
+{
+    bool any = false;
+    for (int i = 0; i < r->ns; i++) {
+        const char *from = a->metrics_from, *pat = a->metrics_pattern;
+        if (!from && !pat)
+            suite_metrics(&r->su, i / r->nl, r->su.nlanes ? i % r->nl : -1, &from, &pat);
+        if (!from && pat)
+            return cli_usage_error(CMD, cmd_run_usage, "'%s': a metrics pattern '%s' without "
+                                   "a source (--metrics-from, metrics =)", r->s[i].name, pat);
+        if (from && metrics_spec_init(&r->s[i].mspec, from, pat, e) < 0)
+            return cli_fail(CMD, e);
+        any |= from != NULL;
+    }
+    if (any && !r->do_count)
+        cli_error(CMD, "note: the programs' own counters are read in the count pass, which "
+                  "does not run (add --count)");
+    return 0;
+}
+
 static int run_plan(struct run *r, const struct run_args *a, struct err *e)
 {
     struct suite *su = &r->su;
@@ -449,6 +476,8 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
         return EXIT_USAGE;
     }
     int rc = plan_series(su, r->nl, r->s, r->ref, e);
+    if (rc == 0)
+        rc = plan_metrics(r, a, e);
     return rc == 0 && r->subtract && su->nbench ? plan_baselines(r, e) : rc;
 }
 
@@ -473,6 +502,7 @@ static int run_measure_count(struct run *r, struct err *e)
         r->cj[i].argv = s[i].argv;
         r->cj[i].env = s[i].env;
         r->cj[i].cwd = su->dir;
+        r->cj[i].metrics_from = &s[i].mspec;
         struct err te = {0};
         if (toolchain_of_command(s[i].argv[0], su->dir, s[i].toolchain, sizeof s[i].toolchain,
                                  &te) < 0)
@@ -610,20 +640,26 @@ static void run_row_json(struct jw *jw, const struct run *r, const struct run_ro
             count_net_jw(jw, &w->extra, r->subtract);
         if (r->co.cache_sim)
             count_cache_jw(jw, &w->extra);
+        metrics_jw(&r->mview, (int)(w->x - r->s), jw);
     }
     jw_kstring(jw, "status", w->failed ? "failed" : "ok");
     jw_end(jw);
 }
 
 /* The table's columns: those of the passes that ran (the table keeps hdr: it lives here). */
-struct run_cols { const char *hdr[24]; int nc, c_wall, c_count, c_extra; };
+struct run_cols { const char **hdr; int nc, c_wall, c_count, c_extra, c_metrics; };
 
 static void run_table_init(const struct run *r, struct table *t, struct run_cols *c)
 {
-    const char **hdr = c->hdr;
+    /* 24 for tare's own, then the programs' counters */
+    const char **hdr = c->hdr = calloc(24 + r->mview.nnames + 2, sizeof *c->hdr);
     int nc = 0;
     unsigned left = 1u | 2u;
-    c->c_wall = c->c_count = -1;
+    if (!hdr) {
+        cli_error(CMD, "out of memory");
+        exit(EXIT_USAGE); /* style: allow exit -- as a table's own out of memory (out.c) */
+    }
+    c->c_wall = c->c_count = c->c_extra = c->c_metrics = -1;
     hdr[nc++] = "benchmark";
     hdr[nc++] = "lane";
     if (r->do_wall) {
@@ -646,6 +682,9 @@ static void run_table_init(const struct run *r, struct table *t, struct run_cols
         struct count_view v = {.co = &r->co, .subtract = r->subtract};
         c->c_extra = nc;
         nc += count_extra_header(hdr + nc, r->fmt == FMT_TEXT, &v);
+        c->c_metrics = nc;   /* the counters: a table of their own for people */
+        if (r->fmt != FMT_TEXT)
+            nc += metrics_tsv_header(&r->mview, hdr + nc);
     }
     hdr[nc++] = "status";
     c->nc = nc;
@@ -685,6 +724,9 @@ static void run_row_table(const struct run *r, const struct run_row *w, struct t
         struct count_view v = {.co = &r->co, .subtract = r->subtract};
         int cc = c->c_extra;
         count_extra_cells(t, &cc, &w->extra, r->fmt == FMT_TEXT, &v);
+        cc = c->c_metrics;
+        if (r->fmt != FMT_TEXT)
+            metrics_tsv_cells(&r->mview, (int)(x - r->s), t, &cc);
     }
     if (w->failed && r->fmt == FMT_TEXT && cli_use_color(stdout))
         table_set_red(t, c->nc - 1, "failed");
@@ -693,8 +735,8 @@ static void run_row_table(const struct run *r, const struct run_row *w, struct t
 }
 
 /* The rows' last columns: the commit's date and subject (HIST_GIT), why the row is NA
- * (HIST_FAILURE); then the newline. */
-static void row_end(FILE *f, const struct run *r, unsigned cols, const char *why)
+ * (HIST_FAILURE), series mi's own counters (count.tsv; -1: none); then the newline. */
+static void row_end(FILE *f, const struct run *r, unsigned cols, const char *why, int mi)
 {
     if (cols & HIST_GIT) {
         fprintf(f, "\t%s\t", r->cdate);
@@ -704,6 +746,8 @@ static void row_end(FILE *f, const struct run *r, unsigned cols, const char *why
         fputc('\t', f);
         tsv_cell(f, r->fail_all ? r->fail_all : why && *why ? why : "NA");
     }
+    if (mi >= 0)   /* count.tsv: series mi's own counters */
+        metrics_hist_cells(f, &r->mview, mi);
     fputc('\n', f);
 }
 
@@ -725,7 +769,7 @@ static void run_row_history(const struct run *r, const struct run_row *w, FILE *
         tsv_cell(h, r->runner);
         fputc('\t', h);
         tsv_cell(h, r->su.reference ? r->su.reference : "NA");
-        row_end(h, r, cols, w->wall_why);
+        row_end(h, r, cols, w->wall_why, -1);
     }
     if (r->do_count) {
         fprintf(ch, "%s\t%s\t", r->date, commit ? commit : "NA");
@@ -748,7 +792,7 @@ static void run_row_history(const struct run *r, const struct run_row *w, FILE *
             fprintf(ch, "\t%s", count_cell(nb[0], net[k], false));
         for (int k = 0; r->co.cache_sim && k < 5; k++)
             fprintf(ch, "\t%s", count_cell(nb[0], cache[k], false));
-        row_end(ch, r, cols, w->count_why);
+        row_end(ch, r, cols, w->count_why, (int)(x - r->s));
     }
 }
 
@@ -788,6 +832,20 @@ static bool run_row_budget(const struct run *r, const struct run_row *w, int b,
     return true;
 }
 
+/* The programs' own counters of the count pass, its notes said; -1 when out of memory. */
+static int run_metrics_view(struct run *r)
+{
+    const char **names = calloc(r->ns + 1, sizeof *names);
+    for (int i = 0; names && i < r->ns; i++)
+        names[i] = r->s[i].name;
+    int rc = names ? metrics_view_count(&r->mview, NULL, r->cj, names, r->ns) : -1;
+    /* the view keeps the names' pointers, not the array */
+    free(names);
+    if (rc == 0)
+        metrics_notes(CMD, &r->mview);
+    return rc;
+}
+
 /* Whether a series' figures are NA (its rows then say why: the failure column). */
 static bool run_any_failed(const struct run *r)
 {
@@ -804,6 +862,10 @@ static bool run_any_failed(const struct run *r)
 static int run_report(struct run *r, struct err *e)
 {
     const struct suite *su = &r->su;
+    if (r->do_count && run_metrics_view(r) < 0) {
+        cli_error(CMD, "out of memory");
+        return EXIT_USAGE;
+    }
     struct table t;
     struct run_cols cols;
     run_table_init(r, &t, &cols);
@@ -818,9 +880,11 @@ static int run_report(struct run *r, struct err *e)
     }
     unsigned hcols = (r->cdate ? HIST_GIT : 0) | (run_any_failed(r) ? HIST_FAILURE : 0);
     hist_write_header(h, HIST_WALL, hcols);
-    hist_write_header(ch, HIST_COUNT, (r->co.cache_sim ? HIST_CACHE : 0) |
-                                      (r->subtract ? HIST_NET : 0) |
-                                      (r->co.nvg_args ? HIST_VGARGS : 0) | hcols);
+    hist_write_header_cols(ch, HIST_COUNT, (r->co.cache_sim ? HIST_CACHE : 0) |
+                                           (r->subtract ? HIST_NET : 0) |
+                                           (r->co.nvg_args ? HIST_VGARGS : 0) | hcols);
+    metrics_hist_header(ch, &r->mview);   /* the programs' counters, last */
+    fputc('\n', ch);
     bool any_failed = false, over_budget = false;
     for (int k = 0; k < r->nbase; k++) {   /* a baseline that failed: its series' net NA */
         const struct count_job *j = &r->cj[r->ns + k];
@@ -863,6 +927,9 @@ static int run_report(struct run *r, struct err *e)
                 xrc = cli_export_add_cache(&xset, w.x->name, &r->cj[b * r->nl + l], e);
             if (xrc == 0 && xset.suite && r->do_count && r->subtract)
                 xrc = cli_export_add_net(&xset, w.x->name, &r->cj[b * r->nl + l], e);
+            if (xrc == 0 && xset.suite && r->do_count)
+                xrc = cli_export_add_metrics(&xset, w.x->name, r->mview.ms[b * r->nl + l],
+                                             &w.x->mspec, e);
             if (r->fmt == FMT_JSON)
                 run_row_json(&jw, r, &w);
             else
@@ -887,8 +954,11 @@ static int run_report(struct run *r, struct err *e)
             count_extra_legend(stdout, &v);
         }
         table_print(&t, stdout, r->fmt);
+        if (r->fmt == FMT_TEXT)
+            metrics_text(stdout, &r->mview, "the count pass's 2 native runs");
     }
     table_free(&t);
+    free(cols.hdr);
     int rc = any_failed ? EXIT_FAIL : over_budget ? EXIT_REGRESSION : EXIT_OK;
     if (su->nbudgets && !r->do_count)
         cli_error(CMD, "note: the suite's budgets are not checked without the count pass "
@@ -924,6 +994,7 @@ static int run_report(struct run *r, struct err *e)
 
 static void run_free(struct run *r)
 {
+    metrics_view_free(&r->mview);
     free(r->rows);
     free(r->crows);
     for (int i = 0; r->s && i < r->ns; i++)
@@ -937,6 +1008,8 @@ static void run_free(struct run *r)
     free(r->wp.x);
     free(r->s);
     free(r->ref);
+    for (int i = 0; r->cj && i < r->ns + r->nbase; i++)
+        count_job_free(&r->cj[i]);
     free(r->cj);
     free(r->commit);
     free(r->cdate);
@@ -1183,6 +1256,7 @@ static int run_main(int argc, char **argv, char **vg_args)
         OPT_STRING(0, "subtract", &a.subtract, "CMD",
                    "count CMD too (a template like command) and show the counts\n"
                    "less its; wins over the suite's subtract ="),
+        MOPT_METRICS(&a.metrics_from, &a.metrics_pattern),
         OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
         MOPT_CI_EXPORTS(&ci_export),
         OPT_HELP(),

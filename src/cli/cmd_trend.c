@@ -66,10 +66,10 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
     js_str(f, url ? url : "");
     fputs(",\"metrics\":[", f);
     bool first = true;
-    for (int m = 0; m < HM_COUNT; m++)
+    for (int m = 0; m < hist_db_nmetrics(db); m++)
         if (db->has[m] && m != HM_REF_MEDIAN_S) {
             fputs(first ? "" : ",", f);
-            js_str(f, hist_metric_names[m]);
+            js_str(f, hist_db_metric_name(db, m));
             first = false;
         }
     fputs("],\"commits\":[", f);
@@ -102,10 +102,12 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
             fprintf(f, i ? ",%zu" : "%zu", s->commit[i]);
         fputs("],\"v\":{", f);
         first = true;
-        for (int m = 0; m < HM_COUNT; m++) {
+        for (int m = 0; m < hist_db_nmetrics(db); m++) {
             if (!db->has[m] || m == HM_REF_MEDIAN_S)
                 continue;
-            fprintf(f, "%s\"%s\":[", first ? "" : ",", hist_metric_names[m]);
+            fputs(first ? "" : ",", f);
+            js_str(f, hist_db_metric_name(db, m));
+            fputs(":[", f);
             for (size_t i = 0; i < s->n; i++) {
                 if (i)
                     fputc(',', f);
@@ -118,13 +120,15 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
          * commit would have: [confirming point, step point, change]. */
         fputs("},\"steps\":{", f);
         first = true;
-        for (int m = 0; m < HM_COUNT; m++) {
+        for (int m = 0; m < hist_db_nmetrics(db); m++) {
             if (!db->has[m] || m == HM_REF_MEDIAN_S)
                 continue;
             bool alarms = hist_alarms(s, m);
             if (alarms)
                 hist_scan(s, m, &o, st);
-            fprintf(f, "%s\"%s\":[", first ? "" : ",", hist_metric_names[m]);
+            fputs(first ? "" : ",", f);
+            js_str(f, hist_db_metric_name(db, m));
+            fputs(":[", f);
             bool f2 = true;
             for (size_t i = 0; alarms && i < s->n; i++)
                 if (st[i].found) {
@@ -142,7 +146,7 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
          * alarms is 0 where check does not alarm on the metric (seconds beside a ratio). */
         fputs("},\"judge\":{", f);
         first = true;
-        for (int m = 0; m < HM_COUNT; m++) {
+        for (int m = 0; m < hist_db_nmetrics(db); m++) {
             if (!db->has[m] || m == HM_REF_MEDIAN_S)
                 continue;
             static const char *const verdict[] = {
@@ -152,8 +156,9 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
             struct hist_judgement jd;
             hist_judge(s, m, s->n ? s->n - 1 : 0, &o, &jd);
             const struct hist_step *j = &jd.st;
-            fprintf(f, "%s\"%s\":[\"%s\",", first ? "" : ",", hist_metric_names[m],
-                    verdict[jd.verdict]);
+            fputs(first ? "" : ",", f);
+            js_str(f, hist_db_metric_name(db, m));
+            fprintf(f, ":[\"%s\",", verdict[jd.verdict]);
             js_num(f, j->change);
             fputc(',', f);
             js_num(f, j->fence);
@@ -218,7 +223,7 @@ int cmd_trend(int argc, char **argv)
     if (st != EXIT_OK)
         return st;
     bool any = false;
-    for (int m = 0; m < HM_COUNT; m++)
+    for (int m = 0; m < hist_db_nmetrics(&db); m++)
         any |= db.has[m];
     if (!any && db.nseries)
         cli_error(CMD, "note: the history has rows but no metric tare reads, so the page has "

@@ -15,6 +15,7 @@
 #include "cli/harness.h"
 #include "core/hyperfine_export.h"
 #include "cli/measure_opts.h"
+#include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
@@ -38,6 +39,8 @@ struct wall {
     int ns;
     struct session_series *ref; /* NULL without --reference */
     struct ctr_set *ctr;        /* --counters, or NULL */
+    struct metrics_spec metrics;   /* --metrics-from, --metrics-pattern */
+    struct metrics_view mview;  /* the program's own counters, series then reference */
     struct session_plan plan;
     struct session sess;
     struct timing_relative *rel;   /* per series (the reference last), or NULL */
@@ -55,7 +58,7 @@ static int measure(struct wall *w, struct err *e)
     w->plan = (struct session_plan){
         .series = w->s, .nseries = w->ns + (w->ref ? 1 : 0), .warmup = w->warmup, .runs = w->runs,
         .order = SESSION_ROUNDS, .timeout_s = w->timeout, .pin_cpu = w->pin,
-        .ignore_failure = w->ignore_failure, .ctr = w->ctr,
+        .ignore_failure = w->ignore_failure, .ctr = w->ctr, .metrics = &w->metrics,
         .progress = w->progress ? harness_progress : NULL,
     };
     harness_plan(&w->h, &w->plan);
@@ -65,6 +68,20 @@ static int measure(struct wall *w, struct err *e)
     if (w->progress)
         fputs("\r\033[K", stderr);
     return rc;
+}
+
+/* The program's own counters of each series (NA for one that failed), then the reference's. */
+static int metrics_of(struct wall *w)
+{
+    int n = w->ns + (w->ref ? 1 : 0);
+    if (metrics_view_init(&w->mview, &w->metrics, n) < 0)
+        return -1;
+    for (int k = 0; k < n; k++) {
+        const struct session_series *s = &w->s[k];
+        w->mview.series[k] = tgt(s)->name;
+        w->mview.ms[k] = s->state == SESSION_OK ? &s->metrics : NULL;
+    }
+    return metrics_view_names(&w->mview);
 }
 
 /* The seed's first rule: say so when the first run was cold. */
@@ -154,11 +171,16 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
 {
     struct table t;
     int nc = w->ctr ? w->ctr->n : 0;
-    const char *h[13 + CTR_MAX];
+    const char **h = calloc(13 + CTR_MAX + w->mview.nnames + 2, sizeof *h);
+    if (!h) {
+        cli_error("wall", "out of memory");
+        return;
+    }
     memcpy(h, tsv_headers, sizeof tsv_headers);
     for (int i = 0; i < nc; i++)
         h[13 + i] = w->ctr->c[i].label;   /* --counters: one column per counter, its median */
-    table_init(&t, 13 + nc, h, 0x3);
+    int nm = metrics_tsv_header(&w->mview, h + 13 + nc);   /* the program's own, after */
+    table_init(&t, 13 + nc + nm, h, 0x3);
     char b[64];
     for (int k = 0; k < w->ns; k++) {
         const struct session_series *s = &w->s[k];
@@ -180,13 +202,17 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
         for (int i = 0; i < nc; i++)
             table_set(&t, 13 + i, "%s",
                       fmt_num(b, s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN));
+        int c = 13 + nc;
+        metrics_tsv_cells(&w->mview, k, &t, &c);
     }
     table_print(&t, stdout, fmt);
     table_free(&t);
+    free(h);
 }
 
 static void json_series(struct jw *w, const struct session_series *s, double ref_median,
-                        bool is_ref, const struct ctr_set *ctr, const struct timing_relative *rel)
+                        bool is_ref, const struct ctr_set *ctr, const struct timing_relative *rel,
+                        const struct metrics_view *mv, int k)
 {
     struct timing_summary m = timing_summarize(s);
     jw_object_begin(w);
@@ -227,6 +253,7 @@ static void json_series(struct jw *w, const struct session_series *s, double ref
                        s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN);
         jw_end(w);
     }
+    metrics_jw(mv, k, w);
     jw_end(w);
 }
 
@@ -242,12 +269,14 @@ static void print_json(const struct wall *wl, double ref_median)
     jw_key(&w, "series");
     jw_array_begin_lines(&w, "\n  ", "\n");
     for (int k = 0; k < wl->ns; k++)
-        json_series(&w, &wl->s[k], ref_median, false, wl->ctr, wl->rel ? &wl->rel[k] : NULL);
+        json_series(&w, &wl->s[k], ref_median, false, wl->ctr, wl->rel ? &wl->rel[k] : NULL,
+                    &wl->mview, k);
     jw_end(&w);
     jw_kstring(&w, "relative_to", wl->base ? tgt(wl->base)->name : NULL);
     jw_key(&w, "reference");
     if (wl->ref)
-        json_series(&w, wl->ref, NAN, true, wl->ctr, wl->rel ? &wl->rel[wl->ns] : NULL);
+        json_series(&w, wl->ref, NAN, true, wl->ctr, wl->rel ? &wl->rel[wl->ns] : NULL,
+                    &wl->mview, wl->ns);
     else
         jw_null(&w);
     jw_end(&w);
@@ -330,6 +359,9 @@ static void print_text(const struct wall *w, double ref_median)
     table_free(&t);
     if (w->ctr)
         print_counters(w);
+    char runs[96];
+    snprintf(runs, sizeof runs, "the measured runs (%ld each)", w->sess.rounds);
+    metrics_text(stdout, &w->mview, runs);
 }
 
 /* The CI formats (export_out.h): each series' median with median -/+ MAD, its run count, and
@@ -355,6 +387,8 @@ static int export_ci(const struct wall *w, const struct cli_export *x, double re
             .note = s->state == SESSION_OK ? NULL : session_failure_why(&s->fail, why, sizeof why),
         };
         rc = export_add(&set, &r, &e);
+        if (rc == 0 && s->state == SESSION_OK)   /* the program's own counters */
+            rc = cli_export_add_metrics(&set, tgt(s)->name, &s->metrics, &w->metrics, &e);
         if (rc == 0 && k >= 0 && w->ref && s->state == SESSION_OK) {
             /* NA when the reference failed (its own test case says why) */
             r = (struct export_rec){.bench = r.bench, .measure = "ratio", .lo = NAN, .hi = NAN,
@@ -382,6 +416,7 @@ int cmd_wall(int argc, char **argv)
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
 
+    const char *metrics_from = NULL, *metrics_pattern = NULL;
     if (!target_spec_init(&spec, argc) || !harness_init_cli("wall", &w.h, argc))
         goto done;
     const struct opt opts[] = {
@@ -400,6 +435,7 @@ int cmd_wall(int argc, char **argv)
                  "also count cycles, instructions, faults (see tare stat) and\n"
                  "show their medians; 'unavailable' where the machine has none"),
         MOPT_IGNORE_FAILURE(&w.ignore_failure),
+        MOPT_METRICS(&metrics_from, &metrics_pattern),
         OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN),
         MOPT_HF_EXPORTS(&exports),
         MOPT_HF_MARKUP_EXPORTS(&exports),
@@ -426,7 +462,9 @@ int cmd_wall(int argc, char **argv)
     }
     struct target *targets = NULL, ref_target;
     int nt = 0;
-    if ((status = harness_finish("wall", cmd_wall_usage, &w.h, spec.shell)) != 0 ||
+    if ((status = cli_metrics_spec("wall", cmd_wall_usage, metrics_from, metrics_pattern,
+                                   &w.metrics)) != 0 ||
+        (status = harness_finish("wall", cmd_wall_usage, &w.h, spec.shell)) != 0 ||
         (status = harness_count_finish("wall", cmd_wall_usage, &w.h, &w.runs)) != 0)
         goto done;
     if ((status = harness_targets("wall", cmd_wall_usage, &w.h, argc, argv, dd, &spec,
@@ -480,6 +518,11 @@ int cmd_wall(int argc, char **argv)
     if (w.ref)
         note_cold(w.ref);
     timing_relative_all(w.s, w.ns + (w.ref ? 1 : 0), w.ref, &w.rel, &w.base);
+    if (metrics_of(&w) < 0) {
+        cli_error("wall", "out of memory");
+        goto free_all;
+    }
+    metrics_notes("wall", &w.mview);
     if (fmt == FMT_TEXT) {
         print_text(&w, ref_median);
         print_relative(&w);
@@ -498,6 +541,7 @@ int cmd_wall(int argc, char **argv)
     }
 
 free_all:
+    metrics_view_free(&w.mview);
     free(w.rel);
     if (w.ctr)
         ctr_set_free(w.ctr);
@@ -508,6 +552,7 @@ free_all:
     targets_free(targets, nt);
     free(targets);
 done:
+    metrics_spec_free(&w.metrics);
     harness_free(&w.h);
     target_spec_free(&spec);
     return status;

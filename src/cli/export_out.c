@@ -3,10 +3,13 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "core/count.h"
 #include "core/history.h"
+#include "core/metrics.h"
 #include "core/stats.h"
 
 static double count_value(uint64_t v)
@@ -76,6 +79,39 @@ int cli_export_add_net(struct export_set *s, const char *name, const struct coun
     return 0;
 }
 
+int cli_export_add_metrics(struct export_set *s, const char *name, const struct metrics *ms,
+                           const struct metrics_spec *asked, struct err *e)
+{
+    if (!ms)
+        return 0;
+    if (ms->n == 0 && asked && asked->from != METRICS_FROM_NONE) {
+        char why[400];
+        snprintf(why, sizeof why, "no counters found on %s%s%s",
+                 asked->from == METRICS_FROM_FILE ? "the file " : "", metrics_spec_source(asked),
+                 ms->note[0] ? "; " : "");
+        if (ms->note[0])
+            snprintf(why + strlen(why), sizeof why - strlen(why), "%s", ms->note);
+        struct export_rec r = {.bench = name, .measure = "metrics", .value = NAN, .lo = NAN,
+                               .hi = NAN, .state = EXPORT_SKIPPED, .note = why};
+        return export_add(s, &r, e);
+    }
+    for (int i = 0; i < ms->n; i++) {
+        const struct metric *m = &ms->m[i];
+        char measure[sizeof METRICS_PREFIX + METRICS_NAME_MAX + 1];
+        snprintf(measure, sizeof measure, "%s%s", METRICS_PREFIX, m->name);
+        struct export_rec r = {
+            .bench = name, .measure = measure,
+            .value = m->varied ? m->median : (double)m->max,
+            .lo = m->nv > 1 ? (double)m->min : NAN, .hi = m->nv > 1 ? (double)m->max : NAN,
+            .range_what = m->nv > 1 ? "the runs' min .. max" : NULL, .runs = m->nv,
+            .note = m->varied ? "not deterministic: not the same in every run" : NULL,
+        };
+        if (export_add(s, &r, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int cli_export_add_wall(struct export_set *s, const char *name, const double *times, int n,
                         const char *why_failed, double ratio, struct err *e)
 {
@@ -100,7 +136,7 @@ int cli_export_add_check(struct export_set *s, const struct hist_db *db,
     const struct hist_series *se = &db->series[j->series];
     const struct hist_step *st = &j->st;
     char note[512] = "", why[128];
-    struct export_rec r = {.bench = se->name, .measure = hist_metric_names[j->metric],
+    struct export_rec r = {.bench = se->name, .measure = hist_db_metric_name(db, j->metric),
                            .value = j->now, .lo = NAN, .hi = NAN, .note = note};
     if (j->verdict == HIST_NA) {
         r.state = EXPORT_FAILED;   /* a failed measurement fails, as in every other export */

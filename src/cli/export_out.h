@@ -42,6 +42,15 @@ int cli_export_add_net(struct export_set *s, const char *name, const struct coun
 int cli_export_add_cache(struct export_set *s, const char *name, const struct count_job *j,
                          struct err *e);
 
+struct metrics;
+struct metrics_spec;
+/* Adds one series' own counters (core/metrics.h), each as metric.NAME: its value (the runs'
+ * median where they differ) with the runs' min .. max beside it and how many runs reported
+ * it. asked (--metrics-from) and none reported: one skipped record, metrics, saying so. A
+ * failed series (ms NULL) adds nothing: its other records fail already. 0, or -1. */
+int cli_export_add_metrics(struct export_set *s, const char *name, const struct metrics *ms,
+                           const struct metrics_spec *asked, struct err *e);
+
 /* Adds one timed series: its median with median -/+ MAD of times[0..n), n runs, and its ratio to
  * a reference when ratio is not NAN; why_failed (not NULL): NA with that reason. */
 int cli_export_add_wall(struct export_set *s, const char *name, const double *times, int n,

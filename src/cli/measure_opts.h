@@ -134,5 +134,13 @@ opt_cb harness_opt_hook, harness_opt_output, harness_opt_show_output, harness_op
                 "least --min-runs and at most --max-runs of them"), \
     OPT_SECONDS(0, "min-benchmarking-time", &(h)->min_time, "SECONDS", \
                 "the same as --min-time (hyperfine's name)")
+/* --metrics-from WHERE, --metrics-pattern REGEX: the program's own counters (core/metrics.h),
+ * into two strings (cli_metrics_spec makes them one spec). */
+#define MOPT_METRICS(from, pattern) \
+    OPT_STRING(0, "metrics-from", (from), "WHERE", \
+               "also read the program's own counters: stderr, stdout or a\n" \
+               "FILE it writes; lines NAME: INTEGER or NAME=INTEGER"), \
+    OPT_STRING(0, "metrics-pattern", (pattern), "REGEX", \
+               "their lines instead: an extended regex, (NAME) (VALUE) groups")
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/history.h"
+#include "core/metrics.h"
 #include "core/proc.h"
 
 /* ---- the rules ---- */
@@ -463,7 +464,8 @@ static int measure(struct ab_result *r, struct err *e)
     r->plan = (struct session_plan){
         .series = r->series, .nseries = 2, .warmup = o->warmup, .order = SESSION_ALTERNATE,
         .timeout_s = o->timeout_s, .pin_cpu = o->pin_cpu, .stop_on_failure = true,
-        .ctr = o->ctr, .looks = &r->seq, .progress = o->progress ? on_run_progress : NULL,
+        .ctr = o->ctr, .metrics = o->metrics, .looks = &r->seq,
+        .progress = o->progress ? on_run_progress : NULL,
         .progress_ctx = r, .stdin_path = o->stdin_path, .stdout_path = o->stdout_path,
         .show_output = o->show_output,
     };
@@ -549,6 +551,22 @@ static bool counts_vary(const struct count_job *work, long rounds, int nfield)
     return false;
 }
 
+/* Whether a program's own counter (core/metrics.h) varied in a side's passes so far: within
+ * a pass (its two native runs) or from pass to pass. */
+static bool metrics_vary(const struct count_job *work, long rounds)
+{
+    for (int k = 0; k < 2; k++)
+        for (long i = 0; i < rounds; i++) {
+            const struct metrics *ms = &work[2 * i + k].metrics;
+            for (int c = 0; c < ms->n; c++) {
+                const struct metric *first = metrics_find(&work[k].metrics, ms->m[c].name);
+                if (ms->m[c].varied || !first || first->varied || first->max != ms->m[c].max)
+                    return true;
+            }
+        }
+    return false;
+}
+
 /* Whether every pass so far measured. */
 static bool all_ok(const struct count_job *work, long rounds)
 {
@@ -563,14 +581,19 @@ static bool all_ok(const struct count_job *work, long rounds)
  * (counts do not depend on load), and each round in a later second of the clock than the
  * last, so that a program that seeds itself from time(NULL) (Lua's string hash) or its pid
  * counts differently from pass to pass as it does from run to run, and a side's spread shows
- * it. count_runs rounds; when a count varied, more up to AB_COUNT_VARY_RUNS. A side that
- * fails is NA with its reason; -1 only when tare cannot go on.
+ * it. count_runs rounds; when a count varied, more up to AB_COUNT_VARY_RUNS; when only a
+ * program's own counter did, up to half that (two readings a pass). A side that fails is NA
+ * with its reason; -1 only when tare cannot go on.
  */
 static int count_both(struct ab_result *r, struct err *e)
 {
     const struct ab_opts *o = r->o;
     long want = o->count_runs < 1 ? 1 : o->count_runs;
     long cap = want > 1 && want < AB_COUNT_VARY_RUNS ? AB_COUNT_VARY_RUNS : want;
+    /* A program's own counter that varies takes AB_COUNT_VARY_RUNS readings a side for a
+     * verdict (ab_metrics.h): two a pass, so half as many passes as a count that varies. */
+    long mcap = (AB_COUNT_VARY_RUNS + 1) / 2;
+    mcap = want > 1 && want < mcap ? mcap : want;
     struct count_job *work = calloc(2 * (size_t)cap, sizeof *work);
     r->cjob = calloc(2 * (size_t)cap, sizeof *r->cjob);
     if (!work || !r->cjob) {
@@ -592,10 +615,14 @@ static int count_both(struct ab_result *r, struct err *e)
     time_t last = 0;
     int rc = 0;
     while (rc == 0 && n < cap) {
-        if (n >= want && (!all_ok(work, n) || !counts_vary(work, n, nfield)))
-            break;
-        if (n == want)
-            r->count_total = 2 * cap;
+        bool counts_varied = false;
+        if (n >= want) {
+            counts_varied = all_ok(work, n) && counts_vary(work, n, nfield);
+            if (!counts_varied && !(n < mcap && all_ok(work, n) && metrics_vary(work, n)))
+                break;
+        }
+        if (n >= want && 2 * (counts_varied ? cap : mcap) > r->count_total)
+            r->count_total = 2 * (counts_varied ? cap : mcap);
         double t0 = proc_now();
         if (n > 0 && wait_past(last, e) < 0) {
             rc = -1;
@@ -766,6 +793,8 @@ int ab_run(const struct ab_opts *o, struct ab_result *r, struct err *e)
 void ab_result_free(struct ab_result *r)
 {
     session_free(&r->sess);
+    for (long i = 0; r->cjob && i < 2 * r->count_runs; i++)
+        count_job_free(&r->cjob[i]);
     free(r->cjob);
     r->cjob = NULL;
 }

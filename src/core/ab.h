@@ -175,6 +175,9 @@ struct ab_opts {
     const char *stdin_path, *stdout_path;                     /* or NULL */
     bool show_output;
     struct ctr_set *ctr;      /* count these in every run (--counters), or NULL */
+    /* The programs' own counters (core/metrics.h), read in every timed run (and, through
+     * copt.metrics, the count pass's native runs), or NULL. */
+    const struct metrics_spec *metrics;
     /* Git mode: A runs in a temporary worktree of git (opened, not yet added; made and
      * removed here), B in the working tree; build, when set, builds both first. */
     struct gitwt *git;

@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "core/ini.h"
+#include "core/metrics.h"
 
 const char *const budget_keys[BUDGET_N] = {"max_instructions", "max_allocations", "max_bytes",
                                            "max_peak_bytes"};
 
-int budget_section(const char *name, const struct ini_section *sec, struct budget *b,
-                   struct err *e)
+static int read_section(const char *name, const struct ini_section *sec, struct budget *b,
+                        struct err *e)
 {
     *b = (struct budget){.line = sec->line};
     for (int k = 0; k < BUDGET_N; k++)
@@ -28,6 +29,12 @@ int budget_section(const char *name, const struct ini_section *sec, struct budge
     for (size_t i = 0; i < sec->nkeys; i++) {
         const struct ini_key *k = &sec->keys[i];
         char *end;
+        int mk = metrics_ini_key(name, k->line, k->key, k->value, &b->metrics_from,
+                                 &b->metrics_pattern, e);
+        if (mk < 0)
+            return -1;
+        if (mk > 0)
+            continue;
         if (strcmp(k->key, "threshold") == 0) {
             errno = 0;
             double v = strtod(k->value, &end);
@@ -46,10 +53,12 @@ int budget_section(const char *name, const struct ini_section *sec, struct budge
         int m = 0;
         while (m < BUDGET_N && strcmp(k->key, budget_keys[m]) != 0)
             m++;
-        if (m == BUDGET_N)
+        if (m == BUDGET_N) {
             return err_set(e, ERR_INPUT, "'%s' line %lu: unknown key '%s' in [bench %s] (want "
-                           "threshold, max_instructions, max_allocations, max_bytes or "
-                           "max_peak_bytes)", name, k->line, k->key, bn);
+                           "threshold, max_instructions, max_allocations, max_bytes, "
+                           "max_peak_bytes, metrics or metrics-pattern)", name, k->line, k->key,
+                           bn);
+        }
         if (b->max[m] != BUDGET_NONE)
             return err_set(e, ERR_INPUT, "'%s' line %lu: %s again in [bench %s]", name,
                            k->line, k->key, bn);
@@ -63,6 +72,23 @@ int budget_section(const char *name, const struct ini_section *sec, struct budge
     if (!(b->bench = strdup(bn)))
         return err_set(e, ERR_SYSTEM, "out of memory");
     return 0;
+}
+
+int budget_section(const char *name, const struct ini_section *sec, struct budget *b,
+                   struct err *e)
+{
+    int rc = read_section(name, sec, b, e);
+    if (rc < 0)
+        budget_free(b);
+    return rc;
+}
+
+void budget_free(struct budget *b)
+{
+    free(b->bench);
+    free(b->metrics_from);
+    free(b->metrics_pattern);
+    b->bench = b->metrics_from = b->metrics_pattern = NULL;
 }
 
 bool budget_over(const struct budget *b, int m, uint64_t count)

@@ -16,6 +16,9 @@ extern const char *const budget_keys[BUDGET_N];
 
 struct budget {
     char *bench;               /* the benchmark's name (every lane of it) */
+    /* metrics = stderr|stdout|FILE, metrics-pattern = REGEX: where this benchmark's program
+     * prints its own counters (core/metrics.h), over the lane's and the suite's; or NULL */
+    char *metrics_from, *metrics_pattern;
     double threshold;          /* relative (0.01 for 1%), or 0: history check's default */
     uint64_t max[BUDGET_N];    /* BUDGET_NONE where none is set */
     unsigned long line;        /* the section's line, for messages */
@@ -23,12 +26,16 @@ struct budget {
 
 struct ini_section;
 /*
- * Reads one [bench NAME] section of suite file name into *b (b->bench malloc'd). Errors say
+ * Reads one [bench NAME] section of suite file name into *b (b->bench malloc'd, and the
+ * metrics keys; budget_free frees them). Errors say
  * "'name' line N: ...": an unknown key, a key given twice, a threshold that is not a
  * percentage above 0 and below 1000, a budget that is not a whole number. 0, or -1.
  */
 int budget_section(const char *name, const struct ini_section *sec, struct budget *b,
                    struct err *e);
+
+/* Frees what budget_section allocated in *b. */
+void budget_free(struct budget *b);
 
 /* Whether count (UINT64_MAX: not counted) of kind m (BUDGET_*) is over b's budget for it: a
  * count at its budget is not over. False when b is NULL or sets no budget for m. */

@@ -16,6 +16,7 @@
 
 #include "core/allocreport.h"
 #include "core/allocstacks.h"
+#include "core/history.h"
 #include "core/profile.h"
 
 const char *count_engine_name(enum count_engine engine)
@@ -83,6 +84,7 @@ struct shared {
     const struct count_opts *o;
     const char *tmpdir;
     pthread_mutex_t lock;
+    pthread_mutex_t file_lock;   /* one native run at a time writes --metrics-from FILE */
     bool stop;
     struct err fatal;
     bool *owed;   /* jobs whose cleanup an interrupt put off (NULL: out of memory) */
@@ -122,11 +124,39 @@ static bool hooks(struct shared *sh, struct count_job *j, const char *which,
     return false;
 }
 
+/* Only what the program writes to $TARE_METRICS_OUT: no --metrics-from. */
+static const struct metrics_spec no_metrics_from;
+
+/* One run of the command itself, its counters read into mr (when not NULL: a native run). */
+static bool run_read(struct shared *sh, struct count_job *j, struct proc_opts *po,
+                     const char *what, struct metrics_run *mr, struct err *fatal)
+{
+    if (!mr)
+        return run_one(sh, j, po, what, fatal);
+    const struct metrics_spec *ms = j->metrics_from ? j->metrics_from
+                                    : sh->o->metrics ? sh->o->metrics : &no_metrics_from;
+    bool one_file = ms->from == METRICS_FROM_FILE;
+    if (one_file)
+        pthread_mutex_lock(&sh->file_lock);
+    struct metrics_capture cap;
+    bool ok = false;
+    if (metrics_capture_begin(&cap, ms, sh->tmpdir, po->env_set, j->cwd, po, mr, fatal) == 0) {
+        ok = run_one(sh, j, po, what, fatal);
+        metrics_capture_end(&cap);
+    } else {
+        j->status = COUNT_FAILED;
+    }
+    if (one_file)
+        pthread_mutex_unlock(&sh->file_lock);
+    return ok;
+}
+
 /* Runs one command (run `iter` of the job, named `run` for its hooks' messages) between
- * its prepare and conclude hooks; false (with the job marked) when it did not exit 0. */
+ * its prepare and conclude hooks; false (with the job marked) when it did not exit 0. mr: a
+ * native run whose counters are read (core/metrics.h), or NULL. */
 static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
                      const char *what, char *const *env, long iter, const char *run,
-                     struct err *fatal)
+                     struct metrics_run *mr, struct err *fatal)
 {
     struct proc_opts po = {
         .argv = argv, .env_set = env, .cwd = j->cwd, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
@@ -139,7 +169,7 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
     snprintf(when, sizeof when, "before the %s", run);
     if (!hooks(sh, j, "prepare", &j->prepare, iter, when, fatal))
         return false;
-    bool ok = run_one(sh, j, &po, what, fatal);
+    bool ok = run_read(sh, j, &po, what, mr, fatal);
     snprintf(when, sizeof when, "after the %s", run);
     /* The conclusion comes after every run that started; a failed run's record stays. */
     if (!(fatal->kind == ERR_INTERRUPTED) && !hooks(sh, j, "conclude", &j->conclude, iter, when,
@@ -342,7 +372,7 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, struct pass_count
                       : cachegrind ? "under cachegrind:" : "under callgrind:",
                       env ? env : j->env, pass_iteration(o, pass),
                       region ? "region's callgrind run"
-                      : pass == 1 ? "callgrind run" : "second callgrind run", fatal);
+                      : pass == 1 ? "callgrind run" : "second callgrind run", NULL, fatal);
     }
     for (int i = 0; i < nt; i++)
         free(toggles[i]);
@@ -442,7 +472,7 @@ static void stacks_pass(struct shared *sh, int k, struct err *fatal)
         return;
     }
     bool ok = run_step(sh, j, j->argv, "native run recording stacks", env,
-                       pass_iteration(sh->o, 0), "run recording stacks", fatal);
+                       pass_iteration(sh->o, 0), "run recording stacks", NULL, fatal);
     for (char **v = env; *v; v++)
         free(*v);
     free(env);
@@ -455,8 +485,9 @@ static void stacks_pass(struct shared *sh, int k, struct err *fatal)
     unlink(out);
 }
 
-/* One native run under libtare-alloc.so: bytes requested and peak live bytes. */
-static void alloc_pass(struct shared *sh, int k, struct err *fatal)
+/* One native run under libtare-alloc.so: bytes requested and peak live bytes; the program's
+ * counters into mr. */
+static void alloc_pass(struct shared *sh, int k, struct metrics_run *mr, struct err *fatal)
 {
     struct count_job *j = &sh->jobs[k];
     char out[4096];
@@ -467,7 +498,7 @@ static void alloc_pass(struct shared *sh, int k, struct err *fatal)
         return;
     }
     bool ok = run_step(sh, j, j->argv, "native run under libtare-alloc.so", env,
-                       pass_iteration(sh->o, 0), "run under the counting allocator", fatal);
+                       pass_iteration(sh->o, 0), "run under the counting allocator", mr, fatal);
     for (char **v = env; *v; v++)
         free(*v);
     free(env);
@@ -521,9 +552,23 @@ static void set_cache(struct count_job *j, const struct pass_counts *pc)
         j->est_cycles = pc->ir + 10 * (pc->l1i + pc->l1d) + 100 * (pc->lli + pc->lld);
 }
 
+/* The two native runs' counters into the job's (none when neither run reported any). */
+static void take_metrics(struct count_job *j, struct metrics_run *mr, int nruns,
+                         struct err *fatal)
+{
+    bool any = false;
+    for (int i = 0; i < nruns; i++)
+        any = any || mr[i].n > 0 || mr[i].bad[0];
+    for (int i = 0; any && i < nruns && !fatal->kind; i++)
+        metrics_add_run(&j->metrics, &mr[i], fatal);
+    metrics_finish(&j->metrics);
+}
+
 static void run_job(struct shared *sh, int k, struct err *fatal)
 {
     struct count_job *j = &sh->jobs[k];
+    struct metrics_run mr[2] = {{0}};   /* the warm-up's counters, the measured native run's */
+    metrics_free(&j->metrics);
     j->status = COUNT_OK;
     j->instructions = j->allocations = j->bytes = j->peak_bytes = COUNT_NA;
     j->instructions2 = j->allocations2 = COUNT_NA;
@@ -537,7 +582,8 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     if (!hooks(sh, j, "setup", &j->setup, 0, NULL, fatal))
         goto out;
     /* 1. A native warm-up, never measured: caches, page cache, precompiled modules. */
-    if (!run_step(sh, j, j->argv, "native warm-up run", j->env, -1, "native warm-up run", fatal))
+    if (!run_step(sh, j, j->argv, "native warm-up run", j->env, -1, "native warm-up run", &mr[0],
+                  fatal))
         goto out;
     /* 2. Instructions and allocations from callgrind. */
     struct pass_counts pc;
@@ -584,14 +630,22 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     j->allocations = al;
     if (sh->o->cache_sim)
         set_cache(j, &pc);
-    /* 3. Bytes and peak heap need the counting allocator (a native run, LD_PRELOAD). */
+    /* 3. Bytes and peak heap need the counting allocator (a native run, LD_PRELOAD); the
+     * program's counters are read there too, or, without it, in a plain native run. */
     if (sh->o->alloc_lib)
-        alloc_pass(sh, k, fatal);
+        alloc_pass(sh, k, &mr[1], fatal);
+    else if (mr[0].n > 0 && !run_step(sh, j, j->argv, "native run", j->env,
+                                      pass_iteration(sh->o, 0), "native run", &mr[1], fatal))
+        goto out;
+    if (j->status == COUNT_OK || j->status == COUNT_UNSTABLE)
+        take_metrics(j, mr, 2, fatal);
     /* 4. The stacks, kept: a run of their own, so that the counts above stay what they are
      * without (libunwind's thread-local storage and the variable change a few bytes). */
     if (sh->o->alloc_lib && sh->o->stacks_dir && j->status == COUNT_OK && !fatal->kind)
         stacks_pass(sh, k, fatal);
 out:
+    metrics_run_free(&mr[0]);
+    metrics_run_free(&mr[1]);
     /* Cleanup after a failure too; a failure's record stays. After an interrupt it waits
      * for every worker to stop, then runs within a grace (count_run). */
     if (fatal->kind != ERR_INTERRUPTED) {
@@ -657,6 +711,7 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
     struct shared sh = {.jobs = jobs, .n = n, .o = o, .tmpdir = tmpl,
                         .owed = calloc(n > 0 ? n : 1, sizeof(bool))};
     pthread_mutex_init(&sh.lock, NULL);
+    pthread_mutex_init(&sh.file_lock, NULL);
     int nthreads = o->jobs < 1 ? 1 : o->jobs > n ? n : o->jobs;
     pthread_t *th = calloc(nthreads, sizeof *th);
     int started = 0;
@@ -681,6 +736,7 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
         proc_grace(0);
     free(sh.owed);
     pthread_mutex_destroy(&sh.lock);
+    pthread_mutex_destroy(&sh.file_lock);
     remove_tmpdir(tmpl);
     if (sh.stop) {
         *e = sh.fatal;
@@ -689,10 +745,34 @@ int count_run(struct count_job *jobs, int n, const struct count_opts *o, struct 
     return 0;
 }
 
-bool count_metric_valid(const char *name)
+void count_job_free(struct count_job *j)
+{
+    metrics_free(&j->metrics);
+}
+
+/* One of tare's own four counts. */
+static bool own_metric(const char *name)
 {
     return strcmp(name, "instructions") == 0 || strcmp(name, "allocations") == 0 ||
            strcmp(name, "bytes") == 0 || strcmp(name, "peak_bytes") == 0;
+}
+
+const char *count_counter_name(const char *metric)
+{
+    if (own_metric(metric))
+        return NULL;
+    if (strncmp(metric, METRICS_PREFIX, sizeof METRICS_PREFIX - 1) == 0)
+        metric += sizeof METRICS_PREFIX - 1;
+    /* A name of tare's own metrics (wall, median_s, ...) alone is tare's: a counter so named
+     * is metric.NAME. */
+    else if (strcmp(metric, "wall") == 0 || hist_metric_by_name(metric) >= 0)
+        return NULL;
+    return metrics_name_valid(metric, strlen(metric)) ? metric : NULL;
+}
+
+bool count_metric_valid(const char *name)
+{
+    return own_metric(name) || count_counter_name(name);
 }
 
 uint64_t count_job_metric(const struct count_job *job, const char *name)
@@ -705,7 +785,27 @@ uint64_t count_job_metric(const struct count_job *job, const char *name)
         return job->bytes;
     if (strcmp(name, "peak_bytes") == 0)
         return job->peak_bytes;
-    return COUNT_NA;
+    const char *counter = count_counter_name(name);
+    const struct metric *m = counter ? metrics_find(&job->metrics, counter) : NULL;
+    return m && !m->varied ? m->max : COUNT_NA;
+}
+
+const char *count_counter_why(const struct count_job *job, const char *name, char *buf,
+                              size_t n)
+{
+    const char *counter = count_counter_name(name);
+    const struct metric *m = counter ? metrics_find(&job->metrics, counter) : NULL;
+    if (!counter)
+        return "";
+    if (!m)
+        snprintf(buf, n, "the program reported no counter '%s'", counter);
+    else if (m->varied)
+        snprintf(buf, n, "its counter '%s' varied between runs (%llu .. %llu): not "
+                 "deterministic, so one count is no verdict", counter,
+                 (unsigned long long)m->min, (unsigned long long)m->max);
+    else
+        return "";
+    return buf;
 }
 
 uint64_t count_net(uint64_t raw, uint64_t base)

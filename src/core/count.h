@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "core/metrics.h"
 #include "core/proc.h"
 #include "core/session.h"
 
@@ -33,6 +34,9 @@ struct count_job {
      * around every run: -1 the warm-up, then 1, 2, ... the callgrind pass(es) and the
      * allocator's run. A hook that fails makes the job COUNT_FAILED (or TIMEOUT). */
     struct session_cmds setup, prepare, conclude, cleanup;
+    /* Where this job's program prints its counters (a suite's per benchmark or lane), or
+     * NULL: count_opts.metrics. */
+    const struct metrics_spec *metrics_from;
     /* out */
     enum count_status status;
     uint64_t instructions, allocations;   /* COUNT_NA when not measured */
@@ -53,6 +57,12 @@ struct count_job {
     char note[512];                        /* why bytes are NA though the rest is ok, or "" */
     char tail[PROC_STDERR_TAIL];          /* the end of the failing run's stderr */
     double seconds;                       /* how long this job took, all passes */
+    /* The program's own counters (core/metrics.h), read in its native runs, never under
+     * valgrind: the warm-up and the counting allocator's run (without the allocator, a plain
+     * native run instead, when the warm-up reported any): two readings, so a counter that
+     * differs between them is marked varied. Empty when it reported none; the job owns it
+     * (count_job_free). Start from a zeroed job. */
+    struct metrics metrics;
 };
 
 /* What counts the instructions (--engine). */
@@ -86,6 +96,9 @@ struct count_opts {
     /* More valgrind options (--valgrind-arg), after tare's own in every valgrind pass. */
     char *const *vg_args;
     int nvg_args;
+    /* Where the program's own counters are read (--metrics-from); NULL: only what it writes
+     * to $TARE_METRICS_OUT, which every native run gets. */
+    const struct metrics_spec *metrics;
     /* Called (serialised) when a job starts and when it ends; may be NULL. */
     void (*progress)(void *ctx, const struct count_job *job, bool finished, int done, int total);
     void *ctx;
@@ -115,10 +128,23 @@ int count_find_valgrind(char *path, size_t size, struct err *e);
  */
 int count_run(struct count_job *jobs, int n, const struct count_opts *opts, struct err *e);
 
-/* Whether name is one of the four metrics: instructions, allocations, bytes, peak_bytes. */
+/* Frees what count_run put in the job (its counters). */
+void count_job_free(struct count_job *j);
+
+/* Whether name is a metric of a job: instructions, allocations, bytes, peak_bytes, or a
+ * counter of the program's own (core/metrics.h), as metric.NAME or NAME alone. */
 bool count_metric_valid(const char *name);
-/* The job's count of that metric, COUNT_NA when it was not measured or name is unknown. */
+/* The counter's NAME that a metric name stands for, or NULL for tare's own four (or no
+ * counter's name). NAME alone may not be a name of tare's metrics (wall, median_s, ratio,
+ * ...): such a counter is metric.NAME. */
+const char *count_counter_name(const char *metric);
+/* The job's count of that metric, COUNT_NA when it was not measured or name is unknown; a
+ * counter's only where it was the same in the job's runs. */
 uint64_t count_job_metric(const struct count_job *job, const char *name);
+/* Why a counter's count_job_metric is NA ("the program reported no counter 'x'", "its
+ * counter 'x' varied between runs (a .. b): ..."), into buf; "" when it is not NA. */
+const char *count_counter_why(const struct count_job *job, const char *name, char *buf,
+                              size_t n);
 /* raw - base, or COUNT_NA when either is COUNT_NA or base > raw (never a negative, nor a 0
  * made up). */
 uint64_t count_net(uint64_t raw, uint64_t base);

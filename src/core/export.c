@@ -14,6 +14,7 @@
 
 #include "core/esc.h"
 #include "core/json.h"
+#include "core/metrics.h"
 #include "core/proc.h"
 #include "core/xml.h"
 
@@ -84,8 +85,17 @@ static bool ends_with(const char *s, const char *tail)
     return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
+/* A program's own counter (metric.NAME, core/metrics.h): a count of itself, whatever its
+ * name ends in (a counter called time_s is no time). */
+static bool program_counter(const char *measure)
+{
+    return strncmp(measure, METRICS_PREFIX, sizeof METRICS_PREFIX - 1) == 0;
+}
+
 const char *export_unit(const char *measure)
 {
+    if (program_counter(measure))
+        return measure;
     if (ends_with(measure, "_s"))
         return "s";
     if (strcmp(measure, "ratio") == 0)
@@ -109,7 +119,7 @@ static void bmf_measure(char *out, size_t n, const char *measure, double *scale)
         return;
     }
     size_t len = strlen(measure);
-    bool secs = ends_with(measure, "_s");
+    bool secs = ends_with(measure, "_s") && !program_counter(measure);
     if (secs) {
         len -= 2;
         *scale = 1e9;

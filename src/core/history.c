@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/input.h"
+#include "core/metrics.h"
 #include "core/proc.h"
 #include "core/stats.h"
 
@@ -28,7 +29,7 @@ const char *const hist_metric_names[HM_COUNT] = {
 
 const char *const hist_column_names[HC_COUNT] = {
     "date", "commit", "benchmark", "runs", "runner", "reference", "toolchain", "engine",
-    "valgrind_args", "commit_date", "subject", "failure",
+    "valgrind_args", "commit_date", "subject", "failure", "metrics_varied",
 };
 
 /* The columns of the files tare run writes, in order: a metric, or HM_COUNT + a column. */
@@ -52,6 +53,11 @@ static const int hist_failure_columns[] = {HM_COUNT + HC_FAILURE, -1};
 
 int hist_write_header(FILE *f, enum hist_file which, unsigned flags)
 {
+    return hist_write_header_cols(f, which, flags) < 0 || fputc('\n', f) == EOF ? -1 : 0;
+}
+
+int hist_write_header_cols(FILE *f, enum hist_file which, unsigned flags)
+{
     bool count = which == HIST_COUNT;
     const int *part[6] = {hist_file_columns[which],
                           count && (flags & HIST_VGARGS) ? hist_vgargs_columns : NULL,
@@ -68,7 +74,7 @@ int hist_write_header(FILE *f, enum hist_file which, unsigned flags)
                 return -1;
             sep = "\t";
         }
-    return fputc('\n', f) == EOF ? -1 : 0;
+    return 0;
 }
 
 /* The seed's column names, read as tare's (documented in tare-history(1)). */
@@ -83,6 +89,37 @@ static const struct { const char *from, *to; } hist_alias[] = {
 bool hist_metric_deterministic(int m)
 {
     return m >= HM_INSTRUCTIONS;
+}
+
+bool hist_user_column(const char *name)
+{
+    size_t np = sizeof METRICS_PREFIX - 1;
+    return strncmp(name, METRICS_PREFIX, np) == 0 &&
+           metrics_name_valid(name + np, strlen(name + np));
+}
+
+bool hist_deterministic(const struct hist_series *s, int m)
+{
+    if (m < HM_COUNT)
+        return hist_metric_deterministic(m);
+    return !(s->varied >> (m - HM_COUNT) & 1);
+}
+
+const char *hist_db_metric_name(const struct hist_db *db, int m)
+{
+    return m < HM_COUNT ? hist_metric_names[m] : db->user[m - HM_COUNT];
+}
+
+int hist_db_metric_index(const struct hist_db *db, const char *name)
+{
+    int m = hist_metric_by_name(name);
+    if (m >= 0)
+        return m;
+    size_t np = sizeof METRICS_PREFIX - 1;
+    for (int k = 0; k < db->nuser; k++)
+        if (strcmp(db->user[k], name) == 0 || strcmp(db->user[k] + np, name) == 0)
+            return HM_COUNT + k;
+    return -1;
 }
 
 const char *hist_canonical(const char *name)
@@ -235,6 +272,8 @@ static const char *check_metric(int m, const char *cell, double *v)
         return "not a number";
     if (isnan(*v))
         return NULL;
+    if (m >= HM_COUNT)   /* a program's counter: a count, or the median of counts */
+        return *v < 0 ? "negative (a counter is 0 or more)" : NULL;
     if (hist_metric_deterministic(m))
         return is_count(cell) ? NULL : "not a count (a whole number from 0 to 2^64-1)";
     return *v < 0 ? "negative (times and ratios are 0 or more)" : NULL;
@@ -318,10 +357,23 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
             /* Each row's values of the metrics the file has (not of every metric tare knows:
              * a 50 MB history once held 16 doubles a row, 13 of them NAN). */
             t->nmet = 0;
-            for (int m = 0; m < HM_COUNT; m++) {
-                t->c_metric[m] = find_col(t, hist_metric_names[m]);
+            for (int m = 0; m < HM_MAX; m++) {
+                t->c_metric[m] = m < HM_COUNT ? find_col(t, hist_metric_names[m]) : -1;
                 t->slot[m] = t->c_metric[m] >= 0 ? t->nmet++ : -1;
             }
+            /* The program's counters, in column order. */
+            for (int c = 0; c < t->ncols; c++) {
+                if (!hist_user_column(t->cols[c]))
+                    continue;
+                if (t->nuser == HIST_USER_MAX) {
+                    err_set(e, ERR_INPUT, "'%s' line 1: more than %d %sNAME columns", name,
+                            HIST_USER_MAX, METRICS_PREFIX);
+                    goto fail;
+                }
+                t->c_metric[HM_COUNT + t->nuser] = c;
+                t->slot[HM_COUNT + t->nuser++] = t->nmet++;
+            }
+            t->c_varied = find_col(t, hist_column_names[HC_METRICS_VARIED]);
             t->val = malloc((cap_rows + 1) * (t->nmet ? t->nmet : 1) * sizeof *t->val);
             if (!t->val)
                 goto oom;
@@ -351,7 +403,7 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
                 goto fail;
             }
             double *val = t->val + t->nrows * t->nmet;
-            for (int m = 0; m < HM_COUNT; m++) {
+            for (int m = 0; m < HM_COUNT + t->nuser; m++) {
                 int c = t->c_metric[m];
                 if (c < 0)
                     continue;
@@ -651,6 +703,11 @@ double hist_value(const struct hist_table *t, size_t row, int m)
     return t->slot[m] < 0 ? NAN : t->val[row * t->nmet + t->slot[m]];
 }
 
+const char *hist_table_metric_name(const struct hist_table *t, int m)
+{
+    return m < HM_COUNT ? hist_metric_names[m] : t->cols[t->c_metric[m]];
+}
+
 /* ---- append ---- */
 
 struct sbuf { char *p; size_t n, cap; };
@@ -722,7 +779,7 @@ static int read_header(int fd, off_t size, char **hdr)
 
 bool hist_column_known(const char *name)
 {
-    if (hist_metric_by_name(name) >= 0)
+    if (hist_metric_by_name(name) >= 0 || hist_user_column(name))
         return true;
     for (int c = 0; c < HC_COUNT; c++)
         if (strcmp(hist_canonical(name), hist_column_names[c]) == 0)
@@ -1251,10 +1308,12 @@ void hist_db_free(struct hist_db *db)
         for (size_t k = 0; s->failure && k < s->n; k++)
             free(s->failure[k]);
         free(s->failure);
-        for (int m = 0; m < HM_COUNT; m++)
+        for (int m = 0; m < HM_MAX; m++)
             if (s->v[m] != db->nan_fill)
                 free(s->v[m]);
     }
+    for (int k = 0; k < db->nuser; k++)
+        free(db->user[k]);
     free(db->nan_fill);
     free(db->series);
     free(db->chash);
@@ -1473,7 +1532,7 @@ static long point_index(struct hist_db *db, long si, long ci)
                 return -1;
             s->failure = f;
         }
-        for (int m = 0; m < HM_COUNT; m++) {
+        for (int m = 0; m < HM_MAX; m++) {
             if (!db->col[m])
                 continue;   /* no table has it: nan_fill stands for it once finished */
             double *v = realloc(s->v[m], cap * sizeof *v);
@@ -1495,7 +1554,7 @@ static long point_index(struct hist_db *db, long si, long ci)
     s->commit[s->n] = (size_t)ci;
     if (s->failure)
         s->failure[s->n] = NULL;
-    for (int m = 0; m < HM_COUNT; m++)
+    for (int m = 0; m < HM_MAX; m++)
         if (db->col[m])
             s->v[m][s->n] = NAN;
     db->phash_key[h] = key;
@@ -1542,6 +1601,43 @@ static int add_metric_arrays(struct hist_db *db, int m)
     return 0;
 }
 
+/* The db's metric for the table's m: tare's own as they are, a counter's by its name (added
+ * when new); -1 with e set past HIST_USER_MAX or out of memory. */
+static int db_metric(struct hist_db *db, const struct hist_table *t, int m, struct err *e)
+{
+    if (m < HM_COUNT)
+        return m;
+    const char *name = hist_table_metric_name(t, m);
+    for (int k = 0; k < db->nuser; k++)
+        if (strcmp(db->user[k], name) == 0)
+            return HM_COUNT + k;
+    if (db->nuser == HIST_USER_MAX)
+        return err_set(e, ERR_INPUT, "'%s': more than %d %sNAME columns in the files together",
+                       t->name, HIST_USER_MAX, METRICS_PREFIX);
+    if (!(db->user[db->nuser] = strdup(name)))
+        return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
+    return HM_COUNT + db->nuser++;
+}
+
+/* Row r's metrics_varied (names, comma-separated) as bits of its series' varied. */
+static void mark_varied(struct hist_db *db, const struct hist_table *t, size_t r, long si)
+{
+    const char *list = hist_cell(t, r, t->c_varied);
+    if (is_na(list) || strcmp(list, "-") == 0)
+        return;
+    char col[sizeof METRICS_PREFIX + METRICS_NAME_MAX + 1];
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len <= METRICS_NAME_MAX) {
+            snprintf(col, sizeof col, "%s%.*s", METRICS_PREFIX, (int)len, p);
+            for (int k = 0; k < db->nuser; k++)
+                if (strcmp(db->user[k], col) == 0)
+                    db->series[si].varied |= (uint64_t)1 << k;
+        }
+        p += len + (p[len] == ',');
+    }
+}
+
 /* A row's failure cell for point pi: kept (the first one) when the row says why it is NA;
  * dropped when a later row of the point (a rerun) measured something and says nothing. */
 static int add_failure(struct hist_series *s, size_t pi, const char *why, bool measured)
@@ -1569,13 +1665,19 @@ int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
 {
     /* Added to after finishing: the shared arrays are no series' own until finished again. */
     for (size_t si = 0; db->sorted && si < db->nseries; si++)
-        for (int m = 0; m < HM_COUNT; m++)
+        for (int m = 0; m < HM_MAX; m++)
             if (db->series[si].v[m] == db->nan_fill)
                 db->series[si].v[m] = NULL;
     db->sorted = false;
-    for (int m = 0; m < HM_COUNT; m++)
-        if (t->c_metric[m] >= 0 && !db->col[m] && add_metric_arrays(db, m) < 0)
+    int dm[HM_MAX];   /* the table's metric m is the db's dm[m] */
+    for (int m = 0; m < HM_COUNT + t->nuser; m++) {
+        if (t->c_metric[m] < 0)
+            continue;
+        if ((dm[m] = db_metric(db, t, m, e)) < 0)
+            return -1;
+        if (!db->col[dm[m]] && add_metric_arrays(db, dm[m]) < 0)
             return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
+    }
     for (size_t r = 0; r < t->nrows; r++) {
         long ci = add_commit(db, hist_cell(t, r, t->c_commit), hist_cell(t, r, t->c_date),
                              hist_cell(t, r, t->c_commit_date), hist_cell(t, r, t->c_subject));
@@ -1584,17 +1686,20 @@ int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
         if (pi < 0)
             return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
         bool measured = false;
-        for (int m = 0; m < HM_COUNT; m++) {
+        for (int m = 0; m < HM_COUNT + t->nuser; m++) {
             if (t->c_metric[m] < 0)
                 continue;
             double v = hist_value(t, r, m);
+            double *to = &db->series[si].v[dm[m]][pi];
             /* A later row for the same commit and series (a rerun) wins. */
-            if (!isnan(v) || isnan(db->series[si].v[m][pi])) {
-                db->series[si].v[m][pi] = v;
+            if (!isnan(v) || isnan(*to)) {
+                *to = v;
                 if (!isnan(v))
-                    db->has[m] = measured = true;
+                    db->has[dm[m]] = measured = true;
             }
         }
+        if (t->c_varied >= 0)
+            mark_varied(db, t, r, si);
         if (add_failure(&db->series[si], (size_t)pi, hist_cell(t, r, t->c_failure), measured) < 0)
             return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
     }
@@ -1635,7 +1740,7 @@ static void reorder_points(struct hist_db *db, const size_t *rank, struct pt *p,
         for (size_t i = 0; i < s->n; i++)
             p[i] = (struct pt){rank[s->commit[i]], i};
         qsort(p, s->n, sizeof *p, cmp_pt);
-        for (int m = 0; m < HM_COUNT; m++) {
+        for (int m = 0; m < HM_MAX; m++) {
             if (!db->col[m])
                 continue;
             for (size_t i = 0; i < s->n; i++)
@@ -1710,7 +1815,7 @@ void hist_db_finish(struct hist_db *db)
     /* A metric no table had: every series reads the shared NANs (at least as many as any
      * series has points), rather than an array of its own. */
     for (size_t si = 0; si < db->nseries; si++)
-        for (int m = 0; m < HM_COUNT; m++)
+        for (int m = 0; m < HM_MAX; m++)
             if (!db->col[m])
                 db->series[si].v[m] = db->nan_fill;
     size_t n = db->ncommits;
@@ -2082,7 +2187,7 @@ void hist_check_point(const struct hist_series *s, int m, size_t i,
     step_clear(out);
     if (i >= s->n || isnan(s->v[m][i]))
         return;
-    if (hist_metric_deterministic(m)) {
+    if (hist_deterministic(s, m)) {
         det_step(s, m, i, o->det_threshold, out);
         return;
     }
@@ -2139,7 +2244,7 @@ size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opt
     size_t found = 0;
     for (size_t i = 0; i < s->n; i++)
         step_clear(&out[i]);
-    if (hist_metric_deterministic(m)) {
+    if (hist_deterministic(s, m)) {
         for (size_t i = 0; i < s->n; i++)
             if (!isnan(s->v[m][i])) {
                 det_step(s, m, i, o->det_threshold, &out[i]);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/err.h"
@@ -24,6 +25,18 @@ enum hist_metric {
     HM_COUNT
 };
 extern const char *const hist_metric_names[HM_COUNT];
+/*
+ * A program's own counters (tare count --metrics-from, core/metrics.h) are metrics too: any
+ * column named metric.NAME (METRICS_PREFIX, NAME a counter's name), in a file of any kind,
+ * read like a count: deterministic (the count threshold) unless a row of its series lists it
+ * in metrics_varied, then judged as wall clock is, against its noise. They take the indexes
+ * after tare's own, HM_COUNT + k (k < HIST_USER_MAX): a table numbers its own in column
+ * order, a db the names of all its tables in the order first seen.
+ */
+#define HIST_USER_MAX 64
+#define HM_MAX (HM_COUNT + HIST_USER_MAX)
+/* Whether name is such a column: metric.NAME with a valid counter's name. */
+bool hist_user_column(const char *name);
 /* The columns besides the metrics, by the names the reader looks for (hist_table's c_*). */
 enum hist_column {
     HC_DATE, HC_COMMIT, HC_BENCHMARK, HC_RUNS, HC_RUNNER, HC_REFERENCE, HC_TOOLCHAIN,
@@ -32,6 +45,8 @@ enum hist_column {
     HC_COMMIT_DATE,     /* the commit's committer date (UTC, ISO 8601), read from git */
     HC_SUBJECT,         /* the commit's subject line, read from git */
     HC_FAILURE,         /* why the row's metrics are NA (a build that failed, a run), or NA */
+    HC_METRICS_VARIED,  /* the program's counters that differed between its runs (their
+                         * names, comma-separated; "-" none): judged against their noise */
     HC_COUNT
 };
 extern const char *const hist_column_names[HC_COUNT];
@@ -49,7 +64,11 @@ enum { HIST_CACHE = 1, HIST_NET = 2, HIST_VGARGS = 4, HIST_GIT = 8, HIST_FAILURE
  * l1i_misses, l1d_misses, lli_misses, lld_misses, est_cycles).
  * Returns 0, or -1 when f refused the write. */
 int hist_write_header(FILE *f, enum hist_file which, unsigned flags);
-/* Counts that reproduce run to run (alarm at a fixed threshold), as against wall clock. */
+/* The same without its newline: a writer adds columns of its own after (the programs'
+ * counters, metric.NAME). */
+int hist_write_header_cols(FILE *f, enum hist_file which, unsigned flags);
+/* Counts that reproduce run to run (alarm at a fixed threshold), as against wall clock; a
+ * program's counter (m >= HM_COUNT) unless it varied (hist_deterministic). */
 bool hist_metric_deterministic(int m);
 /* The metric a column name stands for (after the mapping), or -1. */
 int hist_metric_by_name(const char *name);
@@ -73,9 +92,11 @@ struct hist_table {
     size_t *line;        /* each row's line number */
     double *val;         /* nrows * nmet metric values (slot[m]), parsed once; NAN for NA */
     int c_date, c_commit, c_benchmark;   /* column indexes; date may be -1 */
-    int c_metric[HM_COUNT];              /* -1 where the file has no such column */
+    int c_metric[HM_MAX];                /* -1 where the file has no such column */
+    int nuser;                           /* its metric.NAME columns: c_metric[HM_COUNT + k] */
     int nmet;                            /* the metrics the file has: val's row width */
-    int slot[HM_COUNT];                  /* metric m's place in a row of val, or -1 */
+    int slot[HM_MAX];                    /* metric m's place in a row of val, or -1 */
+    int c_varied;                        /* metrics_varied, or -1 */
     int c_runner, c_reference, c_toolchain, c_runs;
     int c_engine;        /* what counted (tare count --engine); rows of another engine than
                           * callgrind are series of their own, NAME@ENGINE: never compared */
@@ -135,6 +156,8 @@ static inline const char *hist_cell(const struct hist_table *t, size_t row, int 
 }
 /* A metric cell as a number: NAN for NA or empty. */
 double hist_value(const struct hist_table *t, size_t row, int m);
+/* A metric's column name in the table: hist_metric_names[m], or its metric.NAME column. */
+const char *hist_table_metric_name(const struct hist_table *t, int m);
 
 /*
  * Appends rows to path under the exclusive lock (hist_lock_open), as one write, then fsync. text is
@@ -184,7 +207,8 @@ struct hist_series {
     char *name;          /* benchmark column: "bench" or "bench+lane" */
     size_t n, cap;
     size_t *commit;      /* index into db commits, ascending commit order */
-    double *v[HM_COUNT]; /* n values each; NAN where absent */
+    double *v[HM_MAX];   /* n values each; NAN where absent */
+    uint64_t varied;     /* bit k: its program's counter HM_COUNT + k varied in some row */
     char **failure;      /* n reasons a point is NA (the failure column), NULL each where none;
                           * NULL when no table had the column */
 };
@@ -195,10 +219,12 @@ struct hist_db {
     char **cdate, **subject;  /* per commit: its commit date and subject, "" where unknown */
     size_t nseries, series_cap;
     struct hist_series *series;
-    bool has[HM_COUNT];       /* some series has some value of this metric */
+    bool has[HM_MAX];         /* some series has some value of this metric */
+    int nuser;                /* the programs' counters: metrics HM_COUNT .. HM_COUNT+nuser */
+    char *user[HIST_USER_MAX];   /* their columns' names, metric.NAME */
     /* internal: the metrics some table had a column of (their arrays exist in every series);
      * after hist_db_finish the others' arrays are all nan_fill, shared, all NAN */
-    bool col[HM_COUNT];
+    bool col[HM_MAX];
     double *nan_fill;
     size_t nan_cap;
     /* internal lookup tables */
@@ -246,6 +272,19 @@ const char *hist_failure(const struct hist_series *s, size_t i);
 void hist_db_free(struct hist_db *db);
 /* Adds a warning to db->warn; -1 on no memory. */
 int hist_db_warn(struct hist_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The metrics of db: HM_COUNT + its counters (loop m from 0 to this). */
+static inline int hist_db_nmetrics(const struct hist_db *db)
+{
+    return HM_COUNT + db->nuser;
+}
+/* Metric m's name: hist_metric_names[m], or a counter's metric.NAME. */
+const char *hist_db_metric_name(const struct hist_db *db, int m);
+/* The metric a name stands for: tare's (after the mapping), or a counter's, as metric.NAME or
+ * as NAME alone where that is no metric of tare's; -1 when none. */
+int hist_db_metric_index(const struct hist_db *db, const char *name);
+/* Whether metric m of series s is judged as a count (a fixed threshold): tare's counts, and a
+ * program's counter that never varied between runs (metrics_varied). */
+bool hist_deterministic(const struct hist_series *s, int m);
 /* Commit index for a full hash or a unique prefix (at least 4 characters), or -1 with e set. */
 long hist_db_find_commit(const struct hist_db *db, const char *sha, struct err *e);
 

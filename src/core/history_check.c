@@ -22,7 +22,7 @@ void hist_judge(const struct hist_series *s, int m, size_t point, const struct h
     if (st->found || st->pending)
         j->step_point = st->at;
     /* A count's fence is its threshold, also where nothing was compared (a chip's range). */
-    if (hist_metric_deterministic(m) && isnan(st->fence))
+    if (hist_deterministic(s, m) && isnan(st->fence))
         st->fence = so.det_threshold;
     if (st->untested == HIST_NO_VALUE) {
         j->verdict = HIST_NA;
@@ -64,7 +64,8 @@ int hist_check_commit(const struct hist_db *db, size_t ci, const struct hist_che
                       struct hist_check *out, struct err *e)
 {
     *out = (struct hist_check){.commit = ci};
-    out->j = calloc(db->nseries * HM_COUNT + 1, sizeof *out->j);
+    int nm = hist_db_nmetrics(db);
+    out->j = calloc(db->nseries * nm + 1, sizeof *out->j);
     if (!out->j)
         return err_set(e, ERR_SYSTEM, "out of memory");
     for (size_t si = 0; si < db->nseries; si++) {
@@ -75,7 +76,7 @@ int hist_check_commit(const struct hist_db *db, size_t ci, const struct hist_che
             continue;
         }
         out->nseries++;
-        for (int m = 0; m < HM_COUNT; m++) {
+        for (int m = 0; m < nm; m++) {
             if (!hist_alarms(s, m) || !ever_has(s, m))
                 continue;
             struct hist_judgement *j = &out->j[out->n++];

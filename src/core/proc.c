@@ -155,6 +155,8 @@ static char **build_env(char *const *set)
 struct tail {
     char buf[PROC_STDERR_TAIL];
     size_t len;
+    const struct proc_opts *o;   /* its stderr_sink, and show_output: pass it through (NULL:
+                                  * neither) */
 };
 
 static void tail_add(struct tail *t, const char *s, size_t n)
@@ -174,6 +176,20 @@ static void tail_add(struct tail *t, const char *s, size_t n)
     t->len += n;
 }
 
+/* Writes a chunk of the child's stderr to tare's own (show_output with a sink: piped). */
+static void pass_through(const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(2, s, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return;
+        s += k;
+        n -= (size_t)k;
+    }
+}
+
 /* Reads what is there; returns false at end of file or error. */
 static bool drain(int fd, struct tail *t)
 {
@@ -182,6 +198,10 @@ static bool drain(int fd, struct tail *t)
         ssize_t got = read(fd, chunk, sizeof chunk);
         if (got > 0) {
             tail_add(t, chunk, (size_t)got);
+            if (t->o && t->o->stderr_sink)
+                t->o->stderr_sink(t->o->stderr_sink_arg, chunk, (size_t)got);
+            if (t->o && t->o->show_output)
+                pass_through(chunk, (size_t)got);
             continue;
         }
         if (got < 0 && errno == EINTR)
@@ -462,7 +482,7 @@ static void spawn_prepare(const struct proc_opts *o, int errfd, int outfd,
                                          (o->stdout_append ? O_APPEND : O_TRUNC), 0644);
     else if (!o->show_output)
         posix_spawn_file_actions_addopen(fa, 1, "/dev/null", O_WRONLY, 0);
-    if (!o->show_output)
+    if (errfd >= 0)
         posix_spawn_file_actions_adddup2(fa, errfd, 2);
     if (o->cwd)
         posix_spawn_file_actions_addchdir_np(fa, o->cwd);
@@ -539,7 +559,12 @@ static int watch_child(pid_t pid, int slot, int errfd, struct watch *w, struct e
 {
     int pidfd = w->use_pidfd ? open_pidfd(pid) : -1;
     bool pipe_open = errfd >= 0, out_open = w->outfd >= 0, stop_killed = false;
-    struct tail sink = {.len = 0};
+    /* stdout_pipe's chunks go to stdout_sink, if any, and nowhere else (never shown) */
+    struct proc_opts out_o = {
+        .stderr_sink = w->tail.o ? w->tail.o->stdout_sink : NULL,
+        .stderr_sink_arg = w->tail.o ? w->tail.o->stdout_sink_arg : NULL,
+    };
+    struct tail sink = {.len = 0, .o = &out_o};
     for (;;) {
         /* An interrupt sent the group SIGTERM; past the grace, SIGKILL. */
         double stop_at = 0;
@@ -628,7 +653,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     posix_spawnattr_t attr;
     int ret = -1;
 
-    if (!o->show_output && pipe2(errpipe, O_CLOEXEC) < 0)
+    if ((!o->show_output || o->stderr_sink) && pipe2(errpipe, O_CLOEXEC) < 0)
         return err_errno(e, ERR_SYSTEM, errno, "cannot make a pipe");
     char **env = NULL;
     if (o->stdout_pipe && pipe2(outpipe, O_CLOEXEC) < 0) {
@@ -665,7 +690,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
         outpipe[1] = -1;
         fcntl(outpipe[0], F_SETFL, O_NONBLOCK);
     }
-    struct watch w = {.deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0,
+    struct watch w = {.tail.o = o, .deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0,
                       .use_pidfd = o->timeout_s > 0 || errpipe[0] >= 0 || outpipe[0] >= 0,
                       .outfd = outpipe[0]};
     double until;

@@ -31,6 +31,13 @@ struct proc_opts {
      * a pipe. The wall time starts when the child is released. */
     int (*before_exec)(void *arg, pid_t pid, struct err *e);
     void *before_exec_arg;
+    /* Optional: every chunk the command writes to stderr, as it comes (its counters, read by
+     * core/metrics.c); with show_output the chunks are still passed through. */
+    void (*stderr_sink)(void *arg, const char *buf, size_t n);
+    void *stderr_sink_arg;
+    /* The same for stdout read through stdout_pipe's pipe (instead of thrown away). */
+    void (*stdout_sink)(void *arg, const char *buf, size_t n);
+    void *stdout_sink_arg;
 };
 
 enum proc_status {

@@ -105,6 +105,7 @@ void session_free(struct session *s)
         free(x->max_rss_kb);
         free(x->exit_code);
         free(x->ctr);
+        metrics_free(&x->metrics);
         x->wall_s = x->user_s = x->sys_s = NULL;
         x->max_rss_kb = NULL;
         x->exit_code = NULL;
@@ -249,7 +250,25 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
     if (hk != 0)
         return hk < 0 ? -1 : series_failed(p, x, "", e);
     struct proc_result r;
-    if (proc_run(&o, &r, e) < 0)
+    struct metrics_run mr = {0};
+    struct metrics_capture cap;
+    const struct metrics_spec *ms = x->metrics_from ? x->metrics_from : p->metrics;
+    if (ms && metrics_capture_begin(&cap, ms, NULL, x->env, x->cwd, &o, &mr, e) < 0)
+        return prefix(e, x);
+    int started = proc_run(&o, &r, e);
+    if (ms) {
+        metrics_capture_end(&cap);
+        struct err me = {0};
+        /* A measured run's, as its time is kept: exit 0, or any exit with ignore_failure. */
+        bool keep = started == 0 && !ev->warmup &&
+                    (r.status == PROC_OK || (r.status == PROC_EXITED && p->ignore_failure));
+        if (keep && metrics_add_run(&x->metrics, &mr, &me) < 0) {
+            *e = me;
+            started = -1;
+        }
+        metrics_run_free(&mr);
+    }
+    if (started < 0)
         return prefix(e, x);
     struct ctr_sample scratch;
     int rd = p->ctr ? ctr_read(p->ctr, ev->warmup ? &scratch : &x->ctr[x->n], e) : 0;
@@ -397,6 +416,7 @@ static int end_series(struct session *s, int g0, int g1, int rc, struct err *e)
         /* Cleanup after a failure too; a series that failed keeps its first record. */
         struct err scratch = {0};
         struct session_series *x = &s->plan->series[k];
+        metrics_finish(&x->metrics);
         bool was_ok = x->state == SESSION_OK;
         int hk = run_hooks(s->plan, x, "cleanup", &x->cleanup, false, 0, rc < 0 ? &scratch : e);
         if (hk < 0 ||

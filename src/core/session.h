@@ -7,6 +7,7 @@
 
 #include "core/counters.h"
 #include "core/err.h"
+#include "core/metrics.h"
 #include "core/proc.h"
 
 /*
@@ -89,6 +90,9 @@ struct session_series {
     struct session_cmds conclude;/* after every run that started, whatever its status */
     struct session_cmds cleanup; /* once after its group's last run, even after a failure */
     const char *stdin_path;      /* this series' runs' stdin, or NULL: the plan's */
+    /* Where this series' program prints its counters, or NULL: the plan's metrics (with
+     * neither, they are not read). */
+    const struct metrics_spec *metrics_from;
 
     /* Filled by session_init and session_run: measured runs 0 .. n-1 of a series still OK,
      * or of the runs before it failed. */
@@ -99,6 +103,9 @@ struct session_series {
     int *exit_code;              /* the exit status (non-zero only with ignore_failure) */
     struct ctr_sample *ctr;      /* with plan.ctr: one per measured run, else NULL */
     double warm_first;           /* the first warm-up run's wall time; NAN without one */
+    /* With plan.metrics: the program's own counters of its measured runs (finished: min,
+     * max, median, varied); empty when it reported none. */
+    struct metrics metrics;
     long cap;                    /* room for this many measured runs (grows with min_time_s) */
     struct session_failure fail; /* when state is not SESSION_OK */
 };
@@ -168,6 +175,11 @@ struct session_plan {
     bool ignore_failure;         /* a non-zero exit is measured, not a failure */
     bool stop_on_failure;        /* a failed run ends the session (ERR_MEASURE), for pairs */
     struct ctr_set *ctr;         /* count these in every run, or NULL */
+    /* Read the program's own counters (core/metrics.h) in every run, and keep the measured
+     * runs' (series.metrics): $TARE_METRICS_OUT set in each, and --metrics-from's source;
+     * NULL: neither. The reading is outside the time measured, but for a stderr source, whose
+     * lines tare parses as they come, and a stdout one, written to a file, not /dev/null. */
+    const struct metrics_spec *metrics;
     const struct session_looks *looks;   /* or NULL: `runs` rounds */
     /* Called before every run of the plan, also the turn of a failed series (which is then
      * skipped), so a round's first turn (pos 0) always comes; or NULL. */

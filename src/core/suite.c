@@ -14,6 +14,7 @@
 
 #include "core/ini.h"
 #include "core/input.h"
+#include "core/metrics.h"
 #include "core/words.h"
 
 static bool valid_lane_name(const char *s)
@@ -153,6 +154,9 @@ static int suite_key(const char *name, struct suite *s, const struct ini_key *k,
             return err_prefix(e, "'%s' line %lu: valgrind-arg", name, k->line);
         return list_add(&s->vg_args, v, e);
     }
+    int mk = metrics_ini_key(name, k->line, k->key, v, &s->metrics_from, &s->metrics_pattern, e);
+    if (mk != 0)
+        return mk < 0 ? -1 : 0;
     return BAD("unknown key '%.*s' in [suite]", name, k->line, SHOW, k->key);
 #undef BAD
 }
@@ -227,8 +231,15 @@ static int suite_lane(const char *name, struct suite *s, const struct ini_sectio
         return err_set(e, ERR_SYSTEM, "out of memory");
     }
     s->nlanes++;
+    l->metrics_from = l->metrics_pattern = NULL;
     for (size_t i = 0; i < sec->nkeys; i++) {
         const struct ini_key *k = &sec->keys[i];
+        int mk = metrics_ini_key(name, k->line, k->key, k->value, &l->metrics_from,
+                                 &l->metrics_pattern, e);
+        if (mk < 0)
+            return -1;
+        if (mk > 0)
+            continue;
         if (strcmp(k->key, "env") != 0)
             return err_set(e, ERR_INPUT, "'%s' line %lu: unknown key '%.*s' in [lane %s]", name,
                            k->line, SHOW, k->key, l->name);
@@ -391,6 +402,8 @@ void suite_free(struct suite *s)
     free(s->input);
     free(s->keep_stacks);
     free(s->subtract);
+    free(s->metrics_from);
+    free(s->metrics_pattern);
     free(s->build);
     for (int k = 0; k < 4; k++)
         words_free(s->hooks[k]);
@@ -399,10 +412,12 @@ void suite_free(struct suite *s)
     for (int i = 0; i < s->nlanes; i++) {
         free(s->lanes[i].name);
         words_free(s->lanes[i].env);
+        free(s->lanes[i].metrics_from);
+        free(s->lanes[i].metrics_pattern);
     }
     free(s->lanes);
     for (int i = 0; i < s->nbudgets; i++)
-        free(s->budgets[i].bench);
+        budget_free(&s->budgets[i]);
     free(s->budgets);
     for (int i = 0; i < s->nbench; i++) {
         free(s->bench[i].name);
@@ -410,6 +425,17 @@ void suite_free(struct suite *s)
     }
     free(s->bench);
     memset(s, 0, sizeof *s);
+}
+
+void suite_metrics(const struct suite *s, int b, int l, const char **from, const char **pattern)
+{
+    const struct budget *bb = b >= 0 && b < s->nbench
+                              ? budget_find(s->budgets, s->nbudgets, s->bench[b].name) : NULL;
+    const struct suite_lane *ln = l >= 0 && l < s->nlanes ? &s->lanes[l] : NULL;
+    *from = bb && bb->metrics_from ? bb->metrics_from
+            : ln && ln->metrics_from ? ln->metrics_from : s->metrics_from;
+    *pattern = bb && bb->metrics_pattern ? bb->metrics_pattern
+               : ln && ln->metrics_pattern ? ln->metrics_pattern : s->metrics_pattern;
 }
 
 void suite_shard(struct suite *s, int k, int n)

@@ -12,6 +12,7 @@
 struct suite_lane {
     char *name;     /* [lane NAME]; "" for a plain [lane] (series named after the benchmark) */
     char **env;     /* "VAR=VALUE" words, NULL-terminated */
+    char *metrics_from, *metrics_pattern;   /* metrics =, metrics-pattern = beside env, or NULL */
 };
 
 struct suite_bench {
@@ -40,6 +41,9 @@ struct suite {
      * run around the wall pass's runs (tare wall's hooks); NULL-terminated, or NULL. */
     char **hooks[4];
     char *input;               /* input = FILE: every timed run's stdin, a template, or NULL */
+    /* metrics = stderr|stdout|FILE, metrics-pattern = REGEX: where the programs print their
+     * own counters (core/metrics.h), or NULL; a lane's or a [bench NAME]'s win (suite_metrics) */
+    char *metrics_from, *metrics_pattern;
     /* keep-stacks = DIR: the count pass keeps each benchmark's allocation stacks there
      * (count_opts.stacks_dir; relative to the suite file's directory), or NULL */
     char *keep_stacks;
@@ -60,6 +64,11 @@ int suite_parse(const char *name, const char *text, const char *dir, struct suit
 /* Reads path, parses it, and globs the benchmarks (sorted; none found is an error). */
 int suite_load(const char *path, struct suite *s, struct err *e);
 void suite_free(struct suite *s);
+
+/* Where benchmark b's program prints its counters in lane l (-1: no lanes): the [bench
+ * NAME]'s keys, else the lane's, else the suite's (each of the two keys on its own); NULL
+ * where none says. */
+void suite_metrics(const struct suite *s, int b, int l, const char **from, const char **pattern);
 
 /* Keeps every n-th benchmark starting at the k-th (1 <= k <= n), in sorted order. */
 void suite_shard(struct suite *s, int k, int n);

@@ -78,3 +78,46 @@ make_wall_repo() {
         git -C "$dir" tag "w$k"
     done
 }
+
+# make_counter_repo DIR: 12 commits of a program that reports its own counters (as the seed's
+# MUTSU_VM_STATS does): on stderr with VM_STATS=1, else through $TARE_METRICS_OUT when tare
+# sets it. steps is 1000 up to commit 6 and 1100 (10% more) from commit 7 on, with the same
+# work (the instructions do not move); calls is 50 throughout. Tags k1..k12.
+make_counter_repo() {
+    local dir=$1 k steps subject
+    mkdir -p "$dir"
+    git -C "$dir" init -q
+    git -C "$dir" config user.email bisect@example.org
+    git -C "$dir" config user.name "tare test"
+    for k in $(seq 1 12); do
+        steps=1000; subject="commit $k: version $k"
+        [ "$k" -ge 7 ] && steps=1100
+        [ "$k" -eq 7 ] && subject="commit 7: 10% more steps"
+        cat > "$dir/prog.c" <<EOF
+/* prog.c: tare bisect --metric NAME's test program, version $k. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(void)
+{
+    volatile unsigned long acc = 0;
+    for (long i = 0; i < 100000; i++)
+        acc += (unsigned long)i;
+    const char *stats = getenv("VM_STATS"), *out = getenv("TARE_METRICS_OUT");
+    FILE *f = stats && strcmp(stats, "1") == 0 ? stderr : out ? fopen(out, "a") : NULL;
+    if (f) {
+        fprintf(f, f == stderr ? "steps: %d\ncalls: 50\n" : "steps %d\ncalls 50\n", $steps);
+        if (f != stderr)
+            fclose(f);
+    }
+    printf("version $k: %lu\n", acc);
+    return 0;
+}
+EOF
+        git -C "$dir" add prog.c
+        GIT_AUTHOR_DATE="2026-11-03T00:$(printf %02d "$k"):00Z" \
+            GIT_COMMITTER_DATE="2026-11-03T00:$(printf %02d "$k"):00Z" \
+            git -C "$dir" commit -q -m "$subject"
+        git -C "$dir" tag "k$k"
+    done
+}

@@ -147,7 +147,7 @@ check_out json "$TMP/callers.json" "cg callers json: every caller's name whole" 
     "$TMP/cgnames"
 if command -v dot > /dev/null; then
     "$TARE" cg dot "$TMP/h.cg" > "$TMP/g.dot" 2> "$TMP/err"
-    expect_eq "$(dot -Tsvg "$TMP/g.dot" 2>&1 > /dev/null | head -3)" "" \
+    expect_empty "$(dot -Tsvg "$TMP/g.dot" 2>&1 > /dev/null | head -3)" \
         "cg dot: Graphviz reads it without a word"
     check_out text "$TMP/g.dot" "cg dot: UTF-8, no control character" -
 fi

@@ -155,6 +155,30 @@ def check_count(tare_json, b, g, j):
                  "count: %s/%s BMF %s = %s" % (name, m, d[name][bm]["value"], v))
             need(e["%s (%s)" % (name, m)]["value"] == v, "count: %s/%s gab" % (name, m))
             need(outcome(c["%s %s" % (name, m)]) == "pass", "count: %s/%s passes" % (name, m))
+        check_metrics(s, name, d, e, c)
+
+
+def check_metrics(s, name, d, e, c):
+    """The program's own counters (metric.NAME): value, min .. max, runs; none found skipped."""
+    ms = s.get("metrics")
+    if ms is None:
+        return
+    if ms["counters"] is None:
+        need(outcome(c["%s metrics" % name]) == "skipped", "metrics: %s none found skipped" % name)
+        need(not any(k.startswith("metric.") for k in d.get(name, {})),
+             "metrics: %s none found left out of BMF" % name)
+        return
+    for m in ms["counters"]:
+        col = "metric." + m["name"]
+        bm = d[name][col.replace("_", "-")]
+        need(bm["value"] == m["value"], "metrics: %s/%s BMF value" % (name, col))
+        if m["runs"] > 1:
+            need(bm["lower_value"] == m["min"] and bm["upper_value"] == m["max"],
+                 "metrics: %s/%s BMF min .. max" % (name, col))
+        ge = e["%s (%s)" % (name, col)]
+        need(ge["value"] == m["value"] and ge["unit"] == col, "metrics: %s/%s gab" % (name, col))
+        need(("runs: %d" % m["runs"]) in ge["extra"], "metrics: %s/%s gab runs" % (name, col))
+        need(outcome(c["%s %s" % (name, col)]) == "pass", "metrics: %s/%s passes" % (name, col))
 
 
 def check_history(tare_json, j, b, g):
