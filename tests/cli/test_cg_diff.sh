@@ -12,21 +12,23 @@ SRC=$TARE_ROOT/tests/fixtures/cg
 # row of `tare cg diff -n 0 --format=tsv` has before and after equal to each side's self cost in
 # `tare cg top` (NA where that side lacks it) and delta their difference; every function with a
 # self cost on either side is one row. The objects of AFTER are named as BEFORE's through the
-# pairs given (the objects tare is to take as one).
+# pairs given (the objects tare is to take as one). With --inclusive among the options, the
+# inclusive costs.
 exact_diff() {
     local desc=$1 a=$2 b=$3; shift 3
     local maps=() opts=()
     while [ $# -gt 0 ] && [ "$1" != -- ]; do maps+=("$1"); shift; done
     [ $# -gt 0 ] && shift
     opts=("$@")
-    local res
-    res=$(awk -F'\t' -v maps="${maps[*]}" '
+    local res col=3
+    [[ " ${opts[*]} " == *" --inclusive "* ]] && col=4
+    res=$(awk -F'\t' -v maps="${maps[*]}" -v col="$col" '
         BEGIN { n = split(maps, m, " "); for (i = 1; i <= n; i++) {
                     split(m[i], kv, "="); map[kv[1]] = kv[2] } }
         function as_a(o) { return (o in map) ? map[o] : o }
         FNR == 1 { file++; next }
-        file == 1 && $3 > 0 { sa[$1 SUBSEP $2] = $3; want[$1 SUBSEP $2] = 1 }
-        file == 2 && $3 > 0 { k = $1 SUBSEP as_a($2); sb[k] = $3; want[k] = 1 }
+        file == 1 && $col > 0 { sa[$1 SUBSEP $2] = $col; want[$1 SUBSEP $2] = 1 }
+        file == 2 && $col > 0 { k = $1 SUBSEP as_a($2); sb[k] = $col; want[k] = 1 }
         file == 3 {
             k = $1 SUBSEP as_a($2)
             rows++
@@ -79,6 +81,7 @@ expect_eq "$(tsv_field "$(tsv_row "$out" function main)" 1 before)" \
 expect_no_match "$(awk -F'\t' '$6 == "gone" || $6 == "new" { print $1 }' <<<"$out")" \
     '^(mix|run_rounds|main)$' "no function of the program gone and new"
 exact_diff "two builds" "$TMP/b1.out" "$TMP/b2.out" "$P2=$P1"
+exact_diff "two builds, inclusive" "$TMP/b1.out" "$TMP/b2.out" "$P2=$P1" -- --inclusive
 # the same with the profiles the other way: extra_step gone
 run_tare cg diff -n 0 --format=tsv "$TMP/b2.out" "$TMP/b1.out"
 expect_eq "$(tsv_field "$(tsv_row "$out" function extra_step)" 1 pct)" gone "the other way: gone"
@@ -221,6 +224,8 @@ expect_eq "$(tsv_field "$(tsv_row "$out" function lua_pcallk)" 1 object)" "$TMP/
     "lua5.4: lua_pcallk one row"
 exact_diff "lua5.4 under two names" "$TMP/la.out" "$TMP/lb.out" \
     "$TMP/w2/lua-5edacafc=$TMP/w1/lua-3507c338"
+exact_diff "lua5.4 under two names, inclusive" "$TMP/la.out" "$TMP/lb.out" \
+    "$TMP/w2/lua-5edacafc=$TMP/w1/lua-3507c338" -- --inclusive
 # the copies are one file: the functions both scripts ran are one row each
 inboth=$(awk -F'\t' -v p="$TMP/w1/lua-3507c338" 'NR > 1 && $2 == p && $6 != "new" && $6 != "gone"' \
     <<<"$out" | wc -l)
