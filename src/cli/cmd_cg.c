@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cg_graph.h"
+#include "cli/cg_match_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
@@ -18,9 +19,11 @@
     "tare cg top FILE... [-n N] [--event EV] [--inclusive] [--grep TEXT] [--format text|tsv|json]"
 #define CG_USAGE_CALLERS "tare cg callers NAME FILE... [-n N] [--exact] [--format ...]"
 #define CG_USAGE_CALLEES "tare cg callees NAME FILE... [-n N] [--exact] [--format ...]"
-#define CG_USAGE_DIFF "tare cg diff BEFORE AFTER [-n N] [--inclusive | --allocs] [--format ...]"
+#define CG_USAGE_DIFF \
+    "tare cg diff BEFORE AFTER [-n N] [--inclusive | --allocs] [--map-object OLD=NEW]... " \
+    "[--format ...]"
 #define CG_USAGE_ALLOCS "tare cg allocs FILE... [-n N] [--format ...]"
-#define CG_USAGE_LINES "tare cg lines NAME FILE... [--format ...]"
+#define CG_USAGE_LINES "tare cg lines NAME FILE... [-n N] [--by-line] [--format ...]"
 #define CG_USAGE_INFO "tare cg info FILE... [--format text|json]"
 /* The pictures of a profile (cg_graph.c, cg_page.c) parse their own options. */
 #define CG_USAGE_FOLDED "tare cg folded FILE... [--event EV] [--threshold PCT]"
@@ -51,6 +54,11 @@ static const char cg_options[] =
     "                       it: those whose name contains NAME, exact matches first)\n"
     "      --grep TEXT      top: only functions whose name contains TEXT\n"
     "      --allocs         diff: allocation counts by call site instead of cost\n"
+    "      --map-object OLD=NEW\n"
+    "                       diff: object OLD of BEFORE is object NEW of AFTER (a path\n"
+    "                       or a file name; repeatable)\n"
+    "      --by-line        lines: the lines shown in source order (default: costliest\n"
+    "                       first)\n"
     "  -j, --jobs N         read each file with N threads (default: one per CPU this\n"
     "                       process may use, at most 8; 1: no threads);\n"
     "                       the answer is the same for any N\n"
@@ -73,6 +81,9 @@ struct cg_cli {
     const char *event;
     bool inclusive, allocs, exact;
     const char *grep;
+    struct cg_obj_map maps[64];   /* diff: --map-object */
+    int nmaps;
+    bool by_line;
     long jobs;
     enum out_format fmt;
     char **args;
@@ -614,7 +625,15 @@ static int cg_diff(struct cg_cli *c)
     enum cg_diff_by by = c->allocs      ? CG_DIFF_ALLOCS
                          : c->inclusive ? CG_DIFF_INCLUSIVE
                                         : CG_DIFF_SELF;
-    long nrows = cg_profile_diff(pa, ea, pb, eb, by, &rows);
+    struct cg_match m;
+    if ((rc = cg_diff_match(pa, ea, pb, eb, c->args[0], c->args[1], c->maps, (size_t)c->nmaps,
+                            &m))) {
+        cg_profile_free(pa);
+        cg_profile_free(pb);
+        return rc;
+    }
+    long nrows = cg_profile_diff_keyed(pa, ea, pb, eb, by, m.key_a, m.key_b, &rows);
+    cg_match_free(&m);
     if (nrows < 0) {
         cli_error("cg", "out of memory");
         cg_profile_free(pa);
@@ -734,6 +753,21 @@ static int by_line(const void *a, const void *b, void *ctx)
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
+/* The costliest line first (of event ev), then in line order. */
+struct line_order {
+    const struct cg_profile *p;
+    int ev;
+};
+static int by_line_cost(const void *a, const void *b, void *ctx)
+{
+    const struct line_order *o = ctx;
+    uint64_t x = o->p->line_cost[(size_t)*(const uint32_t *)a * o->p->nev + o->ev],
+             y = o->p->line_cost[(size_t)*(const uint32_t *)b * o->p->nev + o->ev];
+    if (x != y)
+        return x > y ? -1 : 1;
+    return by_line(a, b, (void *)o->p);
+}
+
 static int cg_lines(struct cg_cli *c)
 {
     if (c->nargs < 2)
@@ -756,10 +790,23 @@ static int cg_lines(struct cg_cli *c)
         return EXIT_USAGE;
     }
     uint32_t *idx = malloc((p->nline + 1) * sizeof *idx), n = 0;
+    if (!idx) {
+        cli_error("cg", "out of memory");
+        cg_profile_free(p);
+        return EXIT_USAGE;
+    }
     for (uint32_t i = 0; i < p->nline; i++)
         if (p->line_cost[(size_t)i * p->nev + ev])
             idx[n++] = i;
-    qsort_r(idx, n, sizeof *idx, by_line, p);
+    /* the n costliest lines (-n), in line order with --by-line */
+    struct line_order order = {p, ev};
+    qsort_r(idx, n, sizeof *idx, by_line_cost, &order);
+    uint32_t shown = c->n > 0 && (uint32_t)c->n < n ? (uint32_t)c->n : n;
+    uint64_t rest = 0;
+    for (uint32_t i = shown; i < n; i++)
+        rest += p->line_cost[(size_t)idx[i] * p->nev + ev];
+    if (c->by_line)
+        qsort_r(idx, shown, sizeof *idx, by_line, p);
     struct table t;
     char a[40], b[40];
     if (c->fmt == FMT_TEXT) {
@@ -769,7 +816,7 @@ static int cg_lines(struct cg_cli *c)
         static const char *const h[] = {"function", "file", "line", "self"};
         table_init(&t, 4, h, 0x3);
     }
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < shown; i++) {
         const struct cg_line *l = &p->lines[idx[i]];
         uint64_t v = p->line_cost[(size_t)idx[i] * p->nev + ev];
         table_row(&t);
@@ -787,8 +834,16 @@ static int cg_lines(struct cg_cli *c)
         }
     }
     if (c->fmt == FMT_TEXT) {
-        print_header(p, ev, "self cost by source line (% of the function's self cost)");
+        print_header(p, ev, c->by_line ? "self cost by source line, in line order (% of the "
+                                         "function's self cost)"
+                                       : "self cost by source line, costliest first (% of the "
+                                         "function's self cost)");
         table_print(&t, stdout, FMT_TEXT);
+        if (shown < n)
+            printf("%s more line%s with %s %s (-n 0 shows them)\n",
+                   fmt_count(b, (double)(n - shown)), n - shown == 1 ? "" : "s",
+                   fmt_count(a, (double)rest),
+                   out_vis(cg_event_name(p, ev)));
     } else if (c->fmt == FMT_TSV)
         table_print(&t, stdout, FMT_TSV);
     else {
@@ -904,6 +959,8 @@ int cmd_cg(int argc, char **argv)
         {"grep", required_argument, NULL, 'g'},
         {"allocs", no_argument, NULL, 'A'},
         {"exact", no_argument, NULL, 'x'},
+        {"map-object", required_argument, NULL, 'M'},
+        {"by-line", no_argument, NULL, 'L'},
         {"jobs", required_argument, NULL, 'j'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
@@ -948,6 +1005,15 @@ int cmd_cg(int argc, char **argv)
         case 'g': c.grep = optarg; break;
         case 'A': c.allocs = true; break;
         case 'x': c.exact = true; break;
+        case 'L': c.by_line = true; break;
+        case 'M': {
+            struct err e;
+            if (c.nmaps == (int)(sizeof c.maps / sizeof c.maps[0]))
+                return cli_usage_error("cg", cmd_cg_usage, "more than %d --map-object", c.nmaps);
+            if (cg_obj_map_parse(optarg, &c.maps[c.nmaps++], &e) < 0)
+                return cli_usage_error("cg", cmd_cg_usage, "%s", e.msg);
+            break;
+        }
         case 'j':
             if (!cli_parse_count("cg", cmd_cg_usage, "--jobs", optarg, 1, 8, &c.jobs))
                 return EXIT_USAGE;
@@ -980,6 +1046,10 @@ int cmd_cg(int argc, char **argv)
         return cli_usage_error("cg", cmd_cg_usage, "--allocs is for 'diff'");
     if (c.allocs && c.inclusive)
         return cli_usage_error("cg", cmd_cg_usage, "diff: --allocs or --inclusive, not both");
+    if (c.nmaps && strcmp(c.sub, "diff") != 0)
+        return cli_usage_error("cg", cmd_cg_usage, "--map-object is for 'diff'");
+    if (c.by_line && strcmp(c.sub, "lines") != 0)
+        return cli_usage_error("cg", cmd_cg_usage, "--by-line is for 'lines'");
     if (c.exact && strcmp(c.sub, "callers") != 0 && strcmp(c.sub, "callees") != 0)
         return cli_usage_error("cg", cmd_cg_usage, "--exact is for 'callers' and 'callees'");
     return sub->run(&c);

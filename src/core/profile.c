@@ -1255,35 +1255,46 @@ static int by_delta(const void *x, const void *y)
 }
 
 /* Functions match by name and object file name (not its directory: two builds of one program
- * in two work trees are the same program); rows are found through an open-addressing hash. */
+ * in two work trees are the same program), or by name and the object keys the caller gives;
+ * rows are found through an open-addressing hash. */
 struct rowset {
     struct cg_diff_row *rows;
+    uint32_t *key;             /* keyed: each row's object key */
     long n;
     long *hash;
     uint32_t cap;
+    bool keyed;
 };
 
-static struct cg_diff_row *row_get(struct rowset *rs, const char *name, const char *obj)
+static struct cg_diff_row *row_get(struct rowset *rs, const char *name, const char *obj,
+                                   uint32_t key)
 {
     uint64_t h = 1469598103934665603ull;
     for (const char *s = name; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    for (const char *s = base_name(obj); *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    if (rs->keyed)
+        h = cg_hash_u64(h ^ key);
+    else
+        for (const char *s = base_name(obj); *s; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ull;
     uint32_t k = h & (rs->cap - 1);
     for (; rs->hash[k] >= 0; k = (k + 1) & (rs->cap - 1)) {
-        struct cg_diff_row *r = &rs->rows[rs->hash[k]];
-        if (strcmp(r->name, name) == 0 && strcmp(base_name(r->obj), base_name(obj)) == 0)
+        long i = rs->hash[k];
+        struct cg_diff_row *r = &rs->rows[i];
+        if (strcmp(r->name, name) == 0 &&
+            (rs->keyed ? rs->key[i] == key : strcmp(base_name(r->obj), base_name(obj)) == 0))
             return r;
     }
     rs->hash[k] = rs->n;
+    rs->key[rs->n] = key;
     rs->rows[rs->n] = (struct cg_diff_row){.name = name, .obj = obj};
     return &rs->rows[rs->n++];
 }
 
 /* One side's functions (or call sites) added to the rows. */
 static void diff_side(struct rowset *rs, const struct cg_profile *p, int ev, enum cg_diff_by by,
-                      const struct cg_site *sites, uint32_t count, bool after)
+                      const struct cg_site *sites, uint32_t count, const uint32_t *keys,
+                      bool after)
 {
     for (uint32_t i = 0; i < count; i++) {
         uint32_t f = by == CG_DIFF_ALLOCS ? sites[i].func : i;
@@ -1293,7 +1304,8 @@ static void diff_side(struct rowset *rs, const struct cg_profile *p, int ev, enu
         if (by != CG_DIFF_ALLOCS && v == 0)
             continue;
         struct cg_diff_row *r = row_get(rs, cg_str(p, p->funcs[f].name),
-                                        cg_str(p, p->funcs[f].obj));
+                                        cg_str(p, p->funcs[f].obj),
+                                        keys ? keys[p->funcs[f].obj] : 0);
         bool bound = by == CG_DIFF_INCLUSIVE && p->funcs[f].incl_bound;
         if (after) {
             r->has_b = true;
@@ -1309,6 +1321,13 @@ static void diff_side(struct rowset *rs, const struct cg_profile *p, int ev, enu
 
 long cg_profile_diff(const struct cg_profile *pa, int ea, const struct cg_profile *pb, int eb,
                      enum cg_diff_by by, struct cg_diff_row **out)
+{
+    return cg_profile_diff_keyed(pa, ea, pb, eb, by, NULL, NULL, out);
+}
+
+long cg_profile_diff_keyed(const struct cg_profile *pa, int ea, const struct cg_profile *pb,
+                           int eb, enum cg_diff_by by, const uint32_t *key_a,
+                           const uint32_t *key_b, struct cg_diff_row **out)
 {
     *out = NULL;
     uint32_t na = 0, nb = 0;
@@ -1327,13 +1346,15 @@ long cg_profile_diff(const struct cg_profile *pa, int ea, const struct cg_profil
         na = pa->nfunc;
         nb = pb->nfunc;
     }
-    struct rowset rs = {.cap = 2};
+    struct rowset rs = {.cap = 2, .keyed = key_a && key_b};
     while (rs.cap < (na + nb) * 2 + 2)
         rs.cap *= 2;
     rs.rows = calloc((size_t)na + nb + 1, sizeof *rs.rows);
+    rs.key = malloc(((size_t)na + nb + 1) * sizeof *rs.key);
     rs.hash = malloc(rs.cap * sizeof *rs.hash);
-    if (!rs.rows || !rs.hash) {
+    if (!rs.rows || !rs.hash || !rs.key) {
         free(rs.rows);
+        free(rs.key);
         free(rs.hash);
         free(sa);
         free(sb);
@@ -1341,9 +1362,10 @@ long cg_profile_diff(const struct cg_profile *pa, int ea, const struct cg_profil
     }
     for (uint32_t i = 0; i < rs.cap; i++)
         rs.hash[i] = -1;
-    diff_side(&rs, pa, ea, by, sa, na, false);
-    diff_side(&rs, pb, eb, by, sb, nb, true);
+    diff_side(&rs, pa, ea, by, sa, na, rs.keyed ? key_a : NULL, false);
+    diff_side(&rs, pb, eb, by, sb, nb, rs.keyed ? key_b : NULL, true);
     free(rs.hash);
+    free(rs.key);
     free(sa);
     free(sb);
     qsort(rs.rows, rs.n, sizeof *rs.rows, by_delta);

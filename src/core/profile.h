@@ -255,6 +255,13 @@ struct cg_diff_row {
     bool bound_a, bound_b;      /* CG_DIFF_INCLUSIVE: that side's cost is an upper bound */
     uint64_t a, b;              /* cost before and after (0 where absent) */
 };
+/* cg_profile_diff (below), with functions matched by name and the key of their object:
+ * key_a[id] for an object of pa whose string id is id, key_b[id] for pb; equal keys are one
+ * object (profile_match.h makes them). NULL keys: by the object's file name, as
+ * cg_profile_diff. */
+long cg_profile_diff_keyed(const struct cg_profile *pa, int ea, const struct cg_profile *pb,
+                           int eb, enum cg_diff_by by, const uint32_t *key_a,
+                           const uint32_t *key_b, struct cg_diff_row **out);
 /*
  * Before (pa, event ea) against after (pb, event eb): every function with a cost on either side
  * (by CG_DIFF_ALLOCS: every allocation call site), biggest absolute change first, then by name,

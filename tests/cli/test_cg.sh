@@ -81,6 +81,36 @@ run_tare cg lines fib --format=tsv "$TMP/rec.out"
 expect_eq "$(head -n 1 <<<"$out")" "$(printf 'function\tfile\tline\tself')" "lines TSV header"
 expect_eq "$(awk -F'\t' 'NR > 1 { s += $4 } END { print s }' <<<"$out")" "$incl" \
     "lines add up to fib's self cost"
+# costliest first; -n N the N costliest (20 by default), --by-line those in line order; the
+# lines of every function ("" matches all) add up to the program total
+run_tare cg info --format=json "$TMP/rec.out"
+total=$(json_num "$out" Ir)
+run_tare cg lines "" -n 0 --format=tsv "$TMP/rec.out"
+all=$out
+expect_eq "$(awk -F'\t' 'NR > 1 { s += $4 } END { print s }' <<<"$all")" "$total" \
+    "lines of every function add up to the program total"
+check "lines: more than 20 of them ($(($(wc -l <<<"$all") - 1)))" test "$(wc -l <<<"$all")" -gt 21
+rising=$(awk -F'\t' 'NR > 2 && $4 > last { print NR } { last = $4 }' <<<"$all" | head -n 1)
+expect_empty "$rising" "lines: costliest first (no line costlier than the one before)"
+run_tare cg lines "" --format=tsv "$TMP/rec.out"
+expect_eq "$out" "$(head -n 21 <<<"$all")" "lines: the 20 costliest by default"
+run_tare cg lines "" -n 5 --format=tsv "$TMP/rec.out"
+top5=$out
+expect_eq "$top5" "$(head -n 6 <<<"$all")" "lines -n 5: the 5 costliest"
+run_tare cg lines "" -n 5 --by-line --format=tsv "$TMP/rec.out"
+expect_eq "$(sort <<<"$out")" "$(sort <<<"$top5")" "lines --by-line -n 5: the same 5 lines"
+expect_eq "$(tail -n +2 <<<"$out")" \
+    "$(tail -n +2 <<<"$top5" | LC_ALL=C sort -s -t "$(printf '\t')" -k1,1 -k2,2 -k3,3n)" \
+    "lines --by-line: by function, file and line"
+fmt_n() { sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$1"; }   # 12,345
+run_tare cg lines "" -n 5 "$TMP/rec.out"
+shown=$(awk -F'\t' 'NR > 1 { s += $4 } END { print s }' <<<"$top5")
+expect_match "$out" "^self cost by source line, costliest first" "lines text: says its order"
+expect_match "$out" \
+    "^$(fmt_n $(($(wc -l <<<"$all") - 6))) more lines with $(fmt_n $((total - shown))) Ir \(-n 0 shows them\)$" \
+    "lines text: the lines not shown, and their cost (the total less the 5 shown)"
+run_tare cg top --by-line "$TMP/rec.out"
+expect_rc 2 "--by-line is for lines"
 
 # ---- recursion through other functions: callgrind's depth marks (f'2) tell the outermost
 # calls; the inclusive cost of a function is the cost the profile states on the line of the
@@ -298,7 +328,9 @@ expect_rc 0 "diff"
 row=$(tsv_row "$out" function fib)
 expect_match "$(tsv_field "$row" 1 pct)" '^\+[0-9]+\.[0-9]+$' "diff: fib grew"
 expect_eq "$(awk -F'\t' 'NR == 2 { print $1 }' <<<"$out")" fib "diff: the biggest mover first"
-run_tare cg diff --format=tsv "$TMP/rec.out" "$TMP/inl.out"
+# (two programs: compared only when mapped as one, tests/cli/test_cg_diff.sh)
+run_tare cg diff --format=tsv --map-object cg_recurse=inl "$TMP/rec.out" "$TMP/inl.out"
+expect_rc 0 "diff of two programs mapped as one"
 expect_eq \
     "$(tsv_field "$(tsv_row "$out" function hot_a)" 1 pct)/$(tsv_field "$(tsv_row "$out" function hot_a)" 1 before)" \
     "new/NA" "diff: new"
