@@ -220,6 +220,18 @@ int cg_folded_main(int argc, char **argv)
                 " contexts: %.2f%% of the cost exact, %.2f%% an estimate (tare-cg(1) STACKS)\n",
                 fl.context_depth, all ? 100.0 * (double)(all - guessed) / (double)all : 100.0,
                 all ? 100.0 * (double)guessed / (double)all : 0.0);
+    if (fl.checked && (fl.self_est || fl.incl_est)) {
+        uint32_t nf = 0, bounds = 0;
+        for (uint32_t f = 0; f < p->nfunc; f++) {
+            nf += !p->funcs[f].folded;
+            bounds += !p->funcs[f].folded && p->funcs[f].incl_bound;
+        }
+        fprintf(stderr, "tare cg folded: of %" PRIu32 " functions, the frames of %" PRIu32
+                " do not hold their self cost, and the outermost frames of %" PRIu32
+                " only an estimate of their inclusive cost (%" PRIu32 " of those costs only "
+                "bounds in the profile; tare-cg(1) STACKS)\n", nf, fl.self_est, fl.incl_est,
+                bounds);
+    }
     if (self[0])     /* cost no root's calls hold */
         printf("[unreached] %" PRIu64 "\n", self[0]);
     for (uint32_t i = 1; i < fl.n; i++) {

@@ -185,20 +185,16 @@ static const char *frame_key(const struct cg_profile *p, const struct cg_flame *
     return g >= CG_FRAME_OTHER ? "" : cg_str(p, p->funcs[g].name);
 }
 
-/* "pb": for each frame of AFTER, the self cost of the frame of BEFORE on the same path of
- * function names (per event; -1 where BEFORE has no such path), so that the page colours a
- * path by its own change, not by its function's change over all paths. Children of a frame
- * are few: each is looked for among its matched parent's children. */
-static int write_path_before(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
-                             const struct cg_profile *before, const struct cg_flame *bfl)
+/* match[i]: for each frame of fl (of p), the frame of bfl (of before) on the same path of
+ * function names, or -1. Children of a frame are few: each is looked for among its matched
+ * parent's children. Returns 0, -1 out of memory. */
+static int match_paths(const struct cg_profile *p, const struct cg_flame *fl,
+                       const struct cg_profile *before, const struct cg_flame *bfl, long *match)
 {
-    int nev = p->nev;
-    long *match = malloc(((size_t)fl->n + 1) * sizeof *match);
     uint32_t *first = malloc(((size_t)bfl->n + 1) * sizeof *first);   /* first child */
     uint32_t *next = malloc(((size_t)bfl->n + 1) * sizeof *next);     /* next sibling */
-    uint64_t *self = malloc(((size_t)bfl->n + 1) * sizeof *self);
-    if (!match || !first || !next || !self) {
-        free(match), free(first), free(next), free(self);
+    if (!first || !next) {
+        free(first), free(next);
         return -1;
     }
     for (uint32_t i = 0; i < bfl->n; i++)
@@ -222,19 +218,47 @@ static int write_path_before(FILE *f, const struct cg_profile *p, const struct c
                 break;
             }
     }
+    free(first), free(next);
+    return 0;
+}
+
+/* "pb": for each frame of AFTER, the self cost of the frame of BEFORE on the same path of
+ * function names (per event; -1 where BEFORE has no such path), so that the page colours a
+ * path by its own change, not by its function's change over all paths. BEFORE's frames are
+ * drawn at AFTER's threshold (bfl: where nothing changed, the same frames, rounded alike),
+ * and at a tenth of it (fine: a path of AFTER that BEFORE merged into "other" was that much
+ * smaller). */
+static int write_path_before(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
+                             const struct cg_profile *before, const struct cg_flame *bfl,
+                             const struct cg_flame *fine)
+{
+    int nev = p->nev;
+    long *match = malloc(((size_t)fl->n + 1) * sizeof *match);
+    long *match2 = malloc(((size_t)fl->n + 1) * sizeof *match2);
+    uint64_t *self = malloc(((size_t)bfl->n + 1) * sizeof *self);
+    uint64_t *self2 = malloc(((size_t)fine->n + 1) * sizeof *self2);
+    if (!match || !match2 || !self || !self2 ||
+        match_paths(p, fl, before, bfl, match) < 0 ||
+        match_paths(p, fl, before, fine, match2) < 0) {
+        free(match), free(match2), free(self), free(self2);
+        return -1;
+    }
     fputs(",\n\"pb\":[", f);
     for (int k = 0; k < nev; k++) {
         cg_flame_self(bfl, k, self);
+        cg_flame_self(fine, k, self2);
         fputs(k ? "],\n[" : "[", f);
         for (uint32_t i = 0; i < fl->n; i++) {
-            if (match[i] < 0)
-                fprintf(f, "%s-1", i ? "," : "");
-            else
+            if (match[i] >= 0)
                 fprintf(f, "%s%" PRIu64, i ? "," : "", self[match[i]]);
+            else if (match2[i] >= 0)
+                fprintf(f, "%s%" PRIu64, i ? "," : "", self2[match2[i]]);
+            else
+                fprintf(f, "%s-1", i ? "," : "");
         }
     }
     fputs("]]", f);
-    free(match), free(first), free(next), free(self);
+    free(match), free(match2), free(self), free(self2);
     return 0;
 }
 
@@ -242,7 +266,8 @@ static int write_path_before(FILE *f, const struct cg_profile *p, const struct c
  * calls between them, the frames. Returns 0, or -1 out of memory. */
 static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
                       double threshold, const char *title, const struct cg_profile *before,
-                      const struct cg_flame *bfl, const char *root)
+                      const struct cg_flame *bfl, const struct cg_flame *bfine,
+                      const char *root)
 {
     int nev = p->nev;
     struct side bs = {0}, as = {0};
@@ -403,7 +428,7 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
         free(bs.sorted), free(as.sorted), free(gone), free(id), free(order), free(cost);
         return -1;
     }
-    if (before && bfl && write_path_before(f, p, fl, before, bfl) < 0) {
+    if (before && bfl && write_path_before(f, p, fl, before, bfl, bfine) < 0) {
         free(bs.sorted), free(as.sorted), free(gone), free(id), free(order), free(cost);
         return -1;
     }
@@ -668,9 +693,9 @@ int cg_page_main(int argc, char **argv)
     int built = cg_flame_build(p, &o, &fl, &e);
     if (ctx)
         cg_profile_free(ctx);
-    /* BEFORE's frames too, from its contexts where it has them, down to a tenth of the
-     * threshold (a path of AFTER BEFORE has merged into "other" was that much smaller) */
-    struct cg_flame bfl = {0};
+    /* BEFORE's frames too, from its contexts where it has them, at the threshold and down to
+     * a tenth of it (write_path_before) */
+    struct cg_flame bfl = {0}, bfine = {0};
     struct cg_profile *bctx = NULL;
     if (built == 0 && before) {
         if ((rc = cg_graph_contexts(argv + optind - 1, 1, before, &bctx))) {
@@ -679,8 +704,11 @@ int cg_page_main(int argc, char **argv)
             cg_profile_free(p);
             return rc;
         }
-        struct cg_flame_opts bo = {.min_frac = threshold / 1000, .ctx = bctx};
+        struct cg_flame_opts bo = {.min_frac = threshold / 100, .ctx = bctx};
         built = cg_flame_build(before, &bo, &bfl, &e);
+        bo.min_frac = threshold / 1000;
+        if (built == 0 && (built = cg_flame_build(before, &bo, &bfine, &e)) < 0)
+            cg_flame_free(&bfl);
         if (bctx)
             cg_profile_free(bctx);
         if (built < 0)
@@ -722,7 +750,8 @@ int cg_page_main(int argc, char **argv)
     fputs("</style>\n</head>\n<body>\n", f);
     fputs(page_body, f);
     fputs("<script type=\"application/json\" id=\"cg-data\">", f);
-    int w = write_data(f, p, &fl, threshold, title, before, before ? &bfl : NULL, root);
+    int w = write_data(f, p, &fl, threshold, title, before, before ? &bfl : NULL,
+                       before ? &bfine : NULL, root);
     fputs("</script>\n<script>\n", f);
     fputs(cg_page_js_text, f);
     fputs("</script>\n</body>\n</html>\n", f);
@@ -750,6 +779,7 @@ fail:
     }
     cg_flame_free(&fl);
     cg_flame_free(&bfl);
+    cg_flame_free(&bfine);
     cg_profile_free(p);
     if (before)
         cg_profile_free(before);

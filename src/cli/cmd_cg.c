@@ -228,13 +228,12 @@ static int cg_top(struct cg_cli *c)
 
 /* ---- callers / callees ---- */
 
-/* One row of callers or callees: an edge, and which of its calls it stands for. */
-enum row_kind { ROW_OUTER, ROW_RECURSIVE, ROW_CYCLE, ROW_NESTED };
+/* One row of callers or callees (cg_call_rows), with its cost in the event shown. */
 static const char *const row_kind_name[] = {"outer", "recursive", "cycle", "nested"};
 
 struct crow {
     uint32_t edge, other;
-    enum row_kind kind;
+    enum cg_row_kind kind;
     uint64_t calls, cost;
 };
 
@@ -250,34 +249,15 @@ static int by_crow(const void *a, const void *b)
     return x->edge < y->edge ? -1 : x->edge > y->edge;
 }
 
-/* The rows of f's callers (or callees): the calls that add up to its inclusive cost (outer)
- * apart from those inside them: a function's calls into itself, calls made within a cycle
- * the profile cannot break, and (callees) calls made by its recursion levels. */
+/* The rows of f's callers (or callees) of edges es[0..ne), by kind, then by cost of ev
+ * (rows: room for 2 * ne; tmp too). */
 static uint32_t call_rows(const struct cg_profile *p, int ev, const uint32_t *es, uint32_t ne,
-                          bool callers, struct crow *rows)
+                          bool callers, struct crow *rows, struct cg_call_row *tmp)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < ne; i++) {
-        uint32_t x = es[i];
-        const struct cg_edge *ed = &p->edges[x];
-        uint32_t other = callers ? ed->caller : ed->callee;
-        uint64_t all = cg_edge_all(p, x, ev);
-        if (ed->caller == ed->callee) {
-            rows[n++] = (struct crow){x, other, ROW_RECURSIVE, ed->calls, all};
-            continue;
-        }
-        if (cg_edge_kind(p, x) == CG_EDGE_CYCLE && callers) {
-            rows[n++] = (struct crow){x, other, ROW_CYCLE, ed->calls, all};
-            continue;
-        }
-        uint64_t calls = callers ? cg_edge_outer_calls(p, x) : cg_edge_top_calls(p, x);
-        uint64_t cost = callers ? cg_edge_outer_cost(p, x, ev) : cg_edge_top_cost(p, x, ev);
-        if (calls || cost)
-            rows[n++] = (struct crow){x, other, ROW_OUTER, calls, cost};
-        if (calls < ed->calls)
-            rows[n++] = (struct crow){x, other, callers ? ROW_RECURSIVE : ROW_NESTED,
-                                      ed->calls - calls, all - cost};
-    }
+    uint32_t n = cg_call_rows(p, es, ne, callers, tmp);
+    for (uint32_t i = 0; i < n; i++)
+        rows[i] = (struct crow){tmp[i].edge, tmp[i].other, tmp[i].kind, tmp[i].calls,
+                                cg_call_row_cost(p, &tmp[i], callers, ev)};
     qsort(rows, n, sizeof *rows, by_crow);
     return n;
 }
@@ -311,7 +291,7 @@ static uint32_t match_funcs(const struct cg_profile *p, int ev, const char *name
 
 /* "recursive calls: 1,958 (from A 1,500, B 458)": the calls of one kind, apart */
 static void print_apart(const struct cg_profile *p, const struct crow *rows, uint32_t nrows,
-                        enum row_kind kind, const char *what, long most)
+                        enum cg_row_kind kind, const char *what, long most)
 {
     uint64_t calls = 0;
     uint32_t n = 0;
@@ -354,13 +334,15 @@ static int cg_calls(struct cg_cli *c, bool callers)
     }
     uint32_t *fs = malloc((p->nfunc + 1) * sizeof *fs);
     struct crow *rows = malloc((2 * (size_t)p->nedge + 1) * sizeof *rows);
+    struct cg_call_row *tmp = malloc((2 * (size_t)p->nedge + 1) * sizeof *tmp);
     /* each function's edges (as callee, or as caller), found once: by[at[f] .. at[f + 1]) */
     uint32_t *at = calloc((size_t)p->nfunc + 2, sizeof *at),
              *by = malloc(((size_t)p->nedge + 1) * sizeof *by);
-    if (!fs || !rows || !at || !by) {
+    if (!fs || !rows || !at || !by || !tmp) {
         cli_error("cg", "out of memory");
         free(fs);
         free(rows);
+        free(tmp);
         free(at);
         free(by);
         cg_profile_free(p);
@@ -377,6 +359,7 @@ static int cg_calls(struct cg_cli *c, bool callers)
         cli_error("cg", "no function %s '%s'", c->exact ? "named" : "whose name contains", name);
         free(fs);
         free(rows);
+        free(tmp);
         free(at);
         free(by);
         cg_profile_free(p);
@@ -400,10 +383,11 @@ static int cg_calls(struct cg_cli *c, bool callers)
     char a[40], b[40], d[40];
     for (uint32_t i = 0; i < nf; i++) {
         uint32_t f = fs[i];
-        uint32_t nr = call_rows(p, ev, by + at[f], at[f + 1] - at[f], callers, rows), nouter = 0;
+        uint32_t nr = call_rows(p, ev, by + at[f], at[f + 1] - at[f], callers, rows, tmp);
+        uint32_t nouter = 0;
         uint64_t tcalls = 0, tcost = 0;
         for (uint32_t k = 0; k < nr; k++)
-            if (rows[k].kind == ROW_OUTER)
+            if (rows[k].kind == CG_ROW_OUTER)
                 tcalls += rows[k].calls, tcost += rows[k].cost, nouter++;
         const char *fname = cg_str(p, p->funcs[f].name);
         uint64_t incl = cg_incl(p, f)[ev];
@@ -421,7 +405,7 @@ static int cg_calls(struct cg_cli *c, bool callers)
             table_init(&t, 7, callers ? h_callers : h_callees, 0x13);
         for (uint32_t k = 0; k < nr; k++) {
             const struct crow *r = &rows[k];
-            if (text && (r->kind != ROW_OUTER || k >= shown))
+            if (text && (r->kind != CG_ROW_OUTER || k >= shown))
                 continue;
             table_row(&t);
             if (text) {
@@ -453,13 +437,13 @@ static int cg_calls(struct cg_cli *c, bool callers)
             table_print(&t, stdout, FMT_TEXT);
             table_free(&t);
             if (callers) {
-                print_apart(p, rows, nr, ROW_RECURSIVE, "recursive calls (inside the calls above)",
+                print_apart(p, rows, nr, CG_ROW_RECURSIVE, "recursive calls (inside the calls above)",
                             c->n);
-                print_apart(p, rows, nr, ROW_CYCLE, "calls within a cycle of functions (inside the "
+                print_apart(p, rows, nr, CG_ROW_CYCLE, "calls within a cycle of functions (inside the "
                             "calls above; the profile has no recursion marks to tell more)", c->n);
             } else {
-                print_apart(p, rows, nr, ROW_RECURSIVE, "recursive calls (to itself)", c->n);
-                print_apart(p, rows, nr, ROW_NESTED, "calls from its recursion levels (inside the "
+                print_apart(p, rows, nr, CG_ROW_RECURSIVE, "recursive calls (to itself)", c->n);
+                print_apart(p, rows, nr, CG_ROW_NESTED, "calls from its recursion levels (inside the "
                             "calls above)", c->n);
             }
         } else if (json) {
@@ -485,6 +469,7 @@ static int cg_calls(struct cg_cli *c, bool callers)
     if (json)
         printf("\n]}\n");
     free(rows);
+    free(tmp);
     free(fs);
     free(at);
     free(by);
