@@ -8,5 +8,5 @@ BUILD=${BUILD:-build}
 prof=$(bench/cg_profile.sh)
 make -s "$BUILD/libtare-core.a" BUILD="$BUILD"
 cc -std=gnu11 -O2 -Isrc -o "$BUILD/cg_lex_speed" bench/cg_lex_speed.c "$BUILD/libtare-core.a" -lm \
-    -linih -pthread
+    -pthread
 "$BUILD/cg_lex_speed" "$prof" "${CG_LEX_PASSES:-15}"

@@ -20,5 +20,12 @@ int cli_budgets_load(const char *cmd, const char *path, struct budget **b, int *
 void cli_budgets_free(struct budget *b, int n);
 /* The budget of a history series "BENCH" or "BENCH+LANE" among b[0..n), or NULL. */
 const struct budget *cli_budget_of_series(const struct budget *b, int n, const char *series);
+/* The budgets loaded for --suite, as history check's per-series thresholds: give
+ * cli_budget_threshold_of as hist_check_opts.threshold_of and a cli_budget_set as its ctx. */
+struct cli_budget_set {
+    const struct budget *b;
+    int n;
+};
+double cli_budget_threshold_of(const char *series, void *ctx);
 
 #endif

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
+#include "core/esc.h"
 #include "core/flame.h"
 
 int cg_graph_read(char **files, int n, const struct cg_read_opts *o, struct cg_profile **out)
@@ -255,19 +256,9 @@ int cg_folded_main(int argc, char **argv)
 
 /* ---- dot ---- */
 
-/* The length of the UTF-8 sequence at s, or 0 where it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-          : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
-
 /* A name inside a DOT double-quoted string: quote and backslash escaped, control characters
- * and bytes that are not UTF-8 as '?', long names cut (Graphviz lays out every character). */
+ * and bytes that are not UTF-8 visibly as everywhere (esc.h: \x1b, its backslash escaped),
+ * long names cut (Graphviz lays out every character). */
 static void put_dot_name(FILE *f, const char *s)
 {
     size_t shown = 0;
@@ -276,11 +267,16 @@ static void put_dot_name(FILE *f, const char *s)
             fputs("...", f);
             return;
         }
-        const unsigned char *u = (const unsigned char *)s;
-        int n = utf8_len(u);
-        if (n == 0 || u[0] < 0x20 || u[0] == 0x7f) {
-            fputc('?', f);
-            s++;
+        uint32_t cp;
+        int n = esc_utf8(s, &cp);
+        if (n == 0 || esc_is_control(cp)) {
+            char vis[8];
+            if (n == 0)
+                esc_visible_byte(vis, (unsigned char)*s);
+            else
+                esc_visible_code(vis, cp);
+            fprintf(f, "\\%s", vis + 1);
+            s += n == 0 ? 1 : n;
         } else {
             if (*s == '"' || *s == '\\')
                 fputc('\\', f);

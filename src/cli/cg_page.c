@@ -16,6 +16,8 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "core/flame.h"
+#include "core/json.h"
+#include "core/xml.h"
 
 /* the page's script and style, NUL-terminated */
 __asm__(".section .rodata\n"
@@ -42,46 +44,17 @@ static const char page_body[] =
     "</section>\n<section id=\"func\"><h2>function</h2><p class=\"muted\">click a frame or a "
     "function</p></section>\n</div>\n</main>\n<div id=\"tip\"></div>\n";
 
-/* A JSON string safe inside <script>: '<', '>' and '&' as \u escapes (no "</script>" or
- * "<!--"), control characters escaped, bytes that are not UTF-8 as U+FFFD. */
+/* A JSON string safe inside <script> ('<', '>' and '&' as \u escapes: no "</script>" or
+ * "<!--"), by the one JSON writer's rule (core/json.h). */
 static void js_str(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3
-              : (*p & 0xf8) == 0xf0 ? 4 : 0;
-        for (int i = 1; i < n; i++)
-            if ((p[i] & 0xc0) != 0x80)
-                n = 0;
-        if (n == 0) {
-            fputs("\\ufffd", f);
-            p++;
-        } else if (*p == '"' || *p == '\\') {
-            fprintf(f, "\\%c", *p++);
-        } else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f) {
-            fprintf(f, "\\u%04x", *p++);
-        } else if (n == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
-            fprintf(f, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);   /* line separators */
-            p += 3;
-        } else {
-            fwrite(p, 1, (size_t)n, f);
-            p += n;
-        }
-    }
-    fputc('"', f);
+    jw_write_string(f, s, true);
 }
 
-/* The same text for the HTML <title>. */
+/* The same text for the HTML <title> (XML's escapes are HTML's). */
 static void html_text(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
+    xw_write_escaped(f, s);
 }
 
 static const char *base(const char *path)

@@ -10,16 +10,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/ab_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
+#include "cli/history_in.h"
 #include "cli/out.h"
 #include "cli/targets.h"
+#include "core/ab.h"
 #include "core/bisect.h"
 #include "core/count.h"
 #include "core/gitwt.h"
 #include "core/history.h"
+#include "core/json.h"
 #include "core/proc.h"
+#include "core/stats.h"
 #include "core/words.h"
 
 const char cmd_bisect_usage[] =
@@ -78,6 +83,17 @@ struct bisect_cli {
     int builds;
     double good_value;
     bool threshold_given;
+    char vg_path[4096];     /* valgrind, found for the counts (or for --confirm's) */
+    char alloc_lib[4096];   /* co.alloc_lib when found */
+    char alloc_why[1024];   /* why it was not, or "" */
+    /* --from-history: the step the ends must reproduce, before the search goes on */
+    struct {
+        const char *path;       /* the history, or NULL (no check) */
+        double before, after;   /* its values at good and at bad */
+        double tol;             /* how far the measured change may be from its change */
+        double v[2];            /* the ends as measured here */
+        int got;                /* which: 1 good, 2 bad */
+    } hist;
 };
 
 /* Splits `git log --format=%H%x1f%aI%x1f%s` output into commits, appended to b->c. */
@@ -172,21 +188,22 @@ static void print_probe(const struct bisect_cli *b, int i, double v, bool measur
     char cell[64], ch[32];
     if (!measured)
         printf("%5d  %-12.12s  %15s  %8s  %s\n       %s: %s\n", c->build, c->hash,
-               "-", "", c->subject, c->undecided ? "undecided" : "skipped", c->why);
+               "-", "", out_vis(c->subject), c->undecided ? "undecided" : "skipped",
+               out_vis(c->why));
     else if (b->wall && i == 0)
         printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash, "built", "good",
-               c->subject);
+               out_vis(c->subject));
     else if (b->wall)
         printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash,
                (snprintf(cell, sizeof cell, "%.3fx %s", c->ratio, c->verdict), cell),
-               change_str(ch, sizeof ch, 1, c->ratio), c->subject);
+               change_str(ch, sizeof ch, 1, c->ratio), out_vis(c->subject));
     else if (i == 0)
         printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash,
-               count_cell(cell, (uint64_t)v, true), "good", c->subject);
+               count_cell(cell, (uint64_t)v, true), "good", out_vis(c->subject));
     else
         printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash,
                count_cell(cell, (uint64_t)v, true), change_str(ch, sizeof ch, b->good_value, v),
-               c->subject);
+               out_vis(c->subject));
     fflush(stdout);
 }
 
@@ -201,7 +218,8 @@ static void report_probe(struct bisect_cli *b, int i, int rc, double v)
     else if (b->text)
         print_probe(b, i, 0, false);
     else   /* JSON comes at the end: say it now, where a person watching sees it */
-        cli_error("bisect", "skipped %.12s (%s): %s", c->hash, c->subject, c->why ? c->why : "?");
+        cli_error("bisect", "skipped %.12s (%s): %s", c->hash, out_vis(c->subject),
+                  c->why ? c->why : "?");
 }
 
 static int skip(struct bisect_cli *b, int i, const char *fmt, const char *what, const char *tail)
@@ -243,22 +261,12 @@ static int probe_in(struct bisect_cli *b, struct gitwt *w, int i, double *value,
     if (proc_interrupted())
         return err_set(e, ERR_INTERRUPTED, "interrupted");
     struct commit *c = &b->c[i];
-    if (gitwt_checkout(w, c->hash, e) < 0)
+    char why[600];
+    int built = gitwt_build(w, c->hash, b->build, b->timeout_s, why, sizeof why, e);
+    if (built < 0)
         return -1;
-    char d[256];
-    if (b->build) {
-        char *argv[] = {"/bin/sh", "-c", (char *)b->build, NULL};
-        struct proc_opts o = {.argv = argv, .cwd = w->cwd, .pin_cpu = -1,
-                              .stdout_path = "/dev/null", .timeout_s = b->timeout_s};
-        struct proc_result r;
-        if (proc_run(&o, &r, e) < 0)
-            return -1;
-        if (r.status == PROC_INTERRUPTED || proc_interrupted())
-            return err_set(e, ERR_INTERRUPTED, "interrupted");
-        if (r.status != PROC_OK)
-            return skip(b, i, "the build %s", proc_describe(&r, b->timeout_s, d, sizeof d),
-                        r.stderr_tail);
-    }
+    if (built > 0)
+        return skip(b, i, "%s", why, NULL);
     struct count_job job = {.name = "probe", .argv = b->argv, .cwd = w->cwd};
     if (count_run(&job, 1, &b->co, e) < 0)
         return -1;
@@ -273,12 +281,39 @@ static int probe_in(struct bisect_cli *b, struct gitwt *w, int i, double *value,
     return 0;
 }
 
+/* --from-history: an end measured; once both are, whether they reproduce the history's
+ * step (its direction, and its size within the series' noise): -1 with e set (ERR_INPUT,
+ * both figures) when they do not, so a command that measures something else bisects
+ * nothing. */
+static int check_end(struct bisect_cli *b, int i, double v, struct err *e)
+{
+    if (!b->hist.path || (i != 0 && i != b->n - 1))
+        return 0;
+    b->hist.v[i == 0 ? 0 : 1] = v;
+    b->hist.got |= i == 0 ? 1 : 2;
+    if (b->hist.got != 3)
+        return 0;
+    double want = b->hist.after / b->hist.before - 1;
+    double got = b->hist.v[0] > 0 ? b->hist.v[1] / b->hist.v[0] - 1
+                                  : b->hist.v[1] > 0 ? INFINITY : 0;
+    if (got * want > 0 && fabs(got - want) <= b->hist.tol)
+        return 0;
+    char g0[32], g1[32], h0[32], h1[32];
+    return err_set(e, ERR_INPUT, "the command does not reproduce the step it bisects: %s "
+                   "%s -> %s (%+.2f%%) here, %s -> %s (%+.2f%%) in '%s', whose noise allows "
+                   "%.2f%% either way: another command, input or build than the history's?",
+                   b->metric, fmt_count(g0, b->hist.v[0]), fmt_count(g1, b->hist.v[1]),
+                   100 * got, fmt_count(h0, b->hist.before), fmt_count(h1, b->hist.after),
+                   100 * want, b->hist.path, 100 * b->hist.tol);
+}
+
 /* The probe: commit i in the search's worktree. */
 static int probe(void *ctx, int i, double *value, struct err *e)
 {
     struct bisect_cli *b = ctx;
     b->c[i].build = ++b->builds;
-    return probe_in(b, b->w, i, value, e);
+    int rc = probe_in(b, b->w, i, value, e);
+    return rc == 0 && check_end(b, i, *value, e) < 0 ? -1 : rc;
 }
 
 struct probe_thread {
@@ -331,6 +366,8 @@ static int probe_many(void *ctx, const int *idx, int k, double *values, int *rcs
             report_probe(b, idx[j], t[j].rc, t[j].v);
         else if (failed < 0 || t[j].e.kind == ERR_INTERRUPTED)
             failed = j;
+        if (t[j].rc == 0 && failed < 0 && check_end(b, idx[j], t[j].v, &t[j].e) < 0)
+            failed = j;
     }
     if (failed >= 0) {
         *e = t[failed].e;
@@ -376,12 +413,12 @@ static void print_step_text(const struct bisect_cli *b, const struct bisect_resu
         wall_cell(cb, sizeof cb, &b->c[s->before]);
         wall_cell(ca, sizeof ca, c);
         if (s->exact) {
-            printf("%s: %s %s\n  author date  %s\n", label, c->hash, c->subject, c->date);
+            printf("%s: %s %s\n  author date  %s\n", label, c->hash, out_vis(c->subject), c->date);
         } else {
             printf("%s: one of these commits (the ones between could not be built, run or "
                    "decided):\n", label);
             for (int k = s->before + 1; k <= s->first; k++)
-                printf("  %.12s %s%s\n", b->c[k].hash, b->c[k].subject,
+                printf("  %.12s %s%s\n", b->c[k].hash, out_vis(b->c[k].subject),
                        r->state[k] != BISECT_SKIPPED ? ""
                        : b->c[k].undecided ? " (undecided)" : " (skipped)");
         }
@@ -393,7 +430,7 @@ static void print_step_text(const struct bisect_cli *b, const struct bisect_resu
     count_cell(ca, (uint64_t)s->after_value, true);
     change_str(ch, sizeof ch, s->before_value, s->after_value);
     if (s->exact) {
-        printf("%s: %s %s\n", label, c->hash, c->subject);
+        printf("%s: %s %s\n", label, c->hash, out_vis(c->subject));
         printf("  author date  %s\n", c->date);
         printf("  %s %s -> %s (%s) from its parent %.12s\n", b->metric, cb, ca, ch,
                b->c[s->before].hash);
@@ -401,7 +438,7 @@ static void print_step_text(const struct bisect_cli *b, const struct bisect_resu
     }
     printf("%s: one of these commits (the ones between could not be measured):\n", label);
     for (int k = s->before + 1; k <= s->first; k++)
-        printf("  %.12s %s%s\n", b->c[k].hash, b->c[k].subject,
+        printf("  %.12s %s%s\n", b->c[k].hash, out_vis(b->c[k].subject),
                r->state[k] == BISECT_SKIPPED ? " (skipped)" : "");
     printf("  %s %s at %.12s -> %s (%s) at %.12s\n", b->metric, cb, b->c[s->before].hash, ca,
            ch, c->hash);
@@ -439,7 +476,7 @@ static void print_text(const struct bisect_cli *b, const struct bisect_result *r
         printf("skipped:");
         for (int i = 0; i < b->n; i++)
             if (r->state[i] == BISECT_SKIPPED)
-                printf(" %.12s (%s%s)", b->c[i].hash, b->c[i].subject,
+                printf(" %.12s (%s%s)", b->c[i].hash, out_vis(b->c[i].subject),
                        b->c[i].undecided ? "; undecided" : "");
         printf("\n");
     }
@@ -447,110 +484,103 @@ static void print_text(const struct bisect_cli *b, const struct bisect_result *r
            b->n - 1);
 }
 
-static void json_step(const struct bisect_cli *b, const struct bisect_result *r,
-                      const struct bisect_step *s)
+static void json_step(struct jw *w, const struct bisect_cli *b, const struct bisect_step *s)
 {
     const struct commit *c = &b->c[s->first];
-    fputs("{\"commit\": ", stdout);
-    json_str(stdout, c->hash);
-    fputs(", \"subject\": ", stdout);
-    json_str(stdout, c->subject);
-    fputs(", \"author_date\": ", stdout);
-    json_str(stdout, c->date);
-    fputs(", \"before_commit\": ", stdout);
-    json_str(stdout, b->c[s->before].hash);
+    jw_object_begin(w);
+    jw_kstring(w, "commit", c->hash);
+    jw_kstring(w, "subject", c->subject);
+    jw_kstring(w, "author_date", c->date);
+    jw_kstring(w, "before_commit", b->c[s->before].hash);
     if (b->wall) {   /* ab's ratios against good's build */
-        fputs(", \"before\": ", stdout);
-        json_num(stdout, b->c[s->before].ratio);
-        fputs(", \"after\": ", stdout);
-        json_num(stdout, c->ratio);
-        fputs(", \"verdict\": ", stdout);
-        json_str(stdout, c->verdict);
+        jw_kdouble(w, "before", b->c[s->before].ratio);
+        jw_kdouble(w, "after", c->ratio);
+        jw_kstring(w, "verdict", c->verdict);
     } else {
-        printf(", \"before\": %.0f, \"after\": %.0f, \"change_pct\": ", s->before_value,
-               s->after_value);
-        json_num(stdout, s->before_value != 0
-                             ? 100 * (s->after_value - s->before_value) / s->before_value : NAN);
+        jw_kdouble(w, "before", s->before_value);
+        jw_kdouble(w, "after", s->after_value);
+        jw_kdouble(w, "change_pct", s->before_value != 0
+                   ? 100 * (s->after_value - s->before_value) / s->before_value : NAN);
     }
-    printf(", \"exact\": %s, \"candidates\": [", s->exact ? "true" : "false");
-    for (int k = s->before + 1; k <= s->first; k++) {
-        if (k > s->before + 1)
-            fputs(", ", stdout);
-        json_str(stdout, b->c[k].hash);
+    jw_kbool(w, "exact", s->exact);
+    jw_karray(w, "candidates");
+    for (int k = s->before + 1; k <= s->first; k++)
+        jw_string(w, b->c[k].hash);
+    jw_end(w);
+    jw_end(w);
+}
+
+/* One probe (build p, commit i) of the JSON's "probes". */
+static void json_probe(struct jw *w, const struct bisect_cli *b, const struct bisect_result *r,
+                       int p, int i)
+{
+    jw_object_begin(w);
+    jw_ki64(w, "build", p);
+    jw_kstring(w, "commit", b->c[i].hash);
+    jw_kstring(w, "subject", b->c[i].subject);
+    bool ok = r->state[i] == BISECT_MEASURED;
+    jw_kstring(w, "status", ok ? "ok" : b->c[i].undecided ? "undecided" : "skipped");
+    jw_key(w, "value");
+    if (b->wall && ok) {   /* ab's ratio against good's build, and its verdict */
+        jw_double(w, b->c[i].ratio);
+        jw_kstring(w, "verdict", b->c[i].verdict);
+        jw_ki64(w, "pairs", b->c[i].pairs);
+    } else {
+        jw_double(w, ok ? r->value[i] : NAN);
     }
-    fputs("]}", stdout);
-    (void)r;
+    jw_kdouble(w, "change_pct", b->wall ? (ok ? 100 * (b->c[i].ratio - 1) : NAN)
+               : ok && r->value[0] != 0 ? 100 * (r->value[i] - r->value[0]) / r->value[0]
+                                        : NAN);
+    if (!ok)
+        jw_kstring(w, "error", b->c[i].why ? b->c[i].why : "");
+    jw_end(w);
 }
 
 static void print_json(const struct bisect_cli *b, const struct bisect_result *r, bool all,
-                       const char *confirm_out)
+                       const struct ab_result *confirm)
 {
-    fputs("{\"metric\": ", stdout);
-    json_str(stdout, b->metric);
-    fputs(", \"good\": ", stdout);
-    json_str(stdout, b->c[0].hash);
-    fputs(", \"bad\": ", stdout);
-    json_str(stdout, b->c[b->n - 1].hash);
-    printf(", \"commits\": %d, \"threshold\": ", b->n - 1);
-    json_num(stdout, b->wall ? NAN : r->threshold);
-    if (b->wall) {   /* each probe's tare ab --threshold, a fraction */
-        fputs(", \"ab_threshold\": ", stdout);
-        json_num(stdout, b->ab_threshold > 0 ? b->ab_threshold : 0.01);
-    }
-    printf(", \"builds\": %d, \"skipped\": %d,\n \"probes\": [", r->probes, r->skipped);
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_kstring(&w, "metric", b->metric);
+    jw_kstring(&w, "good", b->c[0].hash);
+    jw_kstring(&w, "bad", b->c[b->n - 1].hash);
+    jw_ki64(&w, "commits", b->n - 1);
+    jw_kdouble(&w, "threshold", b->wall ? NAN : r->threshold);
+    if (b->wall)   /* each probe's tare ab --threshold, a fraction */
+        jw_kdouble(&w, "ab_threshold", b->ab_threshold > 0 ? b->ab_threshold : 0.01);
+    jw_ki64(&w, "builds", r->probes);
+    jw_ki64(&w, "skipped", r->skipped);
+    jw_break(&w, "\n ");
+    jw_key(&w, "probes");
+    jw_array_begin_lines(&w, "\n  ", NULL);
     /* In the order they were probed. */
-    for (int p = 1, first = 1; p <= r->probes; p++)
-        for (int i = 0; i < b->n; i++) {
-            if (b->c[i].build != p)
-                continue;
-            fputs(first ? "\n  {" : ",\n  {", stdout);
-            first = 0;
-            printf("\"build\": %d, \"commit\": ", p);
-            json_str(stdout, b->c[i].hash);
-            fputs(", \"subject\": ", stdout);
-            json_str(stdout, b->c[i].subject);
-            bool ok = r->state[i] == BISECT_MEASURED;
-            printf(", \"status\": \"%s\", \"value\": ", ok ? "ok"
-                   : b->c[i].undecided ? "undecided" : "skipped");
-            if (b->wall && ok) {   /* ab's ratio against good's build, and its verdict */
-                json_num(stdout, b->c[i].ratio);
-                fputs(", \"verdict\": ", stdout);
-                json_str(stdout, b->c[i].verdict);
-                printf(", \"pairs\": %ld", b->c[i].pairs);
-            } else if (ok)
-                printf("%.0f", r->value[i]);
-            else
-                fputs("null", stdout);
-            fputs(", \"change_pct\": ", stdout);
-            json_num(stdout, b->wall ? (ok ? 100 * (b->c[i].ratio - 1) : NAN)
-                             : ok && r->value[0] != 0
-                                 ? 100 * (r->value[i] - r->value[0]) / r->value[0] : NAN);
-            if (!ok) {
-                fputs(", \"error\": ", stdout);
-                json_str(stdout, b->c[i].why ? b->c[i].why : "");
-            }
-            fputs("}", stdout);
-        }
-    fputs("],\n \"steps\": [", stdout);
-    for (int k = 0; k < r->nsteps; k++) {
-        fputs(k ? ",\n  " : "\n  ", stdout);
-        json_step(b, r, &r->steps[k]);
-    }
-    fputs("]", stdout);
+    for (int p = 1; p <= r->probes; p++)
+        for (int i = 0; i < b->n; i++)
+            if (b->c[i].build == p)
+                json_probe(&w, b, r, p, i);
+    jw_end(&w);
+    jw_break(&w, "\n ");
+    jw_key(&w, "steps");
+    jw_array_begin_lines(&w, "\n  ", NULL);
+    for (int k = 0; k < r->nsteps; k++)
+        json_step(&w, b, &r->steps[k]);
+    jw_end(&w);
     if (!all) {
-        fputs(",\n \"culprit\": ", stdout);
+        jw_break(&w, "\n ");
+        jw_key(&w, "culprit");
         if (r->nsteps && r->steps[0].exact)
-            json_step(b, r, &r->steps[0]);
+            json_step(&w, b, &r->steps[0]);
         else
-            fputs("null", stdout);
+            jw_null(&w);
     }
-    if (confirm_out && *confirm_out) {   /* tare ab's JSON, as it printed it */
-        size_t k = strlen(confirm_out);
-        while (k && confirm_out[k - 1] == '\n')
-            k--;
-        printf(",\n \"confirm\": %.*s", (int)k, confirm_out);
+    if (confirm) {   /* tare ab's JSON, as it prints it */
+        jw_break(&w, "\n ");
+        jw_key(&w, "confirm");
+        ab_print_json(&w, confirm);
     }
-    fputs("}\n", stdout);
+    jw_end(&w);
+    out_json_end(&w, "bisect");
 }
 
 /* Builds the tree at cwd; 0, or -1 with e set (a failed build is ERR_MEASURE). */
@@ -573,83 +603,58 @@ static int build_in(const struct bisect_cli *b, const char *cwd, struct err *e)
     return 0;
 }
 
-/* "cd 'DIR' && CMD ARG...": the command in a worktree, for tare ab's --shell. */
-static char *in_dir(const char *dir, char **argv)
-{
-    char *cd_argv[] = {"cd", (char *)dir, NULL};
-    char *cd = words_join(cd_argv), *cmd = words_join(argv), *s = NULL;
-    if (cd && cmd && asprintf(&s, "%s && %s", cd, cmd) < 0)
-        s = NULL;
-    free(cd);
-    free(cmd);
-    return s;
-}
+/* One tare ab of the command in two trees (ab_run, in this process). */
+struct bisect_ab {
+    struct ab_opts o;
+    struct ab_result r;
+    char name[2][64];
+    char *command;      /* the command's words, as a person would type them */
+    bool ran;           /* r holds ab_run's result (to free) */
+};
 
 /*
- * tare ab's own code path in this process on the command in two trees: paired wall-clock runs
- * until decided (with the counts when count is set). Returns ab's exit status, or -1 with e
- * set.
+ * tare ab's paired wall-clock runs until decided (with the counts when count is set) of the
+ * command run directly (no shell) with dir[0] (A) and dir[1] (B) its working directory, as
+ * the search's probes run it, so that both count alike. 0 with x->r filled; -1 with e set
+ * (ERR_MEASURE: a run failed, as ab_run says).
  */
-static int run_ab(struct bisect_cli *b, const char *dir_a, const char *dir_b,
-                  const char *name_a, const char *name_b, bool count, bool json, struct err *e)
+static int run_ab(struct bisect_cli *b, const char *const dir[2], const char *const name[2],
+                  bool count, struct bisect_ab *x, struct err *e)
 {
-    char *cmd_a = in_dir(dir_a, b->argv), *cmd_b = in_dir(dir_b, b->argv);
-    char max[32], thr[48];
-    snprintf(max, sizeof max, "--max-pairs=%ld", b->max_pairs);
-    snprintf(thr, sizeof thr, "--threshold=%.4f%%", 100 * b->ab_threshold);
-    char *argv[16] = {"tare ab", "--until-decided", "--shell", "sh", "--name", (char *)name_a,
-                      "--name", (char *)name_b, "--format", json ? "json" : "text", cmd_a,
-                      cmd_b};
-    int argc = 12;
-    if (count)
-        argv[argc++] = "--count";
-    if (b->max_pairs > 0 && !count)
-        argv[argc++] = max;
-    if (b->ab_threshold > 0 && !count)
-        argv[argc++] = thr;
-    int status = -1;
-    if (!cmd_a || !cmd_b) {
-        err_set(e, ERR_SYSTEM, "out of memory");
-    } else {
-        fflush(stdout);
-        optind = 0;   /* getopt starts afresh for ab's options */
-        status = cmd_ab(argc, argv);
-        fflush(stdout);
+    ab_opts_init(&x->o);
+    x->o.until = true;
+    if (count) {
+        x->o.count = true;
+        if (!b->vg_path[0] && count_find_valgrind(b->vg_path, sizeof b->vg_path, e) < 0)
+            return -1;
+        x->o.copt.valgrind = b->vg_path;
+        x->o.copt.alloc_lib = b->co.alloc_lib;
     }
-    free(cmd_a);
-    free(cmd_b);
-    return status;
+    if (b->max_pairs > 0 && !count)
+        x->o.max_pairs = b->max_pairs;
+    if (b->ab_threshold > 0 && !count)
+        x->o.threshold = b->ab_threshold;
+    if (!x->command && !(x->command = words_join(b->argv)))
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    for (int k = 0; k < 2; k++) {
+        snprintf(x->name[k], sizeof x->name[k], "%s", name[k]);
+        x->o.side[k] = (struct ab_side){.name = x->name[k], .command = x->command,
+                                        .argv = b->argv, .cwd = dir[k]};
+    }
+    if (isatty(STDERR_FILENO))
+        x->o.progress = ab_progress_print;
+    fflush(stdout);
+    x->ran = true;
+    return ab_run(&x->o, &x->r, e);
 }
 
-/* run_ab with its JSON captured in a temporary file, into *out (the caller frees it). */
-static int run_ab_json(struct bisect_cli *b, const char *dir_a, const char *dir_b,
-                       const char *name_a, const char *name_b, bool count, char **out,
-                       struct err *e)
+static void bisect_ab_free(struct bisect_ab *x)
 {
-    *out = NULL;
-    FILE *f = tmpfile();
-    if (!f)
-        return err_errno(e, ERR_SYSTEM, errno, "cannot make a temporary file");
-    fflush(stdout);
-    int saved = dup(STDOUT_FILENO);
-    if (saved < 0 || dup2(fileno(f), STDOUT_FILENO) < 0) {
-        if (saved >= 0)
-            close(saved);
-        fclose(f);
-        return err_errno(e, ERR_SYSTEM, errno, "cannot redirect tare ab's output");
-    }
-    int status = run_ab(b, dir_a, dir_b, name_a, name_b, count, true, e);
-    fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
-    size_t cap = 0;
-    rewind(f);
-    if (getdelim(out, &cap, '\0', f) < 0) {
-        free(*out);
-        *out = NULL;
-    }
-    fclose(f);
-    return status;
+    if (x->ran)
+        ab_result_free(&x->r);
+    free(x->command);
+    x->command = NULL;
+    x->ran = false;
 }
 
 /* The culprit built in the search's worktree (w), its parent in a second one (wp, reused
@@ -670,33 +675,33 @@ static int confirm_trees(struct bisect_cli *b, const struct bisect_step *s, stru
 }
 
 /*
- * --confirm: tare ab --until-decided --count of the culprit (B) against its parent (A).
- * Returns ab's exit status, or -1 with e set when the trees could not be made. With json,
- * ab's JSON goes into *out.
+ * --confirm: tare ab --until-decided --count of the culprit (B) against its parent (A),
+ * printed as tare ab prints it (text), or kept in x for the JSON. Returns ab's exit status
+ * (1 when a measurement or a count failed, 130 when interrupted, ...), or -1 with e set when
+ * the trees could not be made.
  */
 static int confirm(struct bisect_cli *b, const struct bisect_step *s, struct gitwt *wp,
-                   char **out, struct err *e)
+                   struct bisect_ab *x, struct err *e)
 {
     if (confirm_trees(b, s, wp, e) < 0)
         return -1;
     char name_a[64], name_b[64];
     snprintf(name_a, sizeof name_a, "parent %.12s", b->c[s->before].hash);
     snprintf(name_b, sizeof name_b, "culprit %.12s", b->c[s->first].hash);
-    if (out)
-        return run_ab_json(b, wp->cwd, b->w->cwd, name_a, name_b, true, out, e);
-    return run_ab(b, wp->cwd, b->w->cwd, name_a, name_b, true, false, e);
-}
-
-/* The text after "KEY": in ab's JSON, from its "pairs" on (its sides come before). */
-static const char *ab_field(const char *json, const char *key)
-{
-    const char *from = json ? strstr(json, "\"pairs\": ") : NULL;
-    if (!from)
-        return NULL;
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *p = strstr(from, pat);
-    return p ? p + strlen(pat) : NULL;
+    const char *dir[2] = {wp->cwd, b->w->cwd}, *name[2] = {name_a, name_b};
+    struct err ae = {0};
+    if (run_ab(b, dir, name, true, x, &ae) < 0) {
+        int st = cli_fail("ab", &ae);
+        if (x->ran)
+            ab_report_failure(&x->r);
+        bisect_ab_free(x);
+        return st;
+    }
+    bool failed = ab_report_counts(&x->r, b->alloc_why);
+    if (b->text)
+        ab_print_text(&x->r);
+    fflush(stdout);
+    return failed ? EXIT_FAIL : EXIT_OK;
 }
 
 /*
@@ -730,28 +735,31 @@ static int probe_wall(void *ctx, int i, double *value, struct err *e)
         print_probe(b, i, *value, true);
         return 0;
     }
-    char name_a[64], name_b[64], *out = NULL;
+    char name_a[64], name_b[64];
     snprintf(name_a, sizeof name_a, "good %.12s", b->c[0].hash);
     snprintf(name_b, sizeof name_b, "probe %.12s", c->hash);
-    int st = run_ab_json(b, b->wg->cwd, w->cwd, name_a, name_b, false, &out, e);
-    if (st < 0 || st >= 128 || proc_interrupted()) {
-        free(out);
-        return st < 0 ? -1 : err_set(e, ERR_INTERRUPTED, "interrupted");
+    const char *dir[2] = {b->wg->cwd, w->cwd}, *name[2] = {name_a, name_b};
+    struct bisect_ab x = {0};
+    struct err ae = {0};
+    int rc = run_ab(b, dir, name, false, &x, &ae);
+    if (rc < 0 && (ae.kind == ERR_INTERRUPTED || proc_interrupted())) {
+        bisect_ab_free(&x);
+        return err_set(e, ERR_INTERRUPTED, "interrupted");
     }
-    const char *verdict = ab_field(out, "verdict"), *stopped = ab_field(out, "stopped");
-    const char *ratio = ab_field(out, "ratio"), *pairs = ab_field(out, "pairs");
-    if (st != 0 || !verdict || !stopped || !ratio || !pairs) {
-        free(out);
+    if (rc < 0) {   /* as tare ab would say it, and skipped */
+        int st = cli_fail("ab", &ae);
+        if (x.ran)
+            ab_report_failure(&x.r);
+        bisect_ab_free(&x);
         char what[32];
         snprintf(what, sizeof what, "%d", st);
         return skip(b, i, "tare ab failed (exit status %s)", what, NULL);
     }
-    c->ratio = strtod(ratio, NULL);
-    c->pairs = strtol(pairs, NULL, 10);
-    snprintf(c->verdict, sizeof c->verdict, "%.*s", (int)strcspn(verdict + 1, "\""),
-             verdict + 1);
-    bool decided = strncmp(stopped, "\"decided\"", 9) == 0;
-    free(out);
+    c->ratio = x.r.wall.ratio;
+    c->pairs = x.r.n;
+    snprintf(c->verdict, sizeof c->verdict, "%s", stats_verdict_name(x.r.wall.verdict));
+    bool decided = x.r.stopped == SESSION_STOP_DECIDED;
+    bisect_ab_free(&x);
     if (strcmp(c->verdict, "slower") != 0 && !decided) {
         char why[128];
         snprintf(why, sizeof why, "%ld pairs, %.3fx %s", c->pairs, c->ratio, c->verdict);
@@ -768,307 +776,342 @@ static int probe_wall(void *ctx, int i, double *value, struct err *e)
     return 0;
 }
 
+/* The noise the ends' change may differ by: the 90th percentile of the series' |change|
+ * between consecutive values of metric m, the step's own (at point at) left out, and at
+ * least a quarter of the step (a build here is not the CI's) and 0.5%. */
+static double step_tolerance(const struct hist_series *se, int m, size_t at, double change)
+{
+    double tol = hist_change_quantile(se, m, se->n, at, 0.9);
+    return fmax(isnan(tol) ? 0 : tol, fmax(0.25 * fabs(change), 0.005));
+}
+
+/* The newest step of the db's counts, as from_history looks for it. */
+struct hist_pick {
+    long commit, prev;     /* the step's commit and the one measured before it */
+    double change, before, after, tol;
+    int m;
+    const char *series;
+};
+
+/* One series' steps of metric m (hist_scan) against the newest so far, in p. */
+static int pick_steps(const struct hist_series *se, int m, const struct hist_check_opts *o,
+                      struct hist_pick *p)
+{
+    struct hist_step *out = calloc(se->n ? se->n : 1, sizeof *out);
+    if (!out)
+        return -1;
+    hist_scan(se, m, o, out);
+    for (size_t i = 0; i < se->n; i++) {
+        if (!out[i].found)
+            continue;
+        size_t at = out[i].at;
+        long prev = -1, pj = -1;
+        for (size_t j = at; j-- > 0 && prev < 0;)
+            if (!isnan(se->v[m][j]))
+                prev = (long)se->commit[j], pj = (long)j;
+        long cm = (long)se->commit[at];
+        if (prev < 0 || cm < p->commit ||
+            (cm == p->commit && fabs(out[i].change) <= fabs(p->change)))
+            continue;
+        *p = (struct hist_pick){cm, prev, out[i].change, se->v[m][pj], se->v[m][at],
+                                step_tolerance(se, m, at, out[i].change), m, se->name};
+    }
+    free(out);
+    return 0;
+}
+
 /*
  * --from-history: the newest confirmed step of a deterministic metric in the file, as
  * `tare history check` finds steps (a change of more than det_threshold, relative, from the
- * previous value: 2% there, or --threshold's percentage); the
- * largest change where several series step at the same commit. metric, when not NULL,
- * limits it to that one. good and bad are the two commits' hashes (the caller frees them).
+ * previous value: 2% there, or --threshold's percentage), the commits in the repository's
+ * order (tare-history(1), COMMIT ORDER); the largest change where several series step at
+ * the same commit. metric, when not NULL, limits it to that one. good and bad are the two
+ * commits' hashes (the caller frees them); b->hist what the ends must reproduce. EXIT_OK, or
+ * the exit status after saying why.
  */
-static int from_history(const char *path, double det_threshold, const char **metric,
-                        char **good, char **bad, struct err *e)
+static int from_history(struct bisect_cli *b, const char *path, double det_threshold,
+                        const char **metric, char **good, char **bad)
 {
     struct hist_db db;
     char *paths[] = {(char *)path, NULL};
-    if (hist_db_load(&db, paths, 1, e) < 0)
-        return -1;
-    struct hist_check_opts o = {.det_threshold = det_threshold, .persist = 3, .window = 10,
-                                .noise_n = 60};
-    long best_commit = -1, best_prev = -1;
-    double best_change = 0;
-    int best_m = -1;
-    const char *best_series = NULL;
-    for (size_t k = 0; k < db.nseries; k++) {
-        const struct hist_series *se = &db.series[k];
-        struct hist_step *out = calloc(se->n ? se->n : 1, sizeof *out);
-        if (!out) {
-            hist_db_free(&db);
-            return err_set(e, ERR_SYSTEM, "out of memory");
-        }
+    int st = cli_history_load("bisect", paths, 1, NULL, ".", &db);
+    if (st != EXIT_OK)
+        return st;
+    struct hist_check_opts o = HIST_CHECK_DEFAULTS;
+    o.det_threshold = det_threshold;
+    struct hist_pick p = {.commit = -1, .prev = -1};
+    for (size_t k = 0; k < db.nseries; k++)
         for (int m = 0; m < HM_COUNT; m++) {
             if (!hist_metric_deterministic(m) || !db.has[m] ||
                 (*metric && strcmp(*metric, hist_metric_names[m]) != 0))
                 continue;
-            hist_scan(se, m, &o, out);
-            for (size_t i = 0; i < se->n; i++) {
-                if (!out[i].found)
-                    continue;
-                size_t at = out[i].at;
-                long prev = -1;
-                for (size_t j = at; j-- > 0;)
-                    if (!isnan(se->v[m][j])) {
-                        prev = (long)se->commit[j];
-                        break;
-                    }
-                long cm = (long)se->commit[at];
-                if (prev < 0 || cm < best_commit ||
-                    (cm == best_commit && fabs(out[i].change) <= fabs(best_change)))
-                    continue;
-                best_commit = cm;
-                best_prev = prev;
-                best_change = out[i].change;
-                best_m = m;
-                best_series = se->name;
+            if (pick_steps(&db.series[k], m, &o, &p) < 0) {
+                hist_db_free(&db);
+                cli_error("bisect", "out of memory");
+                return EXIT_USAGE;
             }
         }
-        free(out);
-    }
-    int rc = 0;
-    if (best_commit < 0) {
-        rc = err_set(e, ERR_INPUT, "'%s': history check finds no step of %s to bisect", path,
-                     *metric ? *metric : "a count");
+    st = EXIT_OK;
+    if (p.commit < 0) {
+        cli_error("bisect", "'%s': history check finds no step of %s to bisect", path,
+                  *metric ? *metric : "a count");
+        st = EXIT_USAGE;
+    } else if (!(*good = strdup(db.commit[p.prev])) || !(*bad = strdup(db.commit[p.commit]))) {
+        cli_error("bisect", "out of memory");
+        st = EXIT_USAGE;
     } else {
-        *good = strdup(db.commit[best_prev]);
-        *bad = strdup(db.commit[best_commit]);
-        *metric = hist_metric_names[best_m];
-        if (!*good || !*bad)
-            rc = err_set(e, ERR_SYSTEM, "out of memory");
-        else
-            cli_error("bisect", "from '%s': series '%s', %s %+.2f%% at %.12s (after %.12s)",
-                      path, best_series, *metric, 100 * best_change, *bad, *good);
+        *metric = hist_metric_names[p.m];
+        b->hist.path = path;
+        b->hist.before = p.before;
+        b->hist.after = p.after;
+        b->hist.tol = p.tol;
+        cli_error("bisect", "from '%s': series '%s', %s %+.2f%% at %.12s (after %.12s)",
+                  path, p.series, *metric, 100 * p.change, *bad, *good);
     }
     hist_db_free(&db);
+    return st;
+}
+
+/* What the command line asked for beyond the search's own state. */
+struct bisect_args {
+    const char *good, *bad, *history;
+    char *hist_good, *hist_bad;     /* --from-history's range, owned */
+    bool metric_given, all, do_confirm;
+    double threshold;               /* a count, or -N for N% of good; 0: the default */
+    enum out_format fmt;
+};
+
+static const struct option bisect_longopts[] = {
+    {"good", required_argument, NULL, 0x100},
+    {"bad", required_argument, NULL, 0x101},
+    {"build", required_argument, NULL, 0x102},
+    {"metric", required_argument, NULL, 0x103},
+    {"threshold", required_argument, NULL, 0x104},
+    {"all-steps", no_argument, NULL, 0x105},
+    {"timeout", required_argument, NULL, 0x106},
+    {"confirm", no_argument, NULL, 0x107},
+    {"from-history", required_argument, NULL, 0x108},
+    {"max-pairs", required_argument, NULL, 0x180},
+    {"jobs", required_argument, NULL, 0x181},
+    {"format", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},
+    {0},
+};
+
+/* One option: 0 taken, 1 --help printed, -1 bad (said). */
+static int bisect_option(struct bisect_cli *b, struct bisect_args *a, int c, const char *arg)
+{
+    long v;
+    switch (c) {
+    case 0x100: a->good = arg; return 0;
+    case 0x101: a->bad = arg; return 0;
+    case 0x102: b->build = arg; return 0;
+    case 0x103:
+        if (!count_metric_valid(arg) && strcmp(arg, "wall") != 0) {
+            cli_usage_error("bisect", cmd_bisect_usage, "--metric wants instructions, "
+                            "allocations, bytes, peak_bytes or wall, not '%s'", arg);
+            return -1;
+        }
+        b->metric = arg;
+        a->metric_given = true;
+        return 0;
+    case 0x104:
+        b->threshold_given = true;
+        return parse_threshold(arg, &a->threshold) ? 0 : -1;
+    case 0x105: a->all = true; return 0;
+    case 0x107: a->do_confirm = true; return 0;
+    case 0x108: a->history = arg; return 0;
+    case 0x181:
+        if (!cli_parse_count("bisect", cmd_bisect_usage, "--jobs", arg, 1, BISECT_JOBS_MAX, &v))
+            return -1;
+        b->jobs = (int)v;
+        return 0;
+    case 0x180:   /* tare ab's first look is at 20 pairs */
+        return cli_parse_count("bisect", cmd_bisect_usage, "--max-pairs", arg, 20, 100000,
+                               &b->max_pairs) ? 0 : -1;
+    case 0x106:
+        return cli_parse_seconds("bisect", cmd_bisect_usage, "--timeout", arg, &b->timeout_s)
+               ? 0 : -1;
+    case 'f':
+        return cli_parse_format("bisect", cmd_bisect_usage, arg, FMT_TEXT | FMT_JSON, &a->fmt)
+               ? 0 : -1;
+    case 'h':
+        cli_print_usage(stdout, cmd_bisect_usage);
+        printf("\nThe first commit between --good and --bad at which a deterministic count\n"
+               "moved, built and counted in one temporary git worktree. A commit that does\n"
+               "not build or whose command fails is skipped and named.\n\n%s", bisect_options);
+        return 1;
+    default:
+        cli_print_usage(stderr, cmd_bisect_usage);
+        fprintf(stderr, "Try 'tare bisect --help' for the options.\n");
+        return -1;
+    }
+}
+
+/* The options' combinations: 0, or EXIT_USAGE after saying why. */
+static int bisect_check(struct bisect_cli *b, struct bisect_args *a, int argc, char **argv,
+                        int dd)
+{
+    if (optind < dd)
+        return cli_usage_error("bisect", cmd_bisect_usage, "the command goes after '--', not "
+                               "'%s'", argv[optind]);
+    if (dd >= argc - 1)
+        return cli_usage_error("bisect", cmd_bisect_usage, "no command to measure (after "
+                               "'--')");
+    if (a->history && (a->good || a->bad))
+        return cli_usage_error("bisect", cmd_bisect_usage, "--from-history takes the range "
+                               "from the file: not with %s", a->good ? "--good" : "--bad");
+    if (!a->history && (!a->good || !a->bad))
+        return cli_usage_error("bisect", cmd_bisect_usage, "%s is required",
+                               a->good ? "--bad" : "--good");
+    b->wall = strcmp(b->metric, "wall") == 0;
+    if (b->wall && (a->all || a->history))
+        return cli_usage_error("bisect", cmd_bisect_usage, "--metric wall takes no %s",
+                               a->all ? "--all-steps" : "--from-history");
+    if (b->wall && b->threshold_given && !(a->threshold < 0 && a->threshold > -100))
+        return cli_usage_error("bisect", cmd_bisect_usage, "with --metric wall, --threshold "
+                               "is tare ab's: a percentage under 100%%, such as 5%%");
+    if (b->wall && b->threshold_given)
+        b->ab_threshold = -a->threshold / 100;
+    if (b->jobs > 1 && (b->wall || a->all))
+        return cli_usage_error("bisect", cmd_bisect_usage, "--jobs applies to the single "
+                               "search on a count, not with %s",
+                               b->wall ? "--metric wall" : "--all-steps");
+    if (b->max_pairs && !b->wall)
+        return cli_usage_error("bisect", cmd_bisect_usage,
+                               "--max-pairs only applies with --metric wall");
+    return 0;
+}
+
+/* --from-history's range, valgrind and the counting allocator: 0, or the exit status after
+ * saying why. */
+static int bisect_tools(struct bisect_cli *b, struct bisect_args *a, struct err *e)
+{
+    if (a->history) {
+        const char *m = a->metric_given ? b->metric : NULL;
+        double det = a->threshold < 0 ? -a->threshold / 100 : 0.02;
+        int st = from_history(b, a->history, det, &m, &a->hist_good, &a->hist_bad);
+        if (st != EXIT_OK)
+            return st;
+        b->metric = m;
+        a->good = a->hist_good;
+        a->bad = a->hist_bad;
+    }
+    if (!b->wall && count_find_valgrind(b->vg_path, sizeof b->vg_path, e) < 0)
+        return cli_fail("bisect", e);
+    b->co = (struct count_opts){.jobs = 1, .timeout_s = b->timeout_s, .valgrind = b->vg_path};
+    struct err lib_err = {0};
+    if (cli_find_alloc_lib(b->alloc_lib, sizeof b->alloc_lib, &lib_err) == 0)
+        b->co.alloc_lib = b->alloc_lib;
+    else if (strcmp(b->metric, "bytes") == 0 || strcmp(b->metric, "peak_bytes") == 0)
+        return cli_fail("bisect", &lib_err);
+    else
+        snprintf(b->alloc_why, sizeof b->alloc_why, "%s", lib_err.msg[0] ? lib_err.msg : "?");
+    return 0;
+}
+
+/* The worktrees made (the good side's build's too with --metric wall) and the search run,
+ * its probes printed as they come. 0, or -1 with e set. */
+static int bisect_search(struct bisect_cli *b, const struct bisect_args *a, struct gitwt *wp,
+                         struct bisect_result *r, struct err *e)
+{
+    int rc = gitwt_add(b->w, e);
+    if (rc == 0 && b->wall) {   /* the good side's build, A of every probe's tare ab */
+        rc = gitwt_open(wp, b->c[0].hash, e);
+        if (rc == 0)
+            rc = gitwt_add(wp, e);
+        b->wg = wp;
+    }
+    struct stat st;
+    if (rc == 0 && (stat(b->w->cwd, &st) < 0 || !S_ISDIR(st.st_mode)))
+        rc = err_set(e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
+                     b->w->prefix, a->good);
+    if (rc < 0)
+        return -1;
+    if (b->text) {
+        printf("bisecting %d commits after %.12s (good) up to %.12s (bad) on %s", b->n - 1,
+               b->c[0].hash, b->c[b->n - 1].hash, b->metric);
+        if (b->jobs > 1)
+            printf(", %d at a time", b->jobs);
+        printf("\n");
+        printf("%5s  %-12s  %15s  %8s  %s\n", "build", "commit", b->metric, "change", "subject");
+        fflush(stdout);
+    }
+    struct bisect_opts bo = {.all_steps = a->all, .probe = b->wall ? probe_wall : probe,
+                             .probe_many = probe_many, .jobs = b->jobs, .ctx = b};
+    if (b->wall)
+        bo.threshold = 0.5;   /* the values are 0 (not slower) and 1 (slower) */
+    else if (a->threshold < 0)
+        bo.threshold_rel = -a->threshold / 100;
+    else
+        bo.threshold = a->threshold;
+    return bisect_run(b->n, &bo, r, e);
+}
+
+/* The result printed, with --confirm's tare ab of the culprit. 0 with *confirm_status ab's
+ * exit status (0 without --confirm), or -1 with e set. */
+static int bisect_print(struct bisect_cli *b, const struct bisect_args *a, struct gitwt *wp,
+                        const struct bisect_result *r, int *confirm_status, struct err *e)
+{
+    const struct bisect_step *to_confirm =
+        a->do_confirm && r->nsteps > 0 && r->steps[0].exact ? &r->steps[0] : NULL;
+    struct bisect_ab x = {0};
+    int rc = 0;
+    *confirm_status = 0;
+    if (a->fmt == FMT_JSON) {
+        if (to_confirm && (*confirm_status = confirm(b, to_confirm, wp, &x, e)) < 0)
+            rc = -1;
+        if (rc == 0)
+            print_json(b, r, a->all, x.ran ? &x.r : NULL);
+    } else {
+        print_text(b, r, a->all);
+        if (a->do_confirm && !to_confirm)
+            printf("\nconfirm: nothing to confirm (no single culprit)\n");
+        if (to_confirm) {
+            printf("\nconfirm: tare ab --until-decided --count, the culprit (B) against its "
+                   "parent (A)\n");
+            if ((*confirm_status = confirm(b, to_confirm, wp, &x, e)) < 0)
+                rc = -1;
+        }
+    }
+    bisect_ab_free(&x);
     return rc;
 }
 
 int cmd_bisect(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"good", required_argument, NULL, 0x100},
-        {"bad", required_argument, NULL, 0x101},
-        {"build", required_argument, NULL, 0x102},
-        {"metric", required_argument, NULL, 0x103},
-        {"threshold", required_argument, NULL, 0x104},
-        {"all-steps", no_argument, NULL, 0x105},
-        {"timeout", required_argument, NULL, 0x106},
-        {"confirm", no_argument, NULL, 0x107},
-        {"from-history", required_argument, NULL, 0x108},
-        {"max-pairs", required_argument, NULL, 0x180},
-        {"jobs", required_argument, NULL, 0x181},
-        {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
     struct bisect_cli b = {.metric = "instructions", .timeout_s = COUNT_TIMEOUT_S, .jobs = 1};
-    long jobs = 1;
+    struct bisect_args a = {.fmt = FMT_TEXT};
     struct gitwt wx[BISECT_JOBS_MAX - 1] = {0};
-    const char *good = NULL, *bad = NULL, *history = NULL;
-    char *hist_good = NULL, *hist_bad = NULL;
-    bool metric_given = false;
-    double threshold = 0;
-    bool all = false, do_confirm = false;
-    enum out_format fmt = FMT_TEXT;
     struct gitwt w = {0}, wp = {0};
-    char *confirm_out = NULL;
     int confirm_status = 0;
     struct bisect_result r = {0};
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
-
     optind = 1;
     int c;
-    while ((c = getopt_long(dd, argv, "f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 0x100: good = optarg; break;
-        case 0x101: bad = optarg; break;
-        case 0x102: b.build = optarg; break;
-        case 0x103:
-            if (!count_metric_valid(optarg) && strcmp(optarg, "wall") != 0) {
-                cli_usage_error("bisect", cmd_bisect_usage,
-                                "--metric wants instructions, allocations, bytes, peak_bytes "
-                                "or wall, not '%s'", optarg);
-                goto done;
-            }
-            b.metric = optarg;
-            metric_given = true;
-            break;
-        case 0x104:
-            if (!parse_threshold(optarg, &threshold))
-                goto done;
-            b.threshold_given = true;
-            break;
-        case 0x105: all = true; break;
-        case 0x107: do_confirm = true; break;
-        case 0x108: history = optarg; break;
-        case 0x181:
-            if (!cli_parse_count("bisect", cmd_bisect_usage, "--jobs", optarg, 1,
-                                 BISECT_JOBS_MAX, &jobs))
-                goto done;
-            b.jobs = (int)jobs;
-            break;
-        case 0x180:   /* tare ab's first look is at 20 pairs */
-            if (!cli_parse_count("bisect", cmd_bisect_usage, "--max-pairs", optarg, 20, 100000,
-                                 &b.max_pairs))
-                goto done;
-            break;
-        case 0x106:
-            if (!cli_parse_seconds("bisect", cmd_bisect_usage, "--timeout", optarg, &b.timeout_s))
-                goto done;
-            break;
-        case 'f':
-            if (!cli_parse_format("bisect", cmd_bisect_usage, optarg, FMT_TEXT | FMT_JSON, &fmt))
-                goto done;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_bisect_usage);
-            printf("\nThe first commit between --good and --bad at which a deterministic count\n"
-                   "moved, built and counted in one temporary git worktree. A commit that does\n"
-                   "not build or whose command fails is skipped and named.\n\n%s",
-                   bisect_options);
-            status = EXIT_OK;
-            goto done;
-        default:
-            cli_print_usage(stderr, cmd_bisect_usage);
-            fprintf(stderr, "Try 'tare bisect --help' for the options.\n");
+    while ((c = getopt_long(dd, argv, "f:h", bisect_longopts, NULL)) != -1)
+        if ((status = bisect_option(&b, &a, c, optarg)) != 0) {
+            status = status > 0 ? EXIT_OK : EXIT_USAGE;
             goto done;
         }
-    }
-    if (optind < dd) {
-        cli_usage_error("bisect", cmd_bisect_usage, "the command goes after '--', not '%s'",
-                        argv[optind]);
-        goto done;
-    }
-    if (dd >= argc - 1) {
-        cli_usage_error("bisect", cmd_bisect_usage, "no command to measure (after '--')");
-        goto done;
-    }
-    if (history && (good || bad)) {
-        cli_usage_error("bisect", cmd_bisect_usage,
-                        "--from-history takes the range from the file: not with %s",
-                        good ? "--good" : "--bad");
-        goto done;
-    }
-    if (!history && (!good || !bad)) {
-        cli_usage_error("bisect", cmd_bisect_usage, "%s is required",
-                        good ? "--bad" : "--good");
-        goto done;
-    }
-    b.wall = strcmp(b.metric, "wall") == 0;
-    if (b.wall && (all || history)) {
-        cli_usage_error("bisect", cmd_bisect_usage, "--metric wall takes no %s",
-                        all ? "--all-steps" : "--from-history");
-        goto done;
-    }
-    if (b.wall && b.threshold_given && !(threshold < 0 && threshold > -100)) {
-        cli_usage_error("bisect", cmd_bisect_usage, "with --metric wall, --threshold is tare "
-                        "ab's: a percentage under 100%%, such as 5%%");
-        goto done;
-    }
-    if (b.wall && b.threshold_given)
-        b.ab_threshold = -threshold / 100;
-    if (b.jobs > 1 && (b.wall || all)) {
-        cli_usage_error("bisect", cmd_bisect_usage, "--jobs applies to the single search on a "
-                        "count, not with %s", b.wall ? "--metric wall" : "--all-steps");
-        goto done;
-    }
     b.wx = wx;
-    if (b.max_pairs && !b.wall) {
-        cli_usage_error("bisect", cmd_bisect_usage, "--max-pairs only applies with --metric wall");
+    if ((status = bisect_check(&b, &a, argc, argv, dd)) != 0 ||
+        (status = bisect_tools(&b, &a, &e)) != 0)
         goto done;
-    }
-    if (history) {
-        const char *m = metric_given ? b.metric : NULL;
-        double det = threshold < 0 ? -threshold / 100 : 0.02;
-        if (from_history(history, det, &m, &hist_good, &hist_bad, &e) < 0) {
-            status = cli_fail("bisect", &e);
-            goto done;
-        }
-        b.metric = m;
-        good = hist_good;
-        bad = hist_bad;
-    }
     b.argv = argv + dd + 1;
-    b.text = fmt == FMT_TEXT;
-    char valgrind[4096], alloc_lib[4096];
-    if (!b.wall && count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
-        status = cli_fail("bisect", &e);
-        goto done;
-    }
-    b.co = (struct count_opts){.jobs = 1, .timeout_s = b.timeout_s, .valgrind = valgrind};
-    struct err lib_err = {0};
-    if (cli_find_alloc_lib(alloc_lib, sizeof alloc_lib, &lib_err) == 0)
-        b.co.alloc_lib = alloc_lib;
-    else if (strcmp(b.metric, "bytes") == 0 || strcmp(b.metric, "peak_bytes") == 0) {
-        status = cli_fail("bisect", &lib_err);
-        goto done;
-    }
-    if (gitwt_open(&w, good, &e) < 0) {
-        status = cli_fail("bisect", &e);
-        goto done;
-    }
+    b.text = a.fmt == FMT_TEXT;
     b.w = &w;
-    if (list_range(&b, good, bad, &e) < 0) {
+    if (gitwt_open(&w, a.good, &e) < 0 || list_range(&b, a.good, a.bad, &e) < 0) {
         status = cli_fail("bisect", &e);
         goto done;
     }
     /* Before the worktree exists, so an interrupt from here on still reaches the cleanup. */
     cli_install_signal_handlers();
-    int rc = gitwt_add(&w, &e);
-    if (rc == 0 && b.wall) {   /* the good side's build, A of every probe's tare ab */
-        rc = gitwt_open(&wp, b.c[0].hash, &e);
-        if (rc == 0)
-            rc = gitwt_add(&wp, &e);
-        b.wg = &wp;
-    }
-    struct stat st;
-    if (rc == 0 && (stat(w.cwd, &st) < 0 || !S_ISDIR(st.st_mode)))
-        rc = err_set(&e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
-                     w.prefix, good);
-    if (rc == 0) {
-        if (b.text) {
-            printf("bisecting %d commits after %.12s (good) up to %.12s (bad) on %s", b.n - 1,
-                   b.c[0].hash, b.c[b.n - 1].hash, b.metric);
-            if (b.jobs > 1)
-                printf(", %d at a time", b.jobs);
-            printf("\n");
-            printf("%5s  %-12s  %15s  %8s  %s\n", "build", "commit", b.metric, "change",
-                   "subject");
-            fflush(stdout);
-        }
-        struct bisect_opts bo = {.all_steps = all, .probe = b.wall ? probe_wall : probe,
-                                 .probe_many = probe_many, .jobs = b.jobs, .ctx = &b};
-        if (b.wall)
-            bo.threshold = 0.5;   /* the values are 0 (not slower) and 1 (slower) */
-        else if (threshold < 0)
-            bo.threshold_rel = -threshold / 100;
-        else
-            bo.threshold = threshold;
-        if (rc == 0)
-            rc = bisect_run(b.n, &bo, &r, &e);
-    }
-    const struct bisect_step *to_confirm =
-        rc == 0 && do_confirm && r.nsteps > 0 && r.steps[0].exact ? &r.steps[0] : NULL;
-    if (rc == 0 && fmt == FMT_JSON) {
-        if (to_confirm) {
-            confirm_status = confirm(&b, to_confirm, &wp, &confirm_out, &e);
-            if (confirm_status < 0)
-                rc = -1;
-        }
-        if (rc == 0)
-            print_json(&b, &r, all, confirm_out);
-    } else if (rc == 0) {
-        print_text(&b, &r, all);
-        if (do_confirm && !to_confirm)
-            printf("\nconfirm: nothing to confirm (no single culprit)\n");
-        if (to_confirm) {
-            printf("\nconfirm: tare ab --until-decided --count, the culprit (B) against its "
-                   "parent (A)\n");
-            confirm_status = confirm(&b, to_confirm, &wp, NULL, &e);
-            if (confirm_status < 0)
-                rc = -1;
-        }
-    }
+    int rc = bisect_search(&b, &a, &wp, &r, &e);
+    if (rc == 0)
+        rc = bisect_print(&b, &a, &wp, &r, &confirm_status, &e);
     struct err rm_err = {0};
     if (gitwt_remove(&w, &rm_err) < 0)
         cli_error("bisect", "%s", rm_err.msg);
@@ -1087,7 +1130,6 @@ int cmd_bisect(int argc, char **argv)
             status = EXIT_FAIL;   /* skipped commits hide which one it is */
     if (confirm_status > 0)
         status = confirm_status;   /* ab's own: 1 when its measurement failed, 130, ... */
-
 done:
     bisect_result_free(&r);
     for (int i = 0; i < b.n; i++) {
@@ -1097,9 +1139,8 @@ done:
         free(b.c[i].why);
     }
     free(b.c);
-    free(confirm_out);
-    free(hist_good);
-    free(hist_bad);
+    free(a.hist_good);
+    free(a.hist_bad);
     gitwt_free(&w);
     gitwt_free(&wp);
     for (int j = 0; j < BISECT_JOBS_MAX - 1; j++)

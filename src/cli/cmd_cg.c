@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
+#include "core/json.h"
 #include "core/profile.h"
 
 /* Each subcommand's usage line, once: the subcommand table and the usage are made of them. */
@@ -99,37 +100,32 @@ static void pct(char *buf, size_t n, uint64_t part, uint64_t total)
         snprintf(buf, n, "%.2f%%", 100.0 * (double)part / (double)total);
 }
 
-/* JSON for a table: an array of objects keyed by the headers; numeric columns as numbers. */
-static void json_rows(const struct table *t, unsigned numeric)
+/* JSON for a table: an array of objects keyed by the headers, one a line; numeric columns as
+ * numbers (NA as null). */
+static void json_rows(struct jw *w, const struct table *t, unsigned numeric)
 {
-    fputc('[', stdout);
+    jw_array_begin_lines(w, "\n  ", "\n");
     for (int r = 0; r < t->nrows; r++) {
-        fputs(r ? ",\n  {" : "\n  {", stdout);
+        jw_object_begin(w);
         for (int c = 0; c < t->ncols; c++) {
             const char *s = t->cells[(size_t)r * t->ncols + c];
-            if (!s)
-                s = "";
-            if (c)
-                fputs(", ", stdout);
-            json_str(stdout, t->headers[c]);
-            fputs(": ", stdout);
-            if ((numeric & (1u << c)) && strcmp(s, "NA") == 0)
-                fputs("null", stdout);
-            else if (numeric & (1u << c))
-                fputs(s, stdout);
+            jw_key(w, t->headers[c]);
+            if (numeric & (1u << c))
+                jw_number_text(w, s);
             else
-                json_str(stdout, s);
+                jw_string(w, s ? s : "");
         }
-        fputc('}', stdout);
+        jw_end(w);
     }
-    fputs(t->nrows ? "\n]" : "]", stdout);
+    jw_end(w);
 }
 
 static void print_header(const struct cg_profile *p, int ev, const char *what)
 {
     char b[40];
     printf("%s, by %s; program total %s %s over %d file%s, %d part%s\n", what,
-           cg_event_name(p, ev), fmt_count(b, (double)cg_total(p, ev)), cg_event_name(p, ev),
+           out_vis(cg_event_name(p, ev)), fmt_count(b, (double)cg_total(p, ev)),
+           out_vis(cg_event_name(p, ev)),
            p->nfiles, p->nfiles == 1 ? "" : "s", p->nparts, p->nparts == 1 ? "" : "s");
 }
 
@@ -214,11 +210,15 @@ static int cg_top(struct cg_cli *c)
     } else if (c->fmt == FMT_TSV) {
         table_print(&t, stdout, FMT_TSV);
     } else {
-        printf("{\"event\": ");
-        json_str(stdout, cg_event_name(p, ev));
-        printf(", \"total\": %" PRIu64 ", \"functions\": ", total);
-        json_rows(&t, 0x1c);
-        printf("}\n");
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_object_begin(&w);
+        jw_kstring(&w, "event", cg_event_name(p, ev));
+        jw_ku64(&w, "total", total);
+        jw_key(&w, "functions");
+        json_rows(&w, &t, 0x1c);
+        jw_end(&w);
+        out_json_end(&w, "cg");
     }
     table_free(&t);
     free(idx);
@@ -310,7 +310,7 @@ static void print_apart(const struct cg_profile *p, const struct crow *rows, uin
             printf(", %u more", n - shown);
             break;
         }
-        printf("%s%s %s", shown ? ", " : "", cg_str(p, p->funcs[rows[i].other].name),
+        printf("%s%s %s", shown ? ", " : "", out_vis(cg_str(p, p->funcs[rows[i].other].name)),
                fmt_count(a, (double)rows[i].calls));
         shown++;
     }
@@ -375,10 +375,14 @@ static int cg_calls(struct cg_cli *c, bool callers)
     uint64_t total = cg_total(p, ev);
     if (text)
         print_header(p, ev, callers ? "callers" : "callees");
+    struct jw w;
+    jw_init(&w, stdout);
     if (json) {
-        printf("{\"event\": ");
-        json_str(stdout, cg_event_name(p, ev));
-        printf(", \"total\": %" PRIu64 ", \"functions\": [", total);
+        jw_object_begin(&w);
+        jw_kstring(&w, "event", cg_event_name(p, ev));
+        jw_ku64(&w, "total", total);
+        jw_key(&w, "functions");
+        jw_array_begin_lines(&w, "\n ", "\n");
     }
     char a[40], b[40], d[40];
     for (uint32_t i = 0; i < nf; i++) {
@@ -394,9 +398,10 @@ static int cg_calls(struct cg_cli *c, bool callers)
         any_bound |= p->funcs[f].incl_bound;
         uint32_t shown = c->n > 0 && (uint32_t)c->n < nouter ? (uint32_t)c->n : nouter;
         if (text) {
-            printf("\n%s (%s): self %s, inclusive %s%s; %s %s call%s %s\n", fname,
-                   base(cg_str(p, p->funcs[f].obj)), fmt_count(a, (double)cg_self(p, f)[ev]),
-                   le(p, f), fmt_count(b, (double)incl), fmt_count(d, (double)tcalls),
+            printf("\n%s (%s): self %s, inclusive %s%s; %s %s call%s %s\n", out_vis(fname),
+                   out_vis(base(cg_str(p, p->funcs[f].obj))),
+                   fmt_count(a, (double)cg_self(p, f)[ev]), le(p, f), fmt_count(b, (double)incl),
+                   fmt_count(d, (double)tcalls),
                    callers ? "outer" : "outermost", tcalls == 1 ? "" : "s",
                    callers ? "into it (from outside its recursion)" : "from it to other functions");
             static const char *const h[] = {"calls", "inclusive", "%", "function", "object"};
@@ -447,16 +452,17 @@ static int cg_calls(struct cg_cli *c, bool callers)
                             "calls above)", c->n);
             }
         } else if (json) {
-            printf("%s{\"function\": ", i ? ",\n " : "\n ");
-            json_str(stdout, fname);
-            printf(", \"object\": ");
-            json_str(stdout, cg_str(p, p->funcs[f].obj));
-            printf(", \"self\": %" PRIu64 ", \"inclusive\": %" PRIu64 ", \"inclusive_bound\": %s"
-                   ", \"calls\": %" PRIu64 ", \"outer\": %" PRIu64 ", \"%s\": ",
-                   cg_self(p, f)[ev], incl, p->funcs[f].incl_bound ? "true" : "false", tcalls,
-                   tcost, callers ? "callers" : "callees");
-            json_rows(&t, 0xc);
-            printf("}");
+            jw_object_begin(&w);
+            jw_kstring(&w, "function", fname);
+            jw_kstring(&w, "object", cg_str(p, p->funcs[f].obj));
+            jw_ku64(&w, "self", cg_self(p, f)[ev]);
+            jw_ku64(&w, "inclusive", incl);
+            jw_kbool(&w, "inclusive_bound", p->funcs[f].incl_bound);
+            jw_ku64(&w, "calls", tcalls);
+            jw_ku64(&w, "outer", tcost);
+            jw_key(&w, callers ? "callers" : "callees");
+            json_rows(&w, &t, 0xc);
+            jw_end(&w);
             table_free(&t);
         }
     }
@@ -466,8 +472,11 @@ static int cg_calls(struct cg_cli *c, bool callers)
         table_print(&t, stdout, FMT_TSV);
         table_free(&t);
     }
-    if (json)
-        printf("\n]}\n");
+    if (json) {
+        jw_end(&w);
+        jw_end(&w);
+        out_json_end(&w, "cg");
+    }
     free(rows);
     free(tmp);
     free(fs);
@@ -550,9 +559,14 @@ static int cg_allocs(struct cg_cli *c)
     } else if (c->fmt == FMT_TSV)
         table_print(&t, stdout, FMT_TSV);
     else {
-        printf("{\"allocations\": %" PRIu64 ", \"sites\": ", total);
-        json_rows(&t, 0x4);
-        printf("}\n");
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_object_begin(&w);
+        jw_ku64(&w, "allocations", total);
+        jw_key(&w, "sites");
+        json_rows(&w, &t, 0x4);
+        jw_end(&w);
+        out_json_end(&w, "cg");
     }
     table_free(&t);
     free(s);
@@ -651,7 +665,7 @@ static int cg_diff(struct cg_cli *c)
     else
         snprintf(tp, sizeof tp, "%+.2f", 100.0 * (double)td / (double)ta);
     if (c->fmt == FMT_TEXT) {
-        printf("total %s: before %s, after %s, change %s%s (%s%s)\n", unit,
+        printf("total %s: before %s, after %s, change %s%s (%s%s)\n", out_vis(unit),
                fmt_count(x, (double)ta), fmt_count(y, (double)tb), td > 0 ? "+" : "",
                fmt_count(z, (double)td), tp, ta ? "%" : "");
         printf("%s by the size of their change, biggest first\n", c->allocs ? "call sites"
@@ -664,14 +678,20 @@ static int cg_diff(struct cg_cli *c)
     } else if (c->fmt == FMT_TSV)
         table_print(&t, stdout, FMT_TSV);
     else {
-        printf("{\"event\": ");
-        json_str(stdout, unit);
-        printf(", \"before\": %" PRIu64 ", \"after\": %" PRIu64 ", \"delta\": %" PRId64
-               ", \"pct\": %s, \"%s\": ",
-               ta, tb, td, ta ? tp : "null", c->allocs ? "sites" : "functions");
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_object_begin(&w);
+        jw_kstring(&w, "event", unit);
+        jw_ku64(&w, "before", ta);
+        jw_ku64(&w, "after", tb);
+        jw_ki64(&w, "delta", td);
+        jw_key(&w, "pct");
+        jw_number_text(&w, ta ? tp : NULL);
+        jw_key(&w, c->allocs ? "sites" : "functions");
         /* pct is a number except new/gone/NA */
-        json_rows(&t, 0x5c);
-        printf("}\n");
+        json_rows(&w, &t, 0x5c);
+        jw_end(&w);
+        out_json_end(&w, "cg");
     }
     table_free(&t);
     free(rows);
@@ -757,11 +777,14 @@ static int cg_lines(struct cg_cli *c)
     } else if (c->fmt == FMT_TSV)
         table_print(&t, stdout, FMT_TSV);
     else {
-        printf("{\"event\": ");
-        json_str(stdout, cg_event_name(p, ev));
-        printf(", \"lines\": ");
-        json_rows(&t, 0xc);
-        printf("}\n");
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_object_begin(&w);
+        jw_kstring(&w, "event", cg_event_name(p, ev));
+        jw_key(&w, "lines");
+        json_rows(&w, &t, 0xc);
+        jw_end(&w);
+        out_json_end(&w, "cg");
     }
     table_free(&t);
     free(idx);
@@ -783,32 +806,32 @@ static int cg_info(struct cg_cli *c)
         return rc;
     char a[40];
     if (c->fmt == FMT_JSON) {
-        printf("{\"command\": ");
-        if (p->command)
-            json_str(stdout, p->command);
-        else
-            fputs("null", stdout);
-        printf(", \"events\": [");
-        for (int i = 0; i < p->nev; i++) {
-            if (i) fputs(", ", stdout);
-            json_str(stdout, cg_event_name(p, i));
-        }
-        printf("], \"totals\": {");
-        for (int i = 0; i < p->nev; i++) {
-            if (i) fputs(", ", stdout);
-            json_str(stdout, cg_event_name(p, i));
-            printf(": %" PRIu64, cg_total(p, i));
-        }
-        printf("}, \"parts\": %d, \"threads\": ", p->nparts);
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_object_begin(&w);
+        jw_kstring(&w, "command", p->command);
+        jw_karray(&w, "events");
+        for (int i = 0; i < p->nev; i++)
+            jw_string(&w, cg_event_name(p, i));
+        jw_end(&w);
+        jw_kobject(&w, "totals");
+        for (int i = 0; i < p->nev; i++)
+            jw_ku64(&w, cg_event_name(p, i), cg_total(p, i));
+        jw_end(&w);
+        jw_ki64(&w, "parts", p->nparts);
         if (p->threads)     /* none named: the profile did not tell threads apart */
-            printf("%d", p->threads);
+            jw_ki64(&w, "threads", p->threads);
         else
-            fputs("null", stdout);
-        printf(", \"files\": %d, \"functions\": %" PRIu32 ", \"stubs_folded\": %" PRIu32
-               ", \"inclusive_bounds\": %" PRIu32 ", \"allocations\": %" PRIu64 "}\n",
-               p->nfiles, p->nfunc - p->folded, p->folded, p->bounded, cg_allocations(p));
+            jw_knull(&w, "threads");
+        jw_ki64(&w, "files", p->nfiles);
+        jw_ku64(&w, "functions", p->nfunc - p->folded);
+        jw_ku64(&w, "stubs_folded", p->folded);
+        jw_ku64(&w, "inclusive_bounds", p->bounded);
+        jw_ku64(&w, "allocations", cg_allocations(p));
+        jw_end(&w);
+        out_json_end(&w, "cg");
     } else {
-        printf("command:     %s\n", p->command ? p->command : "(none given)");
+        printf("command:     %s\n", p->command ? out_vis(p->command) : "(none given)");
         printf("files:       %d\nparts:       %d\n", p->nfiles, p->nparts);
         if (p->threads)
             printf("threads:     %d\n", p->threads);
@@ -821,10 +844,11 @@ static int cg_info(struct cg_cli *c)
                    "tare-cg(1))\n", p->bounded, p->bounded == 1 ? " is" : "s are");
         printf("events:     ");
         for (int i = 0; i < p->nev; i++)
-            printf(" %s", cg_event_name(p, i));
+            printf(" %s", out_vis(cg_event_name(p, i)));
         printf("\ntotals:\n");
         for (int i = 0; i < p->nev; i++)
-            printf("  %-10s %s\n", cg_event_name(p, i), fmt_count(a, (double)cg_total(p, i)));
+            printf("  %-10s %s\n", out_vis(cg_event_name(p, i)),
+                   fmt_count(a, (double)cg_total(p, i)));
         printf("allocations: %s\n", fmt_count(a, (double)cg_allocations(p)));
     }
     cg_profile_free(p);

@@ -10,47 +10,19 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/count_out.h"
-#include "cli/growth.h"
+#include "cli/growth_out.h"
 #include "cli/harness.h"
+#include "cli/measure_opts.h"
 #include "cli/export_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/count.h"
+#include "core/count_plan.h"
+#include "core/json.h"
 
 const char cmd_count_usage[] =
     "tare count [options] -- CMD [ARG...]\n"
     "tare count [options] 'CMD 1' 'CMD 2' ...";
-
-static const char count_options[] =
-    "Options (hyperfine's letters, with hyperfine's meanings, where count has the option):\n"
-    "  -j, --jobs N            commands measured at once (default: the number of CPUs)\n"
-    "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
-    "                          run each command in this environment, as series NAME+LANE\n"
-    "  -n, --command-name NAME\n"
-    "                          name the commands in order (default: first word's basename;\n"
-    "                          --name is the same)\n"
-    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
-    "                          or a path; default: none, the words run as they are)\n"
-    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
-    "  -t, --timeout SECONDS   kill a run after this long (default 1800: callgrind is slow)\n"
-    "      --keep-profile DIR  keep each callgrind profile as DIR/NAME.callgrind.out\n"
-    "      --check-warm        two callgrind passes; flag counts that differ by over 0.01%\n"
-    "      --toggle-collect FUNC  count a region too: FUNC and what it calls (repeatable)\n"
-    "      --region marks      count a region too: from TARE_COUNT_START to TARE_COUNT_STOP\n"
-    "      --valgrind-arg ARG  pass this option to valgrind too (repeatable)\n"
-    "      --cache-sim         simulated L1 and LL cache misses, and estimated cycles\n"
-    "      --subtract CMD      count CMD too (each lane); show the counts less CMD's\n"
-    "      --engine ENGINE     callgrind (default) or cachegrind (faster: no call graph)\n"
-    "  -f, --format FORMAT     text (default), tsv or json\n"
-    "      --metric METRIC     instructions (default), allocations, bytes or peak_bytes,\n"
-    "                          for --fail-above and --fail-below\n"
-    "      --fail-above N      exit 1 if the metric is above N, 0 if not, 125 if it could\n"
-    "                          not be counted (as 'git bisect run' expects)\n"
-    "      --fail-below N      the same, exit 1 if the metric is below N\n"
-    CLI_EXPORT_HELP
-    "  -h, --help              show this help\n"
-    "Around the runs (natively: never under valgrind or the counting allocator; with --jobs\n"
-    "above 1 the series and their hooks run side by side):\n";
 
 static const char *status_name(enum count_status s)
 {
@@ -66,40 +38,42 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
                        const struct count_view *v, const struct growth *g, int ng)
 {
     const struct count_opts *co = v->co;
-    fputs("{\"series\": [", stdout);
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_key(&w, "series");
+    jw_array_begin_lines(&w, "\n  ", "\n");
     for (int i = 0; i < n; i++) {
         const struct count_job *j = &jobs[i];
-        fputs(i ? ",\n  {" : "\n  {", stdout);
-        fputs("\"name\": ", stdout); json_str(stdout, t[i].name);
-        fputs(", \"lane\": ", stdout);
-        if (t[i].lane) json_str(stdout, t[i].lane); else fputs("null", stdout);
-        fputs(", \"command\": ", stdout); json_str(stdout, t[i].command);
-        fputs(", \"instructions\": ", stdout); count_json(stdout, j->instructions);
-        fputs(", \"allocations\": ", stdout); count_json(stdout, j->allocations);
-        fputs(", \"bytes\": ", stdout); count_json(stdout, j->bytes);
-        fputs(", \"peak_bytes\": ", stdout); count_json(stdout, j->peak_bytes);
+        jw_object_begin(&w);
+        jw_kstring(&w, "name", t[i].name);
+        jw_kstring(&w, "lane", t[i].lane);
+        jw_kstring(&w, "command", t[i].command);
+        count_jw(&w, "instructions", j->instructions);
+        count_jw(&w, "allocations", j->allocations);
+        count_jw(&w, "bytes", j->bytes);
+        count_jw(&w, "peak_bytes", j->peak_bytes);
         if (co->check_warm) {
-            fputs(", \"instructions_pass2\": ", stdout); count_json(stdout, j->instructions2);
-            fputs(", \"allocations_pass2\": ", stdout); count_json(stdout, j->allocations2);
+            count_jw(&w, "instructions_pass2", j->instructions2);
+            count_jw(&w, "allocations_pass2", j->allocations2);
         }
         if (v->region)
-            count_region_json(stdout, j, v->region);
+            count_region_jw(&w, j, v->region);
         if (v->subtract)
-            count_net_json(stdout, j, v->subtract);
-        count_vg_args_json(stdout, co);
+            count_net_jw(&w, j, v->subtract);
+        count_vg_args_jw(&w, co);
         if (co->cache_sim)
-            count_cache_json(stdout, j);
-        printf(", \"engine\": \"%s\"", count_engine_name(co->engine));
-        printf(", \"status\": \"%s\"", status_name(j->status));
-        if (j->status != COUNT_OK) {
-            fputs(", \"error\": ", stdout);
-            json_str(stdout, j->why);
-        }
-        fputs("}", stdout);
+            count_cache_jw(&w, j);
+        jw_kstring(&w, "engine", count_engine_name(co->engine));
+        jw_kstring(&w, "status", status_name(j->status));
+        if (j->status != COUNT_OK)
+            jw_kstring(&w, "error", j->why);
+        jw_end(&w);
     }
-    fputs("\n]", stdout);
-    growth_print_json(stdout, g, ng);
-    fputs("}\n", stdout);
+    jw_end(&w);
+    growth_print_json(&w, g, ng);
+    jw_end(&w);
+    out_json_end(&w, "count");
 }
 
 static void print_table(const struct count_job *jobs, const struct target *t, int n,
@@ -132,7 +106,7 @@ static void print_table(const struct count_job *jobs, const struct target *t, in
         table_set(&tb, c++, "%s", count_cell(b, j->peak_bytes, text));
         count_extra_cells(&tb, &c, j, text, v);
         if (text && j->status != COUNT_OK && cli_use_color(stdout))
-            table_set(&tb, c++, "\033[31m%s\033[0m", status_name(j->status));
+            table_set_red(&tb, c++, status_name(j->status));
         else
             table_set(&tb, c++, "%s", status_name(j->status));
     }
@@ -154,374 +128,349 @@ enum { EXIT_BISECT_SKIP = 125 };
 /* --fail-above/--fail-below: the metric of every series against the limits. Returns the
  * status git bisect run expects: 0 good, 1 bad, 125 when a series has no such count. */
 static int fail_limits(const struct count_job *jobs, const struct target *t, int n,
-                       const char *metric, bool above, uint64_t above_n, bool below,
-                       uint64_t below_n)
+                       const struct count_limits *l)
 {
     int status = EXIT_OK;
     for (int i = 0; i < n; i++) {
-        uint64_t v = count_job_metric(&jobs[i], metric);
-        if (jobs[i].status != COUNT_OK || v == COUNT_NA) {
+        uint64_t v;
+        int bits = count_limit_check(&jobs[i], l, &v);
+        if (bits & COUNT_LIMIT_NA) {
             cli_error("count", "'%s': no %s count: exit %d (skip, for git bisect run)",
-                      t[i].name, metric, EXIT_BISECT_SKIP);
+                      t[i].name, l->metric, EXIT_BISECT_SKIP);
             return EXIT_BISECT_SKIP;
         }
-        if (above && v > above_n) {
-            cli_error("count", "'%s': %s %llu is above %llu", t[i].name, metric,
-                      (unsigned long long)v, (unsigned long long)above_n);
+        if (bits & COUNT_LIMIT_ABOVE)
+            cli_error("count", "'%s': %s %llu is above %llu", t[i].name, l->metric,
+                      (unsigned long long)v, (unsigned long long)l->above_n);
+        if (bits & COUNT_LIMIT_BELOW)
+            cli_error("count", "'%s': %s %llu is below %llu", t[i].name, l->metric,
+                      (unsigned long long)v, (unsigned long long)l->below_n);
+        if (bits)
             status = EXIT_FAIL;
-        }
-        if (below && v < below_n) {
-            cli_error("count", "'%s': %s %llu is below %llu", t[i].name, metric,
-                      (unsigned long long)v, (unsigned long long)below_n);
-            status = EXIT_FAIL;
-        }
     }
     return status;
 }
 
-/* A --fail-above/--fail-below limit: a whole number. */
-static bool parse_limit(const char *opt, const char *arg, uint64_t *out)
+/* --fail-above/--fail-below N: a whole number. */
+static int opt_limit(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(arg, &end, 10);
     if (!*arg || *end || errno || arg[0] == '-') {
-        cli_usage_error("count", cmd_count_usage, "%s wants a whole number, not '%s'", opt, arg);
-        return false;
+        cli_usage_error(p->cmd, p->usage, "--%s wants a whole number, not '%s'", o->long_name,
+                        arg);
+        return -1;
     }
-    *out = v;
-    return true;
+    *(uint64_t *)o->value = v;
+    return 0;
 }
 
-/* --subtract CMD: its series, one a lane, named baseline[+LANE], appended to *t. */
-static int add_baselines(const struct target_spec *spec, const char *cmd, struct target **t,
-                         int *n)
+/* --metric: one that count_job_metric knows. */
+static int opt_metric(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
-    struct target_spec bs = *spec;
-    char *name = "baseline", *argv1[] = {(char *)cmd, NULL};
-    bs.names = &name;
-    bs.nnames = 1;
-    struct target *b = NULL;
-    int nb = 0;
+    if (!count_metric_valid(arg)) {
+        cli_usage_error(p->cmd, p->usage, "--metric wants instructions, allocations, bytes or "
+                        "peak_bytes, not '%s'", arg);
+        return -1;
+    }
+    *(const char **)o->value = arg;
+    return 0;
+}
+
+/* --region marks: the only region given by name. */
+static int opt_region(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    if (strcmp(arg, "marks") != 0) {
+        cli_usage_error(p->cmd, p->usage, "--region takes 'marks', not '%s'", arg);
+        return -1;
+    }
+    *(bool *)o->value = true;
+    return 0;
+}
+
+/* The command line's state: what count_run is given, and what the command keeps. */
+struct count_cli {
+    struct count_opts co;
+    struct count_limits lim;    /* --metric, --fail-above, --fail-below */
+    struct harness h;
+    struct target_spec spec;
+    enum out_format fmt;
+    struct cli_export ci_export;
+    char **toggles, **vg_args;  /* co's, owned */
+    char region[512];           /* the region's name, or "" */
+    const char *subtract;
+    bool engine_given;
+    char valgrind[4096], alloc_lib[4096];
+    struct err lib_err;         /* why the counting allocator is not there */
+    struct target *targets;
+    int nt, nall;               /* the series, then the baselines of --subtract (one a lane) */
+    struct count_job *jobs;
+    struct growth *growth;
+    int ngrowth;
+};
+
+/* The options into c: 0, 1 after --help, -1 after the error (opt_parse). */
+static int count_options(struct count_cli *c, char **argv, int dd)
+{
+    struct count_opts *co = &c->co;
+    const struct opt opts[] = {
+        OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings, where count has "
+                  "the option):"),
+        OPT_INT('j', "jobs", &co->jobs, "N", 1, 1024,
+                "commands measured at once (default: the number of CPUs)"),
+        MOPT_LANE(&c->spec),
+        MOPT_NAME(&c->spec),
+        MOPT_SHELL(&c->spec),
+        MOPT_TIMEOUT(&co->timeout_s, "\n(default 1800: callgrind is slow)"),
+        OPT_STRING(0, "keep-profile", &co->keep_dir, "DIR",
+                   "keep each callgrind profile as DIR/NAME.callgrind.out"),
+        OPT_STRING(0, "keep-stacks", &co->stacks_dir, "DIR",
+                   "one more run under the allocator records stacks: kept as\n"
+                   "DIR/NAME.stacks.tsv (tare alloc --from, --diff)"),
+        OPT_BOOL(0, "check-warm", &co->check_warm,
+                 "two callgrind passes; flag counts that differ by over 0.01%"),
+        OPT_LIST(0, "toggle-collect", c->toggles, &co->ntoggle, "FUNC",
+                 "count a region too: FUNC and what it calls (repeatable)"),
+        OPT_CALLBACK(0, "region", &co->marks, "marks",
+                     "count a region too: from TARE_COUNT_START to TARE_COUNT_STOP", opt_region),
+        OPT_CALLBACK(0, "valgrind-arg", c->vg_args, "ARG",
+                     "pass this option to valgrind too (repeatable)", count_opt_vg_arg,
+                     .count = &co->nvg_args),
+        OPT_BOOL(0, "cache-sim", &co->cache_sim,
+                 "simulated L1 and LL cache misses, and estimated cycles"),
+        OPT_STRING(0, "subtract", &c->subtract, "CMD",
+                   "count CMD too (each lane); show the counts less CMD's"),
+        OPT_CALLBACK(0, "engine", &co->engine, "ENGINE",
+                     "callgrind (default) or cachegrind (faster: no call graph)",
+                     count_opt_engine, .given = &c->engine_given),
+        OPT_FORMAT(&c->fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
+        OPT_CALLBACK(0, "metric", &c->lim.metric, "METRIC",
+                     "instructions (default), allocations, bytes or peak_bytes,\n"
+                     "for --fail-above and --fail-below", opt_metric),
+        OPT_CALLBACK(0, "fail-above", &c->lim.above_n, "N",
+                     "exit 1 if the metric is above N, 0 if not, 125 if it could\n"
+                     "not be counted (as 'git bisect run' expects)", opt_limit,
+                     .given = &c->lim.above),
+        OPT_CALLBACK(0, "fail-below", &c->lim.below_n, "N",
+                     "the same, exit 1 if the metric is below N", opt_limit,
+                     .given = &c->lim.below),
+        MOPT_CI_EXPORTS(&c->ci_export),
+        OPT_HELP(),
+        OPT_GROUP("Around the runs (natively: never under valgrind or the counting allocator; "
+                  "with --jobs\nabove 1 the series and their hooks run side by side):"),
+        MOPT_HOOKS(&c->h),
+        MOPT_PARAMS(&c->h),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "count", .usage = cmd_count_usage, .argc = dd, .argv = argv,
+        .about = "Deterministic counts: instructions and allocations from one callgrind run\n"
+                 "after a native warm-up, bytes and peak heap from the counting allocator.\n"
+                 "Counts do not depend on load, so commands run side by side (-j).",
+    };
+    return opt_parse(&op, opts);
+}
+
+/* The options that go together, the series (with --subtract's baselines): 0, or the exit
+ * status after saying why. */
+static int count_plan(struct count_cli *c, int argc, char **argv, int dd)
+{
+    struct count_opts *co = &c->co;
+    bool limits = c->lim.above || c->lim.below;
+    co->toggle = c->toggles;
+    co->vg_args = c->vg_args;
+    if (!count_engine_ok("count", cmd_count_usage, co))
+        return EXIT_USAGE;
+    if (co->marks && co->ntoggle)
+        return cli_usage_error("count", cmd_count_usage, "--region marks and --toggle-collect "
+                               "are two ways to say the region: give one");
+    if (co->marks || co->ntoggle)
+        count_region_name(c->region, sizeof c->region, co);
+    int status = harness_finish("count", cmd_count_usage, &c->h, c->spec.shell);
+    if (status != 0)
+        return status;
+    if ((status = harness_targets("count", cmd_count_usage, &c->h, argc, argv, dd, &c->spec,
+                                  &c->targets, &c->nt)) != 0) {
+        /* A command this revision lacks (not built) is a commit git bisect should skip. */
+        if (limits && status == EXIT_USAGE && (optind < dd || dd + 1 < argc))
+            status = EXIT_BISECT_SKIP;
+        return status;
+    }
+    co->show_output = c->h.show_output;
+    co->stdin_path = c->h.input;
+    co->stdout_path = c->h.output_file;
+    co->stdout_pipe = c->h.output_pipe;
+    c->nall = c->nt;
+    const char *pvar = c->subtract ? harness_param_in(&c->h, c->subtract) : NULL;
+    if (pvar)
+        return cli_usage_error("count", cmd_count_usage, "--subtract '%s': parameters are not "
+                               "put in the baseline (it is counted once a lane); write it "
+                               "without {%s}", c->subtract, pvar);
     struct err e = {0};
-    if (targets_build(&bs, argv1, 1, false, &b, &nb, &e) < 0) {
-        err_prefix(&e, "--subtract");
+    if (c->subtract &&
+        count_add_baselines(&c->spec, c->subtract, &c->targets, &c->nall, &e) < 0) {
+        if (e.kind != ERR_SYSTEM)
+            err_prefix(&e, "--subtract");
         return cli_fail("count", &e);
     }
-    struct target *all = realloc(*t, (size_t)(*n + nb) * sizeof *all);
-    if (!all) {
-        targets_free(b, nb);
-        free(b);
+    return 0;
+}
+
+/* valgrind, the counting allocator (bytes and peak heap NA without it, said once after),
+ * --keep-profile's directory, the jobs: 0, or the exit status after saying why. */
+static int count_tools(struct count_cli *c)
+{
+    struct err e = {0};
+    if (count_find_valgrind(c->valgrind, sizeof c->valgrind, &e) < 0) {
+        int status = cli_fail("count", &e);
+        return c->lim.above || c->lim.below ? EXIT_BISECT_SKIP : status;
+    }
+    c->co.valgrind = c->valgrind;
+    if (cli_find_alloc_lib(c->alloc_lib, sizeof c->alloc_lib, &c->lib_err) == 0)
+        c->co.alloc_lib = c->alloc_lib;
+    if (c->co.keep_dir && mkdir(c->co.keep_dir, 0777) < 0 && errno != EEXIST) {
+        cli_error("count", "cannot make the profile directory '%s': %s", c->co.keep_dir,
+                  strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (c->co.stacks_dir && (!c->co.alloc_lib ||
+                             (mkdir(c->co.stacks_dir, 0777) < 0 && errno != EEXIST))) {
+        cli_error("count", "--keep-stacks '%s': %s", c->co.stacks_dir,
+                  c->co.alloc_lib ? strerror(errno) : c->lib_err.msg);
+        return EXIT_USAGE;
+    }
+    if (!(c->jobs = count_jobs_make(c->targets, c->nall, c->nt, &c->h))) {
         cli_error("count", "out of memory");
         return EXIT_USAGE;
     }
-    memcpy(all + *n, b, (size_t)nb * sizeof *b);
-    free(b);
-    *t = all;
-    *n += nb;
     return 0;
+}
+
+/* The notes and failures of the jobs, on stderr; whether any failed. */
+static bool count_report_jobs(const struct count_cli *c)
+{
+    bool any_failed = false;
+    if (!c->co.alloc_lib)
+        cli_error("count", "note: %s are NA: %s", c->co.engine == COUNT_CACHEGRIND
+                  ? "allocations, bytes and peak heap" : "bytes and peak heap", c->lib_err.msg);
+    for (int i = 0; i < c->nall; i++) {
+        const struct count_job *j = &c->jobs[i];
+        const char *name = c->targets[i].name;
+        if (j->note[0])
+            cli_error("count", "note: '%s': %s", name, j->note);
+        if (j->region_why[0])
+            cli_error("count", "note: '%s': region NA: %s", name, j->region_why);
+        if (j->status == COUNT_OK)
+            continue;
+        any_failed = true;
+        if (j->status == COUNT_UNSTABLE) {
+            cli_error("count", "'%s' is %s", name, j->why);
+            continue;
+        }
+        cli_error("count", "'%s' failed: %s%s", name, j->why,
+                  j->tail[0] ? "; its stderr ended with:" : "");
+        if (j->tail[0])
+            cli_print_stderr_tail(j->tail);
+    }
+    return any_failed;
+}
+
+/* The CI formats (export_out.h) of the measured series: EXIT_OK, or the exit status of the
+ * first file that could not be written. */
+static int count_export(const struct count_cli *c)
+{
+    struct export_set set;
+    struct err e = {0};
+    int st = export_init(&set, "tare count", &e);
+    for (int i = 0; i < c->nt && st == 0; i++) {
+        const char *name = c->targets[i].name;
+        st = cli_export_add_counts(&set, name, &c->jobs[i], c->co.check_warm, &e);
+        if (st == 0 && c->co.cache_sim)
+            st = cli_export_add_cache(&set, name, &c->jobs[i], &e);
+        if (st == 0 && c->subtract)
+            st = cli_export_add_net(&set, name, &c->jobs[i], &e);
+    }
+    st = st < 0 ? cli_fail("count", &e) : cli_export_write("count", &c->ci_export, &set);
+    export_free(&set);
+    return st;
+}
+
+/* Counts every job and shows them: the exit status. */
+static int count_measure(struct count_cli *c)
+{
+    struct err e = {0};
+    bool limits = c->lim.above || c->lim.below;
+    struct count_progress ps = {.on = cli_progress() && !c->co.show_output,
+                                .t0 = proc_now()};
+    c->co.progress = count_progress_print;
+    c->co.ctx = &ps;
+    cli_install_signal_handlers();
+    int rc = count_run(c->jobs, c->nall, &c->co, &e);
+    if (ps.on)
+        fputs("\r\033[K", stderr);
+    if (rc < 0) {
+        int status = cli_fail("count", &e);
+        return limits && e.kind != ERR_INTERRUPTED ? EXIT_BISECT_SKIP : status;
+    }
+    bool any_failed = count_report_jobs(c);
+    count_subtract_lanes(c->jobs, c->nt, c->nall, c->h.ncombo);
+    if (growth_fit(&c->h, c->jobs, c->targets, c->nt, &c->growth, &c->ngrowth) < 0) {
+        cli_error("count", "out of memory");
+        return EXIT_USAGE;
+    }
+    struct count_view view = {.co = &c->co, .region = c->region[0] ? c->region : NULL,
+                              .subtract = c->subtract, .engine_column = c->engine_given};
+    if (c->fmt == FMT_JSON) {
+        print_json(c->jobs, c->targets, c->nt, &view, c->growth, c->ngrowth);
+    } else {
+        print_table(c->jobs, c->targets, c->nt, c->fmt, &view);
+        if (c->fmt == FMT_TEXT)
+            growth_print_text(stdout, c->growth, c->ngrowth);
+        else
+            growth_print_table(stdout, c->growth, c->ngrowth, c->fmt);
+    }
+    int status = any_failed ? EXIT_FAIL : EXIT_OK;
+    if (limits)
+        status = fail_limits(c->jobs, c->targets, c->nt, &c->lim);
+    if (cli_export_wanted(&c->ci_export)) {
+        int st = count_export(c);
+        if (st != EXIT_OK)
+            status = st;
+    }
+    return status;
 }
 
 int cmd_count(int argc, char **argv)
 {
-    /* not 'C': hyperfine's -C is --conclude */
-    enum { OPT_CHECK_WARM = 0x180, OPT_METRIC, OPT_FAIL_ABOVE, OPT_FAIL_BELOW };
-    static const struct option longopts[] = {
-        {"jobs", required_argument, NULL, 'j'},
-        {"lane", required_argument, NULL, 'l'},
-        {"command-name", required_argument, NULL, 'n'},
-        {"name", required_argument, NULL, 'n'},
-        {"shell", required_argument, NULL, 'S'},
-        {"timeout", required_argument, NULL, 't'},
-        {"keep-profile", required_argument, NULL, 'K'},
-        {"check-warm", no_argument, NULL, OPT_CHECK_WARM},
-        {"format", required_argument, NULL, 'f'},
-        CLI_EXPORT_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        {"metric", required_argument, NULL, OPT_METRIC},
-        {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
-        {"fail-below", required_argument, NULL, OPT_FAIL_BELOW},
-        HARNESS_LONGOPTS,
-        HARNESS_PARAM_LONGOPTS,
-        {"toggle-collect", required_argument, NULL, COUNT_OPT_TOGGLE},
-        {"region", required_argument, NULL, COUNT_OPT_REGION},
-        {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
-        {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
-        {"subtract", required_argument, NULL, COUNT_OPT_SUBTRACT},
-        {"engine", required_argument, NULL, COUNT_OPT_ENGINE},
-        {0},
-    };
-    const char *metric = "instructions";
-    bool fail_above = false, fail_below = false;
-    uint64_t above_n = 0, below_n = 0;
-    struct harness h = {0};
-    struct growth *growth = NULL;
-    int ngrowth = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    struct count_opts co = {.jobs = ncpu > 0 ? (int)ncpu : 1, .timeout_s = COUNT_TIMEOUT_S};
-    struct target_spec spec = {0};
-    enum out_format fmt = FMT_TEXT;
-    struct cli_export ci_export = {0};
-    struct err e = {0};
+    struct count_cli *c = calloc(1, sizeof *c);
+    if (!c) {
+        cli_error("count", "out of memory");
+        return EXIT_USAGE;
+    }
+    c->co = (struct count_opts){.jobs = ncpu > 0 ? (int)ncpu : 1, .timeout_s = COUNT_TIMEOUT_S};
+    c->lim.metric = "instructions";
+    c->fmt = FMT_TEXT;
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
-    struct target *targets = NULL;
-    struct count_job *jobs = NULL;
-    int nt = 0;
-    long v;
-    char **toggles = calloc(argc + 1, sizeof *toggles);
-    char **vg_args = calloc(argc + 1, sizeof *vg_args);
-    char region[512] = "";
-    const char *subtract = NULL;
-    bool engine_given = false;
-    int nall = 0;   /* the series, then the baselines of --subtract (one a lane) */
-
-    if (!toggles || !vg_args || !target_spec_init(&spec, argc) ||
-        !harness_init(&h, "count", cmd_count_usage, argc))
-        goto done;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(dd, argv, "j:l:n:S:Nt:f:h" HARNESS_SHORTOPTS
-                             HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            if (!cli_parse_count("count", cmd_count_usage, "--jobs", optarg, 1, 1024, &v))
-                goto done;
-            co.jobs = (int)v;
-            break;
-        case 'l':
-            if (!target_spec_add_lane(&spec, "count", cmd_count_usage, optarg))
-                goto done;
-            break;
-        case 'n': spec.names[spec.nnames++] = optarg; break;
-        case 'S':
-            if (!target_spec_set_shell(&spec, "count", cmd_count_usage, optarg))
-                goto done;
-            break;
-        case 'N': spec.shell = NULL; break;
-        case 't':
-            if (!cli_parse_seconds("count", cmd_count_usage, "--timeout", optarg, &co.timeout_s))
-                goto done;
-            break;
-        case 'K': co.keep_dir = optarg; break;
-        case OPT_CHECK_WARM: co.check_warm = true; break;
-        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
-            cli_export_opt(&ci_export, c, optarg);
-            break;
-        case 'f':
-            if (!cli_parse_format("count", cmd_count_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
-                                  &fmt))
-                goto done;
-            break;
-        case OPT_METRIC:
-            if (!count_metric_valid(optarg)) {
-                cli_usage_error("count", cmd_count_usage,
-                                "--metric wants instructions, allocations, bytes or peak_bytes, "
-                                "not '%s'", optarg);
-                goto done;
-            }
-            metric = optarg;
-            break;
-        case OPT_FAIL_ABOVE:
-            if (!parse_limit("--fail-above", optarg, &above_n))
-                goto done;
-            fail_above = true;
-            break;
-        case OPT_FAIL_BELOW:
-            if (!parse_limit("--fail-below", optarg, &below_n))
-                goto done;
-            fail_below = true;
-            break;
-        case COUNT_OPT_TOGGLE: toggles[co.ntoggle++] = optarg; break;
-        case COUNT_OPT_CACHE: co.cache_sim = true; break;
-        case COUNT_OPT_SUBTRACT: subtract = optarg; break;
-        case COUNT_OPT_ENGINE:
-            if (!count_parse_engine("count", cmd_count_usage, optarg, &co.engine))
-                goto done;
-            engine_given = true;
-            break;
-        case COUNT_OPT_VGARG:
-            if (!count_vg_arg_ok("count", cmd_count_usage, optarg))
-                goto done;
-            vg_args[co.nvg_args++] = optarg;
-            break;
-        case COUNT_OPT_REGION:
-            if (strcmp(optarg, "marks") != 0) {
-                cli_usage_error("count", cmd_count_usage, "--region takes 'marks', not '%s'",
-                                optarg);
-                goto done;
-            }
-            co.marks = true;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_count_usage);
-            printf("\nDeterministic counts: instructions and allocations from one callgrind run\n"
-                   "after a native warm-up, bytes and peak heap from the counting allocator.\n"
-                   "Counts do not depend on load, so commands run side by side (-j).\n\n%s%s%s",
-                   count_options, harness_options_help, harness_param_help);
-            status = EXIT_OK;
-            goto done;
-        default:
-            if ((v = harness_option(&h, c, dd, argv)) != 0) {
-                if (v < 0)
-                    goto done;
-                break;
-            }
-            cli_print_usage(stderr, cmd_count_usage);
-            fprintf(stderr, "Try 'tare count --help' for the options.\n");
-            goto done;
-        }
+    c->toggles = calloc(argc + 1, sizeof *c->toggles);
+    c->vg_args = calloc(argc + 1, sizeof *c->vg_args);
+    if (c->toggles && c->vg_args && target_spec_init(&c->spec, argc) &&
+        harness_init_cli("count", &c->h, argc)) {
+        int rc = count_options(c, argv, dd);
+        status = rc != 0 ? opt_status(rc) : count_plan(c, argc, argv, dd);
+        if (rc == 0 && status == 0 && (status = count_tools(c)) == 0)
+            status = count_measure(c);
     }
-    co.toggle = toggles;
-    co.vg_args = vg_args;
-    if (!count_engine_ok("count", cmd_count_usage, &co))
-        goto done;
-    if (co.marks && co.ntoggle) {
-        cli_usage_error("count", cmd_count_usage, "--region marks and --toggle-collect are two "
-                        "ways to say the region: give one");
-        goto done;
-    }
-    if (co.marks || co.ntoggle)
-        count_region_name(region, sizeof region, &co);
-    if ((status = harness_finish(&h, spec.shell)) != 0)
-        goto done;
-    if ((status = harness_targets(&h, argc, argv, dd, &spec, &targets, &nt)) != 0) {
-        /* A command this revision lacks (not built) is a commit git bisect should skip. */
-        if ((fail_above || fail_below) && status == EXIT_USAGE && (optind < dd || dd + 1 < argc))
-            status = EXIT_BISECT_SKIP;
-        goto done;
-    }
-    co.show_output = h.show_output;
-    co.stdin_path = h.input;
-    co.stdout_path = h.output_file;
-    nall = nt;
-    const char *pvar = subtract ? harness_param_in(&h, subtract) : NULL;
-    if (pvar) {
-        status = cli_usage_error("count", cmd_count_usage, "--subtract '%s': parameters are "
-                                 "not put in the baseline (it is counted once a lane); write "
-                                 "it without {%s}", subtract, pvar);
-        goto done;
-    }
-    if (subtract && (status = add_baselines(&spec, subtract, &targets, &nall)) != 0)
-        goto done;
-    status = EXIT_USAGE;
-    char valgrind[4096];
-    if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
-        status = cli_fail("count", &e);
-        if (fail_above || fail_below)
-            status = EXIT_BISECT_SKIP;
-        goto done;
-    }
-    co.valgrind = valgrind;
-    /* Without the counting allocator, bytes and peak heap are NA, and tare says why once. */
-    char alloc_lib[4096];
-    struct err lib_err = {0};
-    if (cli_find_alloc_lib(alloc_lib, sizeof alloc_lib, &lib_err) == 0)
-        co.alloc_lib = alloc_lib;
-    if (co.keep_dir && mkdir(co.keep_dir, 0777) < 0 && errno != EEXIST) {
-        cli_error("count", "cannot make the profile directory '%s': %s", co.keep_dir,
-                  strerror(errno));
-        goto done;
-    }
-    jobs = calloc(nall, sizeof *jobs);
-    if (!jobs) {
-        cli_error("count", "out of memory");
-        goto done;
-    }
-    for (int i = 0; i < nall; i++) {
-        jobs[i].name = targets[i].name;
-        jobs[i].argv = targets[i].argv;
-        jobs[i].env = targets[i].env;
-        /* A baseline (--subtract) runs no hooks: they prepare a benchmark, not its start-up. */
-        struct session_cmds hk[HARNESS_NHOOKS] = {{0}};
-        if (i < nt)
-            harness_cmds(&h, i % h.ncombo, hk);
-        jobs[i].setup = hk[HARNESS_SETUP];
-        jobs[i].prepare = hk[HARNESS_PREPARE];
-        jobs[i].conclude = hk[HARNESS_CONCLUDE];
-        jobs[i].cleanup = hk[HARNESS_CLEANUP];
-    }
-    struct count_progress ps = {.on = isatty(STDERR_FILENO) && !co.show_output, .t0 = proc_now()};
-    co.progress = count_progress_print;
-    co.ctx = &ps;
-    cli_install_signal_handlers();
-    int rc = count_run(jobs, nall, &co, &e);
-    if (ps.on)
-        fputs("\r\033[K", stderr);
-    if (rc < 0) {
-        status = cli_fail("count", &e);
-        if ((fail_above || fail_below) && e.kind != ERR_INTERRUPTED)
-            status = EXIT_BISECT_SKIP;
-        goto done;
-    }
-    bool any_failed = false;
-    if (!co.alloc_lib)
-        cli_error("count", "note: %s are NA: %s", co.engine == COUNT_CACHEGRIND
-                  ? "allocations, bytes and peak heap" : "bytes and peak heap", lib_err.msg);
-    for (int i = 0; i < nall; i++) {
-        if (jobs[i].note[0])
-            cli_error("count", "note: '%s': %s", targets[i].name, jobs[i].note);
-        if (jobs[i].region_why[0])
-            cli_error("count", "note: '%s': region NA: %s", targets[i].name, jobs[i].region_why);
-        if (jobs[i].status == COUNT_OK)
-            continue;
-        any_failed = true;
-        if (jobs[i].status == COUNT_UNSTABLE) {
-            cli_error("count", "'%s' is %s", targets[i].name, jobs[i].why);
-            continue;
-        }
-        cli_error("count", "'%s' failed: %s%s", targets[i].name, jobs[i].why,
-                  jobs[i].tail[0] ? "; its stderr ended with:" : "");
-        if (jobs[i].tail[0])
-            cli_print_stderr_tail(jobs[i].tail);
-    }
-    /* A lane's series less that lane's baseline (series are command-major, then lane, then
-     * parameter combination: target i is lane (i / ncombo) % nlanes). */
-    for (int i = 0; subtract && i < nt; i++)
-        count_subtract(&jobs[i], &jobs[nt + (i / h.ncombo) % (nall - nt)]);
-    struct count_view view = {.co = &co, .region = region[0] ? region : NULL, .subtract = subtract,
-                              .engine_column = engine_given};
-    if (growth_fit(&h, jobs, targets, nt, &growth, &ngrowth) < 0) {
-        cli_error("count", "out of memory");
-        status = EXIT_USAGE;
-        goto done;
-    }
-    if (fmt == FMT_JSON) {
-        print_json(jobs, targets, nt, &view, growth, ngrowth);
-    } else {
-        print_table(jobs, targets, nt, fmt, &view);
-        if (fmt == FMT_TEXT)
-            growth_print_text(stdout, growth, ngrowth);
-        else
-            growth_print_table(stdout, growth, ngrowth, fmt);
-    }
-    status = any_failed ? EXIT_FAIL : EXIT_OK;
-    if (fail_above || fail_below)
-        status = fail_limits(jobs, targets, nt, metric, fail_above, above_n, fail_below, below_n);
-    if (cli_export_wanted(&ci_export)) {
-        struct export_set set;
-        int st = export_init(&set, "tare count", &e);
-        for (int i = 0; i < nt && st == 0; i++) {
-            st = cli_export_add_counts(&set, targets[i].name, &jobs[i], co.check_warm, &e);
-            if (st == 0 && co.cache_sim)
-                st = cli_export_add_cache(&set, targets[i].name, &jobs[i], &e);
-            if (st == 0 && subtract)
-                st = cli_export_add_net(&set, targets[i].name, &jobs[i], &e);
-        }
-        st = st < 0 ? cli_fail("count", &e) : cli_export_write("count", &ci_export, &set);
-        export_free(&set);
-        if (st != EXIT_OK)
-            status = st;
-    }
-
-done:
-    growth_free(growth, ngrowth);
-    harness_free(&h);
-    free(toggles);
-    free(vg_args);
-    free(jobs);
-    targets_free(targets, nall > nt ? nall : nt);
-    free(targets);
-    target_spec_free(&spec);
+    growth_free(c->growth, c->ngrowth);
+    harness_free(&c->h);
+    free(c->toggles);
+    free(c->vg_args);
+    free(c->jobs);
+    targets_free(c->targets, c->nall > c->nt ? c->nall : c->nt);
+    free(c->targets);
+    target_spec_free(&c->spec);
+    free(c);
     return status;
 }

@@ -8,20 +8,13 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/opt.h"
 #include "cli/out.h"
+#include "core/goal.h"
+#include "core/json.h"
 
 const char cmd_goal_usage[] =
     "tare goal [options] --from X --to Y [SLICE...]";
-
-static const char goal_options[] =
-    "Options:\n"
-    "      --from X          where the figure is now (a time, a ratio: lower is better unless\n"
-    "                        --to is higher, then higher is)\n"
-    "      --to Y            where it has to get\n"
-    "      --slice PCT       the size of a typical slice (default 3%)\n"
-    "  -f, --format FORMAT   text (default) or json\n"
-    "  -h, --help            show this help\n"
-    "SLICE: a measured slice, as a percentage (3%, 2.5, -1%) or a multiple (1.04x).\n";
 
 /* A positive number, the whole string. */
 static bool parse_positive(const char *arg, double *out)
@@ -35,71 +28,105 @@ static bool parse_positive(const char *arg, double *out)
     return true;
 }
 
-/* "3%", "3", "-1.5%" (percent) or "1.04x", "1.04×" (a multiple) -> the multiple. */
-static bool parse_slice(const char *arg, double *mult)
+static void print_json(double from, double to, double slice, const struct goal *g,
+                       const double *measured, int nmeasured)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || end == arg || !isfinite(v))
-        return false;
-    if ((strcmp(end, "x") == 0 || strcmp(end, "\xc3\x97") == 0) && v > 0) {
-        *mult = v;
-        return true;
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_kdouble(&w, "from", from);
+    jw_kdouble(&w, "to", to);
+    jw_kbool(&w, "lower_is_better", g->lower_better);
+    jw_kdouble(&w, "multiple", g->need);
+    jw_kdouble(&w, "slice", slice - 1);
+    jw_kdouble(&w, "slices_exact", g->exact);
+    jw_ki64(&w, "slices", g->slices);
+    jw_break(&w, "\n ");
+    jw_karray(&w, "measured");
+    for (int i = 0; i < nmeasured; i++)
+        jw_double(&w, measured[i]);
+    jw_end(&w);
+    jw_kdouble(&w, "measured_multiple", g->got);
+    jw_kdouble(&w, "fraction_of_goal", g->frac);
+    jw_kdouble(&w, "remaining_multiple", g->remaining);
+    jw_ki64(&w, "remaining_slices", g->rem_slices);
+    jw_end(&w);
+    out_json_end(&w, "goal");
+}
+
+static void print_text(double from, double to, double slice, const struct goal *g,
+                       int nmeasured)
+{
+    char a[32], b[32];
+    snprintf(a, sizeof a, "%g", from);
+    snprintf(b, sizeof b, "%g", to);
+    if (!(g->need > 1)) {
+        printf("from %s to %s: already there (a multiple of 1.00×); no slices needed\n", a, b);
+        return;
     }
-    if (*end == '%')
-        end++;
-    if (*end || !(v > -100))
-        return false;
-    *mult = 1 + v / 100;
-    return true;
+    printf("from %s to %s (%s is better): a %.3g× improvement is needed\n", a, b,
+           g->lower_better ? "lower" : "higher", g->need);
+    double pct = (slice - 1) * 100;
+    printf("slices of %.3g%% compound to it in %ld (%.2f exactly; %.3g^%ld = %.3f×, "
+           "%.3g^%ld = %.3f×)\n", pct, g->slices, g->exact, slice, g->slices - 1,
+           pow(slice, g->slices - 1), slice, g->slices, pow(slice, g->slices));
+    if (nmeasured > 0) {
+        printf("%d measured slice%s compound to %.4g×: %.1f%% of the way (in log terms)",
+               nmeasured, nmeasured == 1 ? "" : "s", g->got, 100 * g->frac);
+        if (g->remaining > 1)
+            printf("; %.3g× still needed, %ld more slices of %.3g%%\n", g->remaining,
+                   g->rem_slices, pct);
+        else
+            printf("; the goal is reached\n");
+    }
+}
+
+/* --from X, --to Y: a positive number. */
+static int opt_positive(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    if (parse_positive(arg, o->value))
+        return 0;
+    cli_usage_error(p->cmd, p->usage, "bad value '%s' for --%s: want a positive number", arg,
+                    o->long_name);
+    return -1;
+}
+
+/* --slice PCT: a gain, as a multiple above 1. */
+static int opt_slice(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    double *slice = o->value;
+    if (goal_parse_slice(arg, slice) && *slice > 1)
+        return 0;
+    cli_usage_error(p->cmd, p->usage, "bad value '%s' for --slice: want a positive percentage "
+                    "such as 3%% (or a multiple such as 1.03x)", arg);
+    return -1;
 }
 
 int cmd_goal(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"from", required_argument, NULL, 'F'},
-        {"to", required_argument, NULL, 'T'},
-        {"slice", required_argument, NULL, 's'},
-        {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
     double from = NAN, to = NAN, slice = 1.03;
     enum out_format fmt = FMT_TEXT;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-        case 'T':
-            if (!parse_positive(optarg, c == 'F' ? &from : &to))
-                return cli_usage_error("goal", cmd_goal_usage, "bad value '%s' for %s: want a "
-                                       "positive number", optarg, c == 'F' ? "--from" : "--to");
-            break;
-        case 's':
-            if (!parse_slice(optarg, &slice) || !(slice > 1))
-                return cli_usage_error("goal", cmd_goal_usage, "bad value '%s' for --slice: want "
-                                       "a positive percentage such as 3%% (or a multiple such as "
-                                       "1.03x)", optarg);
-            break;
-        case 'f':
-            if (!cli_parse_format("goal", cmd_goal_usage, optarg, FMT_TEXT | FMT_JSON, &fmt))
-                return EXIT_USAGE;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_goal_usage);
-            printf(
-                "\nThe multiple a goal needs, how many compounding slices of a given size reach\n"
-                "it, and how much of it slices already measured reach.\n\n%s",
-                goal_options);
-            return EXIT_OK;
-        default:
-            cli_print_usage(stderr, cmd_goal_usage);
-            fprintf(stderr, "Try 'tare goal --help' for the options.\n");
-            return EXIT_USAGE;
-        }
-    }
+    const struct opt opts[] = {
+        OPT_GROUP("Options:"),
+        OPT_CALLBACK(0, "from", &from, "X",
+                     "where the figure is now (a time, a ratio: lower is better unless\n"
+                     "--to is higher, then higher is)", opt_positive),
+        OPT_CALLBACK(0, "to", &to, "Y", "where it has to get", opt_positive),
+        OPT_CALLBACK(0, "slice", &slice, "PCT", "the size of a typical slice (default 3%)",
+                     opt_slice),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_JSON),
+        OPT_HELP(),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "goal", .usage = cmd_goal_usage, .argc = argc, .argv = argv,
+        .about = "The multiple a goal needs, how many compounding slices of a given size reach\n"
+                 "it, and how much of it slices already measured reach.",
+        .after = "SLICE: a measured slice, as a percentage (3%, 2.5, -1%) or a multiple (1.04x).",
+    };
+    int rc = opt_parse(&op, opts);
+    if (rc != 0)
+        return opt_status(rc);
     if (isnan(from) || isnan(to))
         return cli_usage_error("goal", cmd_goal_usage, "want both --from and --to");
     int nmeasured = argc - optind;
@@ -108,74 +135,18 @@ int cmd_goal(int argc, char **argv)
         cli_error("goal", "out of memory");
         return EXIT_USAGE;
     }
-    double got = 1;
-    for (int i = 0; i < nmeasured; i++) {
-        if (!parse_slice(argv[optind + i], &measured[i])) {
+    for (int i = 0; i < nmeasured; i++)
+        if (!goal_parse_slice(argv[optind + i], &measured[i])) {
             free(measured);
             return cli_usage_error("goal", cmd_goal_usage, "bad slice '%s': want a percentage "
                                    "(3%%, -1.5) or a multiple (1.04x)", argv[optind + i]);
         }
-        got *= measured[i];
-    }
-    /* Lower is better unless the goal is higher than the start (a throughput, say). */
-    bool lower_better = to <= from;
-    double need = lower_better ? from / to : to / from;
-    double exact = log(need) / log(slice);
-    long slices = (long)ceil(exact - 1e-9);
-    double remaining = need / got;
-    double frac = need > 1 ? log(got) / log(need) : NAN;
-    double rem_exact = remaining > 1 ? log(remaining) / log(slice) : 0;
-    long rem_slices = (long)ceil(rem_exact - 1e-9);
-
-    if (fmt == FMT_JSON) {
-        printf("{\"from\": ");
-        json_num(stdout, from);
-        fputs(", \"to\": ", stdout);
-        json_num(stdout, to);
-        printf(", \"lower_is_better\": %s, \"multiple\": ", lower_better ? "true" : "false");
-        json_num(stdout, need);
-        fputs(", \"slice\": ", stdout);
-        json_num(stdout, slice - 1);
-        fputs(", \"slices_exact\": ", stdout);
-        json_num(stdout, exact);
-        printf(", \"slices\": %ld,\n \"measured\": [", slices);
-        for (int i = 0; i < nmeasured; i++) {
-            if (i)
-                fputs(", ", stdout);
-            json_num(stdout, measured[i]);
-        }
-        fputs("], \"measured_multiple\": ", stdout);
-        json_num(stdout, got);
-        fputs(", \"fraction_of_goal\": ", stdout);
-        json_num(stdout, frac);
-        fputs(", \"remaining_multiple\": ", stdout);
-        json_num(stdout, remaining);
-        printf(", \"remaining_slices\": %ld}\n", rem_slices);
-        free(measured);
-        return EXIT_OK;
-    }
-    char a[32], b[32];
-    snprintf(a, sizeof a, "%g", from);
-    snprintf(b, sizeof b, "%g", to);
-    if (!(need > 1)) {
-        printf("from %s to %s: already there (a multiple of 1.00×); no slices needed\n", a, b);
-        free(measured);
-        return EXIT_OK;
-    }
-    printf("from %s to %s (%s is better): a %.3g× improvement is needed\n", a, b,
-           lower_better ? "lower" : "higher", need);
-    double pct = (slice - 1) * 100;
-    printf("slices of %.3g%% compound to it in %ld (%.2f exactly; %.3g^%ld = %.3f×, "
-           "%.3g^%ld = %.3f×)\n", pct, slices, exact, slice, slices - 1,
-           pow(slice, slices - 1), slice, slices, pow(slice, slices));
-    if (nmeasured > 0) {
-        printf("%d measured slice%s compound to %.4g×: %.1f%% of the way (in log terms)",
-               nmeasured, nmeasured == 1 ? "" : "s", got, 100 * frac);
-        if (remaining > 1)
-            printf("; %.3g× still needed, %ld more slices of %.3g%%\n", remaining, rem_slices, pct);
-        else
-            printf("; the goal is reached\n");
-    }
+    struct goal g;
+    goal_compute(from, to, slice, measured, nmeasured, &g);
+    if (fmt == FMT_JSON)
+        print_json(from, to, slice, &g, measured, nmeasured);
+    else
+        print_text(from, to, slice, &g, nmeasured);
     free(measured);
     return EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -13,15 +14,18 @@
 #include "cli/budget_out.h"
 #include "cli/commands.h"
 #include "cli/export_out.h"
+#include "cli/history_in.h"
 #include "cli/out.h"
 #include "core/gitbranch.h"
 #include "core/history.h"
+#include "core/input.h"
+#include "core/json.h"
 #include "core/stats.h"
 
 /* Each subcommand's usage line, once: the subcommand table and the usage are made of them. */
 #define HISTORY_USAGE_APPEND "tare history append FILE < ROWS"
 #define HISTORY_USAGE_CHECK "tare history check [options] FILE..."
-#define HISTORY_USAGE_NOISE "tare history noise [--format FORMAT] FILE..."
+#define HISTORY_USAGE_NOISE "tare history noise [--format FORMAT] [--repo DIR] FILE..."
 #define HISTORY_USAGE_MERGE "tare history merge FILE... -o OUT"
 
 const char cmd_history_usage[] =
@@ -39,8 +43,10 @@ static const char history_options[] =
     "  -f, --format FORMAT     text (default) or json\n"
     CLI_EXPORT_HELP
     "      --suite FILE        per-benchmark count thresholds from the suite's [bench NAME]\n"
+    CLI_REPO_HELP
     "Options of noise:\n"
     "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
+    "      --repo DIR          as check's\n"
     "Options of merge:\n"
     "  -o, --output OUT        the merged file to write (required)\n"
     "  -h, --help              show this help\n";
@@ -135,11 +141,15 @@ static void catch_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-/* What the reader skipped (a torn last row), before any result. */
-static void print_warnings(const struct hist_db *db)
+/* The copies of BRANCH:PATH arguments (cli_branch_resolve), for cli_history_guess. */
+static char **branch_tmps;
+
+/* Loads the history files argv[0..argc) in git's order (history_in.h). */
+static int load(char **argv, int argc, const char *repo, struct hist_db *db)
 {
-    for (size_t i = 0; i < db->nwarn; i++)
-        cli_error(CMD, "warning: %s", db->warn[i]);
+    char buf[4096];
+    return cli_history_load(CMD, argv, argc, repo,
+                            cli_history_guess(argv[0], branch_tmps, buf, sizeof buf), db);
 }
 
 /* ---- append ---- */
@@ -155,31 +165,11 @@ static int do_append(int argc, char **argv)
                                "append takes one FILE (rows come on stdin)");
     catch_signals();
     char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 65536 > cap) {
-            cap = cap ? cap * 2 : 131072;
-            char *b = realloc(buf, cap);
-            if (!b) {
-                free(buf);
-                cli_error(CMD, "out of memory");
-                return EXIT_USAGE;
-            }
-            buf = b;
-        }
-        ssize_t r = read(0, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            cli_error(CMD, "cannot read stdin: %s", strerror(errno));
-            free(buf);
-            return EXIT_USAGE;
-        }
-        if (r == 0)
-            break;
-        n += r;
-    }
+    size_t n = 0;
     struct err e = {0};
+    /* bounded: /dev/zero on stdin is a NUL at line 1, an endless input stops at the limit */
+    if (in_read_all(0, "<stdin>", IN_MAX_FILE, IN_MAX_LINE, &buf, &n, &e) < 0)
+        return cli_fail(CMD, &e);
     long rows = gitbr_is_spec(argv[1]) ? gitbr_append_spec(argv[1], buf ? buf : "", n, &e)
                                        : hist_append(argv[1], buf ? buf : "", n, &e);
     free(buf);
@@ -189,12 +179,6 @@ static int do_append(int argc, char **argv)
 }
 
 /* ---- check ---- */
-
-struct finding {
-    const char *bench, *commit;
-    int metric;
-    struct hist_step st;
-};
 
 /* A value as a person reads it: a count (instructions, bytes) whole with separators, never
  * 1.11427e+09; seconds and ratios to 6 figures. */
@@ -206,28 +190,12 @@ static const char *value_str(char *buf, double v, int m)
     return buf;
 }
 
-/* A value in JSON: a whole number as one (1114270000, not 1.11427e+09). */
-static void json_value(FILE *f, double v)
+/* A history file opened again for its header: a regular file only (a FIFO was read once, a
+ * second open would wait for another writer). */
+static FILE *regular_or_null(const char *path)
 {
-    if (v == floor(v) && fabs(v) < 9e15)
-        fprintf(f, "%.0f", v);
-    else
-        json_num(f, v);
-}
-
-/* Why a metric of a series was not tested, for a person. */
-static const char *untested_str(char *buf, size_t size, const struct hist_step *st)
-{
-    switch (st->untested) {
-    case HIST_NO_VALUE: return "no value at this commit (NA)";
-    case HIST_NO_EARLIER: return "no earlier value to compare with";
-    case HIST_EARLIER_ZERO: return "the earlier value is 0: a change from 0 has no ratio";
-    case HIST_TOO_FEW:
-        snprintf(buf, size, "too few points: %zu of the %zu a step test needs", st->points,
-                 st->needed);
-        return buf;
-    default: return "";
-    }
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "r") : NULL;
 }
 
 /* The columns of the files' headers that tare does not read (another tool's `mean`, say):
@@ -242,7 +210,7 @@ static char *unknown_columns(char **paths, int np, size_t *n)
     if (!m)
         return NULL;
     for (int i = 0; i < np; i++) {
-        FILE *f = fopen(paths[i], "r");
+        FILE *f = regular_or_null(paths[i]);
         if (!f)
             continue;
         ssize_t l = getline(&line, &cap, f);
@@ -269,14 +237,13 @@ static char *unknown_columns(char **paths, int np, size_t *n)
 }
 
 /* The names in a list like unknown_columns' as a JSON array. */
-static void json_columns(FILE *f, char **paths, int np)
+static void json_columns(struct jw *w, char **paths, int np)
 {
     char *line = NULL;
     size_t cap = 0;
-    bool first = true;
-    fputc('[', f);
+    jw_array_begin(w);
     for (int i = 0; i < np; i++) {
-        FILE *in = fopen(paths[i], "r");
+        FILE *in = regular_or_null(paths[i]);
         if (!in)
             continue;
         ssize_t l = getline(&line, &cap, in);
@@ -286,62 +253,187 @@ static void json_columns(FILE *f, char **paths, int np)
         line[strcspn(line, "\r\n")] = '\0';
         char *save = NULL;
         for (char *c = strtok_r(line, "\t", &save); c; c = strtok_r(NULL, "\t", &save)) {
-            if (!hist_column_known(c)) {
-                fputs(first ? "" : ", ", f);
-                json_str(f, c);
-                first = false;
-            }
+            if (!hist_column_known(c))
+                jw_string(w, c);
         }
     }
     free(line);
-    fputc(']', f);
+    jw_end(w);
 }
 
-static void json_findings(FILE *f, const struct finding *v, size_t n)
+/* Which judgements a list of check's output holds. */
+enum check_list { LIST_REG, LIST_IMP, LIST_PEND, LIST_FAILED, LIST_SKIP };
+
+static bool in_list(const struct hist_judgement *j, enum check_list l)
 {
-    fputc('[', f);
-    for (size_t i = 0; i < n; i++) {
-        fputs(i ? ", {" : "{", f);
-        fputs("\"benchmark\": ", f);
-        json_str(f, v[i].bench);
-        fputs(", \"metric\": ", f);
-        json_str(f, hist_metric_names[v[i].metric]);
-        fputs(", \"before\": ", f);
-        json_value(f, v[i].st.before);
-        fputs(", \"after\": ", f);
-        json_value(f, v[i].st.after);
-        fputs(", \"change\": ", f);
-        json_num(f, v[i].st.change);
-        fputs(", \"commit\": ", f);
-        json_str(f, v[i].commit);
-        fputc('}', f);
+    switch (l) {
+    case LIST_REG: return j->verdict == HIST_REGRESSION;
+    case LIST_IMP: return j->verdict == HIST_IMPROVEMENT;
+    /* pending among too few points too: not tested, yet past the fence */
+    case LIST_PEND: return j->st.pending;
+    case LIST_FAILED: return j->verdict == HIST_NA;
+    default: return j->verdict == HIST_UNTESTED;
     }
-    fputc(']', f);
 }
 
-static void text_findings(const char *title, const struct finding *v, size_t n)
+/* The commit a finding names: where its step began. */
+static const char *step_commit(const struct hist_db *db, const struct hist_judgement *j)
 {
-    if (!n)
-        return;
+    return db->commit[db->series[j->series].commit[j->step_point]];
+}
+
+static void json_findings(struct jw *w, const struct hist_db *db, const struct hist_check *c,
+                          enum check_list l)
+{
+    jw_array_begin(w);
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        if (!in_list(j, l))
+            continue;
+        jw_object_begin(w);
+        jw_kstring(w, "benchmark", db->series[j->series].name);
+        jw_kstring(w, "metric", hist_metric_names[j->metric]);
+        jw_kdouble(w, "before", j->st.before);   /* a count whole: 1114270000, not 1.11e+09 */
+        jw_kdouble(w, "after", j->st.after);
+        jw_kdouble(w, "change", j->st.change);
+        jw_kstring(w, "commit", step_commit(db, j));
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void text_findings(const char *title, const struct hist_db *db, const struct hist_check *c,
+                          enum check_list l)
+{
     static const char *const hdr[] = {"benchmark", "metric", "before", "after", "change",
-                                      "threshold", "commit"};
+                                      "threshold", "commit", "subject"};
+    bool subjects = false;   /* a column of the steps' subjects where git gave them */
+    for (size_t i = 0; i < c->n; i++)
+        if (in_list(&c->j[i], l))
+            subjects |= *db->subject[db->series[c->j[i].series].commit[c->j[i].step_point]];
     struct table t;
-    table_init(&t, 7, hdr, 1u | 2u | 64u);
-    for (size_t i = 0; i < n; i++) {
-        const struct hist_step *s = &v[i].st;
+    table_init(&t, subjects ? 8 : 7, hdr, 1u | 2u | 64u | 128u);
+    size_t n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        if (!in_list(j, l))
+            continue;
+        const struct hist_step *s = &j->st;
+        n++;
         table_row(&t);
-        table_set(&t, 0, "%s", v[i].bench);
-        table_set(&t, 1, "%s", hist_metric_names[v[i].metric]);
+        table_set(&t, 0, "%s", db->series[j->series].name);
+        table_set(&t, 1, "%s", hist_metric_names[j->metric]);
         char b[64];
-        table_set(&t, 2, "%s", value_str(b, s->before, v[i].metric));
-        table_set(&t, 3, "%s", value_str(b, s->after, v[i].metric));
+        table_set(&t, 2, "%s", value_str(b, s->before, j->metric));
+        table_set(&t, 3, "%s", value_str(b, s->after, j->metric));
         table_set(&t, 4, "%+.1f%%", 100 * s->change);
         table_set(&t, 5, "%.1f%%", 100 * s->fence);
-        table_set(&t, 6, "%.12s", v[i].commit);
+        table_set(&t, 6, "%.12s", step_commit(db, j));
+        if (subjects)
+            table_set(&t, 7, "%.60s", db->subject[db->series[j->series].commit[j->step_point]]);
     }
-    printf("%s:\n", title);
-    table_print(&t, stdout, FMT_TEXT);
+    if (n) {
+        printf("%s:\n", title);
+        table_print(&t, stdout, FMT_TEXT);
+    }
     table_free(&t);
+}
+
+/* The series and metrics of one list, each with why: [{"benchmark", "metric", "why"}]. */
+static void json_why(struct jw *w, const struct hist_db *db, const struct hist_check *c,
+                     enum check_list l)
+{
+    char why[128];
+    jw_array_begin(w);
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        if (!in_list(j, l))
+            continue;
+        jw_object_begin(w);
+        jw_kstring(w, "benchmark", db->series[j->series].name);
+        jw_kstring(w, "metric", hist_metric_names[j->metric]);
+        jw_kstring(w, "why",
+                   j->failure ? j->failure : hist_untested_why(&j->st, false, why, sizeof why));
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+/* check's result as JSON. */
+static void check_json(const struct hist_db *db, const struct hist_check *c, char **paths,
+                       int np)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_key(&w, "regressions");
+    json_findings(&w, db, c, LIST_REG);
+    jw_key(&w, "improvements");
+    json_findings(&w, db, c, LIST_IMP);
+    jw_key(&w, "failed");
+    json_why(&w, db, c, LIST_FAILED);
+    jw_ku64(&w, "checked", c->ntested);
+    jw_key(&w, "not_checked");
+    json_why(&w, db, c, LIST_SKIP);
+    jw_key(&w, "unknown_columns");
+    json_columns(&w, paths, np);
+    jw_end(&w);
+    out_json_end(&w, CMD);
+}
+
+/* check's result for a person. */
+static void check_text(const struct hist_db *db, const struct hist_check *c, const char *unknown,
+                       size_t nunknown)
+{
+    size_t ci = c->commit;
+    char why[128];
+    /* the commit's own date and subject where git gave them, else the run's date */
+    const char *when = db->cdate[ci][0] ? db->cdate[ci] : db->date[ci];
+    printf("checked %zu metric%s of %zu series at commit %.12s (%s)%s%s\n", c->ntested,
+           c->ntested == 1 ? "" : "s", c->nseries, out_vis(db->commit[ci]),
+           when[0] ? out_vis(when) : "no date", db->subject[ci][0] ? ": " : "",
+           out_vis(db->subject[ci]));
+    text_findings("regressions", db, c, LIST_REG);
+    text_findings("improvements", db, c, LIST_IMP);
+    text_findings("pending (past the fence, not yet persistent)", db, c, LIST_PEND);
+    for (int l = LIST_FAILED; l <= LIST_SKIP; l++) {
+        if (!(l == LIST_FAILED ? c->nna : c->nskip))
+            continue;
+        static const char *const hdr[] = {"benchmark", "metric", "why"};
+        struct table t;
+        table_init(&t, 3, hdr, 7u);
+        for (size_t i = 0; i < c->n; i++) {
+            const struct hist_judgement *j = &c->j[i];
+            if (!in_list(j, (enum check_list)l))
+                continue;
+            table_row(&t);
+            table_set(&t, 0, "%s", db->series[j->series].name);
+            table_set(&t, 1, "%s", hist_metric_names[j->metric]);
+            table_set(&t, 2, "%s", j->failure ? j->failure
+                                               : hist_untested_why(&j->st, false, why, sizeof why));
+        }
+        printf("%s:\n", l == LIST_FAILED ? "measurement failed" : "not checked");
+        table_print(&t, stdout, FMT_TEXT);
+        table_free(&t);
+    }
+    if (unknown)
+        printf("not checked: column%s tare does not read: %s\n", nunknown == 1 ? "" : "s",
+               out_vis(unknown));
+    if (c->nabsent)
+        printf("not checked: %zu series with no row at this commit\n", c->nabsent);
+    if (!c->nreg && !c->nimp && c->ntested)
+        printf("no regressions, no improvements%s\n",
+               c->nna ? " in the metrics measured" : "");
+}
+
+/* check's records for the CI files: one a judgement. */
+static int check_export(struct export_set *xset, const struct hist_db *db,
+                        const struct hist_check *c, struct err *e)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (cli_export_add_check(xset, db, &c->j[i], e) < 0)
+            return -1;
+    return 0;
 }
 
 static int do_check(int argc, char **argv)
@@ -353,19 +445,20 @@ static int do_check(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         CLI_EXPORT_LONGOPTS,
         {"suite", required_argument, NULL, 0x191},
+        {"repo", required_argument, NULL, 0x192},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    const char *commit = NULL, *suite_path = NULL;
+    const char *commit = NULL, *suite_path = NULL, *repo = NULL;
     struct budget *bud = NULL;
     int nbud = 0;
     struct cli_export ci_export = {0};
     struct export_set xset = {0};
     struct err xe = {0};
     int xrc = 0;
-    struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
+    struct hist_check_opts o = HIST_CHECK_DEFAULTS;
     enum out_format fmt = FMT_TEXT;
-    long persist = 3;
+    long persist = o.persist;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
@@ -391,6 +484,7 @@ static int do_check(int argc, char **argv)
             cli_export_opt(&ci_export, c, optarg);
             break;
         case 0x191: suite_path = optarg; break;
+        case 0x192: repo = optarg; break;
         case 'h':
             return help();
         default:
@@ -402,9 +496,9 @@ static int do_check(int argc, char **argv)
 
     struct hist_db db;
     struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
-        return cli_fail(CMD, &e);
-    print_warnings(&db);
+    int ld = load(argv + optind, argc - optind, repo, &db);
+    if (ld != EXIT_OK)
+        return ld;
     if (db.ncommits == 0) {
         cli_error(CMD, "no rows in the history: nothing to check");
         hist_db_free(&db);
@@ -415,139 +509,46 @@ static int do_check(int argc, char **argv)
         hist_db_free(&db);
         return cli_fail(CMD, &e);
     }
-    size_t cap = db.nseries * HM_COUNT + 1;
-    struct finding *reg = calloc(cap, sizeof *reg), *imp = calloc(cap, sizeof *imp),
-                   *pend = calloc(cap, sizeof *pend), *skip = calloc(cap, sizeof *skip);
-    size_t nreg = 0, nimp = 0, npend = 0, nskip = 0, nchecked = 0, ntested = 0, nabsent = 0;
-    if (!reg || !imp || !pend || !skip) {
-        cli_error(CMD, "out of memory");
-        return EXIT_USAGE;
-    }
     if (suite_path) {
         int st = cli_budgets_load(CMD, suite_path, &bud, &nbud);
         if (st != EXIT_OK) {
-            free(reg);
-            free(imp);
-            free(pend);
-            free(skip);
             hist_db_free(&db);
             return st;
         }
     }
-    if (cli_export_wanted(&ci_export) && export_init(&xset, "tare history check", &xe) < 0)
-        xrc = -1;
-    for (size_t si = 0; si < db.nseries; si++) {
-        const struct hist_series *s = &db.series[si];
-        /* The series' point at this commit; a series not run there is not checked. */
-        size_t lo = 0, hi = s->n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (s->commit[mid] < (size_t)ci)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo >= s->n || s->commit[lo] != (size_t)ci) {
-            nabsent++;
-            continue;
-        }
-        nchecked++;
-        for (int m = 0; m < HM_COUNT; m++) {
-            if (!hist_alarms(s, m))
-                continue;
-            bool has = false;
-            for (size_t k = 0; k < s->n && !has; k++)
-                has = !isnan(s->v[m][k]);
-            if (!has)
-                continue;   /* a metric this series never had */
-            struct hist_step st;
-            struct hist_check_opts so = o;   /* a [bench NAME] threshold of --suite */
-            const struct budget *bg = cli_budget_of_series(bud, nbud, s->name);
-            if (bg && bg->threshold > 0)
-                so.det_threshold = bg->threshold;
-            hist_check_point(s, m, lo, &so, &st);
-            if (st.untested != HIST_TESTED)
-                skip[nskip++] = (struct finding){s->name, db.commit[ci], m, st};
-            else
-                ntested++;
-            if (xset.suite && xrc == 0) {
-                char xwhy[128];
-                size_t at = st.found || st.pending ? st.at : lo;
-                xrc = cli_export_add_check(&xset, s->name, hist_metric_names[m], s->v[m][lo], &st,
-                                           db.commit[s->commit[at]],
-                                           untested_str(xwhy, sizeof xwhy, &st), &xe);
-            }
-            if (!st.found && !st.pending)
-                continue;
-            struct finding f = {s->name, db.commit[s->commit[st.at]], m, st};
-            if (st.pending)
-                pend[npend++] = f;
-            else if (st.change > 0)
-                reg[nreg++] = f;
-            else
-                imp[nimp++] = f;
-        }
+    /* a [bench NAME] threshold of --suite */
+    struct cli_budget_set bset = {bud, nbud};
+    if (nbud) {
+        o.threshold_of = cli_budget_threshold_of;
+        o.threshold_ctx = &bset;
     }
+    struct hist_check chk;
+    if (hist_check_commit(&db, (size_t)ci, &o, &chk, &e) < 0) {
+        hist_db_free(&db);
+        cli_budgets_free(bud, nbud);
+        return cli_fail(CMD, &e);
+    }
+    if (cli_export_wanted(&ci_export) && (export_init(&xset, "tare history check", &xe) < 0 ||
+                                          check_export(&xset, &db, &chk, &xe) < 0))
+        xrc = -1;
     size_t nunknown;
     char *unknown = unknown_columns(argv + optind, argc - optind, &nunknown);
-    char why[128];
-    if (fmt == FMT_JSON) {
-        fputs("{\"regressions\": ", stdout);
-        json_findings(stdout, reg, nreg);
-        fputs(", \"improvements\": ", stdout);
-        json_findings(stdout, imp, nimp);
-        printf(", \"checked\": %zu, \"not_checked\": [", ntested);
-        for (size_t i = 0; i < nskip; i++) {
-            fputs(i ? ", {\"benchmark\": " : "{\"benchmark\": ", stdout);
-            json_str(stdout, skip[i].bench);
-            fputs(", \"metric\": ", stdout);
-            json_str(stdout, hist_metric_names[skip[i].metric]);
-            fputs(", \"why\": ", stdout);
-            json_str(stdout, untested_str(why, sizeof why, &skip[i].st));
-            fputc('}', stdout);
-        }
-        fputs("], \"unknown_columns\": ", stdout);
-        json_columns(stdout, argv + optind, argc - optind);
-        fputs("}\n", stdout);
-    } else {
-        printf("checked %zu metric%s of %zu series at commit %.12s (%s)\n", ntested,
-               ntested == 1 ? "" : "s", nchecked, db.commit[ci],
-               db.date[ci][0] ? db.date[ci] : "no date");
-        text_findings("regressions", reg, nreg);
-        text_findings("improvements", imp, nimp);
-        text_findings("pending (past the fence, not yet persistent)", pend, npend);
-        if (nskip) {
-            static const char *const hdr[] = {"benchmark", "metric", "why"};
-            struct table t;
-            table_init(&t, 3, hdr, 7u);
-            for (size_t i = 0; i < nskip; i++) {
-                table_row(&t);
-                table_set(&t, 0, "%s", skip[i].bench);
-                table_set(&t, 1, "%s", hist_metric_names[skip[i].metric]);
-                table_set(&t, 2, "%s", untested_str(why, sizeof why, &skip[i].st));
-            }
-            printf("not checked:\n");
-            table_print(&t, stdout, FMT_TEXT);
-            table_free(&t);
-        }
-        if (unknown)
-            printf("not checked: column%s tare does not read: %s\n", nunknown == 1 ? "" : "s",
-                   unknown);
-        if (nabsent)
-            printf("not checked: %zu series with no row at this commit\n", nabsent);
-        if (!nreg && !nimp && ntested)
-            printf("no regressions, no improvements\n");
-    }
-    if (ntested == 0)
+    if (fmt == FMT_JSON)
+        check_json(&db, &chk, argv + optind, argc - optind);
+    else
+        check_text(&db, &chk, unknown, nunknown);
+    /* A failed measurement is the failure it is (exit 1), not a metric passed over. */
+    if (chk.nna)
+        cli_error(CMD, "measurement failed at commit %.12s: %zu metric%s NA (see above)",
+                  db.commit[ci], chk.nna, chk.nna == 1 ? "" : "s");
+    if (chk.ntested == 0)
         cli_error(CMD, "checked nothing at commit %.12s: %s", db.commit[ci],
-                  nskip ? "no series' metric could be tested (see above)"
+                  chk.nna + chk.nskip ? "no series' metric could be tested (see above)"
                   : unknown ? "no metric tare knows in the history (see above)"
                   : "no series has a metric at this commit");
     free(unknown);
-    free(reg);
-    free(imp);
-    free(pend);
-    free(skip);
+    size_t nreg = chk.nreg, ntested = chk.ntested, nna = chk.nna;
+    hist_check_free(&chk);
     hist_db_free(&db);
     cli_budgets_free(bud, nbud);
     int xstatus = EXIT_OK;
@@ -557,7 +558,7 @@ static int do_check(int argc, char **argv)
     }
     if (xstatus != EXIT_OK)
         return xstatus;
-    return nreg ? EXIT_REGRESSION : ntested == 0 ? EXIT_USAGE : EXIT_OK;
+    return nna ? EXIT_FAIL : nreg ? EXIT_REGRESSION : ntested == 0 ? EXIT_USAGE : EXIT_OK;
 }
 
 /* ---- noise ---- */
@@ -566,10 +567,12 @@ static int do_noise(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
+        {"repo", required_argument, NULL, 0x192},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     enum out_format fmt = FMT_TEXT;
+    const char *repo = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
@@ -578,6 +581,9 @@ static int do_noise(int argc, char **argv)
             if (!cli_parse_format(CMD, cmd_history_usage, optarg,
                                   FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN, &fmt))
                 return EXIT_USAGE;
+            break;
+        case 0x192:
+            repo = optarg;
             break;
         case 'h':
             return help();
@@ -588,10 +594,9 @@ static int do_noise(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error(CMD, cmd_history_usage, "noise: no history FILE");
     struct hist_db db;
-    struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
-        return cli_fail(CMD, &e);
-    print_warnings(&db);
+    int ld = load(argv + optind, argc - optind, repo, &db);
+    if (ld != EXIT_OK)
+        return ld;
     static const char *const hdr[] = {"benchmark", "metric", "changes", "median_change",
                                       "p90_change"};
     struct table t;
@@ -602,9 +607,13 @@ static int do_noise(int argc, char **argv)
         if (db.series[si].n > maxn)
             maxn = db.series[si].n;
     ch = malloc((maxn + 1) * sizeof *ch);
-    if (fmt == FMT_JSON)
-        fputs("{\"series\": [", stdout);
-    bool first = true;
+    struct jw w;
+    jw_init(&w, stdout);
+    if (fmt == FMT_JSON) {
+        jw_object_begin(&w);
+        jw_key(&w, "series");
+        jw_array_begin_lines(&w, "\n  ", "\n");
+    }
     size_t nrows = 0;
     for (size_t si = 0; si < db.nseries && ch; si++)
         for (int m = 0; m < HM_COUNT; m++) {
@@ -616,7 +625,7 @@ static int do_noise(int argc, char **argv)
                 for (size_t k = 0; k < db.series[si].n; k++)
                     pts += !isnan(db.series[si].v[m][k]);
                 if (pts)
-                    cli_error(CMD, "not computed: '%s' %s: %s", db.series[si].name,
+                    cli_error(CMD, "not computed: '%s' %s: %s", out_vis(db.series[si].name),
                               hist_metric_names[m], pts == 1 ? "one point, and a change needs "
                               "two" : "no change between consecutive points with a ratio "
                               "(every earlier value is 0)");
@@ -626,16 +635,13 @@ static int do_noise(int argc, char **argv)
             stats_sort(ch, n);
             double med = stats_median(ch, n), p90 = stats_quantile(ch, n, 0.9);
             if (fmt == FMT_JSON) {
-                fputs(first ? "\n  {\"benchmark\": " : ",\n  {\"benchmark\": ", stdout);
-                json_str(stdout, db.series[si].name);
-                fputs(", \"metric\": ", stdout);
-                json_str(stdout, hist_metric_names[m]);
-                printf(", \"changes\": %zu, \"median_change\": ", n);
-                json_num(stdout, med);
-                fputs(", \"p90_change\": ", stdout);
-                json_num(stdout, p90);
-                fputc('}', stdout);
-                first = false;
+                jw_object_begin(&w);
+                jw_kstring(&w, "benchmark", db.series[si].name);
+                jw_kstring(&w, "metric", hist_metric_names[m]);
+                jw_ku64(&w, "changes", n);
+                jw_kdouble(&w, "median_change", med);
+                jw_kdouble(&w, "p90_change", p90);
+                jw_end(&w);
                 continue;
             }
             table_row(&t);
@@ -651,9 +657,11 @@ static int do_noise(int argc, char **argv)
                 table_set(&t, 4, "%s", fmt_num(b, p90));
             }
         }
-    if (fmt == FMT_JSON)
-        fputs("\n]}\n", stdout);
-    else if (nrows || fmt != FMT_TEXT)
+    if (fmt == FMT_JSON) {
+        jw_end(&w);
+        jw_end(&w);
+        out_json_end(&w, CMD);
+    } else if (nrows || fmt != FMT_TEXT)
         table_print(&t, stdout, fmt);
     table_free(&t);
     free(ch);
@@ -746,6 +754,7 @@ int cmd_history(int argc, char **argv)
             int st = cli_branch_resolve(CMD, argv + 2, argc - 2, &tmps);
             if (st != EXIT_OK)
                 return st;
+            branch_tmps = tmps;
             st = history_subs[i].run(argc - 1, argv + 1);
             cli_branch_release(tmps);
             return st;

@@ -11,7 +11,11 @@
 #include "cli/budget_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/history_in.h"
 #include "cli/out.h"
+#include "core/ab.h"
+#include "core/esc.h"
+#include "core/export.h"
 #include "core/history.h"
 
 const char cmd_report_usage[] =
@@ -24,28 +28,23 @@ static const char report_options[] =
     "      --persist N         a wall-clock step must hold N commits (default 3)\n"
     "      --suite FILE        per-benchmark count thresholds from the suite's [bench NAME]\n"
     "      --summary FILE      also append the block to FILE (e.g. $GITHUB_STEP_SUMMARY)\n"
+    CLI_REPO_HELP
     "  -h, --help              show this help\n";
 
 #define CMD "report"
 
-enum { OPT_COMMIT = 0x100, OPT_DET, OPT_PERSIST, OPT_SUMMARY, OPT_SUITE };
+enum { OPT_COMMIT = 0x100, OPT_DET, OPT_PERSIST, OPT_SUMMARY, OPT_SUITE, OPT_REPO };
 
-/* One metric of one series at the commit reported. */
-struct row {
-    const struct hist_series *s;
-    int m;
-    size_t at;              /* its point at the commit */
-    double base, now;       /* the series' previous value (NAN when none) and this one */
-    struct hist_step st;
-};
-
-static const char *verdict(const struct row *r)
+static const char *verdict(const struct hist_judgement *j)
 {
-    if (r->st.untested != HIST_TESTED)
-        return r->st.untested == HIST_NO_VALUE ? "**NA**" : "not checked";
-    if (r->st.found)
-        return r->st.change > 0 ? "**regression**" : "improvement";
-    return r->st.pending ? "pending" : "within threshold";
+    switch (j->verdict) {
+    case HIST_NA: return "**NA**";
+    case HIST_UNTESTED: return "not checked";
+    case HIST_REGRESSION: return "**regression**";
+    case HIST_IMPROVEMENT: return "improvement";
+    case HIST_PENDING: return "pending";
+    default: return "within threshold";
+    }
 }
 
 static const char *value_str(char *buf, double v, int m)
@@ -83,97 +82,159 @@ static const char *beside(char *buf, const struct hist_series *s, int m, size_t 
     return change_str(buf, s->v[m][step - 1], s->v[m][at]);
 }
 
-/* Why a metric was not tested, for a person. */
-static const char *why_str(char *buf, size_t n, const struct hist_step *st)
+/* A name (a benchmark's) as a Markdown code span that renders as written, whatever it holds:
+ * no cell forged by a '|', no HTML from a '<' (esc.h); cell: inside a table row. */
+static void md_name(FILE *f, const char *s, bool cell)
 {
-    switch (st->untested) {
-    case HIST_NO_VALUE: return "no value at this commit (NA)";
-    case HIST_NO_EARLIER: return "no earlier value";
-    case HIST_EARLIER_ZERO: return "the earlier value is 0";
-    case HIST_TOO_FEW:
-        snprintf(buf, n, "too few points: %zu of %zu", st->points, st->needed);
-        return buf;
-    default: return "";
-    }
+    esc_md_code(f, s, cell);
 }
 
-/* The whole block, to f. Returns the number of regressions; *ntested the metrics tested. */
-static size_t write_block(FILE *f, const struct hist_db *db, size_t ci, const struct row *rows,
-                          size_t nrows, size_t nseries, size_t *ntested,
-                          const struct hist_check_opts *o, bool per_bench)
+/* A commit's first 12 characters (whole UTF-8 sequences) as a code span. */
+static void md_commit(FILE *f, const char *c, bool cell)
 {
-    size_t nreg = 0, nimp = 0, npend = 0, nna = 0, nskip = 0;
-    for (size_t i = 0; i < nrows; i++) {
-        const struct row *r = &rows[i];
-        if (r->st.untested == HIST_NO_VALUE)
-            nna++;
-        else if (r->st.untested != HIST_TESTED)
-            nskip++;
-        else if (r->st.found && r->st.change > 0)
-            nreg++;
-        else if (r->st.found)
-            nimp++;
-        else if (r->st.pending)
-            npend++;
+    char buf[64];
+    size_t n = 0;
+    for (int k = 0; k < 12 && c[n]; k++) {
+        uint32_t cp;
+        int l = esc_utf8(c + n, &cp);
+        n += l ? (size_t)l : 1;
     }
-    *ntested = nrows - nna - nskip;
+    snprintf(buf, sizeof buf, "%.*s", (int)n, c);
+    esc_md_code(f, buf, cell);
+}
+
+/* What the counts and the clock say together, once a series with a step at the commit
+ * (ab_reading_at): "less work but slower" is the finding worth a line. */
+static void write_readings(FILE *f, const struct hist_db *db, const struct hist_check *c)
+{
+    bool any = false;
+    char line[768];
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        if (j->verdict != HIST_REGRESSION && j->verdict != HIST_IMPROVEMENT)
+            continue;
+        bool seen = false;   /* a series with two steps (counts and clock) reads once */
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = c->j[k].series == j->series && (c->j[k].verdict == HIST_REGRESSION ||
+                                                   c->j[k].verdict == HIST_IMPROVEMENT);
+        if (seen || ab_reading_at(db, c, j->series, line, sizeof line) == AB_READING_NONE)
+            continue;
+        if (!any)
+            fputs("The counts beside the wall clock (instructions against the series' own "
+                  "noise):\n\n", f);
+        any = true;
+        fputs("- ", f);
+        md_name(f, db->series[j->series].name, false);
+        fprintf(f, ": %s\n", line);
+    }
+    if (any)
+        fputc('\n', f);
+}
+
+/* The whole block, to f: the judgements of c, with the values compared. */
+static void write_block(FILE *f, const struct hist_db *db, const struct hist_check *c,
+                        const struct hist_check_opts *o, bool per_bench)
+{
+    size_t ci = c->commit;
     const char *base = ci > 0 ? db->commit[ci - 1] : NULL;
-    const char *word = nreg ? "regression" : nna ? "measurement failed" : *ntested == 0
-                       ? "nothing checked" : nimp ? "improvement" : "no change past a threshold";
-    fprintf(f, "### tare: %s at `%.12s`\n\n", word, db->commit[ci]);
-    fprintf(f, "**%zu regression%s**, %zu improvement%s, %zu pending, in %zu metric%s checked "
-            "of %zu series at `%.12s`", nreg, nreg == 1 ? "" : "s", nimp, nimp == 1 ? "" : "s",
-            npend, *ntested, *ntested == 1 ? "" : "s", nseries, db->commit[ci]);
-    if (base)
-        fprintf(f, " against its base `%.12s`", base);
+    const char *word = c->nreg ? "regression" : c->nna ? "measurement failed" : c->ntested == 0
+                       ? "nothing checked" : c->nimp ? "improvement" : "no change past a threshold";
+    fprintf(f, "### tare: %s at ", word);
+    md_commit(f, db->commit[ci], false);
+    fputs("\n\n", f);
+    if (db->subject[ci][0]) {   /* what the commit is, where git said */
+        md_commit(f, db->commit[ci], false);
+        fputc(' ', f);
+        esc_md_text(f, db->subject[ci]);
+        if (db->cdate[ci][0]) {
+            fputs(", committed ", f);
+            esc_md_text(f, db->cdate[ci]);
+        }
+        fputs("\n\n", f);
+    }
+    fprintf(f, "**%zu regression%s**, %zu improvement%s, %zu pending, in %zu metric%s "
+            "checked of %zu series at ", c->nreg, c->nreg == 1 ? "" : "s", c->nimp,
+            c->nimp == 1 ? "" : "s", c->npend, c->ntested, c->ntested == 1 ? "" : "s",
+            c->nseries);
+    md_commit(f, db->commit[ci], false);
+    if (base) {
+        fputs(" against its base ", f);
+        md_commit(f, base, false);
+    }
     fprintf(f, " (counts: %.3g%% threshold%s; wall clock: each series' own fence, %d commits in "
             "a row).\n\n", 100 * o->det_threshold,
             per_bench ? " or the suite's per benchmark" : "", o->persist);
-    char a[FMT_BUF_MIN], b[FMT_BUF_MIN], c[FMT_BUF_MIN], d[FMT_BUF_MIN], w[FMT_BUF_MIN];
-    if (nreg + nimp + npend) {
+    char a[FMT_BUF_MIN], b[FMT_BUF_MIN], cb[FMT_BUF_MIN], d[FMT_BUF_MIN], w[FMT_BUF_MIN];
+    if (c->nreg + c->nimp + c->npend) {
         fputs("| benchmark | metric | before | after | change | threshold | commit | "
               "instructions | wall clock |\n|---|---|--:|--:|--:|--:|---|--:|--:|\n", f);
-        for (size_t i = 0; i < nrows; i++) {
-            const struct row *r = &rows[i];
-            if (r->st.untested != HIST_TESTED || !(r->st.found || r->st.pending))
+        for (size_t i = 0; i < c->n; i++) {
+            const struct hist_judgement *j = &c->j[i];
+            const struct hist_series *s = &db->series[j->series];
+            if (j->verdict != HIST_REGRESSION && j->verdict != HIST_IMPROVEMENT &&
+                j->verdict != HIST_PENDING)
                 continue;
-            fprintf(f, "| %s `%s` | %s | %s | %s | %+.1f%% | %.1f%% | `%.12s` | %s | %s |\n",
-                    r->st.pending ? "pending:" : r->st.change > 0 ? "**slower**" : "faster",
-                    r->s->name, hist_metric_names[r->m], value_str(a, r->st.before, r->m),
-                    value_str(b, r->st.after, r->m), 100 * r->st.change, 100 * r->st.fence,
-                    db->commit[r->s->commit[r->st.at]],
-                    beside(c, r->s, HM_INSTRUCTIONS, r->st.at, r->at),
-                    beside(d, r->s, HM_MEDIAN_S, r->st.at, r->at));
+            fprintf(f, "| %s ",
+                    j->st.pending ? "pending:" : j->st.change > 0 ? "**slower**" : "faster");
+            md_name(f, s->name, true);
+            fprintf(f, " | %s | %s | %s | %+.1f%% | %.1f%% | ", hist_metric_names[j->metric],
+                    value_str(a, j->st.before, j->metric), value_str(b, j->st.after, j->metric),
+                    100 * j->st.change, 100 * j->st.fence);
+            md_commit(f, db->commit[s->commit[j->step_point]], true);
+            fprintf(f, " | %s | %s |\n", beside(cb, s, HM_INSTRUCTIONS, j->step_point, j->point),
+                    beside(d, s, HM_MEDIAN_S, j->step_point, j->point));
         }
-        fputc('\n', f);
+        /* the two tables' "before" differ for the wall clock: each says which it is */
+        fprintf(f, "\n*before*, *after*: a count's value at the series' previous commit and at "
+                "this one; a wall-clock metric's median of the %d commits before the step and "
+                "of the %d from it on (pending: of those so far).\n\n", o->window, o->persist);
+        write_readings(f, db, c);
     }
-    if (nna) {
+    if (c->nna) {
         fputs("**Failed** (NA at this commit):", f);
-        for (size_t i = 0; i < nrows; i++)
-            if (rows[i].st.untested == HIST_NO_VALUE)
-                fprintf(f, " `%s` %s;", rows[i].s->name, hist_metric_names[rows[i].m]);
+        for (size_t i = 0; i < c->n; i++)
+            if (c->j[i].verdict == HIST_NA) {
+                fputc(' ', f);
+                md_name(f, db->series[c->j[i].series].name, false);
+                fprintf(f, " %s", hist_metric_names[c->j[i].metric]);
+                if (c->j[i].failure) {   /* why, where the row says */
+                    fputs(" (", f);
+                    esc_md_text(f, c->j[i].failure);
+                    fputc(')', f);
+                }
+                fputc(';', f);
+            }
         fputs("\n\n", f);
     }
-    if (nskip)
-        fprintf(f, "Not checked: %zu metric%s (see the table below for why).\n\n", nskip,
-                nskip == 1 ? "" : "s");
-    fprintf(f, "<details><summary>All %zu metrics of %zu series</summary>\n\n", nrows, nseries);
-    fputs("| benchmark | metric | base | this commit | change | verdict |\n"
+    if (c->nskip)
+        fprintf(f, "Not checked: %zu metric%s (see the table below for why).\n\n", c->nskip,
+                c->nskip == 1 ? "" : "s");
+    fprintf(f, "<details><summary>All %zu metrics of %zu series</summary>\n\n", c->n,
+            c->nseries);
+    fputs("*previous*: the series' value at its previous commit in the history; *change*: "
+          "from it to this commit's.\n\n"
+          "| benchmark | metric | previous | this commit | change | verdict |\n"
           "|---|---|--:|--:|--:|---|\n", f);
-    for (size_t i = 0; i < nrows; i++) {
-        const struct row *r = &rows[i];
-        fprintf(f, "| `%s` | %s | %s | %s | %s | %s", r->s->name, hist_metric_names[r->m],
-                value_str(a, r->base, r->m), value_str(b, r->now, r->m),
-                change_str(c, r->base, r->now), verdict(r));
-        if (r->st.untested != HIST_TESTED && r->st.untested != HIST_NO_VALUE)
-            fprintf(f, ": %s", why_str(w, sizeof w, &r->st));
-        else if ((r->st.found || r->st.pending) && r->st.at != r->at)
-            fprintf(f, " (step at `%.12s`)", db->commit[r->s->commit[r->st.at]]);
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        const struct hist_series *s = &db->series[j->series];
+        fputs("| ", f);
+        md_name(f, s->name, true);
+        fprintf(f, " | %s | %s | %s | %s | %s", hist_metric_names[j->metric],
+                value_str(a, j->prev, j->metric), value_str(b, j->now, j->metric),
+                change_str(cb, j->prev, j->now), verdict(j));
+        if (j->verdict == HIST_UNTESTED) {
+            fputs(": ", f);
+            esc_md_text(f, hist_untested_why(&j->st, true, w, sizeof w));
+        } else if ((j->st.found || j->st.pending) && j->step_point != j->point) {
+            fputs(" (step at ", f);
+            md_commit(f, db->commit[s->commit[j->step_point]], true);
+            fputc(')', f);
+        }
         fputs(" |\n", f);
     }
     /* a blank line after it ends the HTML block: a block appended next is Markdown again */
     fputs("\n</details>\n\n", f);
-    return nreg;
 }
 
 int cmd_report(int argc, char **argv)
@@ -184,12 +245,13 @@ int cmd_report(int argc, char **argv)
         {"persist", required_argument, NULL, OPT_PERSIST},
         {"summary", required_argument, NULL, OPT_SUMMARY},
         {"suite", required_argument, NULL, OPT_SUITE},
+        {"repo", required_argument, NULL, OPT_REPO},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
-    const char *commit = NULL, *summary = NULL, *suite_path = NULL;
-    long persist = 3;
+    struct hist_check_opts o = HIST_CHECK_DEFAULTS;
+    const char *commit = NULL, *summary = NULL, *suite_path = NULL, *repo = NULL;
+    long persist = o.persist;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -197,6 +259,7 @@ int cmd_report(int argc, char **argv)
         case OPT_COMMIT: commit = optarg; break;
         case OPT_SUMMARY: summary = optarg; break;
         case OPT_SUITE: suite_path = optarg; break;
+        case OPT_REPO: repo = optarg; break;
         case OPT_DET:
             if (!cli_parse_percent(CMD, cmd_report_usage, "--det-threshold", optarg,
                                    &o.det_threshold))
@@ -237,15 +300,16 @@ int cmd_report(int argc, char **argv)
     }
     struct hist_db db;
     struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0) {
+    char gbuf[4096];
+    st = cli_history_load(CMD, argv + optind, argc - optind, repo,
+                          cli_history_guess(argv[optind], tmps, gbuf, sizeof gbuf), &db);
+    if (st != EXIT_OK) {
         cli_branch_release(tmps);
         cli_budgets_free(bud, nbud);
-        return cli_fail(CMD, &e);
+        return st;
     }
-    for (size_t i = 0; i < db.nwarn; i++)
-        cli_error(CMD, "warning: %s", db.warn[i]);
     int status = EXIT_USAGE;
-    struct row *rows = NULL;
+    struct hist_check chk = {0};
     char *text = NULL;
     size_t tlen = 0;
     if (db.ncommits == 0) {
@@ -257,66 +321,37 @@ int cmd_report(int argc, char **argv)
         status = cli_fail(CMD, &e);
         goto done;
     }
-    rows = calloc(db.nseries * HM_COUNT + 1, sizeof *rows);
-    if (!rows) {
-        cli_error(CMD, "out of memory");
-        goto done;
+    struct cli_budget_set bset = {bud, nbud};   /* a [bench NAME] threshold of --suite */
+    if (nbud) {
+        o.threshold_of = cli_budget_threshold_of;
+        o.threshold_ctx = &bset;
     }
-    size_t nrows = 0, nseries = 0;
-    for (size_t si = 0; si < db.nseries; si++) {
-        const struct hist_series *s = &db.series[si];
-        size_t at = 0;
-        while (at < s->n && s->commit[at] < (size_t)ci)
-            at++;
-        if (at >= s->n || s->commit[at] != (size_t)ci)
-            continue;   /* not run at this commit */
-        nseries++;
-        for (int m = 0; m < HM_COUNT; m++) {
-            bool has = false;
-            for (size_t k = 0; k < s->n && !has; k++)
-                has = !isnan(s->v[m][k]);
-            if (!has || !hist_alarms(s, m))
-                continue;
-            struct row *r = &rows[nrows++];
-            *r = (struct row){.s = s, .m = m, .at = at, .now = s->v[m][at],
-                              .base = at ? s->v[m][at - 1] : NAN};
-            struct hist_check_opts so = o;   /* a [bench NAME] threshold of --suite */
-            const struct budget *bg = cli_budget_of_series(bud, nbud, s->name);
-            if (bg && bg->threshold > 0)
-                so.det_threshold = bg->threshold;
-            hist_check_point(s, m, at, &so, &r->st);
-        }
+    if (hist_check_commit(&db, (size_t)ci, &o, &chk, &e) < 0) {
+        status = cli_fail(CMD, &e);
+        goto done;
     }
     FILE *mem = open_memstream(&text, &tlen);
     if (!mem) {
         cli_error(CMD, "out of memory");
         goto done;
     }
-    size_t ntested;
-    size_t nreg = write_block(mem, &db, (size_t)ci, rows, nrows, nseries, &ntested, &o,
-                              nbud > 0);
+    write_block(mem, &db, &chk, &o, nbud > 0);
     if (fclose(mem) != 0) {
         cli_error(CMD, "out of memory");
         goto done;
     }
     fwrite(text, 1, tlen, stdout);
-    status = nreg ? EXIT_REGRESSION : ntested == 0 ? EXIT_USAGE : EXIT_OK;
-    if (summary) {
-        /* appended as one write: a step summary may already hold other steps' blocks */
-        FILE *f = fopen(summary, "a");
-        bool bad = !f || fwrite(text, 1, tlen, f) != tlen;
-        if (f && fclose(f) != 0)
-            bad = true;
-        if (bad) {
-            cli_error(CMD, "cannot append to '%s': %s", summary, strerror(errno));
-            status = EXIT_USAGE;
-        }
+    status = chk.nreg ? EXIT_REGRESSION : chk.ntested == 0 ? EXIT_USAGE : EXIT_OK;
+    if (summary && export_append_whole(summary, text, tlen, &e) < 0) {
+        /* all or nothing: a step summary may already hold other steps' blocks */
+        cli_fail(CMD, &e);
+        status = EXIT_USAGE;
     }
-    if (ntested == 0 && status != EXIT_REGRESSION)
+    if (chk.ntested == 0 && status != EXIT_REGRESSION)
         cli_error(CMD, "checked nothing at commit %.12s", db.commit[ci]);
 done:
     free(text);
-    free(rows);
+    hist_check_free(&chk);
     hist_db_free(&db);
     cli_branch_release(tmps);
     cli_budgets_free(bud, nbud);

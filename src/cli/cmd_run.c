@@ -2,12 +2,10 @@
  * (parallel), printed as one table and optionally appended to history files. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -18,11 +16,14 @@
 #include "cli/count_out.h"
 #include "cli/budget_out.h"
 #include "cli/export_out.h"
+#include "cli/measure_opts.h"
 #include "cli/out.h"
+#include "cli/run_revs.h"
 #include "core/count.h"
 #include "core/gitbranch.h"
 #include "core/gitwt.h"
 #include "core/history.h"
+#include "core/json.h"
 #include "core/proc.h"
 #include "core/series.h"
 #include "core/session.h"
@@ -33,34 +34,6 @@
 
 const char cmd_run_usage[] =
     "tare run [options] SUITE";
-
-static const char run_options[] =
-    "Options:\n"
-    "      --wall              the wall-clock pass (serial; the default)\n"
-    "      --count             the deterministic pass (instructions, allocations, bytes,\n"
-    "                          peak heap; parallel); the suite's count = yes turns it on too\n"
-    "  -j, --jobs N            commands counted at once (default: the number of CPUs)\n"
-    "      --history DIR       append the rows to DIR/wall.tsv and DIR/count.tsv\n"
-    "      --history-branch BRANCH[:DIR]\n"
-    "                          also commit the rows to DIR/wall.tsv and DIR/count.tsv on\n"
-    "                          the git branch BRANCH (git plumbing: the working tree and\n"
-    "                          index are not touched; retried when another writer moved it)\n"
-    "      --commit SHA        the commit the rows belong to (default: git rev-parse HEAD\n"
-    "                          in the suite's directory)\n"
-    "      --shard K/N         run every N-th benchmark starting at the K-th (1 <= K <= N)\n"
-    "  -r, --runs N            measured runs per series (default: the suite's, else 7;\n"
-    "                          hyperfine's letter)\n"
-    "      --cache-sim         the count pass simulates the caches: L1 and LL misses and\n"
-    "                          estimated cycles too (the suite's cache-sim = yes too)\n"
-    "      --engine ENGINE     the count pass's engine: callgrind (default) or cachegrind\n"
-    "                          (faster: no call graph); wins over the suite's engine =\n"
-    "      --valgrind-arg ARG  pass this option to valgrind in the count pass (repeatable;\n"
-    "                          replaces the suite's valgrind-arg = keys)\n"
-    "      --subtract CMD      count CMD too (a template like command) and show the counts\n"
-    "                          less its; wins over the suite's subtract =\n"
-    "  -f, --format FORMAT     text (default), tsv or json\n"
-    CLI_EXPORT_HELP
-    "  -h, --help              show this help\n";
 
 #define CMD "run"
 
@@ -268,204 +241,6 @@ static void runner_desc(char *out, size_t n)
             *p = ' ';
 }
 
-/* ---- wall.tsv and count.tsv as one transaction: both get their rows, or neither ---- */
-
-/* One history file of the transaction: locked where it is, its next content built in a copy. */
-struct hfile {
-    char *path, *tmp, *old;  /* DIR/NAME, DIR/.NAME.tmp.PID (the copy), DIR/.NAME.old.PID */
-    const char *rows;
-    size_t len;
-    int fd;                  /* the lock: on the file the path names, as every writer takes it */
-    bool created;            /* made here (empty) to be locked: removed again on failure */
-    dev_t dev;
-    ino_t ino;
-};
-
-static int hfile_open(struct hfile *h, struct err *e)
-{
-    h->fd = open(h->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    h->created = h->fd >= 0;
-    if (h->fd < 0 && errno == EEXIST)
-        h->fd = open(h->path, O_RDWR | O_CLOEXEC);
-    struct stat st;
-    if (h->fd < 0 || fstat(h->fd, &st) < 0)
-        return err_errno(e, ERR_INPUT, errno, "cannot open '%s'", h->path);
-    h->dev = st.st_dev;
-    h->ino = st.st_ino;
-    return 0;
-}
-
-static void hfile_close(struct hfile *h, bool keep)
-{
-    if (h->tmp)
-        unlink(h->tmp);
-    if (h->old)
-        unlink(h->old);
-    if (h->created && !keep)
-        unlink(h->path);
-    if (h->fd >= 0)
-        close(h->fd);
-    h->fd = -1;
-}
-
-/* Locks every file, in (device, inode) order so two writers of several files cannot wait on
- * each other; a file replaced while we waited (a merge renames a new one over it) is opened
- * and locked again. */
-static int hfiles_lock(struct hfile *h, int n, struct err *e)
-{
-    for (;;) {
-        for (int i = 0; i < n; i++)
-            if (h[i].fd < 0 && hfile_open(&h[i], e) < 0)
-                return -1;
-        int order[2] = {0, 1};
-        if (n == 2 && (h[1].dev < h[0].dev || (h[1].dev == h[0].dev && h[1].ino < h[0].ino)))
-            order[0] = 1, order[1] = 0;
-        bool moved = false;
-        for (int k = 0; k < n; k++) {
-            struct hfile *x = &h[order[k]];
-            while (flock(x->fd, LOCK_EX) < 0)
-                if (errno != EINTR || proc_interrupted())
-                    return errno == EINTR
-                               ? err_set(e, ERR_INTERRUPTED, "interrupted")
-                               : err_errno(e, ERR_SYSTEM, errno, "cannot lock '%s'", x->path);
-            struct stat st;
-            if (stat(x->path, &st) < 0 || st.st_dev != x->dev || st.st_ino != x->ino)
-                moved = true;
-        }
-        if (!moved)
-            return 0;
-        for (int i = 0; i < n; i++) {
-            close(h[i].fd);   /* unlocks; open the files the paths name now */
-            h[i].fd = -1;
-        }
-    }
-}
-
-/* The copy: the file's bytes, then hist_append's rows on it (its header matching, its repair
- * of a torn last line), synced. */
-static int hfile_build(struct hfile *h, struct err *e)
-{
-    struct stat st;
-    if (fstat(h->fd, &st) < 0)
-        return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", h->path);
-    int out = open(h->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
-    if (out < 0)
-        return err_errno(e, ERR_INPUT, errno, "cannot create '%s'", h->tmp);
-    char buf[65536];
-    off_t at = 0;
-    int rc = 0;
-    for (;;) {
-        ssize_t got = pread(h->fd, buf, sizeof buf, at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rc = err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", h->path);
-            break;
-        }
-        if (got == 0)
-            break;
-        at += got;
-        for (ssize_t off = 0; off < got;) {
-            ssize_t w = write(out, buf + off, (size_t)(got - off));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", h->tmp);
-                break;
-            }
-            off += w;
-        }
-        if (rc < 0)
-            break;
-    }
-    if (close(out) < 0 && rc == 0)
-        rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", h->tmp);
-    if (rc == 0 && hist_append(h->tmp, h->rows, h->len, e) < 0) {
-        /* its messages name the copy: name the file */
-        char msg[sizeof e->msg];
-        snprintf(msg, sizeof msg, "%s", e->msg);
-        const char *at_tmp = strstr(msg, h->tmp);
-        if (at_tmp)
-            err_set(e, e->kind, "%.*s%s%s", (int)(at_tmp - msg), msg, h->path,
-                    at_tmp + strlen(h->tmp));
-        rc = -1;
-    }
-    return rc;
-}
-
-/*
- * Appends rows to DIR/wall.tsv and DIR/count.tsv (n of them: the passes that ran) as one
- * transaction: both files are locked, each new content is built in a copy beside it, and
- * only when both are whole are they renamed over the files, the first taken back if the
- * second rename fails. A failure or an interrupt before that leaves both files as they were
- * (a full disk between the two once left them disagreeing about which commits exist).
- */
-static int write_history(const char *dir, const char *const names[], const char *const rows[],
-                         const size_t lens[], int n, struct err *e)
-{
-    struct hfile h[2];
-    memset(h, 0, sizeof h);
-    int rc = -1;
-    for (int i = 0; i < n; i++) {
-        h[i].fd = -1;
-        h[i].rows = rows[i];
-        h[i].len = lens[i];
-        if (asprintf(&h[i].path, "%s/%s", dir, names[i]) < 0) {
-            err_set(e, ERR_SYSTEM, "out of memory");
-            goto out;
-        }
-        /* A history kept behind a symbolic link is written where the link points. */
-        char *real = realpath(h[i].path, NULL);
-        if (real) {
-            free(h[i].path);
-            h[i].path = real;
-        }
-        const char *slash = strrchr(h[i].path, '/');
-        int dl = slash ? (int)(slash - h[i].path) : 1;
-        const char *d = slash ? h[i].path : ".", *base = slash ? slash + 1 : h[i].path;
-        if (asprintf(&h[i].tmp, "%.*s/.%s.tmp.%d", dl, d, base, (int)getpid()) < 0 ||
-            asprintf(&h[i].old, "%.*s/.%s.old.%d", dl, d, base, (int)getpid()) < 0) {
-            err_set(e, ERR_SYSTEM, "out of memory");
-            goto out;
-        }
-    }
-    if (hfiles_lock(h, n, e) < 0)
-        goto out;
-    for (int i = 0; i < n; i++)
-        if (hfile_build(&h[i], e) < 0)
-            goto out;
-    /* The last moment to stop with nothing written. */
-    if (proc_interrupted()) {
-        err_set(e, ERR_INTERRUPTED, "interrupted: no rows written");
-        goto out;
-    }
-    /* The old file kept under a second name, to be put back if the next rename fails. */
-    bool can_undo = n < 2 || link(h[0].path, h[0].old) == 0;
-    for (int i = 0; i < n; i++) {
-        if (rename(h[i].tmp, h[i].path) == 0)
-            continue;
-        int err = errno;
-        if (i > 0 && can_undo && rename(h[0].old, h[0].path) == 0)
-            err_errno(e, ERR_SYSTEM, err, "cannot rename '%s' to '%s' (no rows written to either "
-                      "file)", h[i].tmp, h[i].path);
-        else
-            err_errno(e, ERR_SYSTEM, err, "cannot rename '%s' to '%s'%s", h[i].tmp, h[i].path,
-                      i > 0 ? " (the rows are in the first file only)" : " (no rows written)");
-        goto out;
-    }
-    for (int i = 0; i < n; i++)   /* the renames, durable */
-        hist_sync_dir(h[i].path);
-    rc = 0;
-out:
-    for (int i = 0; i < n; i++) {
-        hfile_close(&h[i], rc == 0);
-        free(h[i].path);
-        free(h[i].tmp);
-        free(h[i].old);
-    }
-    return rc;
-}
-
 static void tsv_cell(FILE *f, const char *s)
 {
     for (; *s; s++)
@@ -511,6 +286,8 @@ struct run {
     struct err lib_err;         /* why there is no counting allocator (bytes and peak NA) */
     struct count_opts co;
     char *commit, date[32], runner[256];
+    char *cdate, *subject;      /* the commit's date and subject from git, or NULL */
+    const char *fail_all;       /* every row's failure (a build that failed), or NULL */
     int nl, ns;                 /* lanes (1 without), series (benchmarks x lanes) */
     struct rseries *s, *ref;    /* s[b * nl + l]; ref[b] when the suite has a reference */
     struct count_job *cj;       /* the series' ns, then the baselines' nbase */
@@ -518,6 +295,7 @@ struct run {
     struct rseries *base;       /* the baselines: one a lane, or one a series (per_series) */
     int nbase;
     bool per_series;            /* the template has {bench} or {name} */
+    bool quiet;                 /* --revisions: no notes, failures said in the rows */
     struct wall_pass wp;
     char *rows, *crows;         /* the history rows of wall.tsv and count.tsv */
     size_t rlen, clen;
@@ -535,6 +313,7 @@ struct run_args {
     char **vg_args;           /* NULL-terminated */
     int nvg_args;
     const char *subtract;
+    bool quiet;               /* --revisions' commits: the notes said once, not per commit */
 };
 
 /* --subtract's baselines: one a lane (baseline[+LANE]), or one a series when the template
@@ -573,6 +352,22 @@ static int plan_baselines(struct run *r, struct err *e)
     return 0;
 }
 
+/* The commit's date and subject, when git in dir knows it (the rows' commit_date and
+ * subject); nothing when it does not (a --commit name of the user's). */
+static void run_commit_info(struct run *r, const char *dir)
+{
+    struct gitwt_log lg;
+    struct err ge = {0};
+    char *args[] = {"-1", "--end-of-options", r->commit, NULL};
+    if (!r->commit || gitwt_log(dir, args, &lg, &ge) < 0)
+        return;
+    if (lg.n == 1 && (!(r->cdate = strdup(lg.date[0])) || !(r->subject = strdup(lg.subject[0])))) {
+        free(r->cdate);
+        r->cdate = NULL;
+    }
+    gitwt_log_free(&lg);
+}
+
 /* The passes, their tools, what the history rows need, and the series: 0, or the exit status
  * after saying why. r->su is loaded. */
 static int run_plan(struct run *r, const struct run_args *a, struct err *e)
@@ -585,15 +380,16 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
     r->do_wall = a->want_wall || !a->want_count;
     r->do_count = a->want_count || (!a->want_wall && su->count);
     /* What was asked runs; what the suite asks for beside it is said to be skipped. */
-    if (!r->do_wall)
+    if (!a->quiet && !r->do_wall)
         cli_error(CMD, "note: --count alone: no wall-clock pass%s%s%s (add --wall for it)",
                   su->reference ? ", so no run of the suite's reference '" : "",
                   su->reference ? su->reference : "", su->reference ? "'" : "");
-    else if (!r->do_count && su->count)
+    else if (!a->quiet && !r->do_count && su->count)
         cli_error(CMD, "note: --wall alone: no count pass, though the suite says count = yes "
                   "(add --count for it)");
 
-    if (!r->do_count && (a->cache_sim || a->engine_given || a->nvg_args || a->subtract))
+    if (!a->quiet && !r->do_count &&
+        (a->cache_sim || a->engine_given || a->nvg_args || a->subtract))
         cli_error(CMD, "note: --cache-sim, --engine, --valgrind-arg and --subtract are the count "
                   "pass's: no count pass, so they do nothing (add --count)");
 
@@ -604,6 +400,7 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
     r->co.cache_sim = a->cache_sim || su->cache_sim;
     r->co.engine = a->engine_given ? a->engine : su->engine;
     r->co.vg_args = a->nvg_args || !su->vg_args ? a->vg_args : su->vg_args;
+    r->co.stacks_dir = su->keep_stacks;
     while (r->co.vg_args[r->co.nvg_args])
         r->co.nvg_args++;
     if (r->do_count) {
@@ -612,6 +409,10 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
         r->co.valgrind = r->valgrind;
         if (cli_find_alloc_lib(r->alloc_lib, sizeof r->alloc_lib, &r->lib_err) == 0)
             r->co.alloc_lib = r->alloc_lib;
+        if (su->keep_stacks && mkdir(su->keep_stacks, 0777) < 0 && errno != EEXIST) {
+            err_errno(e, ERR_INPUT, errno, "keep-stacks '%s'", su->keep_stacks);
+            return cli_fail(CMD, e);
+        }
     }
 
     /* Everything the history rows need, before any measuring. */
@@ -625,6 +426,7 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
                 return EXIT_USAGE;
             }
         }
+        run_commit_info(r, su->dir);
         if (r->hist_dir && mkdir(r->hist_dir, 0777) < 0 && errno != EEXIST) {
             cli_error(CMD, "cannot create '%s': %s", r->hist_dir, strerror(errno));
             return EXIT_USAGE;
@@ -650,20 +452,19 @@ static int run_plan(struct run *r, const struct run_args *a, struct err *e)
     return rc == 0 && r->subtract && su->nbench ? plan_baselines(r, e) : rc;
 }
 
-/* The wall pass, then the count pass (every series at once: counts do not depend on load):
- * 0, or the exit status after saying why. */
-static int run_measure(struct run *r, struct err *e)
+/* The wall pass: 0, or -1 with e set. */
+static int run_measure_wall(struct run *r, struct err *e)
 {
-    const struct suite *su = &r->su;
-    cli_install_signal_handlers();
-    r->progress = isatty(2);
-    if (r->do_wall && measure_wall(&r->wp, r->nl, r->s, r->ref, r->progress, e) < 0) {
-        if (r->progress)
-            fputs("\r\033[K", stderr);
-        return cli_fail(CMD, e);
-    }
+    int rc = r->do_wall ? measure_wall(&r->wp, r->nl, r->s, r->ref, r->progress, e) : 0;
     if (r->progress)
         fputs("\r\033[K", stderr);
+    return rc;
+}
+
+/* The count pass, every series at once (counts do not depend on load): 0, or -1 with e. */
+static int run_measure_count(struct run *r, struct err *e)
+{
+    const struct suite *su = &r->su;
     if (!r->do_count)
         return 0;
     struct rseries *s = r->s;
@@ -692,10 +493,20 @@ static int run_measure(struct run *r, struct err *e)
     if (r->progress)
         fputs("\r\033[K", stderr);
     if (crc < 0)
-        return cli_fail(CMD, e);
+        return -1;
     for (int i = 0; r->nbase && i < r->ns; i++)
         count_subtract(&r->cj[i], &r->cj[r->ns + (r->per_series ? i : i % r->nl)]);
-    if (!r->co.alloc_lib)
+    return 0;
+}
+
+/* The wall pass, then the count pass: 0, or the exit status after saying why. */
+static int run_measure(struct run *r, struct err *e)
+{
+    cli_install_signal_handlers();
+    r->progress = cli_progress();
+    if (run_measure_wall(r, e) < 0 || run_measure_count(r, e) < 0)
+        return cli_fail(CMD, e);
+    if (r->do_count && !r->co.alloc_lib)
         cli_error(CMD, "note: bytes and peak heap are NA: %s", r->lib_err.msg);
     return 0;
 }
@@ -707,10 +518,21 @@ struct run_row {
     double med, mn, refm, ratio;
     uint64_t cnt[4];             /* instructions, allocations, bytes, peak_bytes; COUNT_NA */
     const char *tc;              /* toolchain, or NULL */
+    const char *wall_why, *count_why;   /* why the wall pass's or count's figures are NA */
     /* --cache-sim's misses and cycles, --subtract's net counts (COUNT_NA where not measured
      * or the count failed) and its baseline's (base_*, as taken) */
     struct count_job extra;
 };
+
+/* A series that failed, and the end of its stderr as tare count quotes it: the last lines,
+ * and above them the ones that name a cause (valgrind's "unhandled instruction bytes" comes
+ * some twenty lines before its stderr ends; its banner, first, says nothing). */
+static void say_failed(const char *name, const char *what, const char *why, const char *tail)
+{
+    cli_error(CMD, "'%s' %s: %s%s", name, what, why, tail[0] ? "; its stderr ended with:" : "");
+    if (tail[0])
+        cli_print_stderr_tail(tail);
+}
 
 /* Series i's figures (and its failures said); refm: its reference's median (NAN: none). */
 static void run_row_get(const struct run *r, int i, double refm, struct run_row *w)
@@ -731,8 +553,9 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
             w->mn = stats_min(x->times, x->n);
         } else {
             w->failed = true;
-            cli_error(CMD, "'%s' failed: %s%s%.200s", x->name, x->why,
-                      x->tail[0] ? "; its stderr ended with: " : "", x->tail);
+            w->wall_why = x->why[0] ? x->why : "no run measured";
+            if (!r->quiet)
+                say_failed(x->name, "failed", x->why, x->tail);
         }
     }
     /* A count that failed is NA in every column, never a partial or zero count. */
@@ -754,53 +577,42 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
             w->extra.net_bytes = j->net_bytes;
         } else {
             w->failed = true;
-            cli_error(CMD, "'%s' count failed: %s%s%.200s", x->name, j->why,
-                      j->tail[0] ? "; its stderr ended with: " : "", j->tail);
+            w->count_why = j->why[0] ? j->why : "not counted";
+            if (!r->quiet)
+                say_failed(x->name, "count failed", j->why, j->tail);
         }
     }
     w->ratio = w->med / w->refm;
     w->tc = x->toolchain[0] ? x->toolchain : NULL;
 }
 
-static void run_row_json(const struct run *r, const struct run_row *w, bool first)
+static void run_row_json(struct jw *jw, const struct run *r, const struct run_row *w)
 {
     const struct rseries *x = w->x;
-    fputs(first ? "{\"benchmark\": " : ", {\"benchmark\": ", stdout);
-    json_str(stdout, x->name);
-    fputs(", \"lane\": ", stdout);
-    if (x->lane)
-        json_str(stdout, x->lane);
-    else
-        fputs("null", stdout);
+    jw_object_begin(jw);
+    jw_kstring(jw, "benchmark", x->name);
+    jw_kstring(jw, "lane", x->lane);
     if (r->do_wall) {
-        printf(", \"runs\": %d, \"median_s\": ", x->n);
-        json_num(stdout, w->med);
-        fputs(", \"min_s\": ", stdout);
-        json_num(stdout, w->mn);
-        fputs(", \"ref_median_s\": ", stdout);
-        json_num(stdout, w->refm);
-        fputs(", \"ratio\": ", stdout);
-        json_num(stdout, w->ratio);
+        jw_ki64(jw, "runs", x->n);
+        jw_kdouble(jw, "median_s", w->med);
+        jw_kdouble(jw, "min_s", w->mn);
+        jw_kdouble(jw, "ref_median_s", w->refm);
+        jw_kdouble(jw, "ratio", w->ratio);
     }
     if (r->do_count) {
         static const char *const key[] = {"instructions", "allocations", "bytes", "peak_bytes"};
-        for (int k = 0; k < 4; k++) {
-            printf(", \"%s\": ", key[k]);
-            count_json(stdout, w->cnt[k]);
-        }
-        fputs(", \"toolchain\": ", stdout);
-        if (w->tc)
-            json_str(stdout, w->tc);
-        else
-            fputs("null", stdout);
-        printf(", \"engine\": \"%s\"", count_engine_name(r->co.engine));
-        count_vg_args_json(stdout, &r->co);
+        for (int k = 0; k < 4; k++)
+            count_jw(jw, key[k], w->cnt[k]);
+        jw_kstring(jw, "toolchain", w->tc);
+        jw_kstring(jw, "engine", count_engine_name(r->co.engine));
+        count_vg_args_jw(jw, &r->co);
         if (r->subtract)
-            count_net_json(stdout, &w->extra, r->subtract);
+            count_net_jw(jw, &w->extra, r->subtract);
         if (r->co.cache_sim)
-            count_cache_json(stdout, &w->extra);
+            count_cache_jw(jw, &w->extra);
     }
-    printf(", \"status\": \"%s\"}", w->failed ? "failed" : "ok");
+    jw_kstring(jw, "status", w->failed ? "failed" : "ok");
+    jw_end(jw);
 }
 
 /* The table's columns: those of the passes that ran (the table keeps hdr: it lives here). */
@@ -875,13 +687,30 @@ static void run_row_table(const struct run *r, const struct run_row *w, struct t
         count_extra_cells(t, &cc, &w->extra, r->fmt == FMT_TEXT, &v);
     }
     if (w->failed && r->fmt == FMT_TEXT && cli_use_color(stdout))
-        table_set(t, c->nc - 1, "\033[31mfailed\033[0m");
+        table_set_red(t, c->nc - 1, "failed");
     else
         table_set(t, c->nc - 1, "%s", w->failed ? "failed" : "ok");
 }
 
-/* The series' history rows: to h (wall.tsv) and ch (count.tsv), the passes that ran. */
-static void run_row_history(const struct run *r, const struct run_row *w, FILE *h, FILE *ch)
+/* The rows' last columns: the commit's date and subject (HIST_GIT), why the row is NA
+ * (HIST_FAILURE); then the newline. */
+static void row_end(FILE *f, const struct run *r, unsigned cols, const char *why)
+{
+    if (cols & HIST_GIT) {
+        fprintf(f, "\t%s\t", r->cdate);
+        tsv_cell(f, r->subject);
+    }
+    if (cols & HIST_FAILURE) {
+        fputc('\t', f);
+        tsv_cell(f, r->fail_all ? r->fail_all : why && *why ? why : "NA");
+    }
+    fputc('\n', f);
+}
+
+/* The series' history rows: to h (wall.tsv) and ch (count.tsv), the passes that ran; cols
+ * the trailing columns (row_end). */
+static void run_row_history(const struct run *r, const struct run_row *w, FILE *h, FILE *ch,
+                            unsigned cols)
 {
     const struct rseries *x = w->x;
     const char *commit = r->commit;
@@ -896,7 +725,7 @@ static void run_row_history(const struct run *r, const struct run_row *w, FILE *
         tsv_cell(h, r->runner);
         fputc('\t', h);
         tsv_cell(h, r->su.reference ? r->su.reference : "NA");
-        fputc('\n', h);
+        row_end(h, r, cols, w->wall_why);
     }
     if (r->do_count) {
         fprintf(ch, "%s\t%s\t", r->date, commit ? commit : "NA");
@@ -919,7 +748,7 @@ static void run_row_history(const struct run *r, const struct run_row *w, FILE *
             fprintf(ch, "\t%s", count_cell(nb[0], net[k], false));
         for (int k = 0; r->co.cache_sim && k < 5; k++)
             fprintf(ch, "\t%s", count_cell(nb[0], cache[k], false));
-        fputc('\n', ch);
+        row_end(ch, r, cols, w->count_why);
     }
 }
 
@@ -959,6 +788,18 @@ static bool run_row_budget(const struct run *r, const struct run_row *w, int b,
     return true;
 }
 
+/* Whether a series' figures are NA (its rows then say why: the failure column). */
+static bool run_any_failed(const struct run *r)
+{
+    if (r->fail_all)
+        return true;
+    for (int i = 0; i < r->ns; i++)
+        if ((r->do_wall && (r->s[i].failed || !r->s[i].n)) ||
+            (r->do_count && r->cj[i].status != COUNT_OK))
+            return true;
+    return false;
+}
+
 /* The table (or JSON) on stdout, the history rows written: the exit status. */
 static int run_report(struct run *r, struct err *e)
 {
@@ -975,34 +816,31 @@ static int run_report(struct run *r, struct err *e)
         table_free(&t);
         return EXIT_USAGE;
     }
-    hist_write_header(h, HIST_WALL, 0);
+    unsigned hcols = (r->cdate ? HIST_GIT : 0) | (run_any_failed(r) ? HIST_FAILURE : 0);
+    hist_write_header(h, HIST_WALL, hcols);
     hist_write_header(ch, HIST_COUNT, (r->co.cache_sim ? HIST_CACHE : 0) |
                                       (r->subtract ? HIST_NET : 0) |
-                                      (r->co.nvg_args ? HIST_VGARGS : 0));
+                                      (r->co.nvg_args ? HIST_VGARGS : 0) | hcols);
     bool any_failed = false, over_budget = false;
     for (int k = 0; k < r->nbase; k++) {   /* a baseline that failed: its series' net NA */
         const struct count_job *j = &r->cj[r->ns + k];
         if (j->status == COUNT_OK)
             continue;
         any_failed = true;
-        cli_error(CMD, "'%s' count failed: %s%s%.200s", r->base[k].name, j->why,
-                  j->tail[0] ? "; its stderr ended with: " : "", j->tail);
+        say_failed(r->base[k].name, "count failed", j->why, j->tail);
     }
     struct export_set xset = {0};
     int xrc = 0;
     if (cli_export_wanted(r->ci_export) && export_init(&xset, "tare run", e) < 0)
         xrc = -1;
+    struct jw jw;
+    jw_init(&jw, stdout);
     if (r->fmt == FMT_JSON) {
-        fputs("{\"date\": ", stdout);
-        json_str(stdout, r->date);
-        fputs(", \"commit\": ", stdout);
-        if (r->commit)
-            json_str(stdout, r->commit);
-        else
-            fputs("null", stdout);
-        fputs(", \"runner\": ", stdout);
-        json_str(stdout, r->runner);
-        fputs(", \"series\": [", stdout);
+        jw_object_begin(&jw);
+        jw_kstring(&jw, "date", r->date);
+        jw_kstring(&jw, "commit", r->commit);
+        jw_kstring(&jw, "runner", r->runner);
+        jw_karray(&jw, "series");
     }
     for (int b = 0; b < su->nbench; b++) {
         const struct rseries *ref = &r->ref[b];
@@ -1026,16 +864,18 @@ static int run_report(struct run *r, struct err *e)
             if (xrc == 0 && xset.suite && r->do_count && r->subtract)
                 xrc = cli_export_add_net(&xset, w.x->name, &r->cj[b * r->nl + l], e);
             if (r->fmt == FMT_JSON)
-                run_row_json(r, &w, !b && !l);
+                run_row_json(&jw, r, &w);
             else
                 run_row_table(r, &w, &t, &cols);
-            run_row_history(r, &w, h, ch);
+            run_row_history(r, &w, h, ch, hcols);
         }
     }
     fclose(h);
     fclose(ch);
     if (r->fmt == FMT_JSON) {
-        fputs("]}\n", stdout);
+        jw_end(&jw);
+        jw_end(&jw);
+        out_json_end(&jw, CMD);
     } else {
         if (r->fmt == FMT_TEXT && r->do_count) {
             bool cg = r->co.engine == COUNT_CACHEGRIND;
@@ -1055,15 +895,19 @@ static int run_report(struct run *r, struct err *e)
                   "(--count)");
     /* Both files get their rows, or neither does. */
     if (r->hist_dir) {
-        const char *names[2], *text[2];
-        size_t lens[2];
+        char *path[2] = {NULL, NULL};
+        struct hist_rows f[2];
         int n = 0;
-        if (r->do_wall)
-            names[n] = "wall.tsv", text[n] = r->rows, lens[n++] = r->rlen;
-        if (r->do_count)
-            names[n] = "count.tsv", text[n] = r->crows, lens[n++] = r->clen;
-        if (write_history(r->hist_dir, names, text, lens, n, e) < 0)
+        if (r->do_wall && asprintf(&path[n], "%s/wall.tsv", r->hist_dir) >= 0)
+            f[n] = (struct hist_rows){path[n], r->rows, r->rlen}, n++;
+        if (r->do_count && asprintf(&path[n], "%s/count.tsv", r->hist_dir) >= 0)
+            f[n] = (struct hist_rows){path[n], r->crows, r->clen}, n++;
+        if (n != r->do_wall + r->do_count)
+            err_set(e, ERR_SYSTEM, "out of memory");
+        if (n != r->do_wall + r->do_count || hist_append_files(f, n, e) < 0)
             rc = cli_fail(CMD, e);
+        free(path[0]);
+        free(path[1]);
     }
     if (r->hist_branch &&
         run_to_branch(r->hist_branch, r->do_wall ? r->rows : NULL, r->rlen,
@@ -1095,106 +939,261 @@ static void run_free(struct run *r)
     free(r->ref);
     free(r->cj);
     free(r->commit);
+    free(r->cdate);
+    free(r->subject);
     suite_free(&r->su);
+}
+
+/* ---- --revisions: one commit measured for run_revs.c ---- */
+
+/* Every series' (and reference's, and baseline's) figures NA with why: a build that failed. */
+static void run_all_failed(struct run *r, const char *why)
+{
+    r->fail_all = why;
+    for (int i = 0; i < r->ns; i++) {
+        r->s[i].failed = true;
+        r->s[i].n = 0;
+        snprintf(r->s[i].why, sizeof r->s[i].why, "%s", why);
+        r->cj[i].status = COUNT_FAILED;
+        snprintf(r->cj[i].why, sizeof r->cj[i].why, "%s", why);
+    }
+    for (int b = 0; r->su.reference && b < r->su.nbench; b++) {
+        r->ref[b].failed = true;
+        r->ref[b].n = 0;
+    }
+    for (int k = 0; k < r->nbase; k++)
+        r->cj[r->ns + k].status = COUNT_FAILED;
+}
+
+/* The history rows of a measured run, without the table: into out; its failed series. */
+static int run_rows(struct run *r, struct revs_rows *out)
+{
+    const struct suite *su = &r->su;
+    FILE *h = open_memstream(&out->text[0], &out->len[0]);
+    FILE *ch = h ? open_memstream(&out->text[1], &out->len[1]) : NULL;
+    if (!h || !ch) {
+        if (h)
+            fclose(h);
+        return -1;
+    }
+    unsigned hcols = (r->cdate ? HIST_GIT : 0) | (run_any_failed(r) ? HIST_FAILURE : 0);
+    hist_write_header(h, HIST_WALL, hcols);
+    hist_write_header(ch, HIST_COUNT, (r->co.cache_sim ? HIST_CACHE : 0) |
+                                      (r->subtract ? HIST_NET : 0) |
+                                      (r->co.nvg_args ? HIST_VGARGS : 0) | hcols);
+    for (int b = 0; b < su->nbench; b++) {
+        const struct rseries *ref = &r->ref[b];
+        double refm = r->do_wall && su->reference && !ref->failed && ref->n
+                      ? stats_median(ref->times, ref->n) : NAN;
+        for (int l = 0; l < r->nl; l++) {
+            struct run_row w;
+            run_row_get(r, b * r->nl + l, refm, &w);
+            out->nfailed += w.failed;
+            out->nseries++;
+            run_row_history(r, &w, h, ch, hcols);
+        }
+    }
+    bool bad = fclose(h) != 0;
+    bad |= fclose(ch) != 0;
+    if (!r->do_wall || !r->do_count) {   /* the one file of the one pass first */
+        int k = r->do_wall ? 1 : 0;
+        free(out->text[k]);
+        out->text[k] = NULL;
+        if (!r->do_wall) {
+            out->text[0] = out->text[1], out->len[0] = out->len[1];
+            out->text[1] = NULL;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+/* What every commit's measure shares: the suite file, the options. */
+struct revs_ctx {
+    const char *suite_path;
+    const struct run_args *a;
+};
+
+/* One commit of --revisions (a revs_measure_fn): the suite planned in dir, the count pass
+ * beside other commits' builds, the wall pass alone, the rows. */
+static int revs_measure(void *ctx, const char *dir, const struct revs_commit *c,
+                        const char *fail, struct revs_sync *sync, struct revs_rows *rows,
+                        struct err *e)
+{
+    const struct revs_ctx *x = ctx;
+    struct run *r = calloc(1, sizeof *r);
+    if (!r)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    r->quiet = true;
+    int rc = suite_load(x->suite_path, &r->su, e);
+    if (rc == 0) {
+        free(r->su.dir);   /* the commands run in the commit's worktree */
+        r->su.dir = strdup(dir);
+        if (!r->su.dir || !(r->commit = strdup(c->hash)) || !(r->cdate = strdup(c->date)) ||
+            !(r->subject = strdup(c->subject)))
+            rc = err_set(e, ERR_SYSTEM, "out of memory");
+    }
+    if (rc == 0 && run_plan(r, x->a, e) != 0)
+        rc = err_set(e, ERR_INPUT, "%.12s: the suite cannot be planned there", c->hash);
+    if (rc == 0 && fail) {
+        run_all_failed(r, fail);
+    } else if (rc == 0) {
+        revs_lock(sync, false);
+        rc = run_measure_count(r, e);
+        revs_unlock(sync);
+        if (rc == 0) {
+            revs_lock(sync, true);
+            rc = run_measure_wall(r, e);
+            revs_unlock(sync);
+        }
+    }
+    if (rc == 0 && run_rows(r, rows) < 0)
+        rc = err_set(e, ERR_SYSTEM, "out of memory");
+    run_free(r);
+    free(r);
+    return rc;
+}
+
+/* The --revisions options. */
+struct revs_args {
+    const char *range, *build;
+    long every;
+    bool skip_existing, jobs_given;
+};
+
+/* tare run --revisions: checked, the suite planned once in the user's tree (its notes and
+ * errors said once), then every commit; the exit status. */
+static int run_revs_main(struct run *r, struct run_args *a, const struct revs_args *ra,
+                         const char *suite_path)
+{
+    if (!r->hist_dir)
+        return cli_usage_error(CMD, cmd_run_usage, "--revisions writes rows: give --history DIR");
+    if (a->commit || r->hist_branch || cli_export_wanted(r->ci_export) || r->fmt != FMT_TEXT)
+        return cli_usage_error(CMD, cmd_run_usage, "--revisions takes neither --commit, "
+                               "--history-branch, --export-* nor --format: the rows go to "
+                               "--history DIR");
+    struct err e = {0};
+    const char *hist = r->hist_dir;
+    r->hist_dir = NULL;   /* the plan: no commit of its own */
+    int st = run_plan(r, a, &e);
+    if (st != 0)
+        return st;
+    if (mkdir(hist, 0777) < 0 && errno != EEXIST) {
+        cli_error(CMD, "cannot create '%s': %s", hist, strerror(errno));
+        return EXIT_USAGE;
+    }
+    char *files[2] = {NULL, NULL};
+    int nf = 0;
+    if (r->do_wall && asprintf(&files[nf], "%s/wall.tsv", hist) >= 0)
+        nf++;
+    if (r->do_count && asprintf(&files[nf], "%s/count.tsv", hist) >= 0)
+        nf++;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = ra->jobs_given ? (int)a->jobs : 1;
+    /* each commit's count pass takes its share of the CPUs */
+    a->jobs = ncpu / jobs > 0 ? ncpu / jobs : 1;
+    a->quiet = true;
+    struct revs_ctx x = {suite_path, a};
+    struct revs_opts o = {.range = ra->range, .every = (int)ra->every,
+                          .build = ra->build ? ra->build : r->su.build,
+                          .skip_existing = ra->skip_existing, .jobs = jobs,
+                          .suite_dir = r->su.dir, .files = {files[0], files[1]}, .nfiles = nf,
+                          .measure = revs_measure, .ctx = &x};
+    cli_install_signal_handlers();
+    if (nf == r->do_wall + r->do_count) {
+        st = run_revisions(CMD, &o);
+    } else {
+        err_set(&e, ERR_SYSTEM, "out of memory");
+        st = cli_fail(CMD, &e);
+    }
+    if (r->do_count && !r->co.alloc_lib)
+        cli_error(CMD, "note: bytes and peak heap are NA: %s", r->lib_err.msg);
+    free(files[0]);
+    free(files[1]);
+    return st;
+}
+
+/* --shard K/N into an int[2]. */
+static int opt_shard(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    int *kn = o->value;
+    char tail;
+    if (sscanf(arg, "%d/%d%c", &kn[0], &kn[1], &tail) != 2 || kn[1] < 1 || kn[0] < 1 ||
+        kn[0] > kn[1]) {
+        cli_usage_error(p->cmd, p->usage, "bad value '%s' for --shard: want K/N with "
+                        "1 <= K <= N", arg);
+        return -1;
+    }
+    return 0;
 }
 
 /* tare run with its options read; vg_args: room for --valgrind-arg's (argc + 1). */
 static int run_main(int argc, char **argv, char **vg_args)
 {
-    static const struct option longopts[] = {
-        {"wall", no_argument, NULL, 'W'},
-        {"count", no_argument, NULL, 'C'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"history", required_argument, NULL, 'H'},
-        {"history-branch", required_argument, NULL, 0x190},
-        {"commit", required_argument, NULL, 'c'},
-        {"shard", required_argument, NULL, 's'},
-        {"runs", required_argument, NULL, 'r'},
-        {"format", required_argument, NULL, 'f'},
-        CLI_EXPORT_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        {"cache-sim", no_argument, NULL, COUNT_OPT_CACHE},
-        {"engine", required_argument, NULL, COUNT_OPT_ENGINE},
-        {"valgrind-arg", required_argument, NULL, COUNT_OPT_VGARG},
-        {"subtract", required_argument, NULL, COUNT_OPT_SUBTRACT},
-        {0},
-    };
-    const char *hist_dir = NULL, *commit_opt = NULL, *hist_branch = NULL;
-    struct run_args a = {.vg_args = vg_args};
-    long runs = 0;
-    bool want_wall = false, want_count = false;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? ncpu : 1;
-    int shard_k = 1, shard_n = 1;
+    const char *hist_dir = NULL, *hist_branch = NULL;
+    struct run_args a = {.vg_args = vg_args, .shard_k = 1, .shard_n = 1};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int shard[2] = {1, 1};
     enum out_format fmt = FMT_TEXT;
     struct cli_export ci_export = {0};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "r:j:f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'W':
-            want_wall = true;
-            break;
-        case 'C':
-            want_count = true;
-            break;
-        case 'j':
-            if (!cli_parse_count(CMD, cmd_run_usage, "--jobs", optarg, 1, 1024, &jobs))
-                return EXIT_USAGE;
-            break;
-        case 'H':
-            hist_dir = optarg;
-            break;
-        case 0x190:
-            hist_branch = optarg;
-            break;
-        case 'c':
-            commit_opt = optarg;
-            break;
-        case 's': {
-            char tail;
-            if (sscanf(optarg, "%d/%d%c", &shard_k, &shard_n, &tail) != 2 || shard_n < 1 ||
-                shard_k < 1 || shard_k > shard_n)
-                return cli_usage_error(CMD, cmd_run_usage, "bad value '%s' for --shard: want K/N "
-                                       "with 1 <= K <= N", optarg);
-            break;
-        }
-        case 'r':
-            if (!cli_parse_count(CMD, cmd_run_usage, "--runs", optarg, 1, 1000000, &runs))
-                return EXIT_USAGE;
-            break;
-        case 'f':
-            if (!cli_parse_format(CMD, cmd_run_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON, &fmt))
-                return EXIT_USAGE;
-            break;
-        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
-            cli_export_opt(&ci_export, c, optarg);
-            break;
-        case COUNT_OPT_CACHE:
-            a.cache_sim = true;
-            break;
-        case COUNT_OPT_ENGINE:
-            if (!count_parse_engine(CMD, cmd_run_usage, optarg, &a.engine))
-                return EXIT_USAGE;
-            a.engine_given = true;
-            break;
-        case COUNT_OPT_SUBTRACT:
-            a.subtract = optarg;
-            break;
-        case COUNT_OPT_VGARG:
-            if (!count_vg_arg_ok(CMD, cmd_run_usage, optarg))
-                return EXIT_USAGE;
-            vg_args[a.nvg_args++] = optarg;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_run_usage);
-            fputs(run_options, stdout);
-            return EXIT_OK;
-        default:
-            cli_print_usage(stderr, cmd_run_usage);
-            fprintf(stderr, "Try 'tare run --help' for the options.\n");
-            return EXIT_USAGE;
-        }
-    }
+    a.jobs = ncpu > 0 ? ncpu : 1;
+    struct revs_args ra = {.every = 1};
+    const struct opt opts[] = {
+        OPT_GROUP("Options:"),
+        OPT_BOOL(0, "wall", &a.want_wall, "the wall-clock pass (serial; the default)"),
+        OPT_BOOL(0, "count", &a.want_count,
+                 "the deterministic pass (instructions, allocations, bytes,\n"
+                 "peak heap; parallel); the suite's count = yes turns it on too"),
+        OPT_LONG('j', "jobs", &a.jobs, "N", 1, 1024,
+                 "commands counted at once (default: the number of CPUs);\n"
+                 "with --revisions, commits at once (default 1)", .given = &ra.jobs_given),
+        OPT_STRING(0, "history", &hist_dir, "DIR",
+                   "append the rows to DIR/wall.tsv and DIR/count.tsv"),
+        OPT_STRING(0, "history-branch", &hist_branch, "BRANCH[:DIR]",
+                   "also commit the rows to DIR/wall.tsv and DIR/count.tsv on\n"
+                   "the git branch BRANCH (git plumbing: the working tree and\n"
+                   "index are not touched; retried when another writer moved it)"),
+        OPT_STRING(0, "commit", &a.commit, "SHA",
+                   "the commit the rows belong to (default: git rev-parse HEAD\n"
+                   "in the suite's directory)"),
+        OPT_CALLBACK(0, "shard", shard, "K/N",
+                     "run every N-th benchmark starting at the K-th (1 <= K <= N)", opt_shard),
+        OPT_STRING(0, "revisions", &ra.range, "RANGE",
+                   "measure each commit of RANGE (A..B or B as git means them,\n"
+                   "first parent; or a file of revisions) in a worktree, built\n"
+                   "first, into --history DIR"),
+        OPT_LONG(0, "every", &ra.every, "N", 1, 1000000,
+                 "with --revisions: every N-th commit, back from the newest"),
+        OPT_STRING(0, "build", &ra.build, "CMD",
+                   "with --revisions: build each commit with CMD (/bin/sh -c, in\n"
+                   "the suite's directory of its worktree); wins over build ="),
+        OPT_BOOL(0, "skip-existing", &ra.skip_existing,
+                 "with --revisions: leave out commits the history has rows of"),
+        MOPT_RUNS(&a.runs, NULL, " (default: the suite's, else 7)"),
+        OPT_BOOL(0, "cache-sim", &a.cache_sim,
+                 "the count pass simulates the caches: L1 and LL misses and\n"
+                 "estimated cycles too (the suite's cache-sim = yes too)"),
+        OPT_CALLBACK(0, "engine", &a.engine, "ENGINE",
+                     "the count pass's engine: callgrind (default) or cachegrind\n"
+                     "(faster: no call graph); wins over the suite's engine =",
+                     count_opt_engine, .given = &a.engine_given),
+        OPT_CALLBACK(0, "valgrind-arg", vg_args, "ARG",
+                     "pass this option to valgrind in the count pass (repeatable;\n"
+                     "replaces the suite's valgrind-arg = keys)", count_opt_vg_arg,
+                     .count = &a.nvg_args),
+        OPT_STRING(0, "subtract", &a.subtract, "CMD",
+                   "count CMD too (a template like command) and show the counts\n"
+                   "less its; wins over the suite's subtract ="),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
+        MOPT_CI_EXPORTS(&ci_export),
+        OPT_HELP(),
+        OPT_END(),
+    };
+    struct opt_parser op = {.cmd = CMD, .usage = cmd_run_usage, .argc = argc, .argv = argv};
+    int prc = opt_parse(&op, opts);
+    if (prc != 0)
+        return opt_status(prc);
+    a.shard_k = shard[0];
+    a.shard_n = shard[1];
     if (optind != argc - 1)
         return cli_usage_error(CMD, cmd_run_usage,
                                optind >= argc ? "no SUITE file" : "one SUITE file only");
@@ -1207,23 +1206,34 @@ static int run_main(int argc, char **argv, char **vg_args)
     r->hist_dir = hist_dir;
     r->hist_branch = hist_branch;
     r->ci_export = &ci_export;
-    a.runs = runs;
-    a.jobs = jobs;
-    a.shard_k = shard_k;
-    a.shard_n = shard_n;
-    a.want_wall = want_wall;
-    a.want_count = want_count;
-    a.commit = commit_opt;
     struct err e = {0};
+    if (hist_branch) {   /* a name git would refuse: said now, not after the measuring */
+        char branch[1024];
+        const char *colon = strchr(hist_branch, ':');
+        snprintf(branch, sizeof branch, "%.*s",
+                 colon ? (int)(colon - hist_branch) : (int)strlen(hist_branch), hist_branch);
+        if (gitbr_check_branch(branch, &e) < 0) {
+            free(r);
+            return cli_fail(CMD, &e);
+        }
+    }
     if (suite_load(argv[optind], &r->su, &e) < 0) {
         free(r);
         return cli_fail(CMD, &e);
     }
-    int rc = run_plan(r, &a, &e);
-    if (rc == 0)
-        rc = run_measure(r, &e);
-    if (rc == 0)
-        rc = run_report(r, &e);
+    int rc;
+    if (ra.range) {
+        rc = run_revs_main(r, &a, &ra, argv[optind]);
+    } else if (ra.build || ra.skip_existing || ra.every != 1) {
+        rc = cli_usage_error(CMD, cmd_run_usage, "--build, --every and --skip-existing go with "
+                             "--revisions");
+    } else {
+        rc = run_plan(r, &a, &e);
+        if (rc == 0)
+            rc = run_measure(r, &e);
+        if (rc == 0)
+            rc = run_report(r, &e);
+    }
     run_free(r);
     free(r);
     return rc;

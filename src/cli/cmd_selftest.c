@@ -1,5 +1,5 @@
-/* cmd_selftest.c: `tare self-test`, the reader and the counting pipeline against known answers.
- * The seed's warning: an extractor's failure mode is a silent undercount; this pins it. */
+/* cmd_selftest.c: `tare self-test`, the reader and the counting pipeline against known answers
+ * (core/selftest.h), one line per check. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -10,9 +10,9 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "core/count.h"
-#include "core/profile.h"
+#include "cli/opt.h"
 #include "core/proc.h"
+#include "core/selftest.h"
 
 const char cmd_selftest_usage[] = "tare self-test";
 
@@ -20,284 +20,51 @@ const char cmd_selftest_usage[] = "tare self-test";
 static const unsigned char allocmix_src[] = {
 #include "allocmix.inc"
     0};
-/* Its answers, from its own definition (see the comment at its top). */
-enum { ALLOCMIX_ALLOCATIONS = 143, ALLOCMIX_BYTES = 51136 };
-
-/* Name compression: ids defined on fn= and on cfn=/cfl= call lines, used bare later. */
-static const char profile_names[] =
-    "# callgrind format\n"
-    "version: 1\n"
-    "creator: tare self-test\n"
-    "cmd: selftest names\n"
-    "positions: line\n"
-    "events: Ir\n"
-    "fl=(1) main.c\n"
-    "fn=(1) main\n"
-    "1 100\n"
-    "cfl=(2) work.c\n"
-    "cfn=(2) work\n"
-    "calls=3 10\n"
-    "2 600\n"
-    "fl=(2)\n"
-    "fn=(2)\n"
-    "10 600\n"
-    "totals: 700\n";
-
-/* Recursion: fib and fib'2 are one function, whose inclusive cost is not counted twice. */
-static const char profile_recursion[] =
-    "version: 1\n"
-    "positions: line\n"
-    "events: Ir\n"
-    "fl=(1) fib.c\n"
-    "fn=(1) main\n"
-    "1 10\n"
-    "cfn=(2) fib\n"
-    "calls=1 5\n"
-    "2 160\n"
-    "fn=(2)\n"
-    "5 40\n"
-    "cfn=(3) fib'2\n"
-    "calls=2 5\n"
-    "6 120\n"
-    "fn=(3)\n"
-    "5 120\n"
-    "totals: 170\n";
-
-/* realloc(NULL, n) calls malloc inside glibc: 5 reallocs and 2 mallocs are 7 allocations,
- * not 12; a --separate-callers chain (malloc'realloc) is still malloc. */
-static const char profile_realloc[] =
-    "version: 1\n"
-    "positions: line\n"
-    "events: Ir\n"
-    "ob=(1) /usr/lib/libc.so.6\n"
-    "fl=(1) ???\n"
-    "fn=(1) main\n"
-    "3 5\n"
-    "cfn=(2) realloc\n"
-    "calls=5 0\n"
-    "1 50\n"
-    "cfn=(3) malloc\n"
-    "calls=2 0\n"
-    "2 20\n"
-    "fn=(2)\n"
-    "0 25\n"
-    "cfn=(4) malloc'realloc\n"
-    "calls=5 0\n"
-    "0 25\n"
-    "fn=(3)\n"
-    "0 20\n"
-    "fn=(4)\n"
-    "0 25\n"
-    "totals: 75\n";
-
 static int passed, failed, skipped;
 
-static void report(bool ok, const char *what, const char *detail)
+/* One line per check as it ends: ok, FAIL or skip, what, what was found. */
+static void print_check(void *ctx, enum selftest_result r, const char *what, const char *detail)
 {
-    printf("%-4s %s%s%s\n", ok ? "ok" : "FAIL", what, detail[0] ? ": " : "", detail);
-    if (ok)
+    (void)ctx;
+    if (r == SELFTEST_SKIP) {
+        printf("skip %s: %s\n", what, detail);
+        skipped++;
+        return;
+    }
+    printf("%-4s %s%s%s\n", r == SELFTEST_OK ? "ok" : "FAIL", what, detail[0] ? ": " : "",
+           detail);
+    if (r == SELFTEST_OK)
         passed++;
     else
         failed++;
 }
 
-static void skip(const char *what, const char *why)
-{
-    printf("skip %s: %s\n", what, why);
-    skipped++;
-}
-
-static struct cg_profile *load(const char *name, const char *text, struct err *e)
-{
-    struct cg_profile *p = cg_profile_new();
-    if (!p) {
-        err_set(e, ERR_SYSTEM, "out of memory");
-        return NULL;
-    }
-    if (cg_read_mem(p, name, text, strlen(text), NULL, e) < 0 || cg_profile_finish(p, e) < 0) {
-        cg_profile_free(p);
-        return NULL;
-    }
-    return p;
-}
-
-static long func_index(const struct cg_profile *p, const char *name)
-{
-    for (uint32_t i = 0; i < p->nfunc; i++)
-        if (strcmp(cg_str(p, p->funcs[i].name), name) == 0)
-            return i;
-    return -1;
-}
-
-static int count_named(const struct cg_profile *p, const char *name)
-{
-    int n = 0;
-    for (uint32_t i = 0; i < p->nfunc; i++)
-        n += strcmp(cg_str(p, p->funcs[i].name), name) == 0;
-    return n;
-}
-
-static uint64_t edge_calls(const struct cg_profile *p, long caller, long callee)
-{
-    for (uint32_t k = 0; k < p->nedge; k++)
-        if (p->edges[k].caller == caller && p->edges[k].callee == callee)
-            return p->edges[k].calls;
-    return 0;
-}
-
-static void check_names(void)
-{
-    struct err e = {0};
-    char d[256];
-    struct cg_profile *p = load("names", profile_names, &e);
-    if (!p) {
-        report(false, "reader: name compression", e.msg);
-        return;
-    }
-    int ir = cg_event_index(p, "Ir");
-    long m = func_index(p, "main"), w = func_index(p, "work");
-    bool ok = ir >= 0 && m >= 0 && w >= 0 && cg_total(p, ir) == 700 &&
-              cg_self(p, m)[ir] == 100 && cg_self(p, w)[ir] == 600 && cg_incl(p, m)[ir] == 700 &&
-              edge_calls(p, m, w) == 3;
-    snprintf(d, sizeof d, "total %llu (want 700), main self %llu (100) inclusive %llu (700), "
-             "work self %llu (600), main->work calls %llu (3)",
-             ir >= 0 ? (unsigned long long)cg_total(p, ir) : 0ULL,
-             m >= 0 && ir >= 0 ? (unsigned long long)cg_self(p, m)[ir] : 0ULL,
-             m >= 0 && ir >= 0 ? (unsigned long long)cg_incl(p, m)[ir] : 0ULL,
-             w >= 0 && ir >= 0 ? (unsigned long long)cg_self(p, w)[ir] : 0ULL,
-             m >= 0 && w >= 0 ? (unsigned long long)edge_calls(p, m, w) : 0ULL);
-    report(ok, "reader: name compression from fn= and cfn=", d);
-    cg_profile_free(p);
-}
-
-static void check_recursion(void)
-{
-    struct err e = {0};
-    char d[256];
-    struct cg_profile *p = load("recursion", profile_recursion, &e);
-    if (!p) {
-        report(false, "reader: recursion suffixes", e.msg);
-        return;
-    }
-    int ir = cg_event_index(p, "Ir");
-    long f = func_index(p, "fib");
-    bool ok = ir >= 0 && f >= 0 && count_named(p, "fib") == 1 && func_index(p, "fib'2") < 0 &&
-              cg_self(p, f)[ir] == 160 && cg_incl(p, f)[ir] == 160 && cg_total(p, ir) == 170;
-    snprintf(d, sizeof d,
-             "fib'2 merged into fib (%d function%s named fib), fib self %llu (want 160), "
-             "inclusive %llu (160, not 280)",
-             count_named(p, "fib"), count_named(p, "fib") == 1 ? "" : "s",
-             f >= 0 && ir >= 0 ? (unsigned long long)cg_self(p, f)[ir] : 0ULL,
-             f >= 0 && ir >= 0 ? (unsigned long long)cg_incl(p, f)[ir] : 0ULL);
-    report(ok, "reader: recursion suffixes", d);
-    cg_profile_free(p);
-}
-
-static void check_realloc(void)
-{
-    struct err e = {0};
-    char d[256];
-    struct cg_profile *p = load("realloc", profile_realloc, &e);
-    if (!p) {
-        report(false, "reader: realloc(NULL) counted once", e.msg);
-        return;
-    }
-    uint64_t a = cg_allocations(p);
-    snprintf(d, sizeof d, "%llu allocations (want 7: 5 realloc + 2 malloc; 12 would bill realloc's "
-             "inner malloc again), malloc'realloc merged: %s", (unsigned long long)a,
-             count_named(p, "malloc") == 1 ? "yes" : "no");
-    report(a == 7 && count_named(p, "malloc") == 1, "reader: realloc(NULL) counted once", d);
-    cg_profile_free(p);
-}
-
-/* Builds the known-answer program with the C compiler and runs the counting pipeline on it. */
-static void check_count(void)
-{
-    const char *what = "tare count on a known program";
-    char valgrind[4096];
-    struct err e = {0};
-    if (count_find_valgrind(valgrind, sizeof valgrind, &e) < 0) {
-        skip(what, e.msg);
-        return;
-    }
-    char dir[] = "/tmp/tare-self-test-XXXXXX";
-    if (!mkdtemp(dir)) {
-        report(false, what, "cannot make a temporary directory");
-        return;
-    }
-    char src[4096], bin[4096];
-    snprintf(src, sizeof src, "%s/allocmix.c", dir);
-    snprintf(bin, sizeof bin, "%s/allocmix", dir);
-    FILE *f = fopen(src, "w");
-    if (!f || fwrite(allocmix_src, 1, sizeof allocmix_src - 1, f) != sizeof allocmix_src - 1) {
-        if (f)
-            fclose(f);
-        report(false, what, "cannot write its source");
-        goto out;
-    }
-    fclose(f);
-    const char *cc = getenv("CC");
-    char *build[] = {(char *)(cc && *cc ? cc : "cc"), "-O1", "-o", bin, src, NULL};
-    struct proc_opts po = {.argv = build, .pin_cpu = -1, .timeout_s = 120};
-    struct proc_result r;
-    if (proc_run(&po, &r, &e) < 0 || r.status != PROC_OK) {
-        skip(what, "no C compiler to build it with (set CC)");
-        goto out;
-    }
-    char alloc_lib[4096];
-    struct err lib_err = {0};
-    bool have_lib = cli_find_alloc_lib(alloc_lib, sizeof alloc_lib, &lib_err) == 0;
-    char *argv[] = {bin, NULL};
-    struct count_job job = {.name = "allocmix", .argv = argv};
-    struct count_opts co = {.jobs = 1, .timeout_s = 600, .valgrind = valgrind,
-                            .alloc_lib = have_lib ? alloc_lib : NULL};
-    if (count_run(&job, 1, &co, &e) < 0 || job.status != COUNT_OK) {
-        report(false, what, job.why[0] ? job.why : e.msg);
-        goto out;
-    }
-    char d[512];
-    snprintf(d, sizeof d, "%llu allocations (want %d)", (unsigned long long)job.allocations,
-             ALLOCMIX_ALLOCATIONS);
-    report(job.allocations == ALLOCMIX_ALLOCATIONS, "tare count: allocations of a known program",
-           d);
-    if (!have_lib) {
-        skip("tare count: bytes of a known program", lib_err.msg);
-    } else {
-        snprintf(d, sizeof d, "%llu bytes (want %d)", (unsigned long long)job.bytes,
-                 ALLOCMIX_BYTES);
-        report(job.bytes == ALLOCMIX_BYTES, "tare count: bytes of a known program", d);
-    }
-out:
-    unlink(bin);
-    unlink(src);
-    rmdir(dir);
-}
-
 int cmd_selftest(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            cli_print_usage(stdout, cmd_selftest_usage);
-            printf("\nCheck tare's callgrind reader against profiles with known answers, and\n"
-                   "(with valgrind and a C compiler) tare count against a program that makes a\n"
-                   "known number of allocator calls. Exit 1 if any check fails.\n");
-            return EXIT_OK;
-        }
-        cli_print_usage(stderr, cmd_selftest_usage);
-        return EXIT_USAGE;
-    }
+    const struct opt opts[] = {OPT_GROUP("Options:"), OPT_HELP(), OPT_END()};
+    struct opt_parser op = {
+        .cmd = "self-test", .usage = cmd_selftest_usage, .argc = argc, .argv = argv,
+        .about = "Check tare's callgrind reader against profiles with known answers, and\n"
+                 "(with valgrind and a C compiler) tare count against a program that makes a\n"
+                 "known number of allocator calls. Exit 1 if any check fails.",
+    };
+    int rc = opt_parse(&op, opts);
+    if (rc != 0)
+        return opt_status(rc);
     if (optind < argc)
         return cli_usage_error("self-test", cmd_selftest_usage, "unexpected argument '%s'",
                                argv[optind]);
     /* An interrupt ends the runs it starts; the checks then clean up their files. */
     cli_install_signal_handlers();
-    check_names();
-    check_recursion();
-    check_realloc();
-    check_count();
+    char alloc_lib[4096];
+    struct err lib_err = {0};
+    bool have_lib = cli_find_alloc_lib(alloc_lib, sizeof alloc_lib, &lib_err) == 0;
+    struct selftest_opts o = {
+        .program = (const char *)allocmix_src, .program_len = sizeof allocmix_src - 1,
+        .alloc_lib = have_lib ? alloc_lib : NULL, .no_alloc_lib = lib_err.msg,
+        .report = print_check,
+    };
+    selftest_run(&o);
     if (proc_interrupted()) {
         cli_error("self-test", "interrupted");
         return cli_interrupted_status();

@@ -1,6 +1,5 @@
 /* cmd_stat.c: `tare stat`, hardware and software counters of whole commands via perf_event_open. */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -11,46 +10,18 @@
 #include "cli/commands.h"
 #include "cli/counters_out.h"
 #include "cli/harness.h"
-#include "cli/hyperfine_export.h"
+#include "core/hyperfine_export.h"
+#include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
+#include "core/json.h"
 #include "core/proc.h"
 #include "core/session.h"
 
 const char cmd_stat_usage[] =
     "tare stat [options] -- CMD [ARG...]\n"
     "tare stat [options] 'CMD 1' 'CMD 2' ...";
-
-static const char stat_options[] =
-    "Options (hyperfine's letters, with hyperfine's meanings):\n"
-    "  -r, --runs N            measured runs per series (default 7)\n"
-    "  -w, --warmup N          runs before those, never counted (default 1)\n"
-    "  -e, --event LIST        events to count, comma-separated (default: cycles,\n"
-    "                          instructions,branch-misses,cache-references,cache-misses,\n"
-    "                          task-clock,page-faults,context-switches); PMU/EVENT names\n"
-    "                          one core type's counter on a hybrid (cpu_core/cycles)\n"
-    "      --list-events       list the events and what this machine has, then exit\n"
-    "      --pin CPU           run the commands on this CPU only; on a hybrid, count on its\n"
-    "                          core type's PMU only\n"
-    "      --kernel            count kernel mode too (needs perf_event_paranoid <= 1)\n"
-    "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
-    "                          run each command in this environment, as series NAME+LANE\n"
-    "  -n, --command-name NAME\n"
-    "                          name the commands in order (default: first word's basename;\n"
-    "                          --name is the same)\n"
-    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
-    "                          or a path; default: none, the words run as they are)\n"
-    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
-    "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
-    "  -i, --ignore-failure    count runs that exit non-zero instead of reporting NA\n"
-    "  -f, --format FORMAT     text (default), tsv or json\n"
-    "      --export-json FILE  also write the wall times in hyperfine's JSON export schema\n"
-    "      --export-csv FILE   also write the wall times in hyperfine's CSV export columns\n"
-    "      --export-markdown FILE\n"
-    "                          also write the wall times as hyperfine's markdown table\n"
-    "  -h, --help              show this help\n"
-    "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
 /* The series are the engine's (core/session.h); each one's user pointer is its target. */
 struct stat_run {
@@ -101,29 +72,12 @@ static void report_failure(const struct session_series *s)
         cli_print_stderr_tail(s->fail.tail);
 }
 
-struct cell {
-    double median, min, max;
-    int runs;
-    const char *status;
-};
-
-static struct cell summarize(const struct stat_run *st, const struct session_series *s, int i)
+/* Counter i of series s: its figures, or NA with the series' state when it failed. */
+static struct ctr_summary summarize(const struct session_series *s, int i)
 {
-    struct cell c = {NAN, NAN, NAN, 0, session_state_name(s->state)};
     if (s->state != SESSION_OK || s->n == 0)
-        return c;
-    c.median = ctr_median(s->ctr, s->n, i);
-    c.min = ctr_min(s->ctr, s->n, i);
-    c.max = ctr_max(s->ctr, s->n, i);
-    c.runs = 0;
-    for (int r = 0; r < s->n; r++)
-        c.runs += !isnan(s->ctr[r].value[i]);
-    if (isnan(c.median))
-        c.status = "not-counted";
-    else if (ctr_any_scaled(s->ctr, s->n, i))
-        c.status = "scaled";
-    (void)st;
-    return c;
+        return (struct ctr_summary){NAN, NAN, NAN, 0, session_state_name(s->state)};
+    return ctr_summarize(s->ctr, s->n, i);
 }
 
 static const char *const tsv_headers[] = {"name", "lane", "event", "median", "min", "max", "runs",
@@ -137,7 +91,7 @@ static void print_tsv(const struct stat_run *st)
     for (int k = 0; k < st->ns; k++) {
         const struct session_series *s = &st->s[k];
         for (int i = 0; i < st->set.n; i++) {
-            struct cell c = summarize(st, s, i);
+            struct ctr_summary c = summarize(s, i);
             table_row(&t);
             table_set(&t, 0, "%s", tgt(s)->name);
             table_set(&t, 1, "%s", tgt(s)->lane ? tgt(s)->lane : "-");
@@ -155,68 +109,62 @@ static void print_tsv(const struct stat_run *st)
 
 static void print_json(const struct stat_run *st)
 {
-    printf("{\"runs\": %ld, \"warmup\": %ld, \"kernel\": %s, \"pmus\": [", st->sess.rounds,
-           st->warmup, st->set.kernel ? "true" : "false");
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_ki64(&w, "runs", st->sess.rounds);
+    jw_ki64(&w, "warmup", st->warmup);
+    jw_kbool(&w, "kernel", st->set.kernel);
+    jw_karray(&w, "pmus");
     for (int i = 0; i < st->set.pmus.n; i++) {
-        printf("%s{\"name\": ", i ? ", " : "");
-        json_str(stdout, st->set.pmus.pmu[i].name);
-        printf(", \"type\": %u}", st->set.pmus.pmu[i].type);
+        jw_object_begin(&w);
+        jw_kstring(&w, "name", st->set.pmus.pmu[i].name);
+        jw_ku64(&w, "type", st->set.pmus.pmu[i].type);
+        jw_end(&w);
     }
-    printf("], \"runs_stopped\": \"%s\", \"min_time_s\": ", session_stop_name(st->sess.stopped));
-    json_num(stdout, st->h.min_time > 0 ? st->h.min_time : NAN);
-    fputs(", \"series\": [", stdout);
+    jw_end(&w);
+    jw_kstring(&w, "runs_stopped", session_stop_name(st->sess.stopped));
+    jw_kdouble(&w, "min_time_s", st->h.min_time > 0 ? st->h.min_time : NAN);
+    jw_key(&w, "series");
+    jw_array_begin_lines(&w, "\n  ", "\n");
     for (int k = 0; k < st->ns; k++) {
         const struct session_series *s = &st->s[k];
-        fputs(k ? ",\n  {\"name\": " : "\n  {\"name\": ", stdout);
-        json_str(stdout, tgt(s)->name);
-        fputs(", \"lane\": ", stdout);
-        if (tgt(s)->lane)
-            json_str(stdout, tgt(s)->lane);
-        else
-            fputs("null", stdout);
-        fputs(", \"command\": ", stdout);
-        json_str(stdout, tgt(s)->command);
-        printf(", \"runs\": %d, \"status\": \"%s\"", s->n, session_state_name(s->state));
+        jw_object_begin(&w);
+        jw_kstring(&w, "name", tgt(s)->name);
+        jw_kstring(&w, "lane", tgt(s)->lane);
+        jw_kstring(&w, "command", tgt(s)->command);
+        jw_ki64(&w, "runs", s->n);
+        jw_kstring(&w, "status", session_state_name(s->state));
         if (s->state != SESSION_OK) {
             char why[256];
-            fputs(", \"error\": ", stdout);
-            json_str(stdout, session_failure_why(&s->fail, why, sizeof why));
+            jw_kstring(&w, "error", session_failure_why(&s->fail, why, sizeof why));
         }
-        fputs(", \"counters\": [", stdout);
+        jw_key(&w, "counters");
+        jw_array_begin_lines(&w, "\n    ", NULL);
         for (int i = 0; i < st->set.n; i++) {
             const struct ctr_counter *c = &st->set.c[i];
-            struct cell m = summarize(st, s, i);
-            fputs(i ? ",\n    {\"event\": " : "\n    {\"event\": ", stdout);
-            json_str(stdout, c->label);
-            fputs(", \"unit\": ", stdout);
-            if (c->ev->unit)
-                json_str(stdout, c->ev->unit);
-            else
-                fputs("null", stdout);
-            fputs(", \"median\": ", stdout); json_num(stdout, m.median);
-            fputs(", \"min\": ", stdout); json_num(stdout, m.min);
-            fputs(", \"max\": ", stdout); json_num(stdout, m.max);
-            printf(", \"runs\": %d, \"status\": \"%s\", \"min_running\": ", m.runs, m.status);
-            json_num(stdout, s->n ? ctr_min_running(s->ctr, s->n, i) : NAN);
-            fputs(", \"values\": [", stdout);
-            for (int r = 0; r < s->n; r++) {
-                if (r) fputs(", ", stdout);
-                json_num(stdout, s->ctr[r].value[i]);
-            }
-            fputs("]}", stdout);
+            struct ctr_summary m = summarize(s, i);
+            jw_object_begin(&w);
+            jw_kstring(&w, "event", c->label);
+            jw_kstring(&w, "unit", c->ev->unit);
+            jw_kdouble(&w, "median", m.median);
+            jw_kdouble(&w, "min", m.min);
+            jw_kdouble(&w, "max", m.max);
+            jw_ki64(&w, "runs", m.runs);
+            jw_kstring(&w, "status", m.status);
+            jw_kdouble(&w, "min_running", s->n ? ctr_min_running(s->ctr, s->n, i) : NAN);
+            jw_karray(&w, "values");
+            for (int r = 0; r < s->n; r++)
+                jw_double(&w, s->ctr[r].value[i]);
+            jw_end(&w);
+            jw_end(&w);
         }
-        fputs("]}", stdout);
+        jw_end(&w);
+        jw_end(&w);
     }
-    fputs("\n]}\n", stdout);
-}
-
-/* Counter index of ev on the same PMU as counter i, or -1. */
-static int find_pair(const struct ctr_set *set, int i, const char *ev)
-{
-    for (int j = 0; j < set->n; j++)
-        if (set->c[j].pmu == set->c[i].pmu && strcmp(set->c[j].ev->name, ev) == 0)
-            return j;
-    return -1;
+    jw_end(&w);
+    jw_end(&w);
+    out_json_end(&w, "stat");
 }
 
 static const char *on_pmu(const struct ctr_set *set, const struct ctr_counter *c)
@@ -234,7 +182,7 @@ static void print_text(const struct stat_run *st)
         const struct session_series *s = &st->s[k];
         for (int i = 0; i < st->set.n; i++) {
             const struct ctr_counter *c = &st->set.c[i];
-            struct cell m = summarize(st, s, i);
+            struct ctr_summary m = summarize(s, i);
             table_row(&t);
             table_set(&t, 0, "%s", i == 0 ? tgt(s)->name : "");
             table_set(&t, 1, "%s", c->label);
@@ -265,18 +213,18 @@ static void print_text(const struct stat_run *st)
             const struct ctr_counter *c = &st->set.c[i];
             int j;
             if (strcmp(c->ev->name, "instructions") == 0 &&
-                (j = find_pair(&st->set, i, "cycles")) >= 0) {
-                double ins = summarize(st, s, i).median, cyc = summarize(st, s, j).median;
+                (j = ctr_find_pair(&st->set, i, "cycles")) >= 0) {
+                double ins = summarize(s, i).median, cyc = summarize(s, j).median;
                 if (!isnan(ins) && cyc > 0)
-                    printf("%s: %.2f instructions per cycle%s%s\n", tgt(s)->name, ins / cyc,
-                           on_pmu(&st->set, c), c->pmu >= 0 && st->set.pmus.hybrid ?
+                    printf("%s: %.2f instructions per cycle%s%s\n", out_vis(tgt(s)->name),
+                           ins / cyc, on_pmu(&st->set, c), c->pmu >= 0 && st->set.pmus.hybrid ?
                            st->set.pmus.pmu[c->pmu].name : "");
             }
             if (strcmp(c->ev->name, "cache-misses") == 0 &&
-                (j = find_pair(&st->set, i, "cache-references")) >= 0) {
-                double mis = summarize(st, s, i).median, ref = summarize(st, s, j).median;
+                (j = ctr_find_pair(&st->set, i, "cache-references")) >= 0) {
+                double mis = summarize(s, i).median, ref = summarize(s, j).median;
                 if (!isnan(mis) && ref > 0)
-                    printf("%s: %.1f%% of cache references missed%s%s\n", tgt(s)->name,
+                    printf("%s: %.1f%% of cache references missed%s%s\n", out_vis(tgt(s)->name),
                            100 * mis / ref, on_pmu(&st->set, c), c->pmu >= 0 &&
                            st->set.pmus.hybrid ? st->set.pmus.pmu[c->pmu].name : "");
             }
@@ -306,31 +254,6 @@ static void list_events(const struct ctr_set *set)
 
 int cmd_stat(int argc, char **argv)
 {
-    enum { OPT_LIST_EVENTS = 0x180, OPT_PIN, OPT_KERNEL, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
-           OPT_EXPORT_MD };
-    static const struct option longopts[] = {
-        {"runs", required_argument, NULL, 'r'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"event", required_argument, NULL, 'e'},
-        {"list-events", no_argument, NULL, OPT_LIST_EVENTS},
-        {"pin", required_argument, NULL, OPT_PIN},
-        {"kernel", no_argument, NULL, OPT_KERNEL},
-        {"lane", required_argument, NULL, 'l'},
-        {"command-name", required_argument, NULL, 'n'},
-        {"name", required_argument, NULL, 'n'},
-        {"shell", required_argument, NULL, 'S'},
-        {"timeout", required_argument, NULL, 't'},
-        {"ignore-failure", no_argument, NULL, 'i'},
-        {"format", required_argument, NULL, 'f'},
-        {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
-        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
-        {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
-        {"help", no_argument, NULL, 'h'},
-        HARNESS_LONGOPTS,
-        HARNESS_PARAM_LONGOPTS,
-        HARNESS_COUNT_LONGOPTS,
-        {0},
-    };
     struct stat_run st = {.runs = 7, .warmup = 1, .pin = -1};
     struct target_spec spec = {0};
     struct ctr_config cfg = {.pin_cpu = -1};
@@ -340,77 +263,54 @@ int cmd_stat(int argc, char **argv)
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
-    long v;
     struct target *targets = NULL;
     int nt = 0;
 
-    if (!target_spec_init(&spec, argc) || !harness_init(&st.h, "stat", cmd_stat_usage, argc))
+    if (!target_spec_init(&spec, argc) || !harness_init_cli("stat", &st.h, argc))
         goto done;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(dd, argv, "r:w:n:e:l:S:Nt:if:hm:M:" HARNESS_SHORTOPTS
-                             HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (!cli_parse_count("stat", cmd_stat_usage, "--runs", optarg, 1, 1000000, &st.runs))
-                goto done;
-            st.h.runs_given = true;
-            break;
-        case 'w':
-            if (!cli_parse_count("stat", cmd_stat_usage, "--warmup", optarg, 0, 1000000,
-                                 &st.warmup))
-                goto done;
-            break;
-        case 'e': cfg.events = optarg; break;
-        case OPT_LIST_EVENTS: list = true; break;
-        case OPT_PIN:
-            if (!cli_parse_count("stat", cmd_stat_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
-                goto done;
-            st.pin = cfg.pin_cpu = (int)v;
-            break;
-        case OPT_KERNEL: cfg.kernel = true; break;
-        case 'l':
-            if (!target_spec_add_lane(&spec, "stat", cmd_stat_usage, optarg))
-                goto done;
-            break;
-        case 'n': spec.names[spec.nnames++] = optarg; break;
-        case 'S':
-            if (!target_spec_set_shell(&spec, "stat", cmd_stat_usage, optarg))
-                goto done;
-            break;
-        case 'N': spec.shell = NULL; break;
-        case 't':
-            if (!cli_parse_seconds("stat", cmd_stat_usage, "--timeout", optarg, &st.timeout))
-                goto done;
-            break;
-        case 'i': st.ignore_failure = true; break;
-        case OPT_EXPORT_JSON: exports.json = optarg; break;
-        case OPT_EXPORT_CSV: exports.csv = optarg; break;
-        case OPT_EXPORT_MD: exports.markdown = optarg; break;
-        case 'f':
-            if (!cli_parse_format("stat", cmd_stat_usage, optarg, FMT_TEXT | FMT_TSV | FMT_JSON,
-                                  &fmt))
-                goto done;
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_stat_usage);
-            printf("\nCount what whole commands do with the kernel's counters (perf_event_open):\n"
-                   "cycles, instructions, misses where the machine has them, and the software\n"
-                   "events everywhere. Medians of N runs after a warm-up.\n\n%s%s%s%s",
-                   stat_options, harness_options_help, harness_param_help, harness_count_help);
-            status = EXIT_OK;
-            goto done;
-        default:
-            if ((v = harness_option(&st.h, c, dd, argv)) != 0) {
-                if (v < 0)
-                    goto done;
-                break;
-            }
-            cli_print_usage(stderr, cmd_stat_usage);
-            fprintf(stderr, "Try 'tare stat --help' for the options.\n");
-            goto done;
-        }
+    const struct opt opts[] = {
+        OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings):"),
+        MOPT_RUNS(&st.runs, &st.h.runs_given, " (default 7)"),
+        MOPT_WARMUP(&st.warmup),
+        OPT_STRING('e', "event", &cfg.events, "LIST",
+                   "events to count, comma-separated (default: cycles,\n"
+                   "instructions,branch-misses,cache-references,cache-misses,\n"
+                   "task-clock,page-faults,context-switches); PMU/EVENT names\n"
+                   "one core type's counter on a hybrid (cpu_core/cycles)"),
+        OPT_BOOL(0, "list-events", &list, "list the events and what this machine has, then exit"),
+        MOPT_PIN(&st.pin, "; on a hybrid, count on its\ncore type's PMU only"),
+        OPT_BOOL(0, "kernel", &cfg.kernel,
+                 "count kernel mode too (needs perf_event_paranoid <= 1)"),
+        MOPT_LANE(&spec),
+        MOPT_NAME(&spec),
+        MOPT_SHELL(&spec),
+        MOPT_TIMEOUT(&st.timeout, ""),
+        MOPT_IGNORE_FAILURE(&st.ignore_failure),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
+        MOPT_HF_EXPORTS(&exports),
+        MOPT_HF_MARKUP_EXPORTS(&exports),
+        MOPT_SHOW(),
+        OPT_HELP(),
+        OPT_GROUP("Around the runs (hooks are split into words like the commands, or run with "
+                  "--shell):"),
+        MOPT_HOOKS(&st.h),
+        MOPT_PARAMS(&st.h),
+        OPT_GROUP("The run count by time, in place of --runs:"),
+        MOPT_RUNS_BY_TIME(&st.h),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "stat", .usage = cmd_stat_usage, .argc = dd, .argv = argv,
+        .about = "Count what whole commands do with the kernel's counters (perf_event_open):\n"
+                 "cycles, instructions, misses where the machine has them, and the software\n"
+                 "events everywhere. Medians of N runs after a warm-up.",
+    };
+    int rc = opt_parse(&op, opts);
+    if (rc != 0) {
+        status = opt_status(rc);
+        goto done;
     }
+    cfg.pin_cpu = st.pin;
     if (list) {
         struct ctr_config all = {.events = "task-clock", .pin_cpu = -1};
         if (ctr_set_init(&st.set, &all, &e) < 0) {
@@ -425,10 +325,11 @@ int cmd_stat(int argc, char **argv)
         status = cli_fail("stat", &e);
         goto done;
     }
-    if ((status = harness_finish(&st.h, spec.shell)) != 0 ||
-        (status = harness_count_finish(&st.h, &st.runs)) != 0)
+    if ((status = harness_finish("stat", cmd_stat_usage, &st.h, spec.shell)) != 0 ||
+        (status = harness_count_finish("stat", cmd_stat_usage, &st.h, &st.runs)) != 0)
         goto free_all;
-    if ((status = harness_targets(&st.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
+    if ((status = harness_targets("stat", cmd_stat_usage, &st.h, argc, argv, dd, &spec,
+                                  &targets, &nt)) != 0)
         goto free_all;
     status = EXIT_USAGE;
     /* Every counter asked for, or none: a row of zeros for a counter the machine lacks
@@ -451,7 +352,7 @@ int cmd_stat(int argc, char **argv)
                                           .env = targets[k].env, .user = &targets[k]};
     for (int k = 0; k < nt; k++)
         harness_apply(&st.h, &st.s[k], k % st.h.ncombo);
-    st.progress = isatty(STDERR_FILENO) && !st.h.show_output;
+    st.progress = cli_progress() && !st.h.show_output;
     cli_install_signal_handlers();
     if (measure(&st, &e) < 0) {
         status = cli_fail("stat", &e);

@@ -9,11 +9,16 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/trend_page.h"
+#include "cli/history_in.h"
+#include "core/trend_page.h"
+#include "core/esc.h"
+#include "core/export.h"
 #include "core/history.h"
+#include "core/json.h"
+#include "core/xml.h"
 
 const char cmd_trend_usage[] =
-    "tare trend [--title TEXT] [--commit-url URL] FILE... -o OUT";
+    "tare trend [--title TEXT] [--commit-url URL] [--repo DIR] FILE... -o OUT";
 
 static const char trend_options[] =
     "Options:\n"
@@ -21,50 +26,30 @@ static const char trend_options[] =
     "      --title TEXT        the page's title (default: \"Benchmark trend\")\n"
     "      --commit-url URL    link commits to URL, {sha} replaced by the commit's hash\n"
     "                          (http:// or https:// only)\n"
+    CLI_REPO_HELP
     "  -h, --help              show this help\n";
 
 #define CMD "trend"
 
-/* HTML text: the five characters that matter escaped. */
+/* HTML text: XML's escapes, names by the one rule (core/xml.h). */
 static void html_text(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
+    xw_write_escaped(f, s);
 }
 
-/* A JSON string safe inside <script>: '<', '>' and '&' as \u escapes, so no "</script>" or
- * "<!--" can appear; control characters escaped; bytes passed through otherwise (UTF-8). */
+/* A JSON string safe inside <script> ('<', '>', '&', U+2028/9 as \u escapes: no "</script>"
+ * or "<!--"), by the one JSON writer's rule (core/json.h). */
 static void js_str(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else if (*p == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
-            fprintf(f, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);   /* line separators */
-            p += 2;
-        } else
-            fputc(*p, f);
-    }
-    fputc('"', f);
+    jw_write_string(f, s, true);
 }
 
-/* Shortest form that round-trips the file's figures closely enough to draw: %.6g. */
+/* A figure by the one number rule (core/esc.h): a count whole, others to 9 digits. */
 static void js_num(FILE *f, double v)
 {
-    if (isnan(v) || isinf(v))
-        fputs("null", f);
-    else
-        fprintf(f, "%.6g", v);
+    char b[ESC_NUM_MAX];
+    esc_number(b, v);
+    fputs(strcmp(b, "NA") == 0 ? "null" : b, f);
 }
 
 static bool url_ok(const char *u)
@@ -74,7 +59,7 @@ static bool url_ok(const char *u)
 
 static int write_data(FILE *f, const struct hist_db *db, const char *title, const char *url)
 {
-    struct hist_check_opts o = {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60};
+    struct hist_check_opts o = HIST_CHECK_DEFAULTS;
     fputs("{\"title\":", f);
     js_str(f, title);
     fputs(",\"commitUrl\":", f);
@@ -88,11 +73,16 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
             first = false;
         }
     fputs("],\"commits\":[", f);
+    /* [hash, run date, commit date, subject]: the last two "" where unknown */
     for (size_t i = 0; i < db->ncommits; i++) {
         fputs(i ? ",[" : "[", f);
         js_str(f, db->commit[i]);
         fputc(',', f);
         js_str(f, db->date[i]);
+        fputc(',', f);
+        js_str(f, db->cdate[i]);
+        fputc(',', f);
+        js_str(f, db->subject[i]);
         fputc(']', f);
     }
     fputs("],\"series\":[", f);
@@ -155,24 +145,19 @@ static int write_data(FILE *f, const struct hist_db *db, const char *title, cons
         for (int m = 0; m < HM_COUNT; m++) {
             if (!db->has[m] || m == HM_REF_MEDIAN_S)
                 continue;
-            struct hist_step j;
-            const char *verdict;
-            hist_check_point(s, m, s->n ? s->n - 1 : 0, &o, &j);
-            if (j.untested != HIST_TESTED)
-                verdict = "untested";
-            else if (j.found)
-                verdict = j.change > 0 ? "reg" : "imp";
-            else if (j.pending)
-                verdict = "pend";
-            else
-                verdict = isnan(j.change) ? "echo" : "same";
-            if (hist_metric_deterministic(m) && isnan(j.fence))
-                j.fence = o.det_threshold;
-            fprintf(f, "%s\"%s\":[\"%s\",", first ? "" : ",", hist_metric_names[m], verdict);
-            js_num(f, j.change);
+            static const char *const verdict[] = {
+                [HIST_SAME] = "same", [HIST_REGRESSION] = "reg", [HIST_IMPROVEMENT] = "imp",
+                [HIST_PENDING] = "pend", [HIST_ECHO] = "echo", [HIST_NA] = "untested",
+                [HIST_UNTESTED] = "untested"};
+            struct hist_judgement jd;
+            hist_judge(s, m, s->n ? s->n - 1 : 0, &o, &jd);
+            const struct hist_step *j = &jd.st;
+            fprintf(f, "%s\"%s\":[\"%s\",", first ? "" : ",", hist_metric_names[m],
+                    verdict[jd.verdict]);
+            js_num(f, j->change);
             fputc(',', f);
-            js_num(f, j.fence);
-            fprintf(f, ",%zu,%zu,%d]", j.points, j.needed, hist_alarms(s, m));
+            js_num(f, j->fence);
+            fprintf(f, ",%zu,%zu,%d]", j->points, j->needed, hist_alarms(s, m));
             first = false;
         }
         fputs("}}", f);
@@ -188,10 +173,11 @@ int cmd_trend(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"title", required_argument, NULL, 't'},
         {"commit-url", required_argument, NULL, 'u'},
+        {"repo", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    const char *outp = NULL, *title = "Benchmark trend", *url = NULL;
+    const char *outp = NULL, *title = "Benchmark trend", *url = NULL, *repo = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -208,6 +194,9 @@ int cmd_trend(int argc, char **argv)
                 return cli_usage_error(CMD, cmd_trend_usage, "--commit-url '%s': want an "
                                        "http:// or https:// address", url);
             break;
+        case 'R':
+            repo = optarg;
+            break;
         case 'h':
             cli_print_usage(stdout, cmd_trend_usage);
             fputs(trend_options, stdout);
@@ -223,33 +212,28 @@ int cmd_trend(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error(CMD, cmd_trend_usage, "no history FILE");
     struct hist_db db;
-    struct err e = {0};
-    if (hist_db_load(&db, argv + optind, argc - optind, &e) < 0)
-        return cli_fail(CMD, &e);
-    for (size_t i = 0; i < db.nwarn; i++)
-        cli_error(CMD, "warning: %s", db.warn[i]);
+    char gbuf[4096];
+    int st = cli_history_load(CMD, argv + optind, argc - optind, repo,
+                              cli_history_guess(argv[optind], NULL, gbuf, sizeof gbuf), &db);
+    if (st != EXIT_OK)
+        return st;
     bool any = false;
     for (int m = 0; m < HM_COUNT; m++)
         any |= db.has[m];
     if (!any && db.nseries)
         cli_error(CMD, "note: the history has rows but no metric tare reads, so the page has "
                   "no values ('tare history check' names the columns it does not read)");
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.%d", outp, (int)getpid()) < 0) {
-        hist_db_free(&db);
-        cli_error(CMD, "out of memory");
-        return EXIT_USAGE;
-    }
+    /* a temporary renamed into place (or a pipe, /dev/stdout, written directly) */
+    char tmp[EXPORT_TMP_MAX];
+    struct err e = {0};
     cli_install_exit_on_signal();   /* Ctrl-C or SIGTERM: the page half written is removed */
-    cli_tmp_add(tmp);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = export_file_open(outp, tmp, &e);
     if (!f) {
-        cli_error(CMD, "cannot create '%s': %s", tmp, strerror(errno));
-        cli_tmp_forget(tmp);
-        free(tmp);
         hist_db_free(&db);
-        return EXIT_USAGE;
+        return cli_fail(CMD, &e);
     }
+    if (tmp[0])
+        cli_tmp_add(tmp);
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -264,24 +248,17 @@ int cmd_trend(int argc, char **argv)
     fputs("</script>\n<script>\n", f);
     fputs(trend_page_js, f);
     fputs("</script>\n</body>\n</html>\n", f);
-    if (rc < 0 || ferror(f) || fclose(f) != 0) {
-        cli_error(CMD, "cannot write '%s': %s", tmp, rc < 0 ? "out of memory" : strerror(errno));
+    if (rc < 0) {
+        fclose(f);
+        if (tmp[0])
+            unlink(tmp);
         cli_tmp_forget(tmp);
-        unlink(tmp);
-        free(tmp);
         hist_db_free(&db);
+        cli_error(CMD, "cannot write '%s': out of memory", outp);
         return EXIT_USAGE;
     }
-    if (rename(tmp, outp) < 0) {
-        cli_error(CMD, "cannot rename '%s' to '%s': %s", tmp, outp, strerror(errno));
-        cli_tmp_forget(tmp);
-        unlink(tmp);
-        free(tmp);
-        hist_db_free(&db);
-        return EXIT_USAGE;
-    }
+    int cst = export_file_commit(f, tmp, outp, &e);
     cli_tmp_forget(tmp);
-    free(tmp);
     hist_db_free(&db);
-    return EXIT_OK;
+    return cst < 0 ? cli_fail(CMD, &e) : EXIT_OK;
 }

@@ -1,7 +1,6 @@
 /* cmd_wall.c: `tare wall`, whole-command wall clock with warm-up, medians and a reference. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <sched.h>
 #include <math.h>
@@ -14,46 +13,19 @@
 #include "cli/counters_out.h"
 #include "cli/export_out.h"
 #include "cli/harness.h"
-#include "cli/hyperfine_export.h"
+#include "core/hyperfine_export.h"
+#include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "cli/targets.h"
 #include "core/counters.h"
+#include "core/json.h"
 #include "core/proc.h"
 #include "core/session.h"
-#include "core/stats.h"
+#include "core/timing.h"
 
 const char cmd_wall_usage[] =
     "tare wall [options] -- CMD [ARG...]\n"
     "tare wall [options] 'CMD 1' 'CMD 2' ...";
-
-static const char wall_options[] =
-    "Options (hyperfine's letters, with hyperfine's meanings):\n"
-    "  -r, --runs N            measured runs per series (default 7)\n"
-    "  -w, --warmup N          runs before those, never counted (default 1)\n"
-    "      --reference CMD     a reference measured alongside, runs interleaved; each\n"
-    "                          series gets the ratio of its median to the reference's\n"
-    "  -l, --lane NAME:VAR=VALUE[,VAR=VALUE...]\n"
-    "                          run each command in this environment, as series NAME+LANE\n"
-    "                          (repeatable; lanes replace the plain run, add 'NAME:' for it)\n"
-    "  -n, --command-name NAME\n"
-    "                          name the commands in order (default: first word's basename;\n"
-    "                          --name is the same)\n"
-    "  -S, --shell SHELL       run each command string with SHELL -c (sh, bash, 'bash --norc'\n"
-    "                          or a path; default: none, the words run as they are)\n"
-    "  -N                      no shell (the default: accepted for hyperfine's -N)\n"
-    "  -t, --timeout SECONDS   kill a run (and its process group) after this long\n"
-    "      --pin CPU           run the commands on this CPU only\n"
-    "      --counters          also count cycles, instructions, faults (see tare stat) and\n"
-    "                          show their medians; 'unavailable' where the machine has none\n"
-    "  -i, --ignore-failure    measure runs that exit non-zero instead of reporting NA\n"
-    "  -f, --format FORMAT     text (default), tsv, json, csv or markdown\n"
-    "      --export-json FILE  also write hyperfine's JSON export schema to FILE\n"
-    "      --export-csv FILE   also write hyperfine's CSV export columns to FILE\n"
-    "      --export-markdown FILE\n"
-    "                          also write hyperfine's markdown table to FILE\n"
-    CLI_EXPORT_HELP
-    "  -h, --help              show this help\n"
-    "Around the runs (hooks are split into words like the commands, or run with --shell):\n";
 
 /* The series are the engine's (core/session.h); each one's user pointer is its target. */
 struct wall {
@@ -68,7 +40,7 @@ struct wall {
     struct ctr_set *ctr;        /* --counters, or NULL */
     struct session_plan plan;
     struct session sess;
-    struct relative *rel;       /* per series (the reference last), or NULL */
+    struct timing_relative *rel;   /* per series (the reference last), or NULL */
     const struct session_series *base;   /* what they are compared with, or NULL */
 };
 
@@ -95,58 +67,25 @@ static int measure(struct wall *w, struct err *e)
     return rc;
 }
 
-struct summary {
-    double median, min, max, mad, user, sys, mean, stddev;
-    long rss_kb;
-};
-
-static struct summary summarize(const struct session_series *s)
-{
-    struct summary m = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1};
-    if (s->state != SESSION_OK || s->n == 0)
-        return m;
-    m.median = stats_median(s->wall_s, s->n);
-    m.min = stats_min(s->wall_s, s->n);
-    m.max = stats_max(s->wall_s, s->n);
-    m.mad = stats_mad(s->wall_s, s->n);
-    m.user = stats_median(s->user_s, s->n);
-    m.sys = stats_median(s->sys_s, s->n);
-    m.mean = stats_mean(s->wall_s, s->n);
-    m.stddev = stats_stddev(s->wall_s, s->n);
-    for (int i = 0; i < s->n; i++)
-        if (s->max_rss_kb[i] > m.rss_kb)
-            m.rss_kb = s->max_rss_kb[i];
-    return m;
-}
-
-/* A first run is cold when it is past the others' median by more than COLD_MADS of their
- * spread (MAD) and by more than COLD_RATIO: the spread alone would flag a steady command's
- * tiny jitter, the ratio alone a noisy command's ordinary run. */
-#define COLD_MADS 3
-#define COLD_RATIO 1.10
-
 /* The seed's first rule: say so when the first run was cold. */
-static void note_cold(const struct wall *w, const struct session_series *s)
+static void note_cold(const struct session_series *s)
 {
-    struct summary m = summarize(s);
-    if (isnan(m.median))
-        return;
+    double first, median;
     char a[32], b[32];
-    if (!isnan(s->warm_first)) {
-        if (s->warm_first > m.median + COLD_MADS * m.mad && s->warm_first > COLD_RATIO * m.median)
-            fprintf(stderr,
-                    "tare wall: note: the warm-up run of '%s' took %s against a median of %s: "
-                    "it was cold, and was not counted\n",
-                    tgt(s)->name, fmt_seconds(a, s->warm_first), fmt_seconds(b, m.median));
-    } else if (s->n >= 3) {
-        double rest = stats_median(s->wall_s + 1, s->n - 1);
-        double mad = stats_mad(s->wall_s + 1, s->n - 1);
-        if (s->wall_s[0] > rest + COLD_MADS * mad && s->wall_s[0] > COLD_RATIO * rest)
-            fprintf(stderr, "tare wall: note: the first run of '%s' took %s against a median of %s "
-                    "for the others: it looks cold, and it was counted; use --warmup 1\n",
-                    tgt(s)->name, fmt_seconds(a, s->wall_s[0]), fmt_seconds(b, rest));
+    switch (timing_cold(s, &first, &median)) {
+    case TIMING_COLD_WARMUP:
+        fprintf(stderr, "tare wall: note: the warm-up run of '%s' took %s against a median of %s: "
+                "it was cold, and was not counted\n",
+                tgt(s)->name, fmt_seconds(a, first), fmt_seconds(b, median));
+        break;
+    case TIMING_COLD_FIRST:
+        fprintf(stderr, "tare wall: note: the first run of '%s' took %s against a median of %s "
+                "for the others: it looks cold, and it was counted; use --warmup 1\n",
+                tgt(s)->name, fmt_seconds(a, first), fmt_seconds(b, median));
+        break;
+    case TIMING_WARM:
+        break;
     }
-    (void)w;
 }
 
 static void report_failure(const struct session_series *s, bool is_ref)
@@ -162,77 +101,6 @@ static void report_failure(const struct session_series *s, bool is_ref)
         cli_print_stderr_tail(s->fail.tail);
 }
 
-/* Each series against the fastest or the reference: the ratio of medians, and the 95%
- * interval of the ratio from the Hodges-Lehmann shift of log times (Mann-Whitney). */
-struct relative {
-    bool done;                  /* compared (ok, not the base itself) */
-    double ratio;               /* median over the base's median */
-    double shift;               /* exp of the Hodges-Lehmann shift of log times */
-    double low, high, confidence;   /* the interval of the ratio; NAN without one */
-    const char *verdict;        /* "faster", "slower", "same" (no difference the runs can show) */
-    const char *none;           /* why there is no interval, or NULL */
-};
-
-#define RELATIVE_ALPHA 0.05
-
-static void relative_one(const struct session_series *s, const struct session_series *base,
-                         struct relative *r)
-{
-    *r = (struct relative){.done = true, .verdict = "same", .shift = NAN, .low = NAN,
-                           .high = NAN, .confidence = NAN};
-    r->ratio = stats_median(s->wall_s, s->n) / stats_median(base->wall_s, base->n);
-    double *lb = malloc(base->n * sizeof *lb), *ls = malloc(s->n * sizeof *ls);
-    struct stats_shift sh;
-    int rc = -1;
-    if (lb && ls) {   /* a time budget can make many runs: not on the stack */
-        for (int i = 0; i < base->n; i++)
-            lb[i] = log(base->wall_s[i] > 0 ? base->wall_s[i] : 1e-9);
-        for (int i = 0; i < s->n; i++)
-            ls[i] = log(s->wall_s[i] > 0 ? s->wall_s[i] : 1e-9);
-        rc = stats_hl_shift(lb, base->n, ls, s->n, RELATIVE_ALPHA, &sh);
-    }
-    free(lb);
-    free(ls);
-    if (rc < 0) {   /* out of memory, or past STATS_SHIFT_MAX differences */
-        r->none = "too many runs for the interval";
-        return;
-    }
-    r->shift = exp(sh.estimate);
-    if (isnan(sh.confidence)) {
-        r->none = "too few runs for an interval: 4 or more each";
-        return;
-    }
-    r->low = exp(sh.low);
-    r->high = exp(sh.high);
-    r->confidence = sh.confidence;
-    r->verdict = r->low > 1 ? "slower" : r->high < 1 ? "faster" : "same";
-}
-
-/* Two or more series measured: the base (the reference, else the fastest median) and every
- * other series against it; w->rel NULL when there is nothing to compare. */
-static void relative_all(struct wall *w)
-{
-    int n = w->ns + (w->ref ? 1 : 0), ok = 0;
-    const struct session_series *base = NULL;
-    for (int k = 0; k < n; k++) {
-        const struct session_series *s = &w->s[k];
-        if (s->state != SESSION_OK || s->n == 0)
-            continue;
-        ok++;
-        if (!w->ref && (!base || stats_median(s->wall_s, s->n) <
-                                     stats_median(base->wall_s, base->n)))
-            base = s;
-    }
-    if (w->ref)
-        base = w->ref->state == SESSION_OK && w->ref->n > 0 ? w->ref : NULL;
-    if (ok < 2 || !base || !(w->rel = calloc(n, sizeof *w->rel)))
-        return;
-    w->base = base;
-    for (int k = 0; k < n; k++)
-        if (&w->s[k] != base && w->s[k].state == SESSION_OK && w->s[k].n > 0)
-            relative_one(&w->s[k], base, &w->rel[k]);
-}
-
 static void print_relative(const struct wall *w)
 {
     if (!w->rel)
@@ -240,16 +108,16 @@ static void print_relative(const struct wall *w)
     int n = w->ns + (w->ref ? 1 : 0);
     size_t width = 0;
     for (int k = 0; k < n; k++)
-        if (w->rel[k].done && strlen(tgt(&w->s[k])->name) > width)
-            width = strlen(tgt(&w->s[k])->name);
+        if (w->rel[k].done && strlen(out_vis(tgt(&w->s[k])->name)) > width)
+            width = strlen(out_vis(tgt(&w->s[k])->name));
     printf("\nrelative to %s '%s' (ratio of medians; 95%% interval of the ratio from the "
            "Hodges-Lehmann shift of log times, Mann-Whitney):\n",
-           w->ref ? "the reference" : "the fastest", tgt(w->base)->name);
+           w->ref ? "the reference" : "the fastest", out_vis(tgt(w->base)->name));
     for (int k = 0; k < n; k++) {
-        const struct relative *r = &w->rel[k];
+        const struct timing_relative *r = &w->rel[k];
         if (!r->done)
             continue;
-        printf("  %-*s  %.3f× ", (int)width, tgt(&w->s[k])->name, r->ratio);
+        printf("  %-*s  %.3f× ", (int)width, out_vis(tgt(&w->s[k])->name), r->ratio);
         if (r->none)
             printf("(%s)\n", r->none);
         else if (strcmp(r->verdict, "same") == 0)
@@ -261,18 +129,20 @@ static void print_relative(const struct wall *w)
            "sensitive comparison of two, use tare ab)\n");
 }
 
-static void json_relative(FILE *f, const struct relative *r)
+static void json_relative(struct jw *w, const struct timing_relative *r)
 {
     if (!r || !r->done) {
-        fputs(", \"relative\": null", f);
+        jw_knull(w, "relative");
         return;
     }
-    fputs(", \"relative\": {\"ratio\": ", f); json_num(f, r->ratio);
-    fputs(", \"hl_ratio\": ", f); json_num(f, r->shift);
-    fputs(", \"ci_low\": ", f); json_num(f, r->low);
-    fputs(", \"ci_high\": ", f); json_num(f, r->high);
-    fputs(", \"confidence\": ", f); json_num(f, r->confidence);
-    fprintf(f, ", \"verdict\": \"%s\"}", r->verdict);
+    jw_kobject(w, "relative");
+    jw_kdouble(w, "ratio", r->ratio);
+    jw_kdouble(w, "hl_ratio", r->shift);
+    jw_kdouble(w, "ci_low", r->low);
+    jw_kdouble(w, "ci_high", r->high);
+    jw_kdouble(w, "confidence", r->confidence);
+    jw_kstring(w, "verdict", r->verdict);
+    jw_end(w);
 }
 
 static const char *const tsv_headers[] = {
@@ -292,7 +162,7 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
     char b[64];
     for (int k = 0; k < w->ns; k++) {
         const struct session_series *s = &w->s[k];
-        struct summary m = summarize(s);
+        struct timing_summary m = timing_summarize(s);
         table_row(&t);
         table_set(&t, 0, "%s", tgt(s)->name);
         table_set(&t, 1, "%s", tgt(s)->lane ? tgt(s)->lane : "-");
@@ -315,83 +185,95 @@ static void print_machine(const struct wall *w, enum out_format fmt, double ref_
     table_free(&t);
 }
 
-static void json_series(FILE *f, const struct session_series *s, double ref_median, bool is_ref,
-                        const struct ctr_set *ctr, const struct relative *rel)
+static void json_series(struct jw *w, const struct session_series *s, double ref_median,
+                        bool is_ref, const struct ctr_set *ctr, const struct timing_relative *rel)
 {
-    struct summary m = summarize(s);
-    fprintf(f, "{\"name\": ");
-    json_str(f, tgt(s)->name);
-    fprintf(f, ", \"lane\": ");
-    if (tgt(s)->lane)
-        json_str(f, tgt(s)->lane);
-    else
-        fputs("null", f);
-    fprintf(f, ", \"command\": ");
-    json_str(f, tgt(s)->command);
-    fprintf(f, ", \"runs\": %d, \"median_s\": ", s->n);
-    json_num(f, m.median);
-    fputs(", \"min_s\": ", f); json_num(f, m.min);
-    fputs(", \"max_s\": ", f); json_num(f, m.max);
-    fputs(", \"mad_s\": ", f); json_num(f, m.mad);
-    fputs(", \"user_s\": ", f); json_num(f, m.user);
-    fputs(", \"sys_s\": ", f); json_num(f, m.sys);
-    fputs(", \"max_rss_kb\": ", f); json_num(f, m.rss_kb < 0 ? NAN : m.rss_kb);
+    struct timing_summary m = timing_summarize(s);
+    jw_object_begin(w);
+    jw_kstring(w, "name", tgt(s)->name);
+    jw_kstring(w, "lane", tgt(s)->lane);
+    jw_kstring(w, "command", tgt(s)->command);
+    jw_ki64(w, "runs", s->n);
+    jw_kdouble(w, "median_s", m.median);
+    jw_kdouble(w, "min_s", m.min);
+    jw_kdouble(w, "max_s", m.max);
+    jw_kdouble(w, "mad_s", m.mad);
+    jw_kdouble(w, "user_s", m.user);
+    jw_kdouble(w, "sys_s", m.sys);
+    jw_kdouble(w, "max_rss_kb", m.rss_kb < 0 ? NAN : m.rss_kb);
     if (!is_ref) {
-        fputs(", \"ref_median_s\": ", f); json_num(f, ref_median);
-        fputs(", \"ratio\": ", f); json_num(f, m.median / ref_median);
+        jw_kdouble(w, "ref_median_s", ref_median);
+        jw_kdouble(w, "ratio", m.median / ref_median);
     }
-    json_relative(f, rel);
-    fprintf(f, ", \"status\": \"%s\"", session_state_name(s->state));
+    json_relative(w, rel);
+    jw_kstring(w, "status", session_state_name(s->state));
     if (s->state != SESSION_OK) {
         char why[256];
-        fputs(", \"error\": ", f);
-        json_str(f, session_failure_why(&s->fail, why, sizeof why));
+        jw_kstring(w, "error", session_failure_why(&s->fail, why, sizeof why));
     }
-    fputs(", \"warmup_s\": ", f);
-    json_num(f, s->warm_first);
-    fputs(", \"times\": [", f);
-    for (int i = 0; i < s->n; i++) {
-        if (i) fputs(", ", f);
-        json_num(f, s->wall_s[i]);
-    }
-    fputs("], \"exit_codes\": [", f);
+    jw_kdouble(w, "warmup_s", s->warm_first);
+    jw_karray(w, "times");
     for (int i = 0; i < s->n; i++)
-        fprintf(f, "%s%d", i ? ", " : "", s->exit_code[i]);
-    fputs("]", f);
+        jw_double(w, s->wall_s[i]);
+    jw_end(w);
+    jw_karray(w, "exit_codes");
+    for (int i = 0; i < s->n; i++)
+        jw_i64(w, s->exit_code[i]);
+    jw_end(w);
     if (ctr) {
-        fputs(", \"counters\": {", f);
-        for (int i = 0; i < ctr->n; i++) {
-            json_str(f, ctr->c[i].label);
-            fputs(": ", f);
-            json_num(f, s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN);
-            fputs(i + 1 < ctr->n ? ", " : "", f);
-        }
-        fputs("}", f);
+        jw_kobject(w, "counters");
+        for (int i = 0; i < ctr->n; i++)
+            jw_kdouble(w, ctr->c[i].label,
+                       s->state == SESSION_OK ? ctr_median(s->ctr, s->n, i) : NAN);
+        jw_end(w);
     }
-    fputs("}", f);
+    jw_end(w);
 }
 
-static void print_json(const struct wall *w, double ref_median)
+static void print_json(const struct wall *wl, double ref_median)
 {
-    printf("{\"runs\": %ld, \"warmup\": %ld, \"runs_stopped\": \"%s\", \"min_time_s\": ",
-           w->sess.rounds, w->warmup, session_stop_name(w->sess.stopped));
-    json_num(stdout, w->h.min_time > 0 ? w->h.min_time : NAN);
-    fputs(", \"series\": [", stdout);
-    for (int k = 0; k < w->ns; k++) {
-        fputs(k ? ",\n  " : "\n  ", stdout);
-        json_series(stdout, &w->s[k], ref_median, false, w->ctr, w->rel ? &w->rel[k] : NULL);
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_ki64(&w, "runs", wl->sess.rounds);
+    jw_ki64(&w, "warmup", wl->warmup);
+    jw_kstring(&w, "runs_stopped", session_stop_name(wl->sess.stopped));
+    jw_kdouble(&w, "min_time_s", wl->h.min_time > 0 ? wl->h.min_time : NAN);
+    jw_key(&w, "series");
+    jw_array_begin_lines(&w, "\n  ", "\n");
+    for (int k = 0; k < wl->ns; k++)
+        json_series(&w, &wl->s[k], ref_median, false, wl->ctr, wl->rel ? &wl->rel[k] : NULL);
+    jw_end(&w);
+    jw_kstring(&w, "relative_to", wl->base ? tgt(wl->base)->name : NULL);
+    jw_key(&w, "reference");
+    if (wl->ref)
+        json_series(&w, wl->ref, NAN, true, wl->ctr, wl->rel ? &wl->rel[wl->ns] : NULL);
+    else
+        jw_null(&w);
+    jw_end(&w);
+    out_json_end(&w, "wall");
+}
+
+/* --counters: each series' medians, the reference's last (a row per counter). */
+static void print_counters(const struct wall *w)
+{
+    int all = w->ns + (w->ref ? 1 : 0), m = 0;
+    const char **names = calloc(all + 1, sizeof *names);
+    struct ctr_sample **smp = calloc(all + 1, sizeof *smp);
+    int *n = calloc(all + 1, sizeof *n);
+    for (int k = 0; names && smp && n && k < all; k++) {
+        const struct session_series *s = k < w->ns ? &w->s[k] : w->ref;
+        names[m] = tgt(s)->name;
+        smp[m] = s->ctr;
+        n[m++] = s->state == SESSION_OK ? s->n : 0;
     }
-    fputs("\n], \"relative_to\": ", stdout);
-    if (w->base)
-        json_str(stdout, tgt(w->base)->name);
+    if (names && smp && n)
+        counters_print_medians(stdout, w->ctr, m, names, smp, n);
     else
-        fputs("null", stdout);
-    fputs(", \"reference\": ", stdout);
-    if (w->ref)
-        json_series(stdout, w->ref, NAN, true, w->ctr, w->rel ? &w->rel[w->ns] : NULL);
-    else
-        fputs("null", stdout);
-    fputs("}\n", stdout);
+        cli_error("wall", "out of memory");
+    free(names);
+    free(smp);
+    free(n);
 }
 
 static void print_text(const struct wall *w, double ref_median)
@@ -409,7 +291,7 @@ static void print_text(const struct wall *w, double ref_median)
     char a[32], b[32];
     for (int k = 0; k < w->ns + (ref ? 1 : 0); k++) {
         const struct session_series *s = k < w->ns ? &w->s[k] : w->ref;
-        struct summary m = summarize(s);
+        struct timing_summary m = timing_summarize(s);
         table_row(&t);
         int c = 0;
         if (k < w->ns)
@@ -434,7 +316,7 @@ static void print_text(const struct wall *w, double ref_median)
                 table_set(&t, c++, "%.3f×", ratio);
         }
         if (s->state != SESSION_OK && cli_use_color(stdout))
-            table_set(&t, c++, "\033[31m%s\033[0m", session_state_name(s->state));
+            table_set_red(&t, c++, session_state_name(s->state));
         else
             table_set(&t, c++, "%s", session_state_name(s->state));
     }
@@ -446,19 +328,8 @@ static void print_text(const struct wall *w, double ref_median)
            ref ? "; ratio is median over the reference's median" : "");
     table_print(&t, stdout, FMT_TEXT);
     table_free(&t);
-    if (w->ctr) {
-        const char *names[w->ns + 1];
-        struct ctr_sample *smp[w->ns + 1];
-        int n[w->ns + 1];
-        int m = 0;
-        for (int k = 0; k < w->ns + (ref ? 1 : 0); k++) {
-            const struct session_series *s = k < w->ns ? &w->s[k] : w->ref;
-            names[m] = tgt(s)->name;
-            smp[m] = s->ctr;
-            n[m++] = s->state == SESSION_OK ? s->n : 0;
-        }
-        counters_print_medians(stdout, w->ctr, m, names, smp, n);
-    }
+    if (w->ctr)
+        print_counters(w);
 }
 
 /* The CI formats (export_out.h): each series' median with median -/+ MAD, its run count, and
@@ -474,7 +345,7 @@ static int export_ci(const struct wall *w, const struct cli_export *x, double re
         const struct session_series *s = k < 0 ? w->ref : &w->s[k];
         if (!s)
             continue;
-        struct summary m = summarize(s);
+        struct timing_summary m = timing_summarize(s);
         char why[512];
         struct export_rec r = {
             .bench = tgt(s)->name, .measure = "median_s", .value = m.median,
@@ -499,31 +370,6 @@ static int export_ci(const struct wall *w, const struct cli_export *x, double re
 }
 int cmd_wall(int argc, char **argv)
 {
-    enum { OPT_REFERENCE = 0x180, OPT_PIN, OPT_COUNTERS, OPT_EXPORT_JSON, OPT_EXPORT_CSV,
-           OPT_EXPORT_MD };
-    static const struct option longopts[] = {
-        {"runs", required_argument, NULL, 'r'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"reference", required_argument, NULL, OPT_REFERENCE},
-        {"lane", required_argument, NULL, 'l'},
-        {"command-name", required_argument, NULL, 'n'},
-        {"name", required_argument, NULL, 'n'},
-        {"shell", required_argument, NULL, 'S'},
-        {"timeout", required_argument, NULL, 't'},
-        {"pin", required_argument, NULL, OPT_PIN},
-        {"counters", no_argument, NULL, OPT_COUNTERS},
-        {"ignore-failure", no_argument, NULL, 'i'},
-        {"format", required_argument, NULL, 'f'},
-        {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
-        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
-        {"export-markdown", required_argument, NULL, OPT_EXPORT_MD},
-        CLI_EXPORT_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        HARNESS_LONGOPTS,
-        HARNESS_PARAM_LONGOPTS,
-        HARNESS_COUNT_LONGOPTS,
-        {0},
-    };
     struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
     struct target_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
@@ -535,81 +381,56 @@ int cmd_wall(int argc, char **argv)
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
-    long v;
 
-    if (!target_spec_init(&spec, argc) || !harness_init(&w.h, "wall", cmd_wall_usage, argc))
+    if (!target_spec_init(&spec, argc) || !harness_init_cli("wall", &w.h, argc))
         goto done;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(dd, argv, "r:w:n:l:S:Nt:if:hm:M:" HARNESS_SHORTOPTS
-                             HARNESS_PARAM_SHORTOPTS, longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (!cli_parse_count("wall", cmd_wall_usage, "--runs", optarg, 1, 1000000, &w.runs))
-                goto done;
-            w.h.runs_given = true;
-            break;
-        case 'w':
-            if (!cli_parse_count("wall", cmd_wall_usage, "--warmup", optarg, 0, 1000000, &w.warmup))
-                goto done;
-            break;
-        case OPT_REFERENCE: reference = optarg; break;
-        case 'l':
-            if (!target_spec_add_lane(&spec, "wall", cmd_wall_usage, optarg))
-                goto done;
-            break;
-        case 'n': spec.names[spec.nnames++] = optarg; break;
-        case 'S':
-            if (!target_spec_set_shell(&spec, "wall", cmd_wall_usage, optarg))
-                goto done;
-            break;
-        case 'N': spec.shell = NULL; break;
-        case 't':
-            if (!cli_parse_seconds("wall", cmd_wall_usage, "--timeout", optarg, &w.timeout))
-                goto done;
-            break;
-        case OPT_PIN:
-            if (!cli_parse_count("wall", cmd_wall_usage, "--pin", optarg, 0, CPU_SETSIZE - 1, &v))
-                goto done;
-            w.pin = (int)v;
-            break;
-        case OPT_COUNTERS: counters = true; break;
-        case 'i': w.ignore_failure = true; break;
-        case 'f':
-            if (!cli_parse_format("wall", cmd_wall_usage, optarg,
-                                  FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN, &fmt))
-                goto done;
-            break;
-        case OPT_EXPORT_JSON: exports.json = optarg; break;
-        case OPT_EXPORT_CSV: exports.csv = optarg; break;
-        case OPT_EXPORT_MD: exports.markdown = optarg; break;
-        case CLI_OPT_EXPORT_BMF: case CLI_OPT_EXPORT_GAB: case CLI_OPT_EXPORT_JUNIT:
-            cli_export_opt(&ci_export, c, optarg);
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_wall_usage);
-            printf("\nTime whole commands: warm-up runs discarded, then the median, spread and\n"
-                   "resource use of N runs, beside a reference's when one is given.\n\n%s%s%s%s",
-                   wall_options, harness_options_help, harness_param_help, harness_count_help);
-            status = EXIT_OK;
-            goto done;
-        default:
-            if ((v = harness_option(&w.h, c, dd, argv)) != 0) {
-                if (v < 0)
-                    goto done;
-                break;
-            }
-            cli_print_usage(stderr, cmd_wall_usage);
-            fprintf(stderr, "Try 'tare wall --help' for the options.\n");
-            goto done;
-        }
+    const struct opt opts[] = {
+        OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings):"),
+        MOPT_RUNS(&w.runs, &w.h.runs_given, " (default 7)"),
+        MOPT_WARMUP(&w.warmup),
+        OPT_STRING(0, "reference", &reference, "CMD",
+                   "a reference measured alongside, runs interleaved; each\n"
+                   "series gets the ratio of its median to the reference's"),
+        MOPT_LANE(&spec),
+        MOPT_NAME(&spec),
+        MOPT_SHELL(&spec),
+        MOPT_TIMEOUT(&w.timeout, ""),
+        MOPT_PIN(&w.pin, ""),
+        OPT_BOOL(0, "counters", &counters,
+                 "also count cycles, instructions, faults (see tare stat) and\n"
+                 "show their medians; 'unavailable' where the machine has none"),
+        MOPT_IGNORE_FAILURE(&w.ignore_failure),
+        OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN),
+        MOPT_HF_EXPORTS(&exports),
+        MOPT_HF_MARKUP_EXPORTS(&exports),
+        MOPT_SHOW(),
+        MOPT_CI_EXPORTS(&ci_export),
+        OPT_HELP(),
+        OPT_GROUP("Around the runs (hooks are split into words like the commands, or run with "
+                  "--shell):"),
+        MOPT_HOOKS(&w.h),
+        MOPT_PARAMS(&w.h),
+        OPT_GROUP("The run count by time, in place of --runs:"),
+        MOPT_RUNS_BY_TIME(&w.h),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "wall", .usage = cmd_wall_usage, .argc = dd, .argv = argv,
+        .about = "Time whole commands: warm-up runs discarded, then the median, spread and\n"
+                 "resource use of N runs, beside a reference's when one is given.",
+    };
+    int rc = opt_parse(&op, opts);
+    if (rc != 0) {
+        status = opt_status(rc);
+        goto done;
     }
     struct target *targets = NULL, ref_target;
     int nt = 0;
-    if ((status = harness_finish(&w.h, spec.shell)) != 0 ||
-        (status = harness_count_finish(&w.h, &w.runs)) != 0)
+    if ((status = harness_finish("wall", cmd_wall_usage, &w.h, spec.shell)) != 0 ||
+        (status = harness_count_finish("wall", cmd_wall_usage, &w.h, &w.runs)) != 0)
         goto done;
-    if ((status = harness_targets(&w.h, argc, argv, dd, &spec, &targets, &nt)) != 0)
+    if ((status = harness_targets("wall", cmd_wall_usage, &w.h, argc, argv, dd, &spec,
+                                  &targets, &nt)) != 0)
         goto done;
     status = EXIT_USAGE;
     if (reference && target_from_string(reference, NULL, spec.shell, &ref_target, &e) < 0) {
@@ -641,24 +462,24 @@ int cmd_wall(int argc, char **argv)
         }
         w.ctr = &ctr;
     }
-    w.progress = isatty(STDERR_FILENO) && !w.h.show_output;
+    w.progress = cli_progress() && !w.h.show_output;
     cli_install_signal_handlers();
 
     if (measure(&w, &e) < 0) {
         status = cli_fail("wall", &e);
         goto free_all;
     }
-    double ref_median = w.ref ? summarize(w.ref).median : NAN;
+    double ref_median = w.ref ? timing_summarize(w.ref).median : NAN;
     bool any_failed = w.ref && w.ref->state != SESSION_OK;
     report_failure(w.ref, true);
     for (int k = 0; k < w.ns; k++) {
         report_failure(&w.s[k], false);
         any_failed |= w.s[k].state != SESSION_OK;
-        note_cold(&w, &w.s[k]);
+        note_cold(&w.s[k]);
     }
     if (w.ref)
-        note_cold(&w, w.ref);
-    relative_all(&w);
+        note_cold(w.ref);
+    timing_relative_all(w.s, w.ns + (w.ref ? 1 : 0), w.ref, &w.rel, &w.base);
     if (fmt == FMT_TEXT) {
         print_text(&w, ref_median);
         print_relative(&w);

@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "cli/out.h"
+#include "core/json.h"
 #include "core/proc.h"
 
 void count_progress_print(void *ctx, const struct count_job *job, bool finished, int done,
@@ -14,7 +15,7 @@ void count_progress_print(void *ctx, const struct count_job *job, bool finished,
     if (!p->on)
         return;
     fprintf(stderr, "\r\033[Kcount: %d/%d done; %s %s  %.1f s", done, total,
-            finished ? "finished" : "running", job->name, proc_now() - p->t0);
+            finished ? "finished" : "running", out_vis(job->name), proc_now() - p->t0);
     fflush(stderr);
 }
 
@@ -28,12 +29,12 @@ const char *count_cell(char *buf, uint64_t v, bool human)
     return buf;
 }
 
-void count_json(FILE *f, uint64_t v)
+void count_jw(struct jw *w, const char *key, uint64_t v)
 {
     if (v == COUNT_NA)
-        fputs("null", f);
+        jw_knull(w, key);
     else
-        fprintf(f, "%llu", (unsigned long long)v);
+        jw_ku64(w, key, v);
 }
 
 void count_region_name(char *buf, size_t size, const struct count_opts *o)
@@ -47,18 +48,13 @@ void count_region_name(char *buf, size_t size, const struct count_opts *o)
         len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "", o->toggle[i]);
 }
 
-void count_region_json(FILE *f, const struct count_job *j, const char *region)
+void count_region_jw(struct jw *w, const struct count_job *j, const char *region)
 {
-    fputs(", \"region\": ", f);
-    json_str(f, region);
-    fputs(", \"region_instructions\": ", f);
-    count_json(f, j->region_instructions);
-    fputs(", \"region_allocations\": ", f);
-    count_json(f, j->region_allocations);
-    if (j->region_why[0]) {
-        fputs(", \"region_error\": ", f);
-        json_str(f, j->region_why);
-    }
+    jw_kstring(w, "region", region);
+    count_jw(w, "region_instructions", j->region_instructions);
+    count_jw(w, "region_allocations", j->region_allocations);
+    if (j->region_why[0])
+        jw_kstring(w, "region_error", j->region_why);
 }
 
 int count_extra_header(const char **h, bool text, const struct count_view *v)
@@ -128,16 +124,14 @@ void count_extra_legend(FILE *f, const struct count_view *v)
                 "measurement\n", count_engine_name(o->engine));
 }
 
-void count_cache_json(FILE *f, const struct count_job *j)
+void count_cache_jw(struct jw *w, const struct count_job *j)
 {
     static const char *const names[] = {"l1i_misses", "l1d_misses", "lli_misses", "lld_misses",
                                         "est_cycles"};
     const uint64_t v[] = {j->l1i_misses, j->l1d_misses, j->lli_misses, j->lld_misses,
                           j->est_cycles};
-    for (int i = 0; i < 5; i++) {
-        fprintf(f, ", \"%s\": ", names[i]);
-        count_json(f, v[i]);
-    }
+    for (int i = 0; i < 5; i++)
+        count_jw(w, names[i], v[i]);
 }
 
 bool count_vg_arg_ok(const char *cmd, const char *usage, const char *arg)
@@ -149,16 +143,14 @@ bool count_vg_arg_ok(const char *cmd, const char *usage, const char *arg)
     return false;
 }
 
-void count_vg_args_json(FILE *f, const struct count_opts *o)
+void count_vg_args_jw(struct jw *w, const struct count_opts *o)
 {
     if (!o->nvg_args)
         return;
-    fputs(", \"valgrind_args\": [", f);
-    for (int i = 0; i < o->nvg_args; i++) {
-        fputs(i ? ", " : "", f);
-        json_str(f, o->vg_args[i]);
-    }
-    fputs("]", f);
+    jw_karray(w, "valgrind_args");
+    for (int i = 0; i < o->nvg_args; i++)
+        jw_string(w, o->vg_args[i]);
+    jw_end(w);
 }
 
 void count_vg_args_text(FILE *f, const struct count_opts *o)
@@ -169,19 +161,16 @@ void count_vg_args_text(FILE *f, const struct count_opts *o)
     fputs("\n", f);
 }
 
-void count_net_json(FILE *f, const struct count_job *j, const char *subtract)
+void count_net_jw(struct jw *w, const struct count_job *j, const char *subtract)
 {
     static const char *const names[] = {"baseline_instructions", "baseline_allocations",
                                         "baseline_bytes", "net_instructions", "net_allocations",
                                         "net_bytes"};
     const uint64_t v[] = {j->base_instructions, j->base_allocations, j->base_bytes,
                           j->net_instructions, j->net_allocations, j->net_bytes};
-    fputs(", \"subtract\": ", f);
-    json_str(f, subtract);
-    for (int i = 0; i < 6; i++) {
-        fprintf(f, ", \"%s\": ", names[i]);
-        count_json(f, v[i]);
-    }
+    jw_kstring(w, "subtract", subtract);
+    for (int i = 0; i < 6; i++)
+        count_jw(w, names[i], v[i]);
 }
 
 bool count_parse_engine(const char *cmd, const char *usage, const char *arg,
@@ -202,4 +191,17 @@ bool count_engine_ok(const char *cmd, const char *usage, const struct count_opts
     cli_usage_error(cmd, usage, "%s needs --engine callgrind (cachegrind has no call graph)",
                     needs);
     return false;
+}
+
+int count_opt_engine(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    return count_parse_engine(p->cmd, p->usage, arg, o->value) ? 0 : -1;
+}
+
+int count_opt_vg_arg(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    if (!count_vg_arg_ok(p->cmd, p->usage, arg))
+        return -1;
+    ((const char **)o->value)[(*(int *)o->count)++] = arg;
+    return 0;
 }

@@ -6,14 +6,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/opt.h"
 #include "core/count.h"
 
-/* Long-only options of the count engine (count's and run's), clear of the harness's 0x100
- * range. */
-enum {
-    COUNT_OPT_TOGGLE = 0x200, COUNT_OPT_REGION, COUNT_OPT_VGARG, COUNT_OPT_CACHE,
-    COUNT_OPT_SUBTRACT, COUNT_OPT_ENGINE,
-};
+/* The count pass's options (opt.h callbacks) that count, run and ab share:
+ * --engine ENGINE into an enum count_engine, --valgrind-arg ARG appended to the array value
+ * (room for every argument) counted in the int count. */
+opt_cb count_opt_engine, count_opt_vg_arg;
 
 /* The progress line on a terminal; pass as count_opts.progress with a count_progress ctx. */
 struct count_progress {
@@ -25,14 +24,15 @@ void count_progress_print(void *ctx, const struct count_job *job, bool finished,
 
 /* A count as a cell: NA when not measured (never 0); with thousands separators for people. */
 const char *count_cell(char *buf, uint64_t v, bool human);
-/* A count in JSON: null when not measured. */
-void count_json(FILE *f, uint64_t v);
+/* A count as a JSON member: null when not measured. */
+struct jw;
+void count_jw(struct jw *w, const char *key, uint64_t v);
 
 /* The region's description for people and the JSON: "marks" or "toggle-collect=F,G". */
 void count_region_name(char *buf, size_t size, const struct count_opts *o);
 /* The region's JSON fields: region, region_instructions, region_allocations (null when NA),
  * region_error when it was never entered. */
-void count_region_json(FILE *f, const struct count_job *j, const char *region);
+void count_region_jw(struct jw *w, const struct count_job *j, const char *region);
 /* What a table shows beyond the plain counts: the options, the region's name ("marks",
  * "toggle-collect=F"), the --subtract command; NULL where not asked. */
 struct count_view {
@@ -50,16 +50,16 @@ void count_extra_cells(struct table *tb, int *c, const struct count_job *j, bool
                        const struct count_view *v);
 void count_extra_legend(FILE *f, const struct count_view *v);
 /* --subtract's JSON fields: subtract, baseline_* and net_* (null when NA). */
-void count_net_json(FILE *f, const struct count_job *j, const char *subtract);
+void count_net_jw(struct jw *w, const struct count_job *j, const char *subtract);
 /* --cache-sim's JSON fields (null when NA). */
-void count_cache_json(FILE *f, const struct count_job *j);
+void count_cache_jw(struct jw *w, const struct count_job *j);
 
 /* Whether ARG can be passed to valgrind: an option ("--..."), not one that tare sets and
  * reads back (the tool, the output file); says why on stderr when not. */
 bool count_vg_arg_ok(const char *cmd, const char *usage, const char *arg);
 /* The --valgrind-arg options: "valgrind_args": [...] in a series' JSON, nothing when none;
  * a line for people. */
-void count_vg_args_json(FILE *f, const struct count_opts *o);
+void count_vg_args_jw(struct jw *w, const struct count_opts *o);
 void count_vg_args_text(FILE *f, const struct count_opts *o);
 
 /* --engine NAME into *engine; false (the error and the usage printed) when it is neither. */

@@ -94,22 +94,29 @@ int cli_export_add_wall(struct export_set *s, const char *name, const double *ti
     return export_add(s, &r, e);
 }
 
-int cli_export_add_check(struct export_set *s, const char *bench, const char *metric,
-                         double value, const struct hist_step *st, const char *step_commit,
-                         const char *why_untested, struct err *e)
+int cli_export_add_check(struct export_set *s, const struct hist_db *db,
+                         const struct hist_judgement *j, struct err *e)
 {
-    char note[512] = "";
-    struct export_rec r = {.bench = bench, .measure = metric, .value = value, .lo = NAN,
-                           .hi = NAN, .note = note};
-    if (st->untested != HIST_TESTED) {
+    const struct hist_series *se = &db->series[j->series];
+    const struct hist_step *st = &j->st;
+    char note[512] = "", why[128];
+    struct export_rec r = {.bench = se->name, .measure = hist_metric_names[j->metric],
+                           .value = j->now, .lo = NAN, .hi = NAN, .note = note};
+    if (j->verdict == HIST_NA) {
+        r.state = EXPORT_FAILED;   /* a failed measurement fails, as in every other export */
+        snprintf(note, sizeof note, "measurement failed: %s",
+                 j->failure ? j->failure : hist_untested_why(st, false, why, sizeof why));
+    } else if (st->untested != HIST_TESTED) {
         r.state = EXPORT_SKIPPED;
-        snprintf(note, sizeof note, "not checked: %s", why_untested);
+        snprintf(note, sizeof note, "not checked: %s",
+                 hist_untested_why(st, false, why, sizeof why));
     } else if (st->found || st->pending) {
         r.state = st->found && st->change > 0 ? EXPORT_REGRESSED : EXPORT_PASS;
         snprintf(note, sizeof note, "%s: %.9g -> %.9g (%+.1f%%, threshold %.1f%%) at commit %.12s",
                  st->pending ? "pending (past the threshold, not yet persistent)"
                  : st->change > 0 ? "regression" : "improvement",
-                 st->before, st->after, 100 * st->change, 100 * st->fence, step_commit);
+                 st->before, st->after, 100 * st->change, 100 * st->fence,
+                 db->commit[se->commit[j->step_point]]);
     } else {
         r.note = NULL;
     }

@@ -47,13 +47,14 @@ int cli_export_add_cache(struct export_set *s, const char *name, const struct co
 int cli_export_add_wall(struct export_set *s, const char *name, const double *times, int n,
                         const char *why_failed, double ratio, struct err *e);
 
-struct hist_step;
-/* Adds one metric of history check at the commit checked: its value there; a regression
- * (before, after, change, threshold, the commit of the step) fails, a metric not tested is
- * skipped with why; an improvement or a pending step passes with a note. 0, or -1 with e. */
-int cli_export_add_check(struct export_set *s, const char *bench, const char *metric,
-                         double value, const struct hist_step *st, const char *step_commit,
-                         const char *why_untested, struct err *e);
+struct hist_db;
+struct hist_judgement;
+/* Adds one judgement of history check at the commit checked (hist_check_commit): its value
+ * there; a regression (before, after, change, threshold, the commit of the step) fails, a
+ * metric not tested is skipped with why; an improvement or a pending step passes with a
+ * note. 0, or -1 with e. */
+int cli_export_add_check(struct export_set *s, const struct hist_db *db,
+                         const struct hist_judgement *j, struct err *e);
 
 /* Takes the option value of c if c is one of the three (true), else false. */
 bool cli_export_opt(struct cli_export *x, int c, const char *arg);

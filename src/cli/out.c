@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/esc.h"
+#include "core/json.h"
+
 static void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n);
@@ -30,8 +33,10 @@ void table_row(struct table *t)
     if (t->nrows == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 16;
         t->cells = xrealloc(t->cells, (size_t)t->cap * t->ncols * sizeof *t->cells);
+        t->red = xrealloc(t->red, (size_t)t->cap * t->ncols * sizeof *t->red);
     }
     memset(t->cells + (size_t)t->nrows * t->ncols, 0, t->ncols * sizeof *t->cells);
+    memset(t->red + (size_t)t->nrows * t->ncols, 0, t->ncols * sizeof *t->red);
     t->nrows++;
 }
 
@@ -48,58 +53,39 @@ void table_set(struct table *t, int col, const char *fmt, ...)
     *cell = s;
 }
 
+void table_set_red(struct table *t, int col, const char *s)
+{
+    table_set(t, col, "%s", s);
+    t->red[(size_t)(t->nrows - 1) * t->ncols + col] = true;
+}
+
 static const char *cell(const struct table *t, int r, int c)
 {
     const char *s = t->cells[(size_t)r * t->ncols + c];
     return s ? s : "";
 }
 
-/* Display width in characters: a UTF-8 sequence counts as one, a colour escape as none. */
+/* Display width in characters of a cell's text form (esc.h: no control characters, valid
+ * UTF-8): a UTF-8 sequence counts as one. */
 static int width(const char *s)
 {
     int w = 0;
-    for (; *s; s++) {
-        if (*s == '\033' && s[1] == '[') {
-            while (*s && *s != 'm')
-                s++;
-            if (!*s)
-                break;
-            continue;
-        }
+    for (; *s; s++)
         if (((unsigned char)*s & 0xC0) != 0x80)
             w++;
-    }
     return w;
 }
 
+/* TSV: the text form (a tab or a line break in a name shows as \x09, \x0a: the row stays
+ * whole). */
 static void put_tsv_field(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
-void out_csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
+    esc_text(f, s);
 }
 
 static void put_md_field(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '|')
-            fputc('\\', f);
-        fputc(*s == '\n' ? ' ' : *s, f);
-    }
+    esc_md_text(f, s);
 }
 
 void table_print(const struct table *t, FILE *f, enum out_format fmt)
@@ -114,7 +100,7 @@ void table_print(const struct table *t, FILE *f, enum out_format fmt)
                 if (fmt == FMT_TSV)
                     put_tsv_field(f, s);
                 else
-                    out_csv_field(f, s);
+                    esc_csv_field(f, s);
             }
             fputc('\n', f);
         }
@@ -138,18 +124,33 @@ void table_print(const struct table *t, FILE *f, enum out_format fmt)
         }
         return;
     }
+    /* for people: every cell in its text form (a name's escapes shown, never sent) */
+    size_t ncell = (size_t)t->nrows * t->ncols;
     int *w = calloc(t->ncols, sizeof *w);
-    if (!w)
+    char **vis = calloc(ncell + 1, sizeof *vis);
+    if (!w || !vis) {
+        free(w);
+        free(vis);
         return;
+    }
+    for (size_t i = 0; i < ncell; i++) {
+        const char *s = t->cells[i] ? t->cells[i] : "";
+        vis[i] = esc_text_plain(s) ? NULL : esc_text_dup(s);
+    }
     for (int c = 0; c < t->ncols; c++) {
         w[c] = width(t->headers[c]);
-        for (int r = 0; r < t->nrows; r++)
-            if (width(cell(t, r, c)) > w[c])
-                w[c] = width(cell(t, r, c));
+        for (int r = 0; r < t->nrows; r++) {
+            size_t i = (size_t)r * t->ncols + c;
+            int cw = width(vis[i] ? vis[i] : cell(t, r, c));
+            if (cw > w[c])
+                w[c] = cw;
+        }
     }
     for (int r = -1; r < t->nrows; r++) {
         for (int c = 0; c < t->ncols; c++) {
-            const char *s = r < 0 ? t->headers[c] : cell(t, r, c);
+            size_t i = (size_t)r * t->ncols + c;
+            const char *s = r < 0 ? t->headers[c] : vis[i] ? vis[i] : cell(t, r, c);
+            bool red = r >= 0 && t->red[i];
             int pad = w[c] - width(s);
             bool left = t->left_mask & (1u << c);
             bool last = c == t->ncols - 1;
@@ -157,12 +158,17 @@ void table_print(const struct table *t, FILE *f, enum out_format fmt)
                 fputs("  ", f);
             if (!left)
                 fprintf(f, "%*s", pad, "");
+            fputs(red ? "\033[31m" : "", f);
             fputs(s, f);
+            fputs(red ? "\033[0m" : "", f);
             if (left && !last)
                 fprintf(f, "%*s", pad, "");
         }
         fputc('\n', f);
     }
+    for (size_t i = 0; i < ncell; i++)
+        free(vis[i]);
+    free(vis);
     free(w);
 }
 
@@ -171,7 +177,9 @@ void table_free(struct table *t)
     for (size_t i = 0; i < (size_t)t->nrows * t->ncols; i++)
         free(t->cells[i]);
     free(t->cells);
+    free(t->red);
     t->cells = NULL;
+    t->red = NULL;
     t->nrows = t->cap = 0;
 }
 
@@ -183,12 +191,23 @@ static const char *sig3(char *buf, double v, const char *unit)
     return buf;
 }
 
+enum out_unit out_time_unit = OUT_UNIT_AUTO;
+
 const char *fmt_seconds(char *buf, double s)
 {
     if (isnan(s)) {
         snprintf(buf, FMT_BUF_MIN, "%s", "NA");
         return buf;
     }
+    /* -u: hyperfine's digits for its units (3 decimals for seconds, 1 for the others) */
+    if (out_time_unit == OUT_UNIT_S)
+        snprintf(buf, FMT_BUF_MIN, "%.3f s", s);
+    else if (out_time_unit == OUT_UNIT_MS)
+        snprintf(buf, FMT_BUF_MIN, "%.1f ms", s * 1e3);
+    else if (out_time_unit == OUT_UNIT_US)
+        snprintf(buf, FMT_BUF_MIN, "%.1f µs", s * 1e6);
+    if (out_time_unit != OUT_UNIT_AUTO)
+        return buf;
     double a = fabs(s);
     if (a >= 1 || a == 0)
         return sig3(buf, s, "s");
@@ -242,30 +261,24 @@ const char *fmt_num(char *buf, double v)
     return buf;
 }
 
-void json_str(FILE *f, const char *s)
+const char *out_vis(const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
+    static char *ring[8];
+    static unsigned next;
+    if (!s || esc_text_plain(s))
+        return s;
+    char *v = esc_text_dup(s);
+    if (!v)
+        return "(out of memory)";
+    free(ring[next % 8]);
+    ring[next++ % 8] = v;
+    return v;
 }
 
-void json_num(FILE *f, double v)
+void out_json_end(struct jw *w, const char *cmd)
 {
-    if (isnan(v) || isinf(v))
-        fputs("null", f);
-    else
-        fprintf(f, "%.9g", v);
+    fputc('\n', w->f);
+    struct err e;
+    if (jw_done(w, &e) < 0)
+        cli_error(cmd, "%s", e.msg);
 }

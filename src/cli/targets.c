@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/measure_opts.h"
 #include "core/exe.h"
 #include "core/words.h"
 
@@ -78,4 +79,31 @@ bool target_spec_add_lane(struct target_spec *spec, const char *cmd, const char 
     }
     spec->nlanes++;
     return true;
+}
+
+/* The options of measure_opts.h that fill a struct target_spec. */
+int target_opt_lane(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    return target_spec_add_lane(o->value, p->cmd, p->usage, arg) ? 0 : -1;
+}
+
+int target_opt_name(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct target_spec *spec = o->value;
+    (void)p;
+    spec->names[spec->nnames++] = (char *)arg;
+    return 0;
+}
+
+int target_opt_shell(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    return target_spec_set_shell(o->value, p->cmd, p->usage, arg) ? 0 : -1;
+}
+
+int target_opt_no_shell(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct target_spec *spec = o->value;
+    (void)arg, (void)p;
+    spec->shell = NULL;
+    return 0;
 }

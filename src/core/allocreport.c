@@ -79,6 +79,33 @@ static int hexval(char c)
          : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+/* A hex number of 1 to 16 digits (no 0x) in [s, s + n): 0, or -1 when it is not one. */
+static int hex_u64(const char *s, size_t n, uint64_t *out)
+{
+    if (n == 0 || n > 16)
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = hexval(s[i]);
+        if (d < 0 || (s[i] >= 'A' && s[i] <= 'F'))
+            return -1;
+        v = v * 16 + (uint64_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+static int get_hex(const struct field *f, int nf, const char *key, uint64_t *out, size_t lineno,
+                   struct err *e)
+{
+    const struct field *x = find(f, nf, key);
+    if (!x)
+        return err_set(e, ERR_INPUT, "line %zu: no '%s' field", lineno, key);
+    if (hex_u64(x->val, x->vallen, out) < 0)
+        return err_set(e, ERR_INPUT, "line %zu: bad hex number in '%s'", lineno, key);
+    return 0;
+}
+
 /* The decoded text value of key (percent escapes undone), malloc'd. */
 static int get_text(const struct field *f, int nf, const char *key, char **out, size_t lineno,
                     struct err *e)
@@ -138,6 +165,15 @@ static void proc_free(struct alloc_proc *p)
         free(p->scopes[i].label);
     free(p->scopes);
     free(p->exe);
+    for (size_t i = 0; i < p->nmaps; i++)
+        free(p->maps[i].path);
+    free(p->maps);
+    for (size_t i = 0; i < p->nsites; i++)
+        free(p->sites[i].label);
+    free(p->sites);
+    for (size_t i = 0; i < p->nstacks; i++)
+        free(p->stacks[i].frames);
+    free(p->stacks);
 }
 
 void allocreport_free(struct alloc_report *r)
@@ -147,6 +183,176 @@ void allocreport_free(struct alloc_report *r)
     free(r->procs);
     r->procs = NULL;
     r->nprocs = 0;
+}
+
+/* What a report line says follows it: scope, map, site and stack lines. */
+struct owed {
+    uint64_t scopes, maps, sites, stacks;
+};
+
+/* The stack fields of a report line, when it has them (stacks=). */
+static int parse_stack_fields(const struct field *f, int nf, struct alloc_proc *p,
+                              struct owed *o, size_t lineno, struct err *e)
+{
+    static const char *const unwinds[] = {"auto", "fp", "dwarf", NULL};
+    static const char *const unwinders[] = {"libunwind", "none", NULL};
+    if (!find(f, nf, "stacks"))
+        return 0;
+    char uw[16];
+    if (get_u64(f, nf, "stacks", &o->stacks, lineno, e) < 0 ||
+        get_u64(f, nf, "maps", &o->maps, lineno, e) < 0 ||
+        get_u64(f, nf, "sites", &o->sites, lineno, e) < 0 ||
+        get_word(f, nf, "unwind", p->unwind, sizeof p->unwind, unwinds, lineno, e) < 0 ||
+        get_word(f, nf, "unwinder", uw, sizeof uw, unwinders, lineno, e) < 0 ||
+        get_u64(f, nf, "by_fp", &p->by_fp, lineno, e) < 0 ||
+        get_u64(f, nf, "by_dwarf", &p->by_dwarf, lineno, e) < 0 ||
+        get_u64(f, nf, "peak_requested", &p->peak_requested, lineno, e) < 0)
+        return -1;
+    if (o->stacks > 100000000 || o->maps > 1000000 || o->sites > 1000000)
+        return err_set(e, ERR_INPUT, "line %zu: too many stacks, maps or sites", lineno);
+    p->has_stacks = true;
+    p->unwinder = strcmp(uw, "libunwind") == 0;
+    if ((o->maps && !(p->maps = calloc(o->maps, sizeof *p->maps))) ||
+        (o->sites && !(p->sites = calloc(o->sites, sizeof *p->sites))))
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    return 0;
+}
+
+static int check_pid(const struct field *f, int nf, const struct alloc_proc *p,
+                     const char *what, size_t lineno, struct err *e)
+{
+    uint64_t pid;
+    if (get_u64(f, nf, "pid", &pid, lineno, e) < 0)
+        return -1;
+    if ((long)pid != p->pid)
+        return err_set(e, ERR_INPUT, "line %zu: %s of pid %llu inside the report of pid %ld",
+                       lineno, what, (unsigned long long)pid, p->pid);
+    return 0;
+}
+
+static int parse_map(const struct field *f, int nf, const struct alloc_proc *p,
+                     struct alloc_map *m, size_t lineno, struct err *e)
+{
+    memset(m, 0, sizeof *m);
+    if (check_pid(f, nf, p, "map", lineno, e) < 0 ||
+        get_hex(f, nf, "start", &m->start, lineno, e) < 0 ||
+        get_hex(f, nf, "end", &m->end, lineno, e) < 0 ||
+        get_hex(f, nf, "offset", &m->offset, lineno, e) < 0 ||
+        get_u64(f, nf, "inode", &m->inode, lineno, e) < 0)
+        return -1;
+    if (m->end <= m->start)
+        return err_set(e, ERR_INPUT, "line %zu: a map that ends before it starts", lineno);
+    return get_text(f, nf, "path", &m->path, lineno, e);
+}
+
+static int parse_site(const struct field *f, int nf, const struct alloc_proc *p,
+                      struct alloc_site *s, size_t lineno, struct err *e)
+{
+    memset(s, 0, sizeof *s);
+    if (check_pid(f, nf, p, "site", lineno, e) < 0 ||
+        get_u64(f, nf, "id", &s->id, lineno, e) < 0)
+        return -1;
+    if (s->id == 0 || s->id > 0xffffffffu)
+        return err_set(e, ERR_INPUT, "line %zu: bad site id", lineno);
+    for (size_t i = 0; i < p->nsites; i++)
+        if (p->sites[i].id == s->id)
+            return err_set(e, ERR_INPUT, "line %zu: site %llu twice", lineno,
+                           (unsigned long long)s->id);
+    return get_text(f, nf, "label", &s->label, lineno, e);
+}
+
+/* The frames list F,F,... of a stack line. */
+static int parse_frames(const struct field *x, struct alloc_stack *st, size_t lineno,
+                        struct err *e)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < x->vallen; i++)
+        n += x->val[i] == ',';
+    if (n > ALLOC_MAX_FRAMES)
+        return err_set(e, ERR_INPUT, "line %zu: more than %d frames", lineno, ALLOC_MAX_FRAMES);
+    st->frames = malloc(n * sizeof *st->frames);
+    if (!st->frames)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    const char *s = x->val, *end = x->val + x->vallen;
+    for (size_t k = 0; k < n; k++) {
+        const char *c = memchr(s, ',', (size_t)(end - s));
+        size_t len = c ? (size_t)(c - s) : (size_t)(end - s);
+        uint64_t v;
+        if (len == 3 && memcmp(s, "cut", 3) == 0) {
+            v = ALLOC_FRAME_CUT;
+        } else if (len == 4 && memcmp(s, "many", 4) == 0) {
+            v = ALLOC_FRAME_MANY;
+        } else if (len >= 2 && len <= 11 && s[0] == 's') {
+            uint64_t id = 0;
+            for (size_t i = 1; i < len; i++) {
+                if (s[i] < '0' || s[i] > '9')
+                    return err_set(e, ERR_INPUT, "line %zu: bad frame '%.*s'", lineno,
+                                   (int)(len > 40 ? 40 : len), s);
+                id = id * 10 + (uint64_t)(s[i] - '0');
+            }
+            if (id == 0 || id > 0xffffffffu)
+                return err_set(e, ERR_INPUT, "line %zu: bad scope frame", lineno);
+            v = ALLOC_FRAME_SCOPE | id;
+        } else if (hex_u64(s, len, &v) < 0 || v == 0 || v >= ALLOC_FRAME_SCOPE) {
+            return err_set(e, ERR_INPUT, "line %zu: bad frame '%.*s'", lineno,
+                           (int)(len > 40 ? 40 : len), s);
+        }
+        st->frames[k] = v;
+        s += len + 1;
+    }
+    st->nframes = n;
+    return 0;
+}
+
+static int parse_stack(const struct field *f, int nf, const struct alloc_proc *p,
+                       struct alloc_stack *st, size_t lineno, struct err *e)
+{
+    memset(st, 0, sizeof *st);
+    if (check_pid(f, nf, p, "stack", lineno, e) < 0 ||
+        get_u64(f, nf, "allocations", &st->allocations, lineno, e) < 0 ||
+        get_u64(f, nf, "bytes", &st->bytes, lineno, e) < 0 ||
+        get_u64(f, nf, "temporaries", &st->temporaries, lineno, e) < 0 ||
+        get_u64(f, nf, "peak_bytes", &st->peak_bytes, lineno, e) < 0 ||
+        get_u64(f, nf, "leaked_bytes", &st->leaked_bytes, lineno, e) < 0)
+        return -1;
+    if (st->temporaries > st->allocations)
+        return err_set(e, ERR_INPUT, "line %zu: more temporaries than allocations", lineno);
+    const struct field *x = find(f, nf, "frames");
+    if (!x)
+        return err_set(e, ERR_INPUT, "line %zu: no 'frames' field", lineno);
+    return parse_frames(x, st, lineno, e);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every scope frame of p names one of its sites. */
+static int check_sites(const struct alloc_proc *p, size_t lineno, struct err *e)
+{
+    uint64_t *ids = malloc((p->nsites ? p->nsites : 1) * sizeof *ids);
+    if (!ids)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    for (size_t i = 0; i < p->nsites; i++)
+        ids[i] = p->sites[i].id;
+    qsort(ids, p->nsites, sizeof *ids, cmp_u64);
+    for (size_t i = 0; i < p->nstacks; i++)
+        for (size_t k = 0; k < p->stacks[i].nframes; k++) {
+            uint64_t fr = p->stacks[i].frames[k];
+            if ((fr & 0xffff000000000000ull) != ALLOC_FRAME_SCOPE)
+                continue;
+            uint64_t id = fr & 0xffffffffu;
+            if (!bsearch(&id, ids, p->nsites, sizeof *ids, cmp_u64)) {
+                free(ids);
+                return err_set(e, ERR_INPUT, "line %zu: the report of pid %ld has a scope "
+                               "frame of site %llu, which it does not name", lineno, p->pid,
+                               (unsigned long long)id);
+            }
+        }
+    free(ids);
+    return 0;
 }
 
 static int parse_proc(const struct field *f, int nf, struct alloc_proc *p, size_t lineno,
@@ -200,25 +406,44 @@ int allocreport_parse(const char *text, size_t len, struct alloc_report *r, stru
 {
     r->procs = NULL;
     r->nprocs = 0;
-    size_t cap = 0, lineno = 0;
-    uint64_t want_scopes = 0;     /* scope lines still owed to the last report */
+    size_t cap = 0, lineno = 0, stacks_cap = 0;
+    struct owed o = {0, 0, 0, 0};   /* lines still owed to the last report */
+    bool open_block = false;        /* the last report's lines are not checked yet */
     struct field f[MAX_FIELDS];
     const char *p = text, *end = text + len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    for (;;) {
+        const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+        size_t n = p < end ? (nl ? (size_t)(nl - p) : (size_t)(end - p)) : 0;
         const char *line = p;
+        bool at_end = p >= end;
         p += n + (nl ? 1 : 0);
-        lineno++;
-        bool is_report = starts(line, n, "tare-alloc");
-        bool is_scope = starts(line, n, "tare-alloc-scope");
-        if (!is_report && !is_scope) {
-            if (want_scopes) {
-                err_set(e, ERR_INPUT, "line %zu: %llu scope line%s missing", lineno,
-                        (unsigned long long)want_scopes, want_scopes == 1 ? "" : "s");
+        lineno += !at_end;
+        enum { NONE, REPORT, SCOPE, MAP, SITE, STACK } kind = NONE;
+        if (!at_end) {
+            kind = starts(line, n, "tare-alloc") ? REPORT
+                 : starts(line, n, "tare-alloc-scope") ? SCOPE
+                 : starts(line, n, "tare-alloc-map") ? MAP
+                 : starts(line, n, "tare-alloc-site") ? SITE
+                 : starts(line, n, "tare-alloc-stack") ? STACK : NONE;
+        }
+        /* A report's block ends at a line of no kind of its own, or at the end. */
+        if (at_end || kind == NONE || kind == REPORT) {
+            const char *what = o.scopes ? "scope" : o.maps ? "map" : o.sites ? "site"
+                             : o.stacks ? "stack" : NULL;
+            uint64_t left = o.scopes ? o.scopes : o.maps ? o.maps : o.sites ? o.sites : o.stacks;
+            if (what) {
+                err_set(e, ERR_INPUT, "line %zu: %llu %s line%s missing%s", lineno,
+                        (unsigned long long)left, what, left == 1 ? "" : "s",
+                        at_end ? " at the end" : "");
                 goto fail;
             }
-            continue;
+            if (open_block && check_sites(&r->procs[r->nprocs - 1], lineno, e) < 0)
+                goto fail;
+            open_block = false;
+            if (at_end)
+                break;
+            if (kind == NONE)
+                continue;
         }
         if (!nl) {
             err_set(e, ERR_INPUT, "line %zu: incomplete last line", lineno);
@@ -231,22 +456,54 @@ int allocreport_parse(const char *text, size_t len, struct alloc_report *r, stru
             err_set(e, ERR_INPUT, "line %zu: unknown report version", lineno);
             goto fail;
         }
-        if (is_scope) {
-            if (!want_scopes) {
-                err_set(e, ERR_INPUT, "line %zu: scope line without its report line", lineno);
+        if (kind != REPORT) {
+            static const char *const names[] = {"", "", "scope", "map", "site", "stack"};
+            uint64_t *owe = kind == SCOPE ? &o.scopes : kind == MAP ? &o.maps
+                          : kind == SITE ? &o.sites : &o.stacks;
+            if (!*owe) {
+                err_set(e, ERR_INPUT, "line %zu: %s line without its report line", lineno,
+                        names[kind]);
                 goto fail;
             }
             struct alloc_proc *pr = &r->procs[r->nprocs - 1];
-            if (parse_scope(f, nf, pr, &pr->scopes[pr->nscopes], lineno, e) < 0)
+            int rc;
+            if (kind == SCOPE) {
+                rc = parse_scope(f, nf, pr, &pr->scopes[pr->nscopes], lineno, e);
+                pr->nscopes += rc == 0;
+            } else if (kind == MAP) {
+                rc = parse_map(f, nf, pr, &pr->maps[pr->nmaps], lineno, e);
+                pr->nmaps += rc == 0;
+            } else if (kind == SITE) {
+                rc = parse_site(f, nf, pr, &pr->sites[pr->nsites], lineno, e);
+                pr->nsites += rc == 0;
+            } else {
+                if (pr->nstacks == stacks_cap) {
+                    /* grown as lines come: the count on the report line is not trusted */
+                    size_t nc = stacks_cap ? stacks_cap * 2 : 64;
+                    struct alloc_stack *ns = realloc(pr->stacks, nc * sizeof *ns);
+                    if (!ns) {
+                        err_set(e, ERR_SYSTEM, "out of memory");
+                        goto fail;
+                    }
+                    pr->stacks = ns;
+                    stacks_cap = nc;
+                }
+                rc = parse_stack(f, nf, pr, &pr->stacks[pr->nstacks], lineno, e);
+                if (rc < 0)
+                    free(pr->stacks[pr->nstacks].frames);
+                pr->nstacks += rc == 0;
+            }
+            if (rc < 0) {
+                if (kind == MAP)
+                    free(pr->maps[pr->nmaps].path);
+                if (kind == SITE)
+                    free(pr->sites[pr->nsites].label);
+                if (kind == SCOPE)
+                    free(pr->scopes[pr->nscopes].label);
                 goto fail;
-            pr->nscopes++;
-            want_scopes--;
+            }
+            (*owe)--;
             continue;
-        }
-        if (want_scopes) {
-            err_set(e, ERR_INPUT, "line %zu: %llu scope line%s missing", lineno,
-                    (unsigned long long)want_scopes, want_scopes == 1 ? "" : "s");
-            goto fail;
         }
         if (r->nprocs == cap) {
             size_t nc = cap ? cap * 2 : 8;
@@ -259,23 +516,22 @@ int allocreport_parse(const char *text, size_t len, struct alloc_report *r, stru
             cap = nc;
         }
         struct alloc_proc *pr = &r->procs[r->nprocs];
-        if (parse_proc(f, nf, pr, lineno, &want_scopes, e) < 0) {
+        stacks_cap = 0;
+        if (parse_proc(f, nf, pr, lineno, &o.scopes, e) < 0 ||
+            parse_stack_fields(f, nf, pr, &o, lineno, e) < 0) {
             proc_free(pr);
+            memset(&o, 0, sizeof o);
             goto fail;
         }
         r->nprocs++;
-        if (want_scopes) {
-            pr->scopes = calloc(want_scopes, sizeof *pr->scopes);
+        open_block = true;
+        if (o.scopes) {
+            pr->scopes = calloc(o.scopes, sizeof *pr->scopes);
             if (!pr->scopes) {
                 err_set(e, ERR_SYSTEM, "out of memory");
                 goto fail;
             }
         }
-    }
-    if (want_scopes) {
-        err_set(e, ERR_INPUT, "line %zu: %llu scope line%s missing at the end", lineno,
-                (unsigned long long)want_scopes, want_scopes == 1 ? "" : "s");
-        goto fail;
     }
     return 0;
 fail:

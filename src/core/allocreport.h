@@ -16,10 +16,28 @@
  * peak_bytes is the highest total of live blocks' usable sizes; the true peak lies within
  * peak_bytes ± peak_slack. Lines that do not start with "tare-alloc" are not reports and
  * are skipped (the report may share stderr with the program's own output).
+ *
+ * With stacks recorded (TARE_ALLOC_STACKS), the report line also has stacks=K maps=M sites=S
+ * unwind=auto|fp|dwarf unwinder=libunwind|none by_fp=N by_dwarf=N peak_requested=N, and the
+ * scope lines are followed by
+ *
+ *   tare-alloc-map 1 pid=P start=HEX end=HEX offset=HEX inode=N path=PATH     (M of these)
+ *   tare-alloc-site 1 pid=P id=N label=L                                      (S of these)
+ *   tare-alloc-stack 1 pid=P allocations=N bytes=N temporaries=N peak_bytes=N
+ *       leaked_bytes=N frames=F,F,...                                         (K of these)
+ *
+ * maps are the executable mappings of /proc/PID/maps at the report; sites the scope labels
+ * by id. A stack's frames are innermost first: return addresses in hex, sN for the scope of
+ * site N, "cut" where the stack was cut (too deep), "many" for the stacks past the library's
+ * table. by_fp and by_dwarf count the stacks taken by frame pointers and by libunwind;
+ * peak_requested is the peak of requested bytes live, the moment peak_bytes of the stack
+ * lines describes (heaptrack's peak); bytes, peak_bytes and leaked_bytes of a stack are
+ * requested bytes. (The frames-per-line limit is 65,536.)
  */
 #ifndef TARE_ALLOCREPORT_H
 #define TARE_ALLOCREPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +48,28 @@ struct alloc_scope {
     uint64_t entries, allocs_incl, allocs_excl, bytes_incl, bytes_excl;
 };
 
+struct alloc_map {
+    uint64_t start, end, offset, inode;
+    char *path;
+};
+
+struct alloc_site {
+    uint64_t id;
+    char *label;
+};
+
+/* Frames that are no address (see above). */
+#define ALLOC_FRAME_SCOPE 0xfffe000000000000ull     /* | the site id */
+#define ALLOC_FRAME_CUT 0xffff000000000001ull
+#define ALLOC_FRAME_MANY 0xffff000000000002ull
+#define ALLOC_MAX_FRAMES 65536
+
+struct alloc_stack {
+    uint64_t allocations, bytes, temporaries, peak_bytes, leaked_bytes;
+    uint64_t *frames;         /* innermost first */
+    size_t nframes;
+};
+
 struct alloc_proc {
     long pid, ppid;
     char end[8];              /* exit, _exit, exec */
@@ -38,6 +78,17 @@ struct alloc_proc {
     uint64_t allocations, frees, bytes, peak_bytes, peak_slack, threads;
     struct alloc_scope *scopes;
     size_t nscopes;
+    /* with stacks recorded (has_stacks): */
+    bool has_stacks;
+    char unwind[8];           /* auto, fp, dwarf */
+    bool unwinder;            /* libunwind was loaded */
+    uint64_t by_fp, by_dwarf, peak_requested;
+    struct alloc_map *maps;
+    size_t nmaps;
+    struct alloc_site *sites;
+    size_t nsites;
+    struct alloc_stack *stacks;
+    size_t nstacks;
 };
 
 struct alloc_report {

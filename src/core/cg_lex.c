@@ -640,30 +640,60 @@ static __attribute__((noinline)) const char *plain_spec(const char *t, const cha
     return name_op(v, e, key, line, res) ? nl + 1 : NULL;
 }
 
+/* A cfn= line (callee a, the line after it at *tp) in plain_lines(), and the call that most
+ * often follows it: one operation for the three lines, or the cfn= line's own. How many lines
+ * it took (*tp after them), or 0 when out of memory. */
+INLINE int cfn_call(const char **tp, const char *end, const int npos, uint64_t l0, uint64_t l1,
+                    uint64_t l2, uint64_t a, const char *after, struct lex_result *res,
+                    uint64_t line)
+{
+    const char *u = *tp;
+    uint64_t count, cost;
+    bool call = end - u >= 12 && plain_call(&u, end, npos, l0, l1, l2, &count, &cost);
+    struct lex_op *op = new_op(res, call ? OP_CFN_CALL : OP_SPEC, line);
+    size_t at = 0;
+    if (!op || (call && (at = new_cost(res, 1)) == SIZE_MAX))
+        return 0;
+    if (!call) {
+        op->key = K_CFN;
+        op->arg = a;
+        op->u.name = after;
+        return 1;
+    }
+    op->callee = (uint32_t)a;
+    op->arg = count;
+    op->u.cost_at = at;
+    op->ncost = 1;
+    res->cost[at] = cost;
+    *tp = u;
+    return 3;
+}
+
 /* Takes lines of those shapes from *sp on (none: the first is not one), and the name lines
  * of calls (cfn=, cob=, cfi=), *sp and last[] after them; self cost lines are summed into the
  * run's OP_SELF (made at the first), a bare cfn= line and a call with its cost line become
- * their operations, as the general loop makes them. Out of memory: res->nomem. */
+ * their operations, as the general loop makes them. Out of memory: res->nomem.
+ *
+ * Its state is in locals. The subpositions in scalars, not an array: held in an array, the
+ * compiler kept them in vector registers, and moved them in and out on every line. The run's
+ * sum in 128 bits (an add with carry per line, no test): past 2^64 is refused. pl's fields in
+ * locals too: through the pointer, they were read and written on every line (new_op() calls
+ * realloc(), which might change them for all the compiler knows). A repeat: the last self
+ * cost line's bytes from the space after its first subposition through its '\n' (rep_len of
+ * them, in rep_word), where they are at most eight and hold no relative subposition. A line
+ * of "+D" and the same bytes has the same cost and the same later subpositions, and is taken
+ * by one compare: 70% of the cost lines of cc1 are that ("+3 0 240" after "+5 0 240", the
+ * instructions of one basic block). */
 INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64_t *last,
                         struct lex_result *res, struct plain *pl)
 {
-    /* the subpositions in scalars, not an array: held in an array, the compiler kept them in
-     * vector registers, and moved them in and out on every line */
     const char *s = *sp;
     uint64_t l0 = last[0], l1 = last[1], l2 = last[2];
     uint64_t lines = 0;
-    /* the run's sum in 128 bits (an add with carry per line, no test): past 2^64 is refused */
     unsigned __int128 add = 0;
     bool over = false;
-    /* pl's fields in locals too: through the pointer, they were read and written on every
-     * line (new_op() calls realloc(), which might change them for all the compiler knows) */
     bool run = pl->run, self = false;
     uint64_t names = 0;         /* name lines among the lines taken */
-    /* A repeat: the last self cost line's bytes from the space after its first subposition
-     * through its '\n' (rep_len of them, in rep_word), where they are at most eight and hold
-     * no relative subposition. A line of "+D" and the same bytes has the same cost and the
-     * same later subpositions, and is taken by one compare: 70% of the cost lines of cc1 are
-     * that ("+3 0 240" after "+5 0 240", the instructions of one basic block). */
     uint64_t rep_word = 0, rep_mask = 0, rep_cost = 0;
     size_t rep_len = 0;     /* 0: no repeat to look for */
     for (;;) {
@@ -716,28 +746,10 @@ INLINE void plain_lines(const char **sp, const char *end, const int npos, uint64
             } else if (c != 'c')
                 break;
             else if (plain_cfn(&t, &a, &after)) {
-                /* most often a call follows: one operation for the three lines */
-                const char *u = t;
-                uint64_t count, cost;
-                bool call = end - u >= 12 && plain_call(&u, end, npos, l0, l1, l2, &count, &cost);
-                struct lex_op *op = new_op(res, call ? OP_CFN_CALL : OP_SPEC, pl->line + lines);
-                size_t at = 0;
-                if (!op || (call && (at = new_cost(res, 1)) == SIZE_MAX))
+                int n = cfn_call(&t, end, npos, l0, l1, l2, a, after, res, pl->line + lines);
+                if (!n)
                     break;
-                if (call) {
-                    op->callee = (uint32_t)a;
-                    op->arg = count;
-                    op->u.cost_at = at;
-                    op->ncost = 1;
-                    res->cost[at] = cost;
-                    t = u;
-                    lines += 3;
-                } else {
-                    op->key = K_CFN;
-                    op->arg = a;
-                    op->u.name = after;
-                    lines++;
-                }
+                lines += n;
             } else if (plain_call(&t, end, npos, l0, l1, l2, &a, &b)) {
                 struct lex_op *op = new_op(res, OP_CALL, pl->line + lines);
                 size_t at;
@@ -876,6 +888,200 @@ INLINE bool plain(const char **s, const char *end, int npos, uint64_t *last,
     return true;
 }
 
+/* The self cost lines of one function in a range, summed into one OP_SELF placed at the first
+ * of them (its costs' index in cost[], its op, the most costs a line gave): only a fn= line
+ * changes the function they belong to, so the calls and name lines between them need not
+ * split the sum, and the replay has one operation per function, not per run. */
+struct run {
+    bool on;
+    size_t at, op;
+    int n;
+};
+
+/* Ends the run: its operation gets the number of its costs. */
+INLINE void end_run(struct lex_result *res, struct run *r)
+{
+    if (r->on) {
+        res->ops[r->op].ncost = (uint16_t)r->n;
+        r->on = false;
+    }
+}
+
+/* What the lexer does after a line. */
+enum lex_step { STEP_ON, STEP_STOP, STEP_UNSURE, STEP_DONE };
+
+/* A cost line's subpositions pos[], known[] and costs cost[0..n), parsed: summed into the
+ * function's run (next: a self cost line), or the cost of the call before it, or nothing (the
+ * line after a jump). false: out of memory. */
+INLINE bool take_cost(struct lex_result *res, enum lex_next *next, const int npos,
+                      uint64_t *last, bool *known, const uint64_t *pos, const bool *kn,
+                      const uint64_t *cost, int n, struct run *r, uint64_t line, int ncol,
+                      const bool lines_mode, const int line_pos, const bool one_event)
+{
+    if (*next == NEXT_SELF) {
+#pragma GCC unroll 3
+        for (int i = 0; i < npos; i++) {
+            last[i] = pos[i];
+            known[i] = kn[i];
+        }
+        if (!r->on) {
+            struct lex_op *op = new_op(res, OP_SELF, line);
+            size_t at;
+            if (!op || (at = new_cost(res, ncol)) == SIZE_MAX)
+                return false;
+            op->arg = at;
+            if (lines_mode)
+                op->u.subline = line_pos >= 0 && line_pos < npos ? pos[line_pos] : 0;
+            *r = (struct run){.on = true, .at = at, .op = res->nops - 1, .n = 0};
+        }
+        uint64_t *sum = res->cost + r->at;
+        bool over = false;
+        if (one_event) {
+            if (n)
+                over = __builtin_add_overflow(sum[0], cost[0], &sum[0]);
+        } else
+            for (int k = 0; k < n; k++)
+                over |= __builtin_add_overflow(sum[k], cost[k], &sum[k]);
+        if (over && res->over_op == SIZE_MAX)
+            res->over_op = r->op;
+        if (n > r->n)
+            r->n = n;
+        if (lines_mode)
+            end_run(res, r);
+    } else if (*next == NEXT_CALL) {
+        size_t at = new_cost(res, ncol);
+        if (at == SIZE_MAX)
+            return false;
+        struct lex_op *op = res->nops ? &res->ops[res->nops - 1] : NULL;
+        if (op && op->kind == OP_CALLS) {      /* one operation for the two lines */
+            op->kind = OP_CALL;
+            op->u.cost_at = at;
+        } else if ((op = new_op(res, OP_CALLCOST, line)))
+            op->arg = at;   /* the calls= line was in the range before */
+        else
+            return false;
+        op->ncost = (uint16_t)n;
+        for (int k = 0; k < n; k++)
+            res->cost[at + k] = cost[k];
+        *next = NEXT_SELF;
+    } else
+        *next = NEXT_SELF;   /* the line after a jump: no cost of its own */
+    return true;
+}
+
+/* A calls=, jump= or jcnd= line at v (its value; key its key): the call's operation, or the
+ * jump's promise of a target line; *nl the end of the line. */
+INLINE enum lex_step call_or_jump(const char *v, const char *end, int key, const int npos,
+                                  const uint64_t *last, const bool *known, enum lex_next *next,
+                                  bool *in_body, struct lex_result *res, uint64_t line,
+                                  const char **nl)
+{
+    bool calls = key == KEY_CALLS;
+    if (*next != NEXT_SELF) {
+        lex_fail(res, calls ? "'calls=' where the cost line of the previous call was due"
+                            : "jump line where the cost line of a call was due");
+        return STEP_DONE;
+    }
+    uint64_t count = 0, pos[3];
+    bool kn[3];
+    const char *p = v;
+    bool fast;
+    if (key != KEY_JCND)        /* calls=COUNT, jump=COUNT */
+        fast = fast_count(&p, &count);
+    else {      /* jcnd=EXECUTED/COUNT */
+        const char *st = p;
+        while ((unsigned)(*p - '0') < 10)
+            p++;
+        fast = p > st && *p == '/' && (++p, fast_count(&p, &count));
+    }
+    if (fast && fast_positions(&p, npos, last, known, pos, kn)) {
+        *nl = line_end(p, end);
+    } else {
+        *nl = line_end(v, end);
+        const char *e = *nl;
+        if (e > v && e[-1] == '\r')
+            e--;
+        struct lex_state st = {.npos = npos};
+        for (int i = 0; i < 3; i++) {
+            st.last[i] = last[i];
+            st.known[i] = known[i];
+        }
+        int rc = calls ? lex_calls(v, e, &st, &count, res)
+                       : lex_jump(v, e, key == KEY_JCND, &st, res);
+        if (rc == 0)
+            return STEP_DONE;
+        if (rc < 0)
+            return STEP_UNSURE;
+    }
+    if (calls) {
+        struct lex_op *op = new_op(res, OP_CALLS, line);
+        if (!op)
+            return STEP_DONE;
+        op->arg = count;
+        *next = NEXT_CALL;
+        *in_body = true;
+    } else
+        *next = NEXT_JUMP;
+    return STEP_ON;
+}
+
+/* A key line at *sp: a calls= or jump line, or a name line (fn=, cfn=, ...) made its
+ * operation; *sp after it. STEP_STOP with *sp at the line: a header line, or something for
+ * the second pass to judge. */
+INLINE enum lex_step key_line(const char **sp, const char *end, const int npos, const bool events,
+                              const uint64_t *last, const bool *known, enum lex_next *next,
+                              bool *in_body, struct run *r, struct lex_result *res,
+                              uint64_t line)
+{
+    const char *s = *sp, *k = s;
+    int key = -2;
+    size_t klen = end - s >= 8 ? known_key(s, &key) : 0;
+    if (klen)
+        s += klen;
+    else {
+        while (is_key_char(*s))
+            s++;
+        if (*s != '=')
+            return STEP_STOP;   /* a header line, or something for the second pass to judge */
+        klen = s - k;
+        key = klen == 5 && memcmp(k, "calls", 5) == 0 ? KEY_CALLS
+              : klen == 4 && memcmp(k, "jump", 4) == 0 ? KEY_JUMP
+              : klen == 4 && memcmp(k, "jcnd", 4) == 0 ? KEY_JCND
+                                                       : spec_key_of(k, klen);
+    }
+    const char *v = s + 1, *nl;
+    if (key == KEY_CALLS || key == KEY_JUMP || key == KEY_JCND) {
+        if (!events)
+            return STEP_STOP;
+        enum lex_step st = call_or_jump(v, end, key, npos, last, known, next, in_body, res, line,
+                                        &nl);
+        if (st != STEP_ON)
+            return st;
+    } else {
+        nl = line_end(v, end);
+        const char *e = nl;
+        if (e > v && e[-1] == '\r')
+            e--;
+        if (*next != NEXT_SELF) {
+            lex_fail(res, "'%.*s=' where the cost line of a call or jump was due",
+                     (int)(klen < 40 ? klen : 40), k);
+            return STEP_DONE;
+        }
+        if (key == -2) {
+            lex_fail(res, "unknown line '%.*s='", (int)(klen < 40 ? klen : 40), k);
+            return STEP_DONE;
+        }
+        if (key >= 0) {
+            if (key == K_FN)
+                end_run(res, r);
+            if (!name_op(v, e, key, line, res))
+                return STEP_DONE;
+        }
+    }
+    *sp = nl + 1;
+    return STEP_ON;
+}
+
 /* The lexer, made once per number of subpositions (1 to 3) and for one event or several, so
  * that its loops unroll and its state stays in registers. */
 INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
@@ -893,28 +1099,14 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
     enum lex_next next = in->next;
     bool in_body = in->in_body;
     uint64_t line = 0;
-    /* The self cost lines of one function in this range, summed into one OP_SELF placed at the
-     * first of them (its costs' index in cost[], its op, the most costs a line gave): only a
-     * fn= line changes the function they belong to, so the calls and name lines between them
-     * need not split the sum, and the replay has one operation per function, not per run. */
-    bool run = false;
-    size_t run_at = 0, run_op = 0;
-    int run_n = 0;
-#define END_RUN()                                       \
-    do {                                                \
-        if (run) {                                      \
-            res->ops[run_op].ncost = (uint16_t)run_n;   \
-            run = false;                                \
-        }                                               \
-    } while (0)
-
+    struct run r = {0};
     while (s < end) {
         unsigned char c = *s;
         if ((unsigned)(c - '0') < 10 || c == '+' || c == '*' || c == '-') {
             if (!body)
                 goto stop;
-            if (plain_ok(in, next, known, npos) && plain(&s, end, npos, last, res, &line, &run,
-                                                        &run_at, &run_op, &run_n, &in_body))
+            if (plain_ok(in, next, known, npos) && plain(&s, end, npos, last, res, &line, &r.on,
+                                                        &r.at, &r.op, &r.n, &in_body))
                 continue;
             if (res->nomem)
                 goto done;
@@ -971,57 +1163,9 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
         }
         parsed:
             in_body = true;
-            if (next == NEXT_SELF) {
-#pragma GCC unroll 3
-                for (int i = 0; i < npos; i++) {
-                    last[i] = pos[i];
-                    known[i] = kn[i];
-                }
-                if (!run) {
-                    struct lex_op *op = new_op(res, OP_SELF, line);
-                    size_t at;
-                    if (!op || (at = new_cost(res, ncol)) == SIZE_MAX)
-                        goto done;
-                    op->arg = at;
-                    if (lines_mode)
-                        op->u.subline = line_pos >= 0 && line_pos < npos ? pos[line_pos] : 0;
-                    run = true;
-                    run_at = at;
-                    run_op = res->nops - 1;
-                    run_n = 0;
-                }
-                uint64_t *sum = res->cost + run_at;
-                bool over = false;
-                if (one_event) {
-                    if (n)
-                        over = __builtin_add_overflow(sum[0], cost[0], &sum[0]);
-                } else
-                    for (int k = 0; k < n; k++)
-                        over |= __builtin_add_overflow(sum[k], cost[k], &sum[k]);
-                if (over && res->over_op == SIZE_MAX)
-                    res->over_op = run_op;
-                if (n > run_n)
-                    run_n = n;
-                if (lines_mode)
-                    END_RUN();
-            } else if (next == NEXT_CALL) {
-                size_t at = new_cost(res, ncol);
-                if (at == SIZE_MAX)
-                    goto done;
-                struct lex_op *op = res->nops ? &res->ops[res->nops - 1] : NULL;
-                if (op && op->kind == OP_CALLS) {      /* one operation for the two lines */
-                    op->kind = OP_CALL;
-                    op->u.cost_at = at;
-                } else if ((op = new_op(res, OP_CALLCOST, line)))
-                    op->arg = at;   /* the calls= line was in the range before */
-                else
-                    goto done;
-                op->ncost = (uint16_t)n;
-                for (int k = 0; k < n; k++)
-                    res->cost[at + k] = cost[k];
-                next = NEXT_SELF;
-            } else
-                next = NEXT_SELF;   /* the line after a jump: no cost of its own */
+            if (!take_cost(res, &next, npos, last, known, pos, kn, cost, n, &r, line, ncol,
+                           lines_mode, line_pos, one_event))
+                goto done;
             line++;
             continue;
         }
@@ -1038,103 +1182,19 @@ INLINE void lex_body(const char *s, const char *end, const struct lex_state *in,
         if (!is_key_char(c))
             goto stop;
         if ((c == 'c' || c == 'j') && body && plain_ok(in, next, known, npos)) {
-            if (plain(&s, end, npos, last, res, &line, &run, &run_at, &run_op, &run_n, &in_body))
+            if (plain(&s, end, npos, last, res, &line, &r.on, &r.at, &r.op, &r.n, &in_body))
                 continue;
             if (res->nomem)
                 goto done;
         }
-        const char *k = s;
-        int key = -2;
-        size_t klen = end - s >= 8 ? known_key(s, &key) : 0;
-        if (klen)
-            s += klen;
-        else {
-            while (is_key_char(*s))
-                s++;
-            if (*s != '=') {
-                s = k;
-                goto stop;      /* a header line, or something for the second pass to judge */
-            }
-            klen = s - k;
-            key = klen == 5 && memcmp(k, "calls", 5) == 0 ? KEY_CALLS
-                  : klen == 4 && memcmp(k, "jump", 4) == 0 ? KEY_JUMP
-                  : klen == 4 && memcmp(k, "jcnd", 4) == 0 ? KEY_JCND
-                                                           : spec_key_of(k, klen);
-        }
-        const char *v = s + 1, *nl, *e;
-        bool calls = key == KEY_CALLS, jump = key == KEY_JUMP || key == KEY_JCND;
-        if (calls || jump) {
-            if (!events) {
-                s = k;
-                goto stop;
-            }
-            if (next != NEXT_SELF) {
-                lex_fail(res, calls ? "'calls=' where the cost line of the previous call was due"
-                                    : "jump line where the cost line of a call was due");
-                goto done;
-            }
-            uint64_t count = 0, pos[3];
-            bool kn[3];
-            const char *p = v;
-            bool fast;
-            if (key != KEY_JCND)        /* calls=COUNT, jump=COUNT */
-                fast = fast_count(&p, &count);
-            else {      /* jcnd=EXECUTED/COUNT */
-                const char *st = p;
-                while ((unsigned)(*p - '0') < 10)
-                    p++;
-                fast = p > st && *p == '/' && (++p, fast_count(&p, &count));
-            }
-            if (fast && fast_positions(&p, npos, last, known, pos, kn)) {
-                nl = line_end(p, end);
-            } else {
-                nl = line_end(v, end);
-                e = nl;
-                if (e > v && e[-1] == '\r')
-                    e--;
-                struct lex_state st = {.npos = npos};
-                for (int i = 0; i < 3; i++) {
-                    st.last[i] = last[i];
-                    st.known[i] = known[i];
-                }
-                int rc = calls ? lex_calls(v, e, &st, &count, res)
-                               : lex_jump(v, e, key == KEY_JCND, &st, res);
-                if (rc == 0)
-                    goto done;
-                if (rc < 0)
-                    goto unsure;
-            }
-            if (calls) {
-                struct lex_op *op = new_op(res, OP_CALLS, line);
-                if (!op)
-                    goto done;
-                op->arg = count;
-                next = NEXT_CALL;
-                in_body = true;
-            } else
-                next = NEXT_JUMP;
-        } else {
-            nl = line_end(v, end);
-            e = nl;
-            if (e > v && e[-1] == '\r')
-                e--;
-            if (next != NEXT_SELF) {
-                lex_fail(res, "'%.*s=' where the cost line of a call or jump was due",
-                         (int)(klen < 40 ? klen : 40), k);
-                goto done;
-            }
-            if (key == -2) {
-                lex_fail(res, "unknown line '%.*s='", (int)(klen < 40 ? klen : 40), k);
-                goto done;
-            }
-            if (key >= 0) {
-                if (key == K_FN)
-                    END_RUN();
-                if (!name_op(v, e, key, line, res))
-                    goto done;
-            }
-        }
-        s = nl + 1;
+        enum lex_step st = key_line(&s, end, npos, events, last, known, &next,
+                                    &in_body, &r, res, line);
+        if (st == STEP_STOP)
+            goto stop;
+        if (st == STEP_UNSURE)
+            goto unsure;
+        if (st == STEP_DONE)
+            goto done;
         line++;
     }
     goto done;
@@ -1144,8 +1204,7 @@ stop:
 unsure:
     res->unsure = true;
 done:
-    END_RUN();
-#undef END_RUN
+    end_run(res, &r);
     res->lines = line;
     res->state = *in;
     for (int i = 0; i < 3; i++) {

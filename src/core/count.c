@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/allocreport.h"
+#include "core/allocstacks.h"
 #include "core/profile.h"
 
 const char *count_engine_name(enum count_engine engine)
@@ -131,7 +132,7 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
         .argv = argv, .env_set = env, .cwd = j->cwd, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
         .no_aslr = true, .show_output = sh->o->show_output,
         .stdin_path = sh->o->stdin_path, .stdout_path = sh->o->stdout_path,
-        .stdout_append = true,
+        .stdout_append = true, .stdout_pipe = sh->o->stdout_pipe,
         .wait_group = true,   /* every process it starts is counted: wait for each */
     };
     char when[96];
@@ -366,13 +367,14 @@ static bool callgrind_pass(struct shared *sh, int k, int pass, struct pass_count
     return ok;
 }
 
-/* The lane's variables plus LD_PRELOAD (ahead of any the user set) and TARE_ALLOC_OUT. */
-static char **alloc_env(char *const *lane, const char *lib, const char *out)
+/* The lane's variables plus LD_PRELOAD (ahead of any the user set), TARE_ALLOC_OUT and, with
+ * stacks kept, TARE_ALLOC_STACKS. */
+static char **alloc_env(char *const *lane, const char *lib, const char *out, bool stacks)
 {
     size_t n = 0;
     while (lane && lane[n])
         n++;
-    char **env = calloc(n + 3, sizeof *env);
+    char **env = calloc(n + 4, sizeof *env);
     if (!env)
         return NULL;
     const char *old = getenv("LD_PRELOAD");
@@ -387,6 +389,8 @@ static char **alloc_env(char *const *lane, const char *lib, const char *out)
         env[m - 1] = NULL;
     if (asprintf(&env[m++], "TARE_ALLOC_OUT=%s", out) < 0)
         env[m - 1] = NULL;
+    if (stacks && !(env[m++] = strdup("TARE_ALLOC_STACKS=auto")))
+        env[m - 1] = NULL;
     for (size_t i = 0; i < m; i++)
         if (!env[i]) {
             for (size_t k = 0; k < m; k++)
@@ -397,13 +401,67 @@ static char **alloc_env(char *const *lane, const char *lib, const char *out)
     return env;
 }
 
+/* The stacks of every process of the report as DIR/NAME.stacks.tsv (written whole). */
+static int keep_stacks(const struct alloc_report *rep, const char *dir, const char *job_name,
+                       struct err *e)
+{
+    char name[200], path[4400], tmp[4420];
+    safe_name(name, sizeof name, job_name);
+    snprintf(path, sizeof path, "%s/%s.stacks.tsv", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    struct astk_opts o = {-1, NULL, NULL};
+    struct astk_table t;
+    if (astk_from_report(rep, &o, &t, e) < 0)
+        return -1;
+    astk_sort(&t, ASTK_ALLOCS);
+    FILE *f = fopen(tmp, "w");
+    int rc = 0;
+    if (!f) {
+        rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
+    } else {
+        astk_write_tsv(&t, f, 0);
+        bool bad = ferror(f) != 0;
+        if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+            rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", path);
+            unlink(tmp);
+        }
+    }
+    astk_free(&t);
+    return rc;
+}
+
+/* One more native run under libtare-alloc.so, recording stacks, kept as NAME.stacks.tsv. */
+static void stacks_pass(struct shared *sh, int k, struct err *fatal)
+{
+    struct count_job *j = &sh->jobs[k];
+    char out[4096];
+    snprintf(out, sizeof out, "%s/job%d.stacks", sh->tmpdir, k);
+    char **env = alloc_env(j->env, sh->o->alloc_lib, out, true);
+    if (!env) {
+        err_set(fatal, ERR_SYSTEM, "out of memory");
+        return;
+    }
+    bool ok = run_step(sh, j, j->argv, "native run recording stacks", env,
+                       pass_iteration(sh->o, 0), "run recording stacks", fatal);
+    for (char **v = env; *v; v++)
+        free(*v);
+    free(env);
+    struct alloc_report rep = {0};
+    struct err e = {0};
+    if (ok && (allocreport_read_file(out, &rep, &e) < 0 ||
+               keep_stacks(&rep, sh->o->stacks_dir, j->name, &e) < 0))
+        snprintf(j->note, sizeof j->note, "its stacks were not kept: %.400s", e.msg);
+    allocreport_free(&rep);
+    unlink(out);
+}
+
 /* One native run under libtare-alloc.so: bytes requested and peak live bytes. */
 static void alloc_pass(struct shared *sh, int k, struct err *fatal)
 {
     struct count_job *j = &sh->jobs[k];
     char out[4096];
     snprintf(out, sizeof out, "%s/job%d.alloc", sh->tmpdir, k);
-    char **env = alloc_env(j->env, sh->o->alloc_lib, out);
+    char **env = alloc_env(j->env, sh->o->alloc_lib, out, false);
     if (!env) {
         err_set(fatal, ERR_SYSTEM, "out of memory");
         return;
@@ -529,6 +587,10 @@ static void run_job(struct shared *sh, int k, struct err *fatal)
     /* 3. Bytes and peak heap need the counting allocator (a native run, LD_PRELOAD). */
     if (sh->o->alloc_lib)
         alloc_pass(sh, k, fatal);
+    /* 4. The stacks, kept: a run of their own, so that the counts above stay what they are
+     * without (libunwind's thread-local storage and the variable change a few bytes). */
+    if (sh->o->alloc_lib && sh->o->stacks_dir && j->status == COUNT_OK && !fatal->kind)
+        stacks_pass(sh, k, fatal);
 out:
     /* Cleanup after a failure too; a failure's record stays. After an interrupt it waits
      * for every worker to stop, then runs within a grace (count_run). */

@@ -3,14 +3,19 @@
 #include "core/export.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/esc.h"
+#include "core/json.h"
 #include "core/proc.h"
+#include "core/xml.h"
 
 const char *const export_format_names[EXPORT_NFORMATS] = {"bmf", "gab", "junit"};
 
@@ -90,46 +95,6 @@ const char *export_unit(const char *measure)
     return measure;   /* instructions, allocations: counts of themselves */
 }
 
-/* A number as JSON and XML take it: whole numbers whole, others to 9 significant digits. */
-static void put_num(FILE *f, double v)
-{
-    if (v == floor(v) && fabs(v) < 9e15)
-        fprintf(f, "%.0f", v);
-    else
-        fprintf(f, "%.9g", v);
-}
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static void xml_text(FILE *f, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        case '\n': fputs("&#10;", f); break;
-        case '\t': fputs("&#9;", f); break;
-        default:
-            fputc(*p < 0x20 ? '?' : *p, f);   /* XML 1.0 has no other control characters */
-        }
-    }
-}
-
 /*
  * BMF's measure for a tare metric. Times go to bencher's built-in Latency measure, which is in
  * nanoseconds: median_s is "latency", another *_s metric "NAME-latency" (min_s ->
@@ -160,12 +125,13 @@ static bool has_range(const struct export_rec *r)
     return !isnan(r->lo) && !isnan(r->hi);
 }
 
-static void write_bmf(FILE *f, const struct export_set *s, size_t *left_out)
+static int write_bmf(FILE *f, const struct export_set *s, size_t *left_out)
 {
     /* Benchmarks are keys: records of one benchmark are gathered under it in first-seen
      * order, whatever order they came in. */
-    fputs("{", f);
-    bool first_bench = true;
+    struct jw w;
+    jw_init(&w, f);
+    jw_object_begin_lines(&w, "\n  ", "\n");
     for (size_t i = 0; i < s->n; i++) {
         bool seen = false;
         for (size_t j = 0; j < i && !seen; j++)
@@ -182,83 +148,98 @@ static void write_bmf(FILE *f, const struct export_set *s, size_t *left_out)
                 continue;
             }
             if (first) {
-                fputs(first_bench ? "\n  " : ",\n  ", f);
-                first_bench = false;
-                json_string(f, r->bench);
-                fputs(": {", f);
+                jw_key(&w, r->bench);
+                jw_object_begin_lines(&w, "\n    ", "\n  ");
             }
+            first = false;
             char name[128];
             double scale;
             bmf_measure(name, sizeof name, r->measure, &scale);
-            fputs(first ? "\n    " : ",\n    ", f);
-            first = false;
-            json_string(f, name);
-            fputs(": {\"value\": ", f);
-            put_num(f, r->value * scale);
+            jw_kobject(&w, name);
+            jw_kdouble(&w, "value", r->value * scale);
             if (has_range(r)) {
-                fputs(", \"lower_value\": ", f);
-                put_num(f, r->lo * scale);
-                fputs(", \"upper_value\": ", f);
-                put_num(f, r->hi * scale);
+                jw_kdouble(&w, "lower_value", r->lo * scale);
+                jw_kdouble(&w, "upper_value", r->hi * scale);
             }
-            fputs("}", f);
+            jw_end(&w);
         }
         if (!first)
-            fputs("\n  }", f);
+            jw_end(&w);
     }
-    fputs(first_bench ? "}\n" : "\n}\n", f);
+    jw_end(&w);
+    fputc('\n', f);
+    return jw_done(&w, NULL);
 }
 
-static void write_gab(FILE *f, const struct export_set *s, size_t *left_out)
+/* The action's "extra": the run count, what the range is, the note; one a line. */
+static int gab_extra(struct jw *w, const struct export_rec *r)
 {
-    fputs("[", f);
-    bool first = true;
+    char *extra = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&extra, &len);
+    if (!m)
+        return -1;
+    const char *sep = "";
+    if (r->runs > 0) {
+        fprintf(m, "runs: %ld", r->runs);
+        sep = "\n";
+    }
+    if (has_range(r) && r->range_what) {
+        fprintf(m, "%srange: %s", sep, r->range_what);
+        sep = "\n";
+    }
+    if (r->note)
+        fprintf(m, "%s%s", sep, r->note);
+    if (fclose(m) != 0) {
+        free(extra);
+        return -1;
+    }
+    if (len > 0)
+        jw_kstring(w, "extra", extra);
+    free(extra);
+    return 0;
+}
+
+static int write_gab(FILE *f, const struct export_set *s, size_t *left_out)
+{
+    struct jw w;
+    jw_init(&w, f);
+    jw_array_begin_lines(&w, "\n  ", "\n");
     for (size_t i = 0; i < s->n; i++) {
         const struct export_rec *r = &s->r[i];
         if (isnan(r->value)) {
             (*left_out)++;
             continue;
         }
-        fputs(first ? "\n  " : ",\n  ", f);
-        first = false;
-        char name[1024];
-        snprintf(name, sizeof name, "%s (%s)", r->bench, r->measure);
-        fputs("{\"name\": ", f);
-        json_string(f, name);
-        fputs(", \"unit\": ", f);
-        json_string(f, export_unit(r->measure));
-        fputs(", \"value\": ", f);
-        put_num(f, r->value);
+        char *name = NULL;
+        if (asprintf(&name, "%s (%s)", r->bench, r->measure) < 0)
+            return -1;
+        jw_object_begin(&w);
+        jw_kstring(&w, "name", name);
+        free(name);
+        jw_kstring(&w, "unit", export_unit(r->measure));
+        jw_kdouble(&w, "value", r->value);
         if (has_range(r)) {
             /* the action shows range as written: "± x" when it is symmetric */
-            char buf[128];
+            char buf[128], lo[ESC_NUM_MAX], hi[ESC_NUM_MAX];
             double d = (r->hi - r->lo) / 2;
             if (fabs(r->value - d - r->lo) <= 1e-9 * fabs(r->value) + 1e-300)
-                snprintf(buf, sizeof buf, "± %.9g", d);
+                snprintf(buf, sizeof buf, "± %s", esc_number(lo, d));
             else
-                snprintf(buf, sizeof buf, "%.9g .. %.9g", r->lo, r->hi);
-            fputs(", \"range\": ", f);
-            json_string(f, buf);
+                snprintf(buf, sizeof buf, "%s .. %s", esc_number(lo, r->lo),
+                         esc_number(hi, r->hi));
+            jw_kstring(&w, "range", buf);
         }
-        char extra[1024];
-        int n = 0;
-        if (r->runs > 0)
-            n += snprintf(extra + n, sizeof extra - (size_t)n, "runs: %ld", r->runs);
-        if (has_range(r) && r->range_what && n < (int)sizeof extra)
-            n += snprintf(extra + n, sizeof extra - (size_t)n, "%srange: %s", n ? "\n" : "",
-                          r->range_what);
-        if (r->note && n < (int)sizeof extra)
-            n += snprintf(extra + n, sizeof extra - (size_t)n, "%s%s", n ? "\n" : "", r->note);
-        if (n > 0) {
-            fputs(", \"extra\": ", f);
-            json_string(f, extra);
-        }
-        fputs("}", f);
+        if (gab_extra(&w, r) < 0)
+            return -1;
+        jw_end(&w);
     }
-    fputs(first ? "]\n" : "\n]\n", f);
+    jw_end(&w);
+    fputc('\n', f);
+    return jw_done(&w, NULL);
 }
 
-static void write_junit(FILE *f, const struct export_set *s)
+static int write_junit(FILE *f, const struct export_set *s)
 {
     size_t failures = 0, skipped = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -270,61 +251,85 @@ static void write_junit(FILE *f, const struct export_set *s)
     for (char *p = classname; *p; p++)
         if (*p == ' ')
             *p = '.';
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"", f);
-    xml_text(f, s->suite);
-    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n", s->n,
-            failures, skipped);
-    fputs("  <testsuite name=\"", f);
-    xml_text(f, s->suite);
-    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n", s->n,
-            failures, skipped);
+    struct xw w;
+    xw_init(&w, f);
+    /* the root carries no skipped count: Jenkins' junit-10.xsd allows it on a suite only */
+    xw_begin(&w, "testsuites");
+    xw_attr(&w, "name", s->suite);
+    xw_attr_u64(&w, "tests", s->n);
+    xw_attr_u64(&w, "failures", failures);
+    xw_attr_u64(&w, "errors", 0);
+    xw_begin(&w, "testsuite");
+    xw_attr(&w, "name", s->suite);
+    xw_attr_u64(&w, "tests", s->n);
+    xw_attr_u64(&w, "failures", failures);
+    xw_attr_u64(&w, "errors", 0);
+    xw_attr_u64(&w, "skipped", skipped);
     for (size_t i = 0; i < s->n; i++) {
         const struct export_rec *r = &s->r[i];
-        fputs("    <testcase classname=\"", f);
-        xml_text(f, classname);
-        fputs("\" name=\"", f);
-        xml_text(f, r->bench);
-        fputc(' ', f);
-        xml_text(f, r->measure);
-        fputs("\">\n", f);
+        xw_begin(&w, "testcase");
+        xw_attr(&w, "classname", classname);
+        char *name = NULL;
+        if (asprintf(&name, "%s %s", r->bench, r->measure) < 0)
+            return -1;
+        xw_attr(&w, "name", name);
+        free(name);
         const char *note = r->note ? r->note : "";
         if (r->state == EXPORT_FAILED || r->state == EXPORT_REGRESSED) {
-            fprintf(f, "      <failure type=\"%s\" message=\"",
-                    r->state == EXPORT_FAILED ? "measurement failed" : "regression");
-            xml_text(f, note);
-            fputs("\"/>\n", f);
+            xw_begin(&w, "failure");
+            xw_attr(&w, "type", r->state == EXPORT_FAILED ? "measurement failed" : "regression");
+            xw_attr(&w, "message", note);
+            xw_end(&w);
         } else if (r->state == EXPORT_SKIPPED) {
-            fputs("      <skipped message=\"", f);
-            xml_text(f, note);
-            fputs("\"/>\n", f);
+            xw_begin(&w, "skipped");
+            xw_attr(&w, "message", note);
+            xw_end(&w);
         }
         /* the figures, for a person reading the test's output */
-        fputs("      <system-out>", f);
-        xml_text(f, r->measure);
-        fputs(" = ", f);
-        if (isnan(r->value))
-            fputs("NA", f);
-        else
-            put_num(f, r->value);
-        fprintf(f, " %s", export_unit(r->measure));
+        char v[ESC_NUM_MAX], lo[ESC_NUM_MAX], hi[ESC_NUM_MAX], runs[48] = "";
+        xw_begin(&w, "system-out");
+        xw_text(&w, r->measure);
+        xw_text(&w, " = ");
+        xw_text(&w, esc_number(v, r->value));
+        xw_text(&w, " ");
+        xw_text(&w, export_unit(r->measure));
         if (has_range(r)) {
-            fputs(" (", f);
-            xml_text(f, r->range_what ? r->range_what : "range");
-            fputs(": ", f);
-            put_num(f, r->lo);
-            fputs(" .. ", f);
-            put_num(f, r->hi);
-            fputs(")", f);
+            xw_text(&w, " (");
+            xw_text(&w, r->range_what ? r->range_what : "range");
+            xw_text(&w, ": ");
+            xw_text(&w, esc_number(lo, r->lo));
+            xw_text(&w, " .. ");
+            xw_text(&w, esc_number(hi, r->hi));
+            xw_text(&w, ")");
         }
         if (r->runs > 0)
-            fprintf(f, ", runs %ld", r->runs);
-        fputs("</system-out>\n    </testcase>\n", f);
+            snprintf(runs, sizeof runs, ", runs %ld", r->runs);
+        xw_text(&w, runs);
+        xw_end(&w);
+        xw_end(&w);
     }
-    fputs("  </testsuite>\n</testsuites>\n", f);
+    xw_end(&w);
+    xw_end(&w);
+    return xw_done(&w, NULL);
 }
 
 FILE *export_file_open(const char *path, char *tmp, struct err *e)
 {
+    /* A path that is there and not a regular file (/dev/stdout, a pipe, a terminal) is
+     * written directly: a temporary renamed over it would replace the device or the pipe
+     * (as root, /dev/stdout itself). */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            err_set(e, ERR_INPUT, "cannot write '%s': a directory", path);
+            return NULL;
+        }
+        tmp[0] = '\0';
+        FILE *f = fopen(path, "w");
+        if (!f)
+            err_errno(e, ERR_INPUT, errno, "cannot write '%s'", path);
+        return f;
+    }
     if (snprintf(tmp, EXPORT_TMP_MAX, "%s.tmp.%d", path, (int)getpid()) >= EXPORT_TMP_MAX) {
         err_set(e, ERR_INPUT, "cannot write '%s': name too long", path);
         return NULL;
@@ -337,21 +342,59 @@ FILE *export_file_open(const char *path, char *tmp, struct err *e)
 
 int export_file_commit(FILE *f, const char *tmp, const char *path, struct err *e)
 {
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad) {
-        int en = errno;
-        unlink(tmp);
+    errno = 0;
+    bool bad = fflush(f) != 0 || ferror(f) != 0;
+    int en = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = true;
+        en = errno;
+    }
+    if (bad) {
+        if (tmp[0])
+            unlink(tmp);
+        if (!en)
+            return err_set(e, ERR_INPUT, "cannot write '%s': a write failed", path);
         return err_errno(e, ERR_INPUT, en, "cannot write '%s'", path);
     }
+    if (!tmp[0])   /* written directly: nothing to rename */
+        return proc_interrupted() ? err_set(e, ERR_INTERRUPTED, "interrupted") : 0;
     if (proc_interrupted()) {
         unlink(tmp);
         return err_set(e, ERR_INTERRUPTED, "interrupted: '%s' not written", path);
     }
     if (rename(tmp, path) < 0) {
-        int en = errno;
+        int rn = errno;
         unlink(tmp);
-        return err_errno(e, ERR_INPUT, en, "cannot rename '%s' to '%s'", tmp, path);
+        return err_errno(e, ERR_INPUT, rn, "cannot rename '%s' to '%s'", tmp, path);
     }
+    return 0;
+}
+
+int export_append_whole(const char *path, const char *text, size_t len, struct err *e)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return err_errno(e, ERR_INPUT, errno, "cannot append to '%s'", path);
+    struct stat st;
+    off_t old = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
+    size_t done = 0;
+    int en = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            en = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (done < len && old >= 0 && ftruncate(fd, old) < 0)
+        en = en ? en : errno;
+    if (close(fd) < 0 && done == len)
+        return err_errno(e, ERR_INPUT, errno, "cannot append to '%s'", path);
+    if (done < len)
+        return err_errno(e, ERR_INPUT, en, "cannot append to '%s' (nothing appended)", path);
     return 0;
 }
 
@@ -363,12 +406,15 @@ int export_write(const struct export_set *s, enum export_format fmt, const char 
     FILE *f = export_file_open(path, tmp, e);
     if (!f)
         return -1;
-    if (fmt == EXPORT_BMF)
-        write_bmf(f, s, &dropped);
-    else if (fmt == EXPORT_GAB)
-        write_gab(f, s, &dropped);
-    else
-        write_junit(f, s);
+    int rc = fmt == EXPORT_BMF   ? write_bmf(f, s, &dropped)
+             : fmt == EXPORT_GAB ? write_gab(f, s, &dropped)
+                                 : write_junit(f, s);
+    if (rc < 0) {
+        fclose(f);
+        if (tmp[0])
+            unlink(tmp);
+        return err_set(e, ERR_SYSTEM, "cannot write '%s': out of memory", path);
+    }
     if (export_file_commit(f, tmp, path, e) < 0)
         return -1;
     if (left_out)

@@ -21,6 +21,9 @@ struct gitwt {
  * nothing. ERR_INPUT when this is not a git repository or rev names no commit.
  */
 int gitwt_open(struct gitwt *w, const char *rev, struct err *e);
+/* The same for the repository around dir (NULL: the current directory): w->cwd is then dir's
+ * place in the worktree. */
+int gitwt_open_in(struct gitwt *w, const char *dir, const char *rev, struct err *e);
 /* The commit checked out in dir (git rev-parse HEAD there): *sha malloc'd, the full hash.
  * -1 with e set when git cannot run or says no (not a repository, no commit yet). */
 int gitwt_head(const char *dir, char **sha, struct err *e);
@@ -46,5 +49,35 @@ int gitwt_git(const struct gitwt *w, char *const *argv, char **out, char *why, s
 int gitwt_checkout(struct gitwt *w, const char *commit, struct err *e);
 /* Frees the strings (call gitwt_remove first). */
 void gitwt_free(struct gitwt *w);
+
+/* The top of the git working tree around dir into *top (malloc'd); 0, or 1 when dir is in no
+ * working tree (or has no commit yet), or -1 when git cannot run, with e set. */
+int gitwt_toplevel(const char *dir, char **top, struct err *e);
+
+/* Commits as git log lists them: each one's full hash, committer date (UTC, ISO 8601:
+ * 2026-11-01T00:23:00Z) and subject. */
+struct gitwt_log {
+    size_t n;
+    char **hash, **date, **subject;
+    char *buf, *dates;   /* the strings point into them */
+};
+/* Runs git log in dir with args (options and revisions, NULL-terminated: "--first-parent",
+ * "A..B") into *out, newest first as git gives them. ERR_INPUT with git's words when git
+ * refuses them (an unknown revision). */
+int gitwt_log(const char *dir, char *const *args, struct gitwt_log *out, struct err *e);
+/* The same with git's stdin from the file in (git log --stdin: revisions one a line). */
+int gitwt_log_in(const char *dir, char *const *args, const char *in, struct gitwt_log *out,
+                 struct err *e);
+void gitwt_log_free(struct gitwt_log *l);
+
+/*
+ * Checks commit out in the worktree made by gitwt_add and runs build there (/bin/sh -c, in
+ * w->cwd, its stdout discarded, timeout_s 0 for none): 0 built (or build NULL), 1 the build
+ * failed, why set ("the build exited with status 1 (stderr: its last line)"), -1 an error
+ * (git, interrupted: ERR_INTERRUPTED) with e set. tare bisect's probes and tare run
+ * --revisions build this way.
+ */
+int gitwt_build(struct gitwt *w, const char *commit, const char *build, double timeout_s,
+                char *why, size_t whyn, struct err *e);
 
 #endif

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/input.h"
+#include "core/proc.h"
 #include "core/stats.h"
 
 const char *const hist_metric_names[HM_COUNT] = {
@@ -26,7 +28,7 @@ const char *const hist_metric_names[HM_COUNT] = {
 
 const char *const hist_column_names[HC_COUNT] = {
     "date", "commit", "benchmark", "runs", "runner", "reference", "toolchain", "engine",
-    "valgrind_args",
+    "valgrind_args", "commit_date", "subject", "failure",
 };
 
 /* The columns of the files tare run writes, in order: a metric, or HM_COUNT + a column. */
@@ -44,16 +46,21 @@ static const int hist_vgargs_columns[] = {HM_COUNT + HC_VALGRIND_ARGS, -1};
 static const int hist_net_columns[] = {HM_NET_INSTRUCTIONS, HM_NET_ALLOCATIONS, HM_NET_BYTES, -1};
 static const int hist_cache_columns[] = {HM_L1I_MISSES, HM_L1D_MISSES, HM_LLI_MISSES,
                                          HM_LLD_MISSES, HM_EST_CYCLES, -1};
+/* Either file's, last: with HIST_GIT the commit's date and subject, with HIST_FAILURE why. */
+static const int hist_git_columns[] = {HM_COUNT + HC_COMMIT_DATE, HM_COUNT + HC_SUBJECT, -1};
+static const int hist_failure_columns[] = {HM_COUNT + HC_FAILURE, -1};
 
 int hist_write_header(FILE *f, enum hist_file which, unsigned flags)
 {
     bool count = which == HIST_COUNT;
-    const int *part[4] = {hist_file_columns[which],
+    const int *part[6] = {hist_file_columns[which],
                           count && (flags & HIST_VGARGS) ? hist_vgargs_columns : NULL,
                           count && (flags & HIST_NET) ? hist_net_columns : NULL,
-                          count && (flags & HIST_CACHE) ? hist_cache_columns : NULL};
+                          count && (flags & HIST_CACHE) ? hist_cache_columns : NULL,
+                          flags & HIST_GIT ? hist_git_columns : NULL,
+                          flags & HIST_FAILURE ? hist_failure_columns : NULL};
     const char *sep = "";
-    for (int p = 0; p < 4; p++)
+    for (int p = 0; p < 6; p++)
         for (const int *c = part[p]; c && *c >= 0; c++) {
             const char *name = *c < HM_COUNT ? hist_metric_names[*c]
                                              : hist_column_names[*c - HM_COUNT];
@@ -323,6 +330,9 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
             t->c_toolchain = find_col(t, hist_column_names[HC_TOOLCHAIN]);
             t->c_engine = find_col(t, hist_column_names[HC_ENGINE]);
             t->c_vg_args = find_col(t, hist_column_names[HC_VALGRIND_ARGS]);
+            t->c_commit_date = find_col(t, hist_column_names[HC_COMMIT_DATE]);
+            t->c_subject = find_col(t, hist_column_names[HC_SUBJECT]);
+            t->c_failure = find_col(t, hist_column_names[HC_FAILURE]);
             t->c_runs = find_col(t, hist_column_names[HC_RUNS]);
         } else if (*p) {
             char **row = t->cells + t->nrows * t->ncols;
@@ -359,10 +369,14 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
                         "number, 0 or more): '%.40s'", name, lineno, row[t->c_runs]);
                 goto fail;
             }
-            if (t->c_date >= 0 && !is_na(row[t->c_date]) && !is_date(row[t->c_date])) {
-                err_set(e, ERR_INPUT, "'%s' line %zu: column 'date': not an ISO 8601 date "
-                        "(2026-07-12T06:07:21Z): '%.40s'", name, lineno, row[t->c_date]);
-                goto fail;
+            for (int k = 0; k < 2; k++) {
+                int c = k ? t->c_commit_date : t->c_date;
+                if (c >= 0 && !is_na(row[c]) && !is_date(row[c])) {
+                    err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': not an ISO 8601 date "
+                            "(2026-07-12T06:07:21Z): '%.40s'", name, lineno, t->cols[c],
+                            row[c]);
+                    goto fail;
+                }
             }
             t->line[t->nrows++] = lineno;
         }
@@ -391,44 +405,11 @@ int hist_parse(const char *name, const char *text, size_t len, struct hist_table
 
 /* The whole file from its start (pread: merge may read one descriptor twice; a pipe is
  * read as it comes), with room for a terminating NUL. */
-static int read_all(int fd, char **out, size_t *len)
+/* The whole file, bounded (input.h): a NUL, an endless input or a line past the limit is an
+ * error naming the file and line, found as the block holding it is read. */
+static int read_all(int fd, const char *name, char **out, size_t *len, struct err *e)
 {
-    struct stat st;
-    size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 2 : 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    bool seekable = true;
-    if (!buf)
-        return -1;
-    for (;;) {
-        if (n + 1 >= cap) {
-            char *b = realloc(buf, cap *= 2);
-            if (!b) {
-                free(buf);
-                return -1;
-            }
-            buf = b;
-        }
-        ssize_t r = seekable ? pread(fd, buf + n, cap - 1 - n, (off_t)n)
-                             : read(fd, buf + n, cap - 1 - n);
-        if (r < 0 && errno == ESPIPE && seekable && n == 0) {
-            seekable = false;   /* a pipe (<(...)): read it as it comes, once */
-            continue;
-        }
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            int saved = errno;
-            free(buf);
-            errno = saved;
-            return -1;
-        }
-        if (r == 0)
-            break;
-        n += r;
-    }
-    *out = buf;
-    *len = n;
-    return 0;
+    return in_read_all(fd, name, IN_MAX_FILE, IN_MAX_LINE, out, len, e);
 }
 
 /* ---- the lock protocol (tare-history(1), LOCKING) ---- */
@@ -468,10 +449,9 @@ static int still_named(int fd, const char *path, struct err *e)
 int hist_lock_open(const char *path, int oflags, bool exclusive, struct err *e)
 {
     for (;;) {
-        int fd = open(path, oflags | O_CLOEXEC, 0644);
+        int fd = in_open(path, oflags, e);   /* no directory; a FIFO waited on, read only */
         if (fd < 0)
-            return err_errno(e, errno == ENOENT || errno == EACCES || errno == EISDIR
-                             ? ERR_INPUT : ERR_SYSTEM, errno, "cannot open '%s'", path);
+            return -1;
         int ok = lock_fd(fd, exclusive, path, e);
         if (ok == 0)
             ok = still_named(fd, path, e);
@@ -489,8 +469,8 @@ int hist_read_fd(int fd, const char *name, struct hist_table *t, struct err *e)
     char *buf;
     size_t len;
     memset(t, 0, sizeof *t);
-    if (read_all(fd, &buf, &len) < 0)
-        return err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", name);
+    if (read_all(fd, name, &buf, &len, e) < 0)
+        return -1;
     return parse_owned(name, buf, len, t, e);
 }
 
@@ -532,8 +512,20 @@ void hist_lockset_free(struct hist_lockset *ls)
 {
     hist_lockset_close(ls);
     free(ls->fd);
+    free(ls->created);
     ls->fd = NULL;
+    ls->created = NULL;
     ls->n = 0;
+}
+
+/* Opens p to be locked: a writer's (ls->created) made when missing, and said to be. */
+static int lockset_open_one(struct hist_lockset *ls, int i, const char *p)
+{
+    if (!ls->created)
+        return open(p, O_RDONLY | O_CLOEXEC);
+    int fd = open(p, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ls->created[i] = fd >= 0;
+    return fd >= 0 || errno != EEXIST ? fd : open(p, O_RDONLY | O_CLOEXEC);
 }
 
 /* One attempt: 1 when every path is locked and still names its file, 0 to try again. */
@@ -543,12 +535,19 @@ static int lockset_try(struct hist_lockset *ls, char **paths, int n, const char 
     int nf = out ? n + 1 : n;
     for (int i = 0; i < nf; i++) {
         const char *p = i < n ? paths[i] : out;
-        int fd = open(p, O_RDONLY | O_CLOEXEC);
-        if (fd < 0 && i == n && errno == ENOENT)
-            continue;   /* no OUT yet: nothing in it to keep; the rename makes it */
-        if (fd < 0)
-            return err_errno(e, errno == ENOENT || errno == EACCES || errno == EISDIR
-                             ? ERR_INPUT : ERR_SYSTEM, errno, "cannot open '%s'", p);
+        struct stat pst;
+        int fd;
+        if (stat(p, &pst) == 0 && !S_ISREG(pst.st_mode)) {
+            if ((fd = in_open(p, O_RDONLY, e)) < 0)   /* a directory, a FIFO: input.h's rules */
+                return -1;
+        } else {
+            fd = lockset_open_one(ls, i, p);
+            if (fd < 0 && i == n && errno == ENOENT)
+                continue;   /* no OUT yet: nothing in it to keep; the rename makes it */
+            if (fd < 0)
+                return err_errno(e, errno == ENOENT || errno == EACCES || errno == EISDIR
+                                 ? ERR_INPUT : ERR_SYSTEM, errno, "cannot open '%s'", p);
+        }
         ls->fd[i] = fd;
         if (fstat(fd, &st[i]) < 0)
             return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", p);
@@ -580,7 +579,7 @@ static int lockset_try(struct hist_lockset *ls, char **paths, int n, const char 
         }
     for (int k = 0; k < no; k++) {
         int i = order[k];
-        bool ex = out && ls->fd[n] >= 0 && ls->fd[i] == ls->fd[n];
+        bool ex = ls->created || (out && ls->fd[n] >= 0 && ls->fd[i] == ls->fd[n]);
         if (lock_fd(ls->fd[i], ex, i < n ? paths[i] : out, e) < 0) {
             free(order);
             return -1;
@@ -602,13 +601,15 @@ static int lockset_try(struct hist_lockset *ls, char **paths, int n, const char 
     return 1;
 }
 
-int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *out,
-                      struct err *e)
+/* Both: a writer's set (write) locks every path exclusive, made when missing. */
+static int lockset_open(struct hist_lockset *ls, char **paths, int n, const char *out,
+                        bool write, struct err *e)
 {
     ls->n = out ? n + 1 : n;
     ls->fd = malloc((n + 1) * sizeof *ls->fd);
+    ls->created = write ? calloc(n + 1, sizeof *ls->created) : NULL;
     struct stat *st = calloc(n + 1, sizeof *st);
-    if (!ls->fd || !st) {
+    if (!ls->fd || !st || (write && !ls->created)) {
         free(st);
         hist_lockset_free(ls);
         return err_set(e, ERR_SYSTEM, "out of memory");
@@ -620,6 +621,9 @@ int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *
         if (ok == 1)
             break;
         hist_lockset_close(ls);
+        for (int i = 0; ok < 0 && write && i < n; i++)
+            if (ls->created[i])
+                unlink(paths[i]);   /* made only to be locked */
         if (ok < 0) {
             hist_lockset_free(ls);
             free(st);
@@ -629,6 +633,17 @@ int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *
     }
     free(st);
     return 0;
+}
+
+int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *out,
+                      struct err *e)
+{
+    return lockset_open(ls, paths, n, out, false, e);
+}
+
+int hist_lockset_open_write(struct hist_lockset *ls, char **paths, int n, struct err *e)
+{
+    return lockset_open(ls, paths, n, NULL, true, e);
 }
 
 double hist_value(const struct hist_table *t, size_t row, int m)
@@ -751,6 +766,40 @@ void hist_sync_dir(const char *path)
     free(dir);
 }
 
+/* Writes len bytes of text to a new file tmp (mode), after the first keep bytes of the file
+ * open on from (keep 0: none), synced. 0, or -1 with e set and tmp removed. */
+static int write_copy(const char *tmp, mode_t mode, int from, off_t keep, const char *text,
+                      size_t len, struct err *e)
+{
+    int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (out < 0)
+        return err_errno(e, errno == EACCES || errno == ENOENT ? ERR_INPUT : ERR_SYSTEM, errno,
+                         "cannot create '%s'", tmp);
+    int rc = 0;
+    char buf[65536];
+    for (off_t at = 0; rc == 0 && at < keep;) {
+        size_t want = keep - at < (off_t)sizeof buf ? (size_t)(keep - at) : sizeof buf;
+        ssize_t got = pread(from, buf, want, at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            rc = err_errno(e, ERR_SYSTEM, got < 0 ? errno : EIO, "cannot read the file "
+                           "copied to '%s'", tmp);
+            break;
+        }
+        if (write_all(out, buf, (size_t)got) < 0)
+            rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
+        at += got;
+    }
+    if (rc == 0 && (write_all(out, text, len) < 0 || fsync(out) < 0))
+        rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
+    if (close(out) < 0 && rc == 0)
+        rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
+    if (rc < 0)
+        unlink(tmp);
+    return rc;
+}
+
 /* Writes text to a new file beside path and renames it over path, signals held off from the
  * first byte to the rename (an interrupt leaves the old file or the new one, and no copy). */
 static int replace_file(int fd, const char *path, const char *text, size_t len, struct err *e)
@@ -766,19 +815,10 @@ static int replace_file(int fd, const char *path, const char *text, size_t len, 
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, &old);
-    int rc = 0;
-    int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
-    if (out < 0) {
-        rc = err_errno(e, ERR_SYSTEM, errno, "cannot create '%s'", tmp);
-    } else {
-        if (write_all(out, text, len) < 0 || fsync(out) < 0)
-            rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
-        if (close(out) < 0 && rc == 0)
-            rc = err_errno(e, ERR_SYSTEM, errno, "cannot write '%s'", tmp);
-        if (rc == 0 && rename(tmp, path) < 0)
-            rc = err_errno(e, ERR_SYSTEM, errno, "cannot rename '%s' to '%s'", tmp, path);
-        if (rc < 0)
-            unlink(tmp);
+    int rc = write_copy(tmp, st.st_mode & 07777, fd, 0, text, len, e);
+    if (rc == 0 && rename(tmp, path) < 0) {
+        rc = err_errno(e, ERR_SYSTEM, errno, "cannot rename '%s' to '%s'", tmp, path);
+        unlink(tmp);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (rc == 0)
@@ -787,31 +827,44 @@ static int replace_file(int fd, const char *path, const char *text, size_t len, 
     return rc;
 }
 
+/* What appending rows to a file takes: its first keep bytes kept (a torn last line cut off),
+ * then add; or, the file widened (rewrite), add is the whole new file. */
+struct append_plan {
+    off_t size, keep;
+    bool rewrite;
+    struct sbuf add;
+};
+
 /*
  * Rows with columns the file lacks (tare's own: a suite that turned the cache simulation on):
  * the file is checked whole, then written again with those columns added at the end of its
  * header, NA in every older row, and the rows after; the copy is renamed over the file. The
  * lock stays on the old file, so writers waiting on it find it replaced and open the new one
  * (the lock protocol's "checked again once locked"). map[c]: the input's column for the file's
- * column c (or -1); extra: the input's columns the file lacks, nextra of them. Returns the
- * rows appended, or -1.
+ * column c (or -1); extra: the input's columns the file lacks, nextra of them. The new file
+ * goes to p->add.
  */
-static long append_widened(int fd, const char *path, const struct hist_table *in,
-                           const int *map, int nf, const int *extra, int nextra, struct err *e)
+static int plan_widened(int fd, const char *path, const struct hist_table *in, const int *map,
+                        int nf, const int *extra, int nextra, struct append_plan *p,
+                        struct err *e)
 {
     char *raw = NULL;
     size_t rawlen;
-    long rc = -1;
+    int rc = -1;
     struct hist_table old;
-    struct sbuf b = {0};
+    struct sbuf *b = &p->add;
     int n2 = nf + nextra;
     int *map2 = calloc(n2, sizeof *map2);
-    if (!map2 || read_all(fd, &raw, &rawlen) < 0) {
-        err_errno(e, ERR_SYSTEM, map2 ? errno : ENOMEM, "cannot read '%s'", path);
+    if (!map2 || read_all(fd, path, &raw, &rawlen, e) < 0) {
+        if (!map2)
+            err_set(e, ERR_SYSTEM, "out of memory");
         free(map2);
         free(raw);
         return -1;
     }
+    if ((off_t)rawlen > p->keep)
+        rawlen = (size_t)p->keep;   /* without the torn last line */
+    p->rewrite = true;
     if (hist_parse(path, raw, rawlen, &old, e) < 0) {
         err_prefix(e, "cannot add the new columns (nothing written)");
         goto out;
@@ -819,124 +872,106 @@ static long append_widened(int fd, const char *path, const struct hist_table *in
     memcpy(map2, map, nf * sizeof *map2);
     memcpy(map2 + nf, extra, nextra * sizeof *map2);
     /* The header: the file's, then the new columns. */
-    const char *p = raw, *end = raw + rawlen;
-    const char *nl = memchr(p, '\n', end - p);
-    size_t hl = nl ? (size_t)(nl - p) : (size_t)(end - p);
-    if (hl && p[hl - 1] == '\r')
+    const char *q = raw, *end = raw + rawlen;
+    const char *nl = memchr(q, '\n', end - q);
+    size_t hl = nl ? (size_t)(nl - q) : (size_t)(end - q);
+    if (hl && q[hl - 1] == '\r')
         hl--;
-    if (sb_add(&b, p, hl) < 0)
+    if (sb_add(b, q, hl) < 0)
         goto oom;
     for (int c = nf; c < n2; c++)
-        if (sb_add(&b, "\t", 1) < 0 || sb_add(&b, in->cols[map2[c]], strlen(in->cols[map2[c]])) < 0)
+        if (sb_add(b, "\t", 1) < 0 || sb_add(b, in->cols[map2[c]], strlen(in->cols[map2[c]])) < 0)
             goto oom;
-    if (sb_add(&b, "\n", 1) < 0)
+    if (sb_add(b, "\n", 1) < 0)
         goto oom;
     /* Every older row as it was, NA in the new columns (and in any it was short of). */
-    for (p = nl ? nl + 1 : end; p < end;) {
-        nl = memchr(p, '\n', end - p);
-        size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        size_t keep = l && p[l - 1] == '\r' ? l - 1 : l;
-        if (sb_add(&b, p, keep) < 0)
+    for (q = nl ? nl + 1 : end; q < end;) {
+        nl = memchr(q, '\n', end - q);
+        size_t l = nl ? (size_t)(nl - q) : (size_t)(end - q);
+        size_t keep = l && q[l - 1] == '\r' ? l - 1 : l;
+        if (sb_add(b, q, keep) < 0)
             goto oom;
         if (keep) {
             int fields = 1;
             for (size_t i = 0; i < keep; i++)
-                fields += p[i] == '\t';
+                fields += q[i] == '\t';
             for (; fields < n2; fields++)
-                if (sb_add(&b, "\tNA", 3) < 0)
+                if (sb_add(b, "\tNA", 3) < 0)
                     goto oom;
         }
-        if (sb_add(&b, "\n", 1) < 0)
+        if (sb_add(b, "\n", 1) < 0)
             goto oom;
-        p = nl ? nl + 1 : end;
+        q = nl ? nl + 1 : end;
     }
-    if (add_rows(&b, in, map2, n2) < 0)
+    if (add_rows(b, in, map2, n2) < 0)
         goto oom;
-    if (replace_file(fd, path, b.p, b.n, e) == 0)
-        rc = (long)in->nrows;
+    rc = 0;
     goto out;
 oom:
     err_set(e, ERR_SYSTEM, "'%s': out of memory", path);
 out:
     hist_table_free(&old);
-    free(b.p);
     free(map2);
     free(raw);
     return rc;
 }
 
-long hist_append(const char *path, const char *text, size_t len, struct err *e)
+/* Where a torn last line (a writer killed mid-row; not tare, which holds signals off) begins:
+ * p->keep, so the rows added start on a line of their own. */
+static int plan_cut(int fd, const char *path, struct append_plan *p, struct err *e)
 {
-    struct hist_table in;
-    if (hist_parse("<stdin>", text, len, &in, e) < 0)
-        return -1;
-    if (in.torn_line) {
-        /* The producer may have been killed mid-row: appending the rest would be a lie. */
-        err_set(e, ERR_INPUT, "'<stdin>' line %zu: no newline at its end: a cut row "
-                "(nothing written)", in.torn_line);
-        hist_table_free(&in);
-        return -1;
-    }
-    int fd = hist_lock_open(path, O_RDWR | O_CREAT | O_APPEND, true, e);
-    if (fd < 0) {
-        hist_table_free(&in);
-        return -1;
-    }
-    long rc = -1;
-    struct sbuf b = {0};
+    p->keep = p->size;
+    if (p->size == 0)
+        return 0;
+    char last;
+    if (pread(fd, &last, 1, p->size - 1) != 1)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
+    if (last == '\n')
+        return 0;
+    off_t cut = p->size - 1;
+    char c;
+    while (cut > 0 && pread(fd, &c, 1, cut - 1) == 1 && c != '\n')
+        cut--;
+    /* Only a header without its newline: it may be cut mid-name. */
+    if (cut == 0)
+        return err_set(e, ERR_INPUT, "'%s' line 1: the header has no newline: a cut file", path);
+    p->keep = cut;
+    return 0;
+}
+
+/* The one write path's plan: in's rows as the file open (and locked) on fd takes them. The
+ * file is created with in's header if new or empty; otherwise the rows' columns are matched
+ * to the file's by canonical name, a column the file lacks widens it when tare knows it
+ * (plan_widened) and is an error when not, and one the rows lack is written NA. */
+static int plan_append(int fd, const char *path, const struct hist_table *in,
+                       struct append_plan *p, struct err *e)
+{
+    memset(p, 0, sizeof *p);
+    int rc = -1;
     char *hdr = NULL;
     int *map = NULL, *extra = NULL;
     char **fcols = NULL;
-    sigset_t all, old;
-    sigfillset(&all);
-    bool blocked = false;
     struct stat st;
-    if (fstat(fd, &st) < 0) {
-        err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", path);
-        goto out;
-    }
-    off_t size = st.st_size;
-    /* A writer killed mid-row (not tare: tare holds signals off) leaves a torn last line;
-     * cut it, so the rows we add start on a line of their own. */
-    if (size > 0) {
-        char last;
-        if (pread(fd, &last, 1, size - 1) != 1) {
-            err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
-            goto out;
-        }
-        if (last != '\n') {
-            off_t cut = size - 1;
-            char c;
-            while (cut > 0 && pread(fd, &c, 1, cut - 1) == 1 && c != '\n')
-                cut--;
-            if (cut == 0) {
-                /* Only a header without its newline: it may be cut mid-name. */
-                err_set(e, ERR_INPUT, "'%s' line 1: the header has no newline: a cut file", path);
-                goto out;
-            } else {
-                if (ftruncate(fd, cut) < 0) {
-                    err_errno(e, ERR_SYSTEM, errno, "cannot repair '%s'", path);
-                    goto out;
-                }
-                size = cut;
-            }
-        }
-    }
+    if (fstat(fd, &st) < 0)
+        return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", path);
+    p->size = st.st_size;
+    if (plan_cut(fd, path, p, e) < 0)
+        return -1;
     int nf;
-    if (size == 0) {
-        nf = in.ncols;
+    if (p->keep == 0) {
+        nf = in->ncols;
         fcols = calloc(nf, sizeof *fcols);
         map = calloc(nf, sizeof *map);
         if (!fcols || !map)
             goto oom;
         for (int c = 0; c < nf; c++) {
             map[c] = c;
-            if (sb_add(&b, in.cols[c], strlen(in.cols[c])) < 0 ||
-                sb_add(&b, c + 1 < nf ? "\t" : "\n", 1) < 0)
+            if (sb_add(&p->add, in->cols[c], strlen(in->cols[c])) < 0 ||
+                sb_add(&p->add, c + 1 < nf ? "\t" : "\n", 1) < 0)
                 goto oom;
         }
     } else {
-        if (read_header(fd, size, &hdr) < 0) {
+        if (read_header(fd, p->keep, &hdr) < 0) {
             err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
             goto out;
         }
@@ -948,61 +983,210 @@ long hist_append(const char *path, const char *text, size_t len, struct err *e)
         split_tabs(hdr, fcols, nf);
         for (int c = 0; c < nf; c++) {
             map[c] = -1;
-            for (int k = 0; k < in.ncols; k++)
-                if (strcmp(hist_canonical(fcols[c]), hist_canonical(in.cols[k])) == 0)
+            for (int k = 0; k < in->ncols; k++)
+                if (strcmp(hist_canonical(fcols[c]), hist_canonical(in->cols[k])) == 0)
                     map[c] = k;
         }
         int nextra = 0;
-        if (!(extra = calloc(in.ncols, sizeof *extra)))
+        if (!(extra = calloc(in->ncols, sizeof *extra)))
             goto oom;
-        for (int k = 0; k < in.ncols; k++) {
+        for (int k = 0; k < in->ncols; k++) {
             bool found = false;
             for (int c = 0; c < nf; c++)
                 found |= map[c] == k;
             if (found)
                 continue;
             /* A column tare knows widens the file; any other is likely a typo. */
-            if (!hist_column_known(in.cols[k])) {
+            if (!hist_column_known(in->cols[k])) {
                 err_set(e, ERR_INPUT, "column '%s' is not in '%s', nor one tare knows (see "
-                        "tare-history(1)): nothing written", in.cols[k], path);
+                        "tare-history(1)): nothing written", in->cols[k], path);
                 goto out;
             }
             extra[nextra++] = k;
         }
         if (nextra) {
-            rc = append_widened(fd, path, &in, map, nf, extra, nextra, e);
+            rc = plan_widened(fd, path, in, map, nf, extra, nextra, p, e);
             goto out;
         }
     }
-    if (add_rows(&b, &in, map, nf) < 0)
+    if (add_rows(&p->add, in, map, nf) < 0)
         goto oom;
-    /* One write of whole rows; signals held so an interrupt cannot split it. */
-    sigprocmask(SIG_BLOCK, &all, &old);
-    blocked = true;
-    if (write_all(fd, b.p, b.n) < 0) {
-        int saved = errno;
-        if (ftruncate(fd, size) < 0) { /* best effort: take the partial rows back */ }
-        err_errno(e, ERR_SYSTEM, saved, "cannot write '%s'", path);
-        goto out;
-    }
-    if (fsync(fd) < 0) {
-        err_errno(e, ERR_SYSTEM, errno, "cannot sync '%s'", path);
-        goto out;
-    }
-    rc = (long)in.nrows;
+    rc = 0;
     goto out;
 oom:
     err_set(e, ERR_SYSTEM, "'%s': out of memory", path);
 out:
-    if (blocked)
-        sigprocmask(SIG_SETMASK, &old, NULL);
-    close(fd);   /* releases the lock */
-    free(b.p);
     free(hdr);
     free(map);
     free(extra);
     free(fcols);
+    return rc;
+}
+
+/* Parses rows given to append ("<stdin>" in messages): whole rows only. */
+static int parse_rows(const char *text, size_t len, struct hist_table *in, struct err *e)
+{
+    if (hist_parse("<stdin>", text, len, in, e) < 0)
+        return -1;
+    if (in->torn_line) {
+        /* The producer may have been killed mid-row: appending the rest would be a lie. */
+        err_set(e, ERR_INPUT, "'<stdin>' line %zu: no newline at its end: a cut row "
+                "(nothing written)", in->torn_line);
+        hist_table_free(in);
+        return -1;
+    }
+    return 0;
+}
+
+long hist_append(const char *path, const char *text, size_t len, struct err *e)
+{
+    struct hist_table in;
+    if (parse_rows(text, len, &in, e) < 0)
+        return -1;
+    int fd = hist_lock_open(path, O_RDWR | O_CREAT | O_APPEND, true, e);
+    if (fd < 0) {
+        hist_table_free(&in);
+        return -1;
+    }
+    long rc = -1;
+    struct append_plan p = {0};
+    if (plan_append(fd, path, &in, &p, e) < 0)
+        goto out;
+    if (p.rewrite) {
+        if (replace_file(fd, path, p.add.p, p.add.n, e) == 0)
+            rc = (long)in.nrows;
+        goto out;
+    }
+    /* One write of whole rows; signals held so an interrupt cannot split it. */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    if (p.keep < p.size && ftruncate(fd, p.keep) < 0) {
+        err_errno(e, ERR_SYSTEM, errno, "cannot repair '%s'", path);
+    } else if (write_all(fd, p.add.p, p.add.n) < 0) {
+        int saved = errno;
+        if (ftruncate(fd, p.keep) < 0) { /* best effort: take the partial rows back */ }
+        err_errno(e, ERR_SYSTEM, saved, "cannot write '%s'", path);
+    } else if (fsync(fd) < 0) {
+        err_errno(e, ERR_SYSTEM, errno, "cannot sync '%s'", path);
+    } else {
+        rc = (long)in.nrows;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+out:
+    close(fd);   /* releases the lock */
+    free(p.add.p);
     hist_table_free(&in);
+    return rc;
+}
+
+/* ---- several files as one transaction ---- */
+
+/* One file of the transaction: where it is, its copy and its second name, its rows. */
+struct txfile {
+    char *path, *tmp, *old;   /* DIR/NAME, DIR/.NAME.tmp.PID, DIR/.NAME.old.PID */
+    struct hist_table in;
+};
+
+static int tx_names(struct txfile *f, const char *path)
+{
+    /* A history kept behind a symbolic link is written where the link points. */
+    f->path = realpath(path, NULL);
+    if (!f->path && !(f->path = strdup(path)))
+        return -1;
+    const char *slash = strrchr(f->path, '/');
+    int dl = slash ? (int)(slash - f->path) : 1;
+    const char *d = slash ? f->path : ".", *base = slash ? slash + 1 : f->path;
+    if (asprintf(&f->tmp, "%.*s/.%s.tmp.%d", dl, d, base, (int)getpid()) < 0) {
+        f->tmp = NULL;
+        return -1;
+    }
+    if (asprintf(&f->old, "%.*s/.%s.old.%d", dl, d, base, (int)getpid()) < 0) {
+        f->old = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Every copy renamed over its file, the first put back when a later rename fails. */
+static int tx_rename(struct txfile *f, int n, struct err *e)
+{
+    /* The old file kept under a second name, to be put back if the next rename fails. */
+    bool can_undo = n < 2 || link(f[0].path, f[0].old) == 0;
+    for (int i = 0; i < n; i++) {
+        if (rename(f[i].tmp, f[i].path) == 0)
+            continue;
+        int err = errno;
+        if (i > 0 && can_undo && rename(f[0].old, f[0].path) == 0)
+            return err_errno(e, ERR_SYSTEM, err, "cannot rename '%s' to '%s' (no rows written "
+                             "to either file)", f[i].tmp, f[i].path);
+        return err_errno(e, ERR_SYSTEM, err, "cannot rename '%s' to '%s'%s", f[i].tmp,
+                         f[i].path, i > 0 ? " (the rows are in the first file only)"
+                                          : " (no rows written)");
+    }
+    for (int i = 0; i < n; i++)   /* the renames, durable */
+        hist_sync_dir(f[i].path);
+    return 0;
+}
+
+int hist_append_files(const struct hist_rows *files, int n, struct err *e)
+{
+    struct txfile *f = calloc(n + 1, sizeof *f);
+    char **paths = calloc(n + 1, sizeof *paths);
+    struct hist_lockset ls = {0};
+    int rc = -1, locked = -1;
+    if (!f || !paths) {
+        err_set(e, ERR_SYSTEM, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        if (tx_names(&f[i], files[i].path) < 0) {
+            err_set(e, ERR_SYSTEM, "out of memory");
+            goto out;
+        }
+        paths[i] = f[i].path;
+    }
+    for (int i = 0; i < n; i++)
+        if (parse_rows(files[i].text, files[i].len, &f[i].in, e) < 0)
+            goto out;
+    if ((locked = hist_lockset_open_write(&ls, paths, n, e)) < 0)
+        goto out;
+    for (int i = 0; i < n; i++) {
+        struct append_plan p = {0};
+        struct stat st;
+        int fd = ls.fd[i];
+        int ok = fstat(fd, &st) < 0 ? err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'",
+                                                 f[i].path)
+                                    : plan_append(fd, f[i].path, &f[i].in, &p, e);
+        if (ok == 0)
+            ok = write_copy(f[i].tmp, st.st_mode & 07777, fd, p.rewrite ? 0 : p.keep, p.add.p,
+                            p.add.n, e);
+        free(p.add.p);
+        if (ok < 0)
+            goto out;
+    }
+    /* The last moment to stop with nothing written. */
+    if (proc_interrupted()) {
+        err_set(e, ERR_INTERRUPTED, "interrupted: no rows written");
+        goto out;
+    }
+    rc = tx_rename(f, n, e);
+out:
+    for (int i = 0; f && i < n; i++) {
+        if (f[i].tmp)
+            unlink(f[i].tmp);
+        if (f[i].old)
+            unlink(f[i].old);
+        if (rc < 0 && locked == 0 && ls.created[i])
+            unlink(f[i].path);   /* made only to be locked */
+        free(f[i].path);
+        free(f[i].tmp);
+        free(f[i].old);
+        hist_table_free(&f[i].in);
+    }
+    hist_lockset_free(&ls);
+    free(f);
+    free(paths);
     return rc;
 }
 
@@ -1053,13 +1237,20 @@ void hist_db_free(struct hist_db *db)
     for (size_t i = 0; i < db->ncommits; i++) {
         free(db->commit[i]);
         free(db->date[i]);
+        free(db->cdate[i]);
+        free(db->subject[i]);
     }
     free(db->commit);
     free(db->date);
+    free(db->cdate);
+    free(db->subject);
     for (size_t i = 0; i < db->nseries; i++) {
         struct hist_series *s = &db->series[i];
         free(s->name);
         free(s->commit);
+        for (size_t k = 0; s->failure && k < s->n; k++)
+            free(s->failure[k]);
+        free(s->failure);
         for (int m = 0; m < HM_COUNT; m++)
             if (s->v[m] != db->nan_fill)
                 free(s->v[m]);
@@ -1122,21 +1313,35 @@ static long series_index(const struct hist_db *db, const char *name)
     return -1;
 }
 
-static long add_commit(struct hist_db *db, const char *sha, const char *date)
+/* Sets *slot to s (a copy) when it is "" and s is not empty or NA: the first one seen. */
+static int fill_once(char **slot, const char *s)
+{
+    if (**slot || is_na(s))
+        return 0;
+    char *c = strdup(s);
+    if (!c)
+        return -1;
+    free(*slot);
+    *slot = c;
+    return 0;
+}
+
+static long add_commit(struct hist_db *db, const char *sha, const char *date, const char *cdate,
+                       const char *subject)
 {
     long i = commit_index(db, sha);
     if (i >= 0)
-        return i;
+        return fill_once(&db->cdate[i], cdate) < 0 || fill_once(&db->subject[i], subject) < 0
+                   ? -1 : i;
     if (db->ncommits == db->commit_cap) {
         size_t cap = db->commit_cap ? db->commit_cap * 2 : 256;
-        char **c = realloc(db->commit, cap * sizeof *c);
-        if (!c)
-            return -1;
-        db->commit = c;
-        char **d = realloc(db->date, cap * sizeof *d);
-        if (!d)
-            return -1;
-        db->date = d;
+        char ***arr[4] = {&db->commit, &db->date, &db->cdate, &db->subject};
+        for (int k = 0; k < 4; k++) {
+            char **c = realloc(*arr[k], cap * sizeof *c);
+            if (!c)
+                return -1;
+            *arr[k] = c;
+        }
         db->commit_cap = cap;
     }
     if ((db->ncommits + 1) * 2 > db->chash_cap) {
@@ -1148,14 +1353,19 @@ static long add_commit(struct hist_db *db, const char *sha, const char *date)
         db->chash = t;
         db->chash_cap = cap;
     }
-    char *c = strdup(sha), *d = strdup(date);
-    if (!c || !d) {
+    char *c = strdup(sha), *d = strdup(date), *cd = strdup(is_na(cdate) ? "" : cdate);
+    char *sj = strdup(is_na(subject) ? "" : subject);
+    if (!c || !d || !cd || !sj) {
         free(c);
         free(d);
+        free(cd);
+        free(sj);
         return -1;
     }
     db->commit[db->ncommits] = c;
     db->date[db->ncommits] = d;
+    db->cdate[db->ncommits] = cd;
+    db->subject[db->ncommits] = sj;
     size_t h = hash_str(sha) & (db->chash_cap - 1);
     while (db->chash[h])
         h = (h + 1) & (db->chash_cap - 1);
@@ -1257,6 +1467,12 @@ static long point_index(struct hist_db *db, long si, long ci)
         if (!c)
             return -1;
         s->commit = c;
+        if (s->failure) {
+            char **f = realloc(s->failure, cap * sizeof *f);
+            if (!f)
+                return -1;
+            s->failure = f;
+        }
         for (int m = 0; m < HM_COUNT; m++) {
             if (!db->col[m])
                 continue;   /* no table has it: nan_fill stands for it once finished */
@@ -1277,6 +1493,8 @@ static long point_index(struct hist_db *db, long si, long ci)
         }
     }
     s->commit[s->n] = (size_t)ci;
+    if (s->failure)
+        s->failure[s->n] = NULL;
     for (int m = 0; m < HM_COUNT; m++)
         if (db->col[m])
             s->v[m][s->n] = NAN;
@@ -1324,6 +1542,29 @@ static int add_metric_arrays(struct hist_db *db, int m)
     return 0;
 }
 
+/* A row's failure cell for point pi: kept (the first one) when the row says why it is NA;
+ * dropped when a later row of the point (a rerun) measured something and says nothing. */
+static int add_failure(struct hist_series *s, size_t pi, const char *why, bool measured)
+{
+    if (is_na(why)) {
+        if (measured && s->failure) {
+            free(s->failure[pi]);
+            s->failure[pi] = NULL;
+        }
+        return 0;
+    }
+    if (!s->failure && !(s->failure = calloc(s->cap ? s->cap : 1, sizeof *s->failure)))
+        return -1;
+    if (s->failure[pi])
+        return 0;
+    return (s->failure[pi] = strdup(why)) ? 0 : -1;
+}
+
+const char *hist_failure(const struct hist_series *s, size_t i)
+{
+    return s->failure && i < s->n ? s->failure[i] : NULL;
+}
+
 int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
 {
     /* Added to after finishing: the shared arrays are no series' own until finished again. */
@@ -1336,11 +1577,13 @@ int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
         if (t->c_metric[m] >= 0 && !db->col[m] && add_metric_arrays(db, m) < 0)
             return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
     for (size_t r = 0; r < t->nrows; r++) {
-        long ci = add_commit(db, hist_cell(t, r, t->c_commit), hist_cell(t, r, t->c_date));
+        long ci = add_commit(db, hist_cell(t, r, t->c_commit), hist_cell(t, r, t->c_date),
+                             hist_cell(t, r, t->c_commit_date), hist_cell(t, r, t->c_subject));
         long si = ci < 0 ? -1 : add_series_engine(db, t, r);
         long pi = si < 0 ? -1 : point_index(db, si, ci);
         if (pi < 0)
             return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
+        bool measured = false;
         for (int m = 0; m < HM_COUNT; m++) {
             if (t->c_metric[m] < 0)
                 continue;
@@ -1349,18 +1592,26 @@ int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e)
             if (!isnan(v) || isnan(db->series[si].v[m][pi])) {
                 db->series[si].v[m][pi] = v;
                 if (!isnan(v))
-                    db->has[m] = true;
+                    db->has[m] = measured = true;
             }
         }
+        if (add_failure(&db->series[si], (size_t)pi, hist_cell(t, r, t->c_failure), measured) < 0)
+            return err_set(e, ERR_SYSTEM, "'%s': out of memory", t->name);
     }
     return 0;
+}
+
+/* The date a commit is ordered by: its commit date where a row had one, else the run's. */
+static const char *order_date(const struct hist_db *db, size_t i)
+{
+    return db->cdate[i][0] ? db->cdate[i] : db->date[i];
 }
 
 static int cmp_commit(const void *a, const void *b, void *ctx)
 {
     const struct hist_db *sort_db = ctx;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    int c = strcmp(sort_db->date[x], sort_db->date[y]);
+    int c = strcmp(order_date(sort_db, x), order_date(sort_db, y));
     if (c)
         return c;
     return x < y ? -1 : x > y;
@@ -1372,6 +1623,83 @@ static int cmp_pt(const void *a, const void *b)
 {
     const struct pt *x = a, *y = b;
     return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Every series' points in the order of their commits' new ranks; p, tmp and ftmp hold as
+ * many as the longest series. */
+static void reorder_points(struct hist_db *db, const size_t *rank, struct pt *p, double *tmp,
+                           char **ftmp)
+{
+    for (size_t si = 0; si < db->nseries; si++) {
+        struct hist_series *s = &db->series[si];
+        for (size_t i = 0; i < s->n; i++)
+            p[i] = (struct pt){rank[s->commit[i]], i};
+        qsort(p, s->n, sizeof *p, cmp_pt);
+        for (int m = 0; m < HM_COUNT; m++) {
+            if (!db->col[m])
+                continue;
+            for (size_t i = 0; i < s->n; i++)
+                tmp[i] = s->v[m][p[i].idx];
+            memcpy(s->v[m], tmp, s->n * sizeof *tmp);
+        }
+        if (s->failure) {
+            for (size_t i = 0; i < s->n; i++)
+                ftmp[i] = s->failure[p[i].idx];
+            memcpy(s->failure, ftmp, s->n * sizeof *ftmp);
+        }
+        for (size_t i = 0; i < s->n; i++)
+            s->commit[i] = p[i].rank;
+    }
+}
+
+/* Puts commit order[k] at place k: the commits' arrays and every series' points. -1 on no
+ * memory, the db left as it was. */
+static int db_reorder(struct hist_db *db, const size_t *order)
+{
+    size_t n = db->ncommits, maxn = 0;
+    for (size_t si = 0; si < db->nseries; si++)
+        if (db->series[si].n > maxn)
+            maxn = db->series[si].n;
+    size_t *rank = malloc((n + 1) * sizeof *rank);
+    struct pt *p = malloc((maxn + 1) * sizeof *p);
+    double *tmp = malloc((maxn + 1) * sizeof *tmp);
+    char **ftmp = malloc((maxn + 1) * sizeof *ftmp);
+    char **arr[4] = {NULL, NULL, NULL, NULL};
+    char ***cur[4] = {&db->commit, &db->date, &db->cdate, &db->subject};
+    bool ok = rank && p && tmp && ftmp;
+    for (int k = 0; k < 4; k++)
+        ok = (arr[k] = malloc((n + 1) * sizeof *arr[k])) && ok;
+    if (!ok) {
+        for (int k = 0; k < 4; k++)
+            free(arr[k]);
+        free(rank);
+        free(p);
+        free(tmp);
+        free(ftmp);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        rank[order[i]] = i;
+        for (int k = 0; k < 4; k++)
+            arr[k][i] = (*cur[k])[order[i]];
+    }
+    for (int k = 0; k < 4; k++) {
+        free(*cur[k]);
+        *cur[k] = arr[k];
+    }
+    reorder_points(db, rank, p, tmp, ftmp);
+    /* The commit lookup table indexes the old order: built again. */
+    free(db->chash);
+    db->chash = NULL;
+    db->chash_cap = 0;
+    db->commit_cap = n + 1;
+    if (strset_build(&db->chash, &db->chash_cap, db->commit, db->ncommits) < 0)
+        db->chash_cap = 0;   /* no memory: commits are then found by the prefix scan */
+    free(rank);
+    free(p);
+    free(tmp);
+    free(ftmp);
+    return 0;
 }
 
 void hist_db_finish(struct hist_db *db)
@@ -1387,67 +1715,123 @@ void hist_db_finish(struct hist_db *db)
                 db->series[si].v[m] = db->nan_fill;
     size_t n = db->ncommits;
     size_t *order = malloc((n + 1) * sizeof *order);
-    size_t *rank = malloc((n + 1) * sizeof *rank);
-    char **c2 = malloc((n + 1) * sizeof *c2), **d2 = malloc((n + 1) * sizeof *d2);
-    if (!order || !rank || !c2 || !d2) {
+    if (order) {
+        for (size_t i = 0; i < n; i++)
+            order[i] = i;
+        /* Date order (ISO 8601 sorts as text); equal or missing dates keep file order. */
+        qsort_r(order, n, sizeof *order, cmp_commit, db);
+        if (db_reorder(db, order) < 0) { /* no memory: left in first-seen order */ }
         free(order);
-        free(rank);
-        free(c2);
-        free(d2);
-        return;   /* left in first-seen order */
     }
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    /* Commits in date order (ISO 8601 sorts as text); equal or missing dates keep file order. */
-    qsort_r(order, n, sizeof *order, cmp_commit, db);
-    for (size_t i = 0; i < n; i++) {
-        rank[order[i]] = i;
-        c2[i] = db->commit[order[i]];
-        d2[i] = db->date[order[i]];
-    }
-    free(db->commit);
-    free(db->date);
-    db->commit = c2;
-    db->date = d2;
-    for (size_t si = 0; si < db->nseries; si++) {
-        struct hist_series *s = &db->series[si];
-        struct pt *p = malloc((s->n + 1) * sizeof *p);
-        double *tmp = malloc((s->n + 1) * sizeof *tmp);
-        if (!p || !tmp) {
-            free(p);
-            free(tmp);
-            continue;
-        }
-        for (size_t i = 0; i < s->n; i++)
-            p[i] = (struct pt){rank[s->commit[i]], i};
-        qsort(p, s->n, sizeof *p, cmp_pt);
-        for (int m = 0; m < HM_COUNT; m++) {
-            if (!db->col[m])
-                continue;
-            for (size_t i = 0; i < s->n; i++)
-                tmp[i] = s->v[m][p[i].idx];
-            memcpy(s->v[m], tmp, s->n * sizeof *tmp);
-        }
-        for (size_t i = 0; i < s->n; i++)
-            s->commit[i] = p[i].rank;
-        free(p);
-        free(tmp);
-    }
-    /* The lookup tables index the old order; rebuild the commit one, drop the point one. */
-    free(db->chash);
-    db->chash = NULL;
-    db->chash_cap = 0;
-    db->commit_cap = n + 1;
-    if (strset_build(&db->chash, &db->chash_cap, db->commit, db->ncommits) < 0)
-        db->chash_cap = 0;   /* no memory: commits are then found by the prefix scan */
+    /* The point lookup table is of no use once finished. */
     free(db->phash_key);
     free(db->phash_val);
     db->phash_key = NULL;
     db->phash_val = NULL;
     db->phash_cap = 0;
     db->npoints = 0;
+}
+
+/* ---- git order ---- */
+
+static int cmp_log_hash(const void *a, const void *b, void *ctx)
+{
+    const struct hist_gitlog *log = ctx;
+    return strcmp(log->hash[*(const size_t *)a], log->hash[*(const size_t *)b]);
+}
+
+/* The log index of sha, its full hash or a unique prefix of 7 characters or more, or -1; by
+ * holds the log's indexes sorted by hash. */
+static long log_find(const struct hist_gitlog *log, const size_t *by, const char *sha)
+{
+    size_t l = strlen(sha), lo = 0, hi = log->n;
+    if (l < 7)
+        return -1;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (strcmp(log->hash[by[mid]], sha) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == log->n || strncmp(log->hash[by[lo]], sha, l) != 0)
+        return -1;
+    if (log->hash[by[lo]][l] && lo + 1 < log->n && strncmp(log->hash[by[lo + 1]], sha, l) == 0)
+        return -1;   /* a prefix of two commits */
+    return (long)by[lo];
+}
+
+static int cmp_pos_desc(const void *a, const void *b, void *ctx)
+{
+    const long *pos = ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (pos[x] != pos[y])
+        return pos[x] > pos[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The new order: the known commits oldest first (the log is newest first), each unknown one
+ * (in the db's date order) before the first known one the log dates later. known: room for
+ * the db's commits. */
+static void git_order(const struct hist_db *db, const struct hist_gitlog *log, long *pos,
+                      size_t *known, size_t *order)
+{
+    size_t n = db->ncommits, nk = 0, k = 0, u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pos[i] >= 0)
+            known[nk++] = i;
+    qsort_r(known, nk, sizeof *known, cmp_pos_desc, pos);
+    for (size_t j = 0; j < nk; j++) {
+        const char *when = log->date[pos[known[j]]];
+        for (; u < n && (pos[u] >= 0 || strcmp(order_date(db, u), when) < 0); u++)
+            if (pos[u] < 0)
+                order[k++] = u;
+        order[k++] = known[j];
+    }
+    for (; u < n; u++)
+        if (pos[u] < 0)
+            order[k++] = u;
+}
+
+int hist_db_order_git(struct hist_db *db, const struct hist_gitlog *log, struct hist_order *out,
+                      struct err *e)
+{
+    size_t n = db->ncommits;
+    *out = (struct hist_order){0};
+    size_t *by = malloc((log->n + 1) * sizeof *by), *order = malloc((n + 1) * sizeof *order);
+    long *pos = malloc((n + 1) * sizeof *pos);
+    size_t *known = malloc((n + 1) * sizeof *known);
+    int rc = -1;
+    if (!by || !order || !pos || !known) {
+        err_set(e, ERR_SYSTEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < log->n; i++)
+        by[i] = i;
+    qsort_r(by, log->n, sizeof *by, cmp_log_hash, (void *)log);
+    for (size_t i = 0; i < n; i++) {
+        pos[i] = log_find(log, by, db->commit[i]);
+        out->known += pos[i] >= 0;
+    }
+    out->unknown = n - out->known;
+    rc = 0;
+    if (!out->known)
+        goto out;   /* the log knows none of them: date order */
+    for (size_t i = 0; i < n; i++)
+        if (pos[i] >= 0 && (fill_once(&db->cdate[i], log->date[pos[i]]) < 0 ||
+                            fill_once(&db->subject[i], log->subject[pos[i]]) < 0)) {
+            rc = err_set(e, ERR_SYSTEM, "out of memory");
+            goto out;
+        }
+    git_order(db, log, pos, known, order);
+    if (db_reorder(db, order) < 0)
+        rc = err_set(e, ERR_SYSTEM, "out of memory");
+out:
+    free(by);
     free(order);
-    free(rank);
+    free(pos);
+    free(known);
+    return rc;
 }
 
 long hist_db_find_commit(const struct hist_db *db, const char *sha, struct err *e)
@@ -1483,6 +1867,28 @@ size_t hist_changes(const struct hist_series *s, int m, double *out)
         prev = v;
     }
     return n;
+}
+
+double hist_change_quantile(const struct hist_series *s, int m, size_t end, size_t skip, double q)
+{
+    if (end > s->n)
+        end = s->n;
+    double *ch = malloc((end + 1) * sizeof *ch), prev = NAN, out = NAN;
+    size_t n = 0;
+    for (size_t k = 0; ch && k < end; k++) {
+        double v = s->v[m][k];
+        if (isnan(v))
+            continue;
+        if (!isnan(prev) && prev != 0 && k != skip)
+            ch[n++] = fabs(v / prev - 1);
+        prev = v;
+    }
+    if (n) {
+        stats_sort(ch, n);
+        out = stats_quantile(ch, n, q);
+    }
+    free(ch);
+    return out;
 }
 
 /* ---- the regression test ---- */

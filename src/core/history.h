@@ -29,6 +29,9 @@ enum hist_column {
     HC_DATE, HC_COMMIT, HC_BENCHMARK, HC_RUNS, HC_RUNNER, HC_REFERENCE, HC_TOOLCHAIN,
     HC_ENGINE,   /* tare count --engine: values of different engines are never compared */
     HC_VALGRIND_ARGS,   /* --valgrind-arg's, space-separated: nor values taken under others */
+    HC_COMMIT_DATE,     /* the commit's committer date (UTC, ISO 8601), read from git */
+    HC_SUBJECT,         /* the commit's subject line, read from git */
+    HC_FAILURE,         /* why the row's metrics are NA (a build that failed, a run), or NA */
     HC_COUNT
 };
 extern const char *const hist_column_names[HC_COUNT];
@@ -36,8 +39,9 @@ extern const char *const hist_column_names[HC_COUNT];
 enum hist_file { HIST_WALL, HIST_COUNT };
 /* hist_write_header's flags: HIST_CACHE, count.tsv's cache simulation columns too;
  * HIST_NET, its net counts (tare run --subtract), before the cache columns; HIST_VGARGS, its
- * valgrind_args column (--valgrind-arg), before those. */
-enum { HIST_CACHE = 1, HIST_NET = 2, HIST_VGARGS = 4 };
+ * valgrind_args column (--valgrind-arg), before those; then, in either file, HIST_GIT the
+ * commit's commit_date and subject, and HIST_FAILURE the failure column. */
+enum { HIST_CACHE = 1, HIST_NET = 2, HIST_VGARGS = 4, HIST_GIT = 8, HIST_FAILURE = 16 };
 /* Writes the header line of such a file to f, from the names above and the metrics' (wall:
  * date, commit, benchmark, median_s, min_s, ref_median_s, ratio, runs, runner, reference;
  * count: date, commit, benchmark, instructions, allocations, bytes, peak_bytes, toolchain,
@@ -77,6 +81,7 @@ struct hist_table {
                           * callgrind are series of their own, NAME@ENGINE: never compared */
     int c_vg_args;       /* the valgrind options given (tare run --valgrind-arg); rows taken
                           * with some are series of their own, NAME [ARGS]: never compared */
+    int c_commit_date, c_subject, c_failure;   /* the commit's date and subject; why NA */
     size_t torn_line; /* a last line without its newline (a writer cut off): skipped; 0 if none */
 };
 
@@ -106,15 +111,20 @@ int hist_read_fd(int fd, const char *name, struct hist_table *t, struct err *e);
  */
 int hist_lock_open(const char *path, int oflags, bool exclusive, struct err *e);
 
-/* Many files locked at once, for merge: the inputs shared, OUT (when it exists) exclusive. */
+/* Many files locked at once: for merge the inputs shared and OUT (when it exists) exclusive;
+ * for a transaction (hist_append_files) every file exclusive, made when missing. */
 struct hist_lockset {
-    int n;     /* inputs, plus one for OUT */
-    int *fd;   /* per path; a file named twice shares one; -1 for an OUT not there yet */
+    int n;         /* inputs, plus one for OUT */
+    int *fd;       /* per path; a file named twice shares one; -1 for an OUT not there yet */
+    bool *created; /* hist_lockset_open_write: made (empty) here to be locked, else NULL */
 };
 /* Opens and locks paths[0..n) and out (may be NULL), in the protocol's order, until each
  * path names the file locked. Read each with hist_read_fd(ls->fd[i]). */
 int hist_lockset_open(struct hist_lockset *ls, char **paths, int n, const char *out,
                       struct err *e);
+/* The same for writers of several files: every path locked exclusive, created (0644) when
+ * missing, ls->created saying which were. */
+int hist_lockset_open_write(struct hist_lockset *ls, char **paths, int n, struct err *e);
 /* Closes every descriptor (and so unlocks); hist_lockset_free also frees the set. */
 void hist_lockset_close(struct hist_lockset *ls);
 void hist_lockset_free(struct hist_lockset *ls);
@@ -135,6 +145,23 @@ double hist_value(const struct hist_table *t, size_t row, int m);
  * Returns the number of rows appended, or -1.
  */
 long hist_append(const char *path, const char *text, size_t len, struct err *e);
+
+/* One file's rows for hist_append_files: a header line then rows, as hist_append takes them. */
+struct hist_rows {
+    const char *path;
+    const char *text;
+    size_t len;
+};
+/*
+ * Appends rows to several history files as one transaction (tare run's wall.tsv and
+ * count.tsv): every file locked (hist_lockset_open_write), each one's next content built as
+ * hist_append would make it (columns matched, a torn last line cut, the file widened) in a
+ * copy beside it (.NAME.tmp.PID, synced), and only when every copy is whole are they renamed
+ * over the files, the first put back if a later rename fails. A failure, or an interrupt
+ * (proc_interrupted) before the renames, leaves every file as it was and no copy behind. A
+ * path that is a symbolic link is written where it points. 0, or -1 with e set.
+ */
+int hist_append_files(const struct hist_rows *files, int n, struct err *e);
 
 /*
  * Merges history files (shards) into out (history_merge.c): the union of their columns by
@@ -158,11 +185,14 @@ struct hist_series {
     size_t n, cap;
     size_t *commit;      /* index into db commits, ascending commit order */
     double *v[HM_COUNT]; /* n values each; NAN where absent */
+    char **failure;      /* n reasons a point is NA (the failure column), NULL each where none;
+                          * NULL when no table had the column */
 };
 
 struct hist_db {
     size_t ncommits, commit_cap;
-    char **commit, **date;    /* in commit order (earliest date first, then first seen) */
+    char **commit, **date;    /* in commit order (earliest first: see hist_db_finish) */
+    char **cdate, **subject;  /* per commit: its commit date and subject, "" where unknown */
     size_t nseries, series_cap;
     struct hist_series *series;
     bool has[HM_COUNT];       /* some series has some value of this metric */
@@ -185,8 +215,34 @@ struct hist_db {
 /* An empty db; then hist_db_add each table (-1 and e set on no memory), hist_db_finish. */
 void hist_db_init(struct hist_db *db);
 int hist_db_add(struct hist_db *db, const struct hist_table *t, struct err *e);
-/* Orders commits and every series' points; call after the last add. */
+/* Orders commits and every series' points, by date: a commit's commit date where a row has
+ * one, else the first date (of the run) seen; equal dates keep the order first seen. Call
+ * after the last add. */
 void hist_db_finish(struct hist_db *db);
+
+/* A repository's first-parent history, for hist_db_order_git: commits newest first (the tip
+ * first), each with its commit date (UTC ISO 8601) and subject. */
+struct hist_gitlog {
+    size_t n;
+    char **hash, **date, **subject;
+};
+/* What hist_db_order_git found. */
+struct hist_order {
+    size_t known;    /* the history's commits in the first-parent history */
+    size_t unknown;  /* the others: placed among them by date */
+};
+/*
+ * Orders a finished db by a repository's first-parent history (oldest first, the tip last),
+ * its commits the log does not hold placed among them by date (their commit date where a row
+ * has one, else the run's: before the first log commit dated later). A history commit matches
+ * a log commit by its full hash, or a unique prefix of 7 characters or more. Known commits
+ * get their date and subject from the log where the rows have none. When the log knows none
+ * of them, the db is left in date order (out->known 0). -1 with e set on no memory.
+ */
+int hist_db_order_git(struct hist_db *db, const struct hist_gitlog *log, struct hist_order *out,
+                      struct err *e);
+/* The reason point i of series s is NA (the failure column), or NULL. */
+const char *hist_failure(const struct hist_series *s, size_t i);
 void hist_db_free(struct hist_db *db);
 /* Adds a warning to db->warn; -1 on no memory. */
 int hist_db_warn(struct hist_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -195,6 +251,10 @@ long hist_db_find_commit(const struct hist_db *db, const char *sha, struct err *
 
 /* |relative change| between consecutive values (NANs skipped) of one series' metric. */
 size_t hist_changes(const struct hist_series *s, int m, double *out);
+/* The series' own noise of metric m: quantile q of its |changes| between consecutive values
+ * of the points before end, the change into point skip left out (SIZE_MAX: none); NAN with
+ * no change, or no memory. */
+double hist_change_quantile(const struct hist_series *s, int m, size_t end, size_t skip, double q);
 
 /* Points a wall-clock step needs before it: 3 with too few before them to have a deviation,
  * then the 10 deviations the fence is learned from (see tare-history(1)). */
@@ -223,7 +283,15 @@ struct hist_check_opts {
     int persist;            /* wall steps must hold this many points */
     int window;             /* points in the "before" window */
     int noise_n;            /* past statistics the fence is learned from */
+    /* A series' own count threshold (a suite's [bench NAME] threshold =), or 0 for
+     * det_threshold; NULL: none has one. Used by hist_judge and hist_check_commit. */
+    double (*threshold_of)(const char *series, void *ctx);
+    void *threshold_ctx;
 };
+/* The defaults of check, report, trend and bisect (tare-history(1)): counts at 2%, a
+ * wall-clock step held 3 commits, a 10-commit "before" window, a fence from 60 deviations. */
+#define HIST_CHECK_DEFAULTS \
+    {.det_threshold = 0.02, .persist = 3, .window = 10, .noise_n = 60}
 /* Tests the step that point index i confirms: for deterministic metrics the change from the
  * previous value to point i; for wall-clock ones a step at i - persist + 1. */
 void hist_check_point(const struct hist_series *s, int m, size_t i,
@@ -233,6 +301,59 @@ void hist_check_point(const struct hist_series *s, int m, size_t i,
  * out[i] (s->n entries) describes the step that point i confirms. Returns how many. */
 size_t hist_scan(const struct hist_series *s, int m, const struct hist_check_opts *o,
                  struct hist_step *out);
+
+/* What the test says of one metric of one series at one point. */
+enum hist_verdict {
+    HIST_SAME,          /* tested: within the threshold or the fence */
+    HIST_REGRESSION,    /* a confirmed step up */
+    HIST_IMPROVEMENT,   /* a confirmed step down */
+    HIST_PENDING,       /* wall clock: past the fence, not yet persistent */
+    HIST_ECHO,          /* wall clock: tested, but a step reported before still holds */
+    HIST_NA,            /* no value at the point: the measurement failed */
+    HIST_UNTESTED,      /* a value, but nothing to test it against (st.untested says why) */
+};
+
+/* One metric of one series judged at one point: what check, report, trend and the CI files
+ * print. */
+struct hist_judgement {
+    size_t series;           /* index in db->series (hist_check_commit) */
+    int metric;
+    size_t point;            /* the series' point judged */
+    enum hist_verdict verdict;
+    double now, prev;        /* the value at the point, and at the point before (NAN: none) */
+    struct hist_step st;     /* what was compared: before, after, change, and st.fence, the
+                              * fence or (counts) the threshold used; untested and why */
+    size_t step_point;       /* a step's (or pending step's) first point; else point */
+    const char *failure;     /* HIST_NA: why, from the failure column (into the db), or NULL */
+};
+
+/* Judges metric m of series s at point (s->n > point), as history check does: a count
+ * against the previous value at the threshold (the series' own when o->threshold_of gives
+ * one), wall clock against its fence. */
+void hist_judge(const struct hist_series *s, int m, size_t point, const struct hist_check_opts *o,
+                struct hist_judgement *j);
+
+/* Every metric check alarms on (hist_alarms) of every series with a row at one commit, in
+ * series then metric order, a metric the series never had left out; and the tallies. */
+struct hist_check {
+    size_t commit;           /* the commit checked: index in db->commit */
+    struct hist_judgement *j;
+    size_t n;
+    size_t nseries;          /* series with a row at the commit */
+    size_t nabsent;          /* series without one: not checked */
+    size_t ntested;          /* judgements tested (SAME, ECHO, steps, pending) */
+    size_t nreg, nimp, npend;
+    size_t nna;              /* HIST_NA: failed measurements */
+    size_t nskip;            /* HIST_UNTESTED */
+};
+/* Checks commit ci of db (finished). 0, or -1 with e set (no memory). */
+int hist_check_commit(const struct hist_db *db, size_t ci, const struct hist_check_opts *o,
+                      struct hist_check *out, struct err *e);
+void hist_check_free(struct hist_check *c);
+/* Why a judgement was not tested, for a person ("" when it was): the long form ("no earlier
+ * value to compare with", "too few points: 12 of the 16 a step test needs"), or the terse
+ * one of report's table ("no earlier value", "too few points: 12 of 16"). */
+const char *hist_untested_why(const struct hist_step *st, bool terse, char *buf, size_t n);
 
 /* Whether check alarms on metric m of series s. Not on ref_median_s (the reference's own
  * time). Not on median_s or min_s when the series has a ratio to a same-machine reference:

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/ini.h"
+#include "core/input.h"
 #include "core/words.h"
 
 static bool valid_lane_name(const char *s)
@@ -83,8 +84,21 @@ static int suite_key(const char *name, struct suite *s, const struct ini_key *k,
             return err_set(e, ERR_SYSTEM, "out of memory");
         return 0;
     }
-    if (strcmp(k->key, "input") == 0 || strcmp(k->key, "subtract") == 0) {
-        char **slot = strcmp(k->key, "input") == 0 ? &s->input : &s->subtract;
+    if (strcmp(k->key, "keep-stacks") == 0) {
+        if (!*v)
+            return BAD("'%s' is empty", name, k->line, k->key);
+        int rc = *v == '/' ? ((s->keep_stacks = strdup(v)) ? 0 : -1)
+                           : asprintf(&s->keep_stacks, "%s/%s", s->dir, v);
+        if (rc < 0) {
+            s->keep_stacks = NULL;
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        }
+        return 0;
+    }
+    if (strcmp(k->key, "input") == 0 || strcmp(k->key, "subtract") == 0 ||
+        strcmp(k->key, "build") == 0) {
+        char **slot = strcmp(k->key, "input") == 0 ? &s->input
+                      : k->key[0] == 'b' ? &s->build : &s->subtract;
         if (!*v)
             return BAD("'%s' is empty", name, k->line, k->key);
         if (!(*slot = strdup(v)))
@@ -299,25 +313,10 @@ static char *bench_name(const char *path)
 
 int suite_load(const char *path, struct suite *s, struct err *e)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return err_errno(e, ERR_INPUT, errno, "cannot open '%s'", path);
     char *text = NULL;
-    size_t cap = 0;
-    ssize_t n = getdelim(&text, &cap, '\0', f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (n < 0 && !rerr) {           /* an empty file */
-        free(text);
-        text = strdup("");
-    } else if (rerr || !text) {
-        free(text);
-        return err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
-    }
-    if ((size_t)strlen(text) != (n < 0 ? 0 : (size_t)n)) {
-        free(text);
-        return err_set(e, ERR_INPUT, "'%s': a NUL byte: not a text file", path);
-    }
+    size_t n;
+    if (in_read_file(path, &text, &n, e) < 0)   /* bounded; a NUL or a directory refused */
+        return -1;
     char *pcopy = strdup(path);
     int rc = pcopy ? suite_parse(path, text, dirname(pcopy), s, e)
                    : err_set(e, ERR_SYSTEM, "out of memory");
@@ -390,7 +389,9 @@ void suite_free(struct suite *s)
     free(s->command);
     free(s->reference);
     free(s->input);
+    free(s->keep_stacks);
     free(s->subtract);
+    free(s->build);
     for (int k = 0; k < 4; k++)
         words_free(s->hooks[k]);
     words_free(s->vg_args);

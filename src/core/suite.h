@@ -40,6 +40,11 @@ struct suite {
      * run around the wall pass's runs (tare wall's hooks); NULL-terminated, or NULL. */
     char **hooks[4];
     char *input;               /* input = FILE: every timed run's stdin, a template, or NULL */
+    /* keep-stacks = DIR: the count pass keeps each benchmark's allocation stacks there
+     * (count_opts.stacks_dir; relative to the suite file's directory), or NULL */
+    char *keep_stacks;
+    char *build;               /* build = CMD: how tare run --revisions builds a commit (in the
+                                * suite's directory of its worktree, /bin/sh -c), or NULL */
     struct suite_lane *lanes;
     int nlanes;
     struct suite_bench *bench;

@@ -8,6 +8,12 @@
  * of the peak; a single-threaded process has an exact peak, and TARE_ALLOC_PEAK=exact makes
  * every call flush. The report format is documented in src/core/allocreport.h.
  *
+ * malloc and free have a fast path (g_path == PATH_FAST: resolved, glibc's chunk headers
+ * read in place, no stack recording): one compare of the new live bytes against the slot's
+ * bounds (its peak, the flush batch) decides whether anything but three counter updates is
+ * needed. Everything else (start-up, other allocators, a new thread, a new peak, a flush,
+ * stack recording in stacks.c) takes the slow paths.
+ *
  * Built without sanitizers and with -fno-builtin (see the Makefile): the compiler must not
  * fold malloc+memset into calloc or drop a malloc/free pair inside the wrappers.
  */
@@ -17,7 +23,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <alloca.h>
 #include <link.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -30,33 +38,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/preload.h"
 #include "tare/scope.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* ---- the next allocator ------------------------------------------------------------ */
 
-struct real {
-    void *(*malloc)(size_t);
-    void *(*calloc)(size_t, size_t);
-    void *(*realloc)(void *, size_t);
-    void (*free)(void *);
-    int (*posix_memalign)(void **, size_t, size_t);
-    void *(*aligned_alloc)(size_t, size_t);
-    void *(*memalign)(size_t, size_t);
-    void *(*valloc)(size_t);
-    void *(*pvalloc)(size_t);
-    size_t (*usable)(void *);
-    int (*execve)(const char *, char *const[], char *const[]);
-    int (*execvpe)(const char *, char *const[], char *const[]);
-    int (*fexecve)(int, char *const[], char *const[]);
-    void (*exit_)(int) __attribute__((noreturn));
-    void (*Exit_)(int) __attribute__((noreturn));
-};
-static struct real R;
+struct real R;
 static _Atomic int init_state;   /* 0 not yet, 1 resolving (bootstrap allocator), 2 done */
+__thread int tls_internal __attribute__((tls_model("initial-exec")));
+
+/* Which path the wrappers take: set once, at the end of start-up. */
+enum { PATH_FAST, PATH_SLOW, PATH_STACKS };
+static int g_path = PATH_SLOW;
 
 /* dlsym may allocate (a failed lookup records its error message): those calls, made
  * while resolving, are served from here and never counted or forwarded. */
@@ -163,6 +158,7 @@ struct tstate {
     cnt_t allocs, frees, bytes;
     scnt_t live, peak;        /* this thread's net live bytes, and its own peak of that */
     scnt_t flushed;           /* live as last added to g_live: live - flushed is pending */
+    scnt_t hi, lo;            /* live outside [lo, hi]: a new peak or a batch to flush */
     uint64_t child_allocs, child_bytes;   /* completed child scopes of the open scope */
     struct site_stats *_Atomic sites;
     _Atomic unsigned nsites;
@@ -170,7 +166,10 @@ struct tstate {
     _Atomic int alive;
 };
 
-static __thread struct tstate *tls_ts __attribute__((tls_model("initial-exec")));
+/* A thread without a slot points at this one, whose bounds send every call to the slow
+ * path (which makes the slot): the fast path needs no test for a missing slot. */
+static struct tstate g_dummy = {.hi = INT64_MIN, .lo = INT64_MAX};
+static __thread struct tstate *tls_ts __attribute__((tls_model("initial-exec"))) = &g_dummy;
 static __thread int tls_busy __attribute__((tls_model("initial-exec")));
 
 static struct tstate *_Atomic g_threads;      /* list of all slots */
@@ -196,11 +195,23 @@ static void unlock(void)
     atomic_flag_clear_explicit(&g_lock, memory_order_release);
 }
 
-/* Memory for the library's own bookkeeping: straight from mmap, never counted. */
-static void *raw_alloc(size_t n)
+void *pl_raw_alloc(size_t n)
 {
     void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+void pl_raw_free(void *p, size_t n)
+{
+    if (p)
+        munmap(p, n);
+}
+
+static void set_bounds(struct tstate *ts)
+{
+    int64_t f = LD(ts->flushed), pk = LD(ts->peak);
+    ST(ts->hi, pk < f + g_peak_batch ? pk : f + g_peak_batch);
+    ST(ts->lo, f - g_peak_batch);
 }
 
 static struct tstate *ts_new(void)
@@ -211,7 +222,7 @@ static struct tstate *ts_new(void)
     const size_t slot = (sizeof(struct tstate) + 63) & ~(size_t)63;   /* a cache line apart */
     lock();
     if (g_pool_left < slot) {
-        g_pool = raw_alloc(1 << 16);
+        g_pool = pl_raw_alloc(1 << 16);
         g_pool_left = g_pool ? 1 << 16 : 0;
     }
     struct tstate *ts = NULL;
@@ -220,6 +231,7 @@ static struct tstate *ts_new(void)
         g_pool += slot;
         g_pool_left -= slot;
         memset(ts, 0, sizeof *ts);
+        set_bounds(ts);
         ts->alive = 1;
         ts->next = g_threads;
         g_threads = ts;
@@ -241,7 +253,7 @@ static struct tstate *ts_new(void)
 static inline __attribute__((always_inline)) struct tstate *ts_get(void)
 {
     struct tstate *ts = tls_ts;
-    if (likely(ts != NULL))
+    if (likely(ts != &g_dummy))
         return ts;
     return ts_new();
 }
@@ -256,27 +268,27 @@ static void flush(struct tstate *ts)
                                                               memory_order_relaxed,
                                                               memory_order_relaxed))
         ;
+    set_bounds(ts);
+}
+
+/* live has left [lo, hi]: a new peak of the thread's own, or a batch to flush. */
+static __attribute__((noinline)) void live_out(struct tstate *ts, int64_t live)
+{
+    if (live > LD(ts->peak))
+        ST(ts->peak, live);
+    int64_t u = live - LD(ts->flushed);
+    if (u > g_peak_batch || u < -g_peak_batch)
+        flush(ts);
+    else
+        set_bounds(ts);
 }
 
 static inline __attribute__((always_inline)) void live_add(struct tstate *ts, int64_t d)
 {
     int64_t live = LD(ts->live) + d;
     ST(ts->live, live);
-    if (live > LD(ts->peak))
-        ST(ts->peak, live);
-    int64_t u = live - LD(ts->flushed);
-    /* |u| > batch, in one unsigned comparison */
-    if (unlikely((uint64_t)(u + g_peak_batch) > 2 * (uint64_t)g_peak_batch))
-        flush(ts);
-}
-
-/* The same for a release (d > 0 bytes fewer): it cannot raise a peak. */
-static inline __attribute__((always_inline)) void live_sub(struct tstate *ts, int64_t d)
-{
-    int64_t live = LD(ts->live) - d;
-    ST(ts->live, live);
-    if (unlikely(live - LD(ts->flushed) < -g_peak_batch))
-        flush(ts);
+    if (unlikely(live > LD(ts->hi) || live < LD(ts->lo)))
+        live_out(ts, live);
 }
 
 /* glibc's chunk header, read in place instead of calling malloc_usable_size (a third of
@@ -288,7 +300,7 @@ static bool g_glibc_header;
 static inline size_t glibc_usable(const void *p)
 {
     size_t sz = ((const size_t *)p)[-1];
-    return (sz & ~(size_t)7) - ((sz & 2) ? 16 : 8);
+    return (sz & ~(size_t)7) - 8 - ((sz & 2) << 2);     /* mmapped (bit 2): 16 */
 }
 
 static inline __attribute__((always_inline)) size_t usable(void *p)
@@ -318,9 +330,14 @@ static void check_glibc_header(void)
     g_glibc_header = true;
 }
 
-static inline __attribute__((always_inline)) void count_alloc(void *p, size_t n)
+size_t pl_usable(void *p)
 {
-    struct tstate *ts = ts_get();
+    return usable(p);
+}
+
+void pl_count_alloc(void *p, size_t n)
+{
+    struct tstate *ts = tls_internal ? NULL : ts_get();
     if (unlikely(!ts))
         return;
     ADD(ts->allocs, 1);
@@ -328,14 +345,26 @@ static inline __attribute__((always_inline)) void count_alloc(void *p, size_t n)
     live_add(ts, (int64_t)usable(p));
 }
 
-/* size: the block's usable size, taken before it was released. */
-static inline __attribute__((always_inline)) void count_free(size_t size)
+/* u: the block's usable size, taken before it was released. */
+void pl_count_free(size_t u)
 {
-    struct tstate *ts = ts_get();
+    struct tstate *ts = tls_internal ? NULL : ts_get();
     if (unlikely(!ts))
         return;
     ADD(ts->frees, 1);
-    live_sub(ts, (int64_t)size);
+    live_add(ts, -(int64_t)u);
+}
+
+/* A block of old_usable bytes resized or moved to q, n bytes asked for. */
+void pl_count_realloc(size_t n, size_t old_usable, void *q)
+{
+    struct tstate *ts = tls_internal ? NULL : ts_get();
+    if (unlikely(!ts))
+        return;
+    ADD(ts->allocs, 1);
+    ADD(ts->frees, 1);
+    ADD(ts->bytes, n);
+    live_add(ts, (int64_t)usable(q) - (int64_t)old_usable);
 }
 
 static void thread_end(void *arg)
@@ -347,34 +376,89 @@ static void thread_end(void *arg)
     ST(ts->alive, 0);
     atomic_fetch_sub(&g_nthreads_live, 1);
     if (tls_ts == ts)
-        tls_ts = NULL;
+        tls_ts = &g_dummy;
 }
 
 /* ---- the interposed entry points ---------------------------------------------------- */
 
-EXPORT void *malloc(size_t n)
+static __attribute__((noinline)) void *malloc_slow(size_t n)
 {
     if (unlikely(!ready()))
         return boot_alloc(n, 16);
     void *p = R.malloc(n);
     if (likely(p != NULL))
-        count_alloc(p, n);
+        pl_count_alloc(p, n);
     return p;
 }
 
-EXPORT void free(void *p)
+/* The fast path's p, counted the long way (a new slot, a new peak, a flush). */
+static __attribute__((noinline)) void *malloc_out(void *p, size_t n)
 {
-    if (unlikely(p == NULL || is_boot(p)))
+    pl_count_alloc(p, n);
+    return p;
+}
+
+EXPORT void *malloc(size_t n)
+{
+    if (unlikely(g_path != PATH_FAST)) {
+        if (g_path == PATH_STACKS)
+            return stk_malloc(n);     /* a tail call: its return address is the caller's */
+        return malloc_slow(n);
+    }
+    void *p = R.malloc(n);
+    if (unlikely(p == NULL))
+        return p;
+    struct tstate *ts = tls_ts;
+    int64_t live = LD(ts->live) + (int64_t)glibc_usable(p);
+    if (unlikely(live > LD(ts->hi)))
+        return malloc_out(p, n);
+    ST(ts->live, live);
+    ADD(ts->allocs, 1);
+    ADD(ts->bytes, n);
+    return p;
+}
+
+static __attribute__((noinline)) void free_slow(void *p)
+{
+    if (p == NULL || is_boot(p))
         return;
     void (*next_free)(void *) = R.free;
     if (unlikely(next_free == NULL))
         return;               /* cannot happen: p came from the next allocator */
-    count_free(usable(p));    /* first, so that the call below is a tail call */
+    if (g_path == PATH_STACKS) {
+        stk_free(p);
+        return;
+    }
+    pl_count_free(usable(p)); /* first, so that the call below is a tail call */
     next_free(p);
+}
+
+static __attribute__((noinline)) void free_out(void *p, size_t u)
+{
+    pl_count_free(u);
+    R.free(p);
+}
+
+EXPORT void free(void *p)
+{
+    if (unlikely(g_path != PATH_FAST))
+        return free_slow(p);
+    if (unlikely(p == NULL || is_boot(p)))
+        return;
+    struct tstate *ts = tls_ts;
+    size_t u = glibc_usable(p);
+    int64_t live = LD(ts->live) - (int64_t)u;
+    if (unlikely(live < LD(ts->lo)))
+        return free_out(p, u);
+    ST(ts->live, live);
+    ADD(ts->frees, 1);
+    R.free(p);
 }
 
 EXPORT void *calloc(size_t n, size_t m)
 {
+    if (unlikely(g_path == PATH_STACKS))
+        return stk_calloc(n, m);
     if (unlikely(!ready())) {
         size_t t;
         if (__builtin_mul_overflow(n, m, &t))
@@ -395,7 +479,7 @@ EXPORT void *calloc(size_t n, size_t m)
             memset(p, 0, t);
     }
     if (likely(p != NULL))
-        count_alloc(p, n * m);
+        pl_count_alloc(p, n * m);
     return p;
 }
 
@@ -415,23 +499,25 @@ static void *realloc_counted(void *p, size_t n)
     size_t old = usable(p);
     void *q = R.realloc(p, n);
     if (n == 0 && q == NULL) {          /* glibc freed it */
-        count_free(old);
+        pl_count_free(old);
         return NULL;
     }
     if (q == NULL)
         return NULL;                     /* failed: p is untouched */
-    struct tstate *ts = ts_get();
-    if (likely(ts != NULL)) {
-        ADD(ts->allocs, 1);
-        ADD(ts->frees, 1);
-        ADD(ts->bytes, n);
-        live_add(ts, (int64_t)usable(q) - (int64_t)old);
-    }
+    pl_count_realloc(n, old, q);
     return q;
 }
 
 EXPORT void *realloc(void *p, size_t n)
 {
+    if (unlikely(g_path == PATH_STACKS)) {
+        if (p == NULL || !is_boot(p))
+            return stk_realloc(p, n);
+        void *q = stk_malloc(n);
+        if (q)
+            memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+        return q;
+    }
     if (unlikely(!ready())) {
         void *q = boot_alloc(n, 16);
         if (q && p)
@@ -453,8 +539,7 @@ EXPORT void *reallocarray(void *p, size_t n, size_t m)
     return realloc(p, t);
 }
 
-/* An aligned block from whichever aligned entry point the next allocator has. */
-static void *next_memalign(size_t align, size_t n)
+void *pl_next_memalign(size_t align, size_t n)
 {
     if (R.memalign)
         return R.memalign(align, n);
@@ -470,6 +555,8 @@ static void *next_memalign(size_t align, size_t n)
 
 EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
+    if (unlikely(g_path == PATH_STACKS))
+        return stk_posix_memalign(out, align, n);
     if (unlikely(!ready())) {
         void *p = boot_alloc(n, align);
         if (!p)
@@ -483,56 +570,64 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
     } else if (align < sizeof(void *) || (align & (align - 1)) != 0) {
         rc = EINVAL;
     } else {
-        void *p = next_memalign(align, n);
+        void *p = pl_next_memalign(align, n);
         rc = p ? 0 : ENOMEM;
         if (p)
             *out = p;
     }
     if (rc == 0)
-        count_alloc(*out, n);
+        pl_count_alloc(*out, n);
     return rc;
 }
 
 EXPORT void *aligned_alloc(size_t align, size_t n)
 {
+    if (unlikely(g_path == PATH_STACKS))
+        return stk_aligned_alloc(align, n);
     if (unlikely(!ready()))
         return boot_alloc(n, align);
-    void *p = R.aligned_alloc ? R.aligned_alloc(align, n) : next_memalign(align, n);
+    void *p = R.aligned_alloc ? R.aligned_alloc(align, n) : pl_next_memalign(align, n);
     if (p)
-        count_alloc(p, n);
+        pl_count_alloc(p, n);
     return p;
 }
 
 EXPORT void *memalign(size_t align, size_t n)
 {
+    if (unlikely(g_path == PATH_STACKS))
+        return stk_memalign(align, n);
     if (unlikely(!ready()))
         return boot_alloc(n, align);
-    void *p = next_memalign(align, n);
+    void *p = pl_next_memalign(align, n);
     if (p)
-        count_alloc(p, n);
+        pl_count_alloc(p, n);
     return p;
 }
 
 EXPORT void *valloc(size_t n)
 {
+    if (unlikely(g_path == PATH_STACKS))
+        return stk_valloc(n);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (unlikely(!ready()))
         return boot_alloc(n, page);
-    void *p = R.valloc ? R.valloc(n) : next_memalign(page, n);
+    void *p = R.valloc ? R.valloc(n) : pl_next_memalign(page, n);
     if (p)
-        count_alloc(p, n);
+        pl_count_alloc(p, n);
     return p;
 }
 
 EXPORT void *pvalloc(size_t n)
 {
+    if (unlikely(g_path == PATH_STACKS))
+        return stk_pvalloc(n);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (unlikely(!ready()))
         return boot_alloc(n, page);
     void *p =
-        R.pvalloc ? R.pvalloc(n) : next_memalign(page, n ? (n + page - 1) & ~(page - 1) : page);
+        R.pvalloc ? R.pvalloc(n) : pl_next_memalign(page, n ? (n + page - 1) & ~(page - 1) : page);
     if (p)
-        count_alloc(p, n);
+        pl_count_alloc(p, n);
     return p;
 }
 
@@ -564,7 +659,7 @@ static unsigned site_id(struct tare_scope_site *site)
         unsigned n = g_nsites;
         if (n == g_sites_cap) {
             unsigned cap = g_sites_cap ? g_sites_cap * 2 : 256;
-            struct tare_scope_site **s = raw_alloc(cap * sizeof *s);
+            struct tare_scope_site **s = pl_raw_alloc(cap * sizeof *s);
             if (!s) {
                 unlock();
                 return 0;
@@ -591,7 +686,7 @@ static struct site_stats *site_stats(struct tstate *ts, unsigned id)
     unsigned cap = n ? n : 64;
     while (cap < id)
         cap *= 2;
-    struct site_stats *s = raw_alloc(cap * sizeof *s);
+    struct site_stats *s = pl_raw_alloc(cap * sizeof *s);
     if (!s)
         return NULL;
     if (n)
@@ -619,6 +714,7 @@ EXPORT void tare_scope_enter(struct tare_scope *s, struct tare_scope_site *site)
     ts->child_allocs = ts->child_bytes = 0;
     st->active++;
     s->state = 1;
+    stk_scope_push(s, id);
 }
 
 EXPORT void tare_scope_exit(struct tare_scope *s)
@@ -626,6 +722,7 @@ EXPORT void tare_scope_exit(struct tare_scope *s)
     if (s->state != 1)
         return;
     s->state = 2;
+    stk_scope_pop(s);
     struct tstate *ts = ts_get();
     struct site_stats *st = ts ? site_stats(ts, s->site->id) : NULL;
     if (!st)
@@ -643,6 +740,17 @@ EXPORT void tare_scope_exit(struct tare_scope *s)
     ts->child_bytes = s->child_bytes + ib;
 }
 
+unsigned pl_nsites(void)
+{
+    return atomic_load(&g_nsites);
+}
+
+const char *pl_site_label(unsigned id)
+{
+    const char *l = id >= 1 && id <= pl_nsites() ? g_sites[id - 1]->label : NULL;
+    return l ? l : "";
+}
+
 /* ---- the report --------------------------------------------------------------------- */
 
 static int g_err_fd = -1;            /* a private copy of stderr, taken at start-up */
@@ -653,51 +761,56 @@ static bool g_stats_stderr;
 static bool g_own_malloc, g_exact_peak, g_reported;
 static uint64_t g_base_allocs, g_base_frees, g_base_bytes;   /* reported before a failed exec */
 
-struct buf {
-    char *p;
-    size_t len, cap;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
+void buf_put(struct buf *b, const char *s, size_t n)
 {
     if (b->len + n <= b->cap)
         memcpy(b->p + b->len, s, n);
     b->len += n;
 }
 
-static void puts_(struct buf *b, const char *s)
+void buf_puts(struct buf *b, const char *s)
 {
-    put(b, s, strlen(s));
+    buf_put(b, s, strlen(s));
 }
 
-static void putu(struct buf *b, uint64_t v)
+void buf_putu(struct buf *b, uint64_t v)
 {
     char d[24];
     int i = sizeof d;
     do
         d[--i] = (char)('0' + v % 10);
     while ((v /= 10) != 0);
-    put(b, d + i, sizeof d - i);
+    buf_put(b, d + i, sizeof d - i);
 }
 
-static void put_kv(struct buf *b, const char *key, uint64_t v)
+void buf_putx(struct buf *b, uint64_t v)
 {
-    put(b, " ", 1);
-    puts_(b, key);
-    put(b, "=", 1);
-    putu(b, v);
+    char d[24];
+    int i = sizeof d;
+    do
+        d[--i] = "0123456789abcdef"[v & 15];
+    while ((v >>= 4) != 0);
+    buf_put(b, d + i, sizeof d - i);
+}
+
+void buf_kv(struct buf *b, const char *key, uint64_t v)
+{
+    buf_put(b, " ", 1);
+    buf_puts(b, key);
+    buf_put(b, "=", 1);
+    buf_putu(b, v);
 }
 
 /* Bytes outside '!'..'~', and '%', as %XX: a value never holds a space or a newline. */
-static void put_enc(struct buf *b, const char *s)
+void buf_enc(struct buf *b, const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         if (*c <= ' ' || *c > '~' || *c == '%') {
             char e[3] = {'%', hex[*c >> 4], hex[*c & 15]};
-            put(b, e, 3);
+            buf_put(b, e, 3);
         } else {
-            put(b, (const char *)c, 1);
+            buf_put(b, (const char *)c, 1);
         }
     }
 }
@@ -760,7 +873,7 @@ static void report(const char *end)
     struct label_total *lt = NULL;
     size_t nlt = 0, lt_bytes = (nsites ? nsites : 1) * sizeof *lt;
     if (nsites)
-        lt = raw_alloc(lt_bytes);
+        lt = pl_raw_alloc(lt_bytes);
     for (unsigned i = 0; lt && i < nsites; i++) {
         struct label_total sum = {g_sites[i]->label ? g_sites[i]->label : "", 0, 0, 0, 0, 0};
         for (struct tstate *t = g_threads; t; t = t->next) {
@@ -801,39 +914,42 @@ static void report(const char *end)
     exe[el > 0 ? el : 0] = '\0';
 
     struct buf b = {NULL, 0, 0};
+    stk_report_lock();
     for (int pass = 0; pass < 2; pass++) {     /* the first pass measures */
         b.len = 0;
-        puts_(&b, "tare-alloc 1");
-        put_kv(&b, "pid", (uint64_t)g_pid);
-        put_kv(&b, "ppid", (uint64_t)getppid());
-        puts_(&b, " end=");
-        puts_(&b, end);
-        puts_(&b, g_own_malloc ? " status=own-malloc" : " status=ok");
-        put_kv(&b, "allocations", allocs);
-        put_kv(&b, "frees", frees);
-        put_kv(&b, "bytes", bytes);
-        put_kv(&b, "peak_bytes", (uint64_t)peak);
-        put_kv(&b, "peak_slack", (uint64_t)slack);
-        put_kv(&b, "threads", (uint64_t)nthreads);
-        put_kv(&b, "scopes", nlt);
-        puts_(&b, " exe=");
-        put_enc(&b, exe);
-        put(&b, "\n", 1);
+        buf_puts(&b, "tare-alloc 1");
+        buf_kv(&b, "pid", (uint64_t)g_pid);
+        buf_kv(&b, "ppid", (uint64_t)getppid());
+        buf_puts(&b, " end=");
+        buf_puts(&b, end);
+        buf_puts(&b, g_own_malloc ? " status=own-malloc" : " status=ok");
+        buf_kv(&b, "allocations", allocs);
+        buf_kv(&b, "frees", frees);
+        buf_kv(&b, "bytes", bytes);
+        buf_kv(&b, "peak_bytes", (uint64_t)peak);
+        buf_kv(&b, "peak_slack", (uint64_t)slack);
+        buf_kv(&b, "threads", (uint64_t)nthreads);
+        buf_kv(&b, "scopes", nlt);
+        stk_report_fields(&b);
+        buf_puts(&b, " exe=");
+        buf_enc(&b, exe);
+        buf_put(&b, "\n", 1);
         for (size_t i = 0; i < nlt; i++) {
-            puts_(&b, "tare-alloc-scope 1");
-            put_kv(&b, "pid", (uint64_t)g_pid);
-            puts_(&b, " label=");
-            put_enc(&b, lt[i].label);
-            put_kv(&b, "entries", lt[i].entries);
-            put_kv(&b, "allocs_incl", lt[i].allocs_incl);
-            put_kv(&b, "allocs_excl", lt[i].allocs_excl);
-            put_kv(&b, "bytes_incl", lt[i].bytes_incl);
-            put_kv(&b, "bytes_excl", lt[i].bytes_excl);
-            put(&b, "\n", 1);
+            buf_puts(&b, "tare-alloc-scope 1");
+            buf_kv(&b, "pid", (uint64_t)g_pid);
+            buf_puts(&b, " label=");
+            buf_enc(&b, lt[i].label);
+            buf_kv(&b, "entries", lt[i].entries);
+            buf_kv(&b, "allocs_incl", lt[i].allocs_incl);
+            buf_kv(&b, "allocs_excl", lt[i].allocs_excl);
+            buf_kv(&b, "bytes_incl", lt[i].bytes_incl);
+            buf_kv(&b, "bytes_excl", lt[i].bytes_excl);
+            buf_put(&b, "\n", 1);
         }
+        stk_report_lines(&b, (long)g_pid);
         if (pass == 0) {
             b.cap = b.len;
-            b.p = raw_alloc(b.cap);
+            b.p = pl_raw_alloc(b.cap);
             if (!b.p)
                 break;
         }
@@ -854,6 +970,8 @@ static void report(const char *end)
         }
         munmap(b.p, b.cap);
     }
+    stk_report_unlock();
+    stk_report_done();
     if (lt)
         munmap(lt, lt_bytes);
     errno = saved_errno;
@@ -874,6 +992,15 @@ static void exec_failed(void)
     g_base_frees = f;
     g_base_bytes = by;
     g_reported = false;
+}
+
+/* A failed exec: the stacks start again too. */
+static void exec_failed_all(void)
+{
+    if (syscall(SYS_getpid) != g_pid)
+        return;
+    exec_failed();
+    stk_exec_failed();
 }
 
 /* In a forked child only the forking thread lives on; it inherits the parent's heap.
@@ -901,12 +1028,14 @@ static void at_fork_child(void)
         }
     }
     exec_failed();
-    struct tstate *me = tls_ts;
+    stk_fork_child();
+    struct tstate *me = tls_ts != &g_dummy ? tls_ts : NULL;
     if (me) {
         ST(me->alive, 1);
         ST(me->live, live);
         ST(me->flushed, live);
         ST(me->peak, live);
+        set_bounds(me);
     }
     g_solo = me;
     atomic_store(&g_live, live);
@@ -947,6 +1076,8 @@ __attribute__((constructor)) static void tare_alloc_init(void)
     if (pk && strcmp(pk, "exact") == 0) {
         g_exact_peak = true;
         g_peak_batch = 0;
+        for (struct tstate *t = g_threads; t; t = t->next)
+            set_bounds(t);
     }
     /* An executable (or a library preloaded before this one) that defines malloc is found
      * first: its allocations never reach these wrappers. A non-PIE executable that takes
@@ -959,7 +1090,11 @@ __attribute__((constructor)) static void tare_alloc_init(void)
                    dladdr((void *)tare_alloc_init, &self) && found.dli_fbase != self.dli_fbase &&
                    found.dli_saddr == first && sym && sym->st_shndx != SHN_UNDEF;
     g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
-    pthread_atfork(NULL, NULL, at_fork_child);
+    pthread_atfork(stk_fork_prepare, stk_fork_parent, at_fork_child);
+    if (stk_init())
+        g_path = PATH_STACKS;
+    else if (g_glibc_header && atomic_load(&init_state) == 2)
+        g_path = PATH_FAST;
 }
 
 __attribute__((destructor)) static void tare_alloc_fini(void)
@@ -996,7 +1131,7 @@ EXPORT int execve(const char *path, char *const argv[], char *const envp[])
     ready();
     report("exec");
     int rc = R.execve(path, argv, envp);
-    exec_failed();
+    exec_failed_all();
     return rc;
 }
 
@@ -1012,7 +1147,7 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
     ready();
     report("exec");
     int rc = R.execvpe(file, argv, envp);
-    exec_failed();
+    exec_failed_all();
     return rc;
 }
 
@@ -1026,7 +1161,7 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     ready();
     report("exec");
     int rc = R.fexecve(fd, argv, envp);
-    exec_failed();
+    exec_failed_all();
     return rc;
 }
 
@@ -1037,7 +1172,7 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     while (va_arg(ap, const char *))                                          \
         argc_++;                                                              \
     va_end(ap);                                                               \
-    const char *argv[argc_ + 1];                                              \
+    const char **argv = alloca((argc_ + 1) * sizeof *argv);                   \
     argv[0] = arg0;                                                           \
     va_start(ap, arg0);                                                       \
     for (size_t i_ = 1; i_ <= argc_; i_++)                                    \

@@ -132,6 +132,13 @@ expect_eq "$(json 'j["confirm"]["count"]["change"]["allocations"]')" none \
     "--confirm: no allocation more"
 expect_match "$(json 'j["confirm"]["verdict"]')" '^(faster|slower|same|undecided)$' \
     "--confirm: ab's verdict"
+# The command runs as the search's probes run it (in the worktree, no shell in front), so the
+# confirm table and the bisect table agree to the instruction for the same commit.
+expect_eq "$(json 'j["confirm"]["a"]["command"]')" ./prog "--confirm: the command, no shell"
+expect_eq "$(json 'j["confirm"]["count"]["a"]["instructions"]')" \
+    "$(json 'j["culprit"]["before"]')" "--confirm: the parent's instructions, as bisect counted"
+expect_eq "$(json 'j["confirm"]["count"]["b"]["instructions"]')" \
+    "$(json 'j["culprit"]["after"]')" "--confirm: the culprit's instructions, as bisect counted"
 expect_eq "$(worktrees)" 1 "no worktree left after --confirm (two were made)"
 
 # --from-history: a history of counts taken every ten commits (by tare count, here), whose
@@ -173,6 +180,15 @@ expect_eq "$(json 'j["culprit"]["commit"]')" "$(commit_of c31)" \
     "--from-history on instructions: commit 31's allocations"
 run_tare bisect --from-history "$H" --good c1 -- ./prog
 expect_rc 2 "--from-history with --good"
+# A command that does not measure what the history did (another program, here the tests'
+# sleeper): both ends measured first, then refused with both figures.
+run_tare bisect --from-history "$H" --threshold 1% --build "$BUILD_CMD" -- \
+    "$FIXTURES/sleeper" 0
+expect_rc 2 "--from-history: a command that does not reproduce the step is refused"
+expect_match "$err" "does not reproduce the step it bisects: allocations [0-9,]+ -> [0-9,]+ \(\+0\.00%\) here, 5,[0-9]{3} -> 5,[0-9]{3} \(\+2\.00%\) in '$H'" \
+    "both figures said"
+expect_no_match "$out" "culprit" "and nothing named"
+expect_eq "$(worktrees)" 1 "no worktree left after the refusal"
 
 # Nothing moved between 13 and 22 (the version number only): no step, said so.
 run_tare bisect --good c13 --bad c22 --build "$BUILD_CMD" -- ./prog
@@ -209,7 +225,7 @@ for sig in INT:130 TERM:143; do
     expect_rc "${sig#*:}" "SIG${sig%:*} mid-search"
     expect_match "$err" "interrupted" "SIG${sig%:*}: says interrupted"
     expect_eq "$(worktrees)" 1 "no worktree left after SIG${sig%:*}"
-    expect_eq "$(ls -A "$TMP/tmpdir" | grep '^tare-')" "" \
+    expect_empty "$(ls -A "$TMP/tmpdir" | grep '^tare-')" \
         "none of tare's files left in \$TMPDIR after SIG${sig%:*}"
 done
 

@@ -71,7 +71,7 @@ cgrun "$TMP/c4.out" --separate-callers=4 -- "$FIXTURES/cg_stacks" c
 mine_of() { grep -E '(^|;)main( |;)' | sed -E 's/^(.*;)?main/main/'; }
 cval() { awk -v s="$2" '$1 == s { print $2 }' <<<"$1"; }
 run_tare cg folded "$TMP/c0.out"
-expect_eq "$err" "" "folded without contexts: no word on stderr"
+expect_empty "$err" "folded without contexts: no word on stderr"
 est=$(mine_of <<<"$out")
 run_tare cg folded "$TMP/c4.out"
 expect_rc 0 "folded of a --separate-callers=4 profile"
@@ -271,7 +271,7 @@ printf 'events: Ir\nfn=main\n1 x\n' > "$TMP/bad.out"
 run_tare cg folded "$TMP/bad.out"
 expect_rc 2 "folded of a malformed profile"
 expect_match "$err" "^tare cg: .*bad.out' line 3" "folded: the file and line of the fault"
-expect_eq "$out" "" "folded: nothing printed on a malformed profile"
+expect_empty "$out" "folded: nothing printed on a malformed profile"
 run_tare cg folded --event Dr "$TMP/st.out"
 expect_rc 2 "folded --event that is not in the profile"
 

@@ -56,6 +56,14 @@ validate "history check: failing = regressions, skipped = not checked" history \
 expect_match "$(cat "$TMP/j.xml")" \
     'message="regression: 1000000 -&gt; 1100000 \(\+10.0%, threshold 2.0%\) at commit c2"' \
     "the failure gives the exact figures"
+# a series NA at the commit: a failed measurement, a failing case, exit 1
+printf '2026-01-02T00:00:00Z\tc2\tgone\tNA\tNA\n2026-01-01T00:00:00Z\tc1\tgone\t5\t0.5\n' >> \
+    "$TMP/h.tsv"
+run_tare history check --format json "${X[@]}" "$TMP/h.tsv"
+expect_rc 1 "history check with a failed measurement: 1"
+printf '%s\n' "$out" > "$TMP/check.json"
+validate "history check: failing = regressions and failed, skipped = not checked" history \
+    "$TMP/check.json" "$TMP/j.xml" "$TMP/b.json" "$TMP/g.json"
 expect_match "$(cat "$TMP/b.json")" '"instructions": \{"value": 1100000\}' \
     "BMF: the value at the commit"
 

@@ -26,7 +26,7 @@ expect_no_match "$out" "no regressions" "never says no regressions"
 expect_match "$err" "^tare history: checked nothing at commit c12: " "and on stderr"
 run_tare history check --format json "$TMP/w12.tsv"
 expect_rc 2 "json too"
-expect_eq "$out" '{"regressions": [], "improvements": [], "checked": 0, "not_checked": [{"benchmark": "b", "metric": "median_s", "why": "too few points: 12 of the 16 a step test needs"}], "unknown_columns": []}' \
+expect_eq "$out" '{"regressions": [], "improvements": [], "failed": [], "checked": 0, "not_checked": [{"benchmark": "b", "metric": "median_s", "why": "too few points: 12 of the 16 a step test needs"}], "unknown_columns": []}' \
     "json names what was not checked"
 # The figure follows --persist: 13 points before the step and the step's own.
 run_tare history check --persist 5 "$TMP/w12.tsv"
@@ -77,7 +77,7 @@ expect_match "$out" \
     "json lists them"
 run_tare history noise "$TMP/m.tsv"
 expect_rc 2 "noise of unknown columns"
-expect_eq "$out" "" "no empty table"
+expect_empty "$out" "no empty table"
 expect_match "$err" "not computed: columns tare does not read: mean, stddev" "noise lists them"
 expect_match "$err" "no noise figures: no metric tare knows" "noise says why"
 # Beside a known column, the unknown one is still named, and the known one checked.
@@ -110,6 +110,28 @@ expect_match "$out" "^b +allocations +the earlier value is 0: a change from 0 ha
     "allocations from 0: not checked, and said"
 run_tare history check --format json "$TMP/d.tsv"
 expect_match "$out" '"before": 1000000000, "after": 1114270000,' "json: whole numbers"
+
+# ---- NA at the newest commit: a failed measurement, exit 1 and a failing JUnit case, even
+# beside a regression ----
+cp "$TMP/d.tsv" "$TMP/na.tsv"
+printf '2026-01-01T00:00:00Z\tc1\tq\t700\t1\n2026-01-02T00:00:00Z\tc2\tq\tNA\t1\n' >> \
+    "$TMP/na.tsv"
+run_tare history check --export-junit "$TMP/na.xml" "$TMP/na.tsv"
+expect_rc 1 "NA at the newest commit: exit 1"
+expect_match "$out" "^measurement failed:$" "a list of its own"
+expect_match "$out" "^q +instructions +no value at this commit \(NA\)$" "names it"
+expect_match "$out" "^b +instructions .* \+11\.4% " "the regression beside it still shown"
+expect_match "$err" "measurement failed at commit c2: 1 metric NA" "said on stderr"
+expect_eq "$(grep -c '<failure type="measurement failed"' "$TMP/na.xml")" 1 \
+    "one failing JUnit case for the NA"
+expect_match "$(grep -A1 'name="q instructions"' "$TMP/na.xml")" \
+    'message="measurement failed: no value at this commit \(NA\)"' "the case says why"
+run_tare history check --format json "$TMP/na.tsv"
+expect_match "$out" '"failed": \[\{"benchmark": "q", "metric": "instructions", "why": "no value at this commit \(NA\)"\}\], "checked": 2,' \
+    "json: failed, apart from not_checked"
+# ... and the commit before it, where q was measured: no failure
+run_tare history check --commit c1 "$TMP/na.tsv"
+expect_rc 2 "c1: nothing earlier, nothing failed"
 
 # ---- a CSV given as history: the hint ----
 printf 'command,mean,stddev,median,user,system,min,max\n./a,1.0,0.1,1.0,0.9,0.1,0.9,1.1\n' > \

@@ -117,7 +117,7 @@ b=$(tail -n +2 <<<"$out" | cut -f1)
 expect_eq "$(printf '%s\n%s\n' "$a" "$b" | sort | tr '\n' ' ')" \
     "0.001+base 0.001+jit 0.02+base 0.02+jit 0.2+base 0.2+jit " \
     "shards together cover the suite"
-expect_eq "$(printf '%s\n%s\n' "$a" "$b" | sort | uniq -d)" "" "shards are disjoint"
+expect_empty "$(printf '%s\n%s\n' "$a" "$b" | sort | uniq -d)" "shards are disjoint"
 run_tare history merge "$S/s1/wall.tsv" "$S/s2/wall.tsv" -o "$S/merged.tsv"
 expect_eq "$(($(wc -l < "$S/merged.tsv") - 1))" 6 "merged shards"
 
@@ -268,6 +268,21 @@ expect_rc 2 "count = maybe"
 expect_match "$err" "line 4: count = 'maybe': want yes or no" "count = maybe: message"
 run_tare run --jobs 0 "$C/suite.ini"
 expect_rc 2 "--jobs 0"
+# A program valgrind cannot run: its stderr quoted as tare count quotes it, valgrind's cause
+# line (some twenty lines before the end) kept above the last lines, not its banner.
+if [ "$(uname -m)" = x86_64 ]; then
+    printf '[suite]\ncommand = %s/vgill\nbenchmarks = benchmarks/*.txt\n' "$FIXTURES" > \
+        "$C/vgill.ini"
+    run_tare run --count "$C/vgill.ini"
+    expect_rc 1 "a program valgrind kills: exit 1"
+    expect_match "$err" "'w' count failed: .*killed by signal 4.*; its stderr ended with:$" \
+        "the failure, then its stderr"
+    expect_match "$err" "^  \| vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0xFD 0x48" \
+        "valgrind's cause line kept"
+    expect_no_match "$err" "Copyright|Callgrind, a call-graph" "not valgrind's banner"
+    expect_match "$err" "^  \| ==[0-9]+== I   refs: " "and the last lines"
+fi
+
 # Without valgrind, --count fails before anything is measured or any file is made.
 TARE_VALGRIND=/nonexistent/valgrind run_tare run --wall --count --history "$C/nv" --commit c1 \
     "$C/suite.ini"

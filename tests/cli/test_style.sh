@@ -90,6 +90,33 @@ printf 'void f(void);\n' > "$TMP/tests/unit/u.c"
 "$style" "$TMP/tests/unit/u.c" > "$TMP/out" 2>&1
 expect_match "$(cat "$TMP/out")" "u\.c:1: file-head:" "test code still opens with its comment"
 
+# src/core never prints, writes to stdout/stderr or exits; a FILE * it is given is fine.
+cat > "$TMP/src/core/p.c" <<'C'
+/* p.c: a core file that prints. */
+#include <stdio.h>
+void p_one(FILE *f)
+{
+    fprintf(f, "to the caller's stream\n");
+    printf("on its own\n");
+    fputs("x", stderr);
+    puts("printf(");
+    exit(2);
+    _exit(3); /* style: allow core-prints -- the test's own opt-out */
+}
+C
+"$style" "$TMP/src/core/p.c" > "$TMP/out" 2>&1
+rc=$?; out=$(cat "$TMP/out")
+expect_eq "$rc" 1 "a core file that prints fails"
+expect_no_match "$out" "p\.c:5:" "fprintf to a stream it is given is allowed"
+expect_match "$out" "p\.c:6: core-prints:" "printf flagged"
+expect_match "$out" "p\.c:7: core-prints:" "stderr flagged"
+expect_match "$out" "p\.c:8: core-prints:" "puts flagged (not the name in its string)"
+expect_match "$out" "p\.c:9: core-prints:" "exit flagged"
+expect_no_match "$out" "p\.c:10:" "the opt-out lets its line through"
+cp "$TMP/src/core/p.c" "$TMP/p.c"
+"$style" "$TMP/p.c" > "$TMP/out" 2>&1
+expect_no_match "$(cat "$TMP/out")" "core-prints" "outside src/core printing is the CLI's job"
+
 "$style" > "$TMP/out" 2>&1
 rc=$?
 expect_eq "$rc" 0 "the tree keeps the house rules: $(head -3 "$TMP/out")"

@@ -10,9 +10,7 @@ SHOTDIR=$TARE_ROOT/${BUILD:-build}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
 # field JSON NAME: one top-level field of a JSON object, as JSON.
-field() { node -e \
-    'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(JSON.stringify(o[process.argv[1]]))' \
-    "$2" <<<"$1"; }
+field() { json_path "$1" "$2"; }
 
 run_tare trend "$EXCERPT"
 expect_rc 2 "no -o"
@@ -64,7 +62,7 @@ if ! command -v node > /dev/null || [ ! -x "$CHROMIUM" ]; then
     done_testing
     exit
 fi
-browse() { timeout 90 node "$TARE_ROOT/tests/cli/trend_browser.js" "$@"; }
+browser trend_browser.js   # (browse: lib.sh)
 
 # The page from the mutsu history, in a real browser.
 run_tare trend "$MUTSU" -o "$TMP/mutsu.html" --title 'mutsu benchmarks'
@@ -85,10 +83,12 @@ expect_eq "$(field "$res" names)" \
     "chart names are the benchmarks"
 expect_eq "$(field "$res" metrics)" '["median_s","min_s","ratio"]' \
     "metrics offered are those in the data"
-expect_eq "$(field "$res" metric_after)" '"min_s"' "the metric switch redraws the first chart"
+expect_eq "$(field "$res" metric_before)" '"ratio"' \
+    "without counts the page opens on the ratio to the reference"
+expect_eq "$(field "$res" metric_after)" '"median_s"' "the metric switch redraws the first chart"
 expect_eq "$(field "$res" all_switched)" true "the metric switch redraws every chart"
 expect_eq "$(field "$res" path_changed)" true "the switched chart draws other values"
-expect_eq "$(field "$res" metric_button_on)" '"min_s"' "the switched button shows as on"
+expect_eq "$(field "$res" metric_button_on)" '"median_s"' "the switched button shows as on"
 expect_eq "$(field "$res" points_50)" 50 "window 50 draws 50 commits"
 ncommits=$(awk -F'\t' -v b="$(awk -F'\t' 'NR == 2 { print $3 }' "$MUTSU")" 'NR > 1 && $3 == b' \
     "$MUTSU" | wc -l)
@@ -131,8 +131,8 @@ res=$(browse "$TMP/both.html" "" instructions)
 expect_eq "$(field "$res" errors)" "[]" "wall+count page: no errors"
 expect_eq "$(field "$res" metrics)" '["median_s","min_s","ratio","instructions","allocations"]' \
     "count metrics offered"
-expect_eq "$(field "$res" metric_after)" '"instructions"' "switch to instructions"
-expect_eq "$(field "$res" path_changed)" true "instructions drawn"
+expect_eq "$(field "$res" metric_before)" '"instructions"' "with counts it opens on instructions"
+expect_eq "$(field "$res" metric_button_on)" '"instructions"' "and its button is on"
 expect_eq "$(field "$res" alarm_cards)" '["hash-access"]' \
     "the chart with the newest regression is marked"
 
@@ -156,25 +156,25 @@ expect_match "$out" '^\{"regressions": \[\{"benchmark": "step", "metric": "media
     "check: step regresses"
 expect_no_match "$out" '"benchmark": "levels"' "check: levels does not"
 run_tare trend "$TMP/judged.tsv" -o "$TMP/judged.html"
-res=$(browse "$TMP/judged.html" "" instructions)
+res=$(browse "$TMP/judged.html" "" median_s)
 js() { node -e \
     'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(eval(process.argv[1]))' \
     "$1" <<<"$res"; }
 expect_eq "$(field "$res" errors)" "[]" "judged page: no errors"
-expect_match "$(js 'o.chips_before.levels[0][0]')" '^\+[0-9.]+% within ±[0-9.]+%$' \
+expect_match "$(js 'o.chips.levels[0][0]')" '^\+[0-9.]+% within ±[0-9.]+%$' \
     "levels: the change within the fence"
-expect_eq "$(js 'o.chips_before.levels[0][1]')" chip "levels: a grey chip"
-expect_match "$(js 'o.chips_before.step[0][0]')" '^regression \+4[89]\.[0-9]% past ±[0-9.]+%$' \
+expect_eq "$(js 'o.chips.levels[0][1]')" chip "levels: a grey chip"
+expect_match "$(js 'o.chips.step[0][0]')" '^regression \+4[89]\.[0-9]% past ±[0-9.]+%$' \
     "step: the regression and its fence"
-expect_eq "$(js 'o.chips_before.step[0][1]')" "chip alarm" "step: a red chip"
-expect_eq "$(js 'o.axes_before.step.x.join(" ")')" "0000001 000001e" \
+expect_eq "$(js 'o.chips.step[0][1]')" "chip alarm" "step: a red chip"
+expect_eq "$(js 'o.axes.step.x.join(" ")')" "0000001 000001e" \
     "one day's commits: the ends' hashes"
-expect_match "$(js 'o.chips.det[0][0]')" 'within ±2\.0%$' "det: within the 2% threshold"
-expect_eq "$(js 'new Set(o.axes.det.y).size')" 4 \
-    "det: four distinct tick labels ($(js 'o.axes.det.y.join(" ")'))"
+expect_match "$(js 'o.chips_before.det[0][0]')" 'within ±2\.0%$' "det: within the 2% threshold"
+expect_eq "$(js 'new Set(o.axes_before.det.y).size')" 4 \
+    "det: four distinct tick labels ($(js 'o.axes_before.det.y.join(" ")'))"
 check \
-    "det: the y range spans at least the threshold either side ($(js 'o.axes.det.range.join(" .. ")'))" \
-    test "$(js '(o.axes.det.range[1] - o.axes.det.range[0]) / 1700000000 >= 0.04')" = true
+    "det: the y range spans at least the threshold either side ($(js 'o.axes_before.det.range.join(" .. ")'))" \
+    test "$(js 'const r = o.axes_before.det.range; (r[1] - r[0]) / 1700000000 >= 0.04')" = true
 # A history of columns tare does not read: the page is empty, and trend says why.
 printf 'date\tcommit\tbenchmark\tmean\n2026-01-01T00:00:00Z\tc1\tb\t1.5\n' > "$TMP/mean.tsv"
 run_tare trend "$TMP/mean.tsv" -o "$TMP/mean.html"
@@ -184,12 +184,27 @@ expect_match "$err" "^tare trend: note: the history has rows but no metric tare 
 # A window of a few commits: each one's short hash on the x axis.
 head -n 16 "$TMP/judged.tsv" > "$TMP/five.tsv"
 run_tare trend "$TMP/five.tsv" -o "$TMP/five.html"
-res=$(browse "$TMP/five.html")
-expect_eq "$(js 'o.axes_before.step.x.join(" ")')" "0000001 0000002 0000003 0000004 0000005" \
+res=$(browse "$TMP/five.html" "" median_s)
+expect_eq "$(js 'o.axes.step.x.join(" ")')" "0000001 0000002 0000003 0000004 0000005" \
     "five commits: five hashes"
-expect_match "$(js 'o.chips_before.step[0][0]')" '^not tested: 5 of 16 points$' \
+expect_match "$(js 'o.chips.step[0][0]')" '^not tested: 5 of 16 points$' \
     "five commits: not tested, said"
-expect_eq "$(js 'o.chips_before.step[0][1]')" chip "not tested: grey"
+expect_eq "$(js 'o.chips.step[0][1]')" chip "not tested: grey"
+
+# A series whose noise gives it a fence wider than itself: no negative axis (no metric tare
+# keeps is below 0), and the tooltip gives the commit's own date and subject.
+awk 'BEGIN { OFS = "\t"; print "date", "commit", "benchmark", "median_s", "commit_date", "subject"
+  for (i = 1; i <= 30; i++)
+    print "2026-02-01T00:00:00Z", sprintf("%07x%s", i, "abcdefabcdefabcdefabcdefabcdefabcd0"),
+          "wide", (i % 2 ? 0.05 : 0.5) * (1 + i / 1000), sprintf("2025-03-%02dT10:00:00Z", i),
+          "commit " i ": the subject" }' > "$TMP/wide.tsv"
+run_tare trend "$TMP/wide.tsv" -o "$TMP/wide.html"
+res=$(browse "$TMP/wide.html")
+expect_eq "$(field "$res" errors)" "[]" "wide page: no errors"
+check "wide: the y axis starts at 0 or above ($(js 'o.axes_before.wide.range.join(" .. ")'))" \
+    test "$(js 'o.axes_before.wide.range[0] >= 0 && o.axes_before.wide.range[1] > 0.5')" = true
+expect_match "$(field "$res" tooltip)" '2025-03-2[0-9]T10:00:00Z.*commit 2[0-9]: the subject' \
+    "the tooltip: the commit's date and subject"
 
 # Edge cases: no rows, one commit, only NA values: the page still runs without an error.
 printf 'date\tcommit\tbenchmark\tmedian_s\n' > "$TMP/empty.tsv"

@@ -18,6 +18,10 @@ for cmd in $("$TARE" help --commands); do
     ok
     expect_eq "$(usage_lines "$cmd")" "$(synopsis "$page")" \
         "usage of 'tare $cmd' vs SYNOPSIS of tare-$cmd.1"
+    # every command has its line under COMMANDS in tare(1)
+    expect_eq "$(awk '/^\.SH COMMANDS/ { on = 1; next } /^\.SH/ { on = 0 }
+                      on && /^\.B / { sub(/^\.B /, ""); gsub(/\\-/, "-"); print }' \
+                  "$TARE_ROOT/doc/tare.1" | grep -cx -- "$cmd")" 1 "tare.1 COMMANDS lists $cmd"
     run_tare "$cmd" --no-such-option
     expect_rc 2 "tare $cmd with an unknown option"
     expect_match "$err" "usage: tare $cmd" "tare $cmd with an unknown option prints usage"
@@ -43,14 +47,14 @@ man_opts() {
         sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' -e 's/"//g' | tr ' ,' '\n\n' |
         grep -E -- '^--?[A-Za-z0-9][a-z0-9-]*$' | sort -u
 }
-for cmd in wall ab stat count run alloc cg goal history trend bisect report; do
+for cmd in $("$TARE" help --commands); do
     page="$TARE_ROOT/doc/tare-$cmd.1"
     h=$(help_opts "$cmd")
     m=$(man_opts "$page")
     check "tare $cmd --help lists options" test -n "$h"
-    expect_eq "$(comm -23 <(echo "$h") <(echo "$m") | tr '\n' ' ')" "" \
+    expect_empty "$(comm -23 <(echo "$h") <(echo "$m") | tr '\n' ' ')" \
         "options of 'tare $cmd --help' missing from OPTIONS of tare-$cmd.1"
-    expect_eq "$(comm -13 <(echo "$h") <(echo "$m") | tr '\n' ' ')" "" \
+    expect_empty "$(comm -13 <(echo "$h") <(echo "$m") | tr '\n' ' ')" \
         "options in OPTIONS of tare-$cmd.1 that 'tare $cmd --help' does not list"
 done
 # The checks above can fail: a made-up page with a stale option and without one of --help's.

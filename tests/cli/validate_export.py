@@ -158,7 +158,8 @@ def check_count(tare_json, b, g, j):
 
 
 def check_history(tare_json, j, b, g):
-    """history check: each regression a failing case, each not-checked metric a skipped one."""
+    """history check: each regression a failing case, each failed measurement (NA) one too,
+    each not-checked metric a skipped one."""
     t = json.load(open(tare_json))
     c = junit(j)
     bmf(b)
@@ -171,8 +172,12 @@ def check_history(tare_json, j, b, g):
     want = {"%s %s" % (r["benchmark"], r["metric"]) for r in t["not_checked"]}
     need(skips == want,
          "history: skipped cases %s = not checked %s" % (sorted(skips), sorted(want)))
-    need(len(c) - len(skips) == t["checked"],
-         "history: %d tested cases = checked %d" % (len(c) - len(skips), t["checked"]))
+    failed = {n for n, x in c.items() if outcome(x) == "measurement failed"}
+    want = {"%s %s" % (r["benchmark"], r["metric"]) for r in t["failed"]}
+    need(failed == want,
+         "history: failed cases %s = failed %s" % (sorted(failed), sorted(want)))
+    tested = len(c) - len(skips) - len(failed)
+    need(tested == t["checked"], "history: %d tested cases = checked %d" % (tested, t["checked"]))
 
 
 def check_ab(tare_json, b, g, j, fail_if_slower):

@@ -58,7 +58,7 @@ int main(void)
               "\"upper_value\": 300000000},\n"
               "    \"peak-bytes\": {\"value\": 4096}\n"
               "  },\n"
-              "  \"q\\\"<&>\\u000a\": {\n"
+              "  \"q\\\"<&>\\n\": {\n"
               "    \"instructions\": {\"value\": 1000}\n"
               "  }\n"
               "}\n");
@@ -68,9 +68,9 @@ int main(void)
     CHECK_STR(slurp(path),
               "[\n"
               "  {\"name\": \"a (median_s)\", \"unit\": \"s\", \"value\": 0.25, \"range\": "
-              "\"± 0.05\", \"extra\": \"runs: 7\\u000arange: median - MAD .. median + MAD\"},\n"
-              "  {\"name\": \"q\\\"<&>\\u000a (instructions)\", \"unit\": \"instructions\", "
-              "\"value\": 1000, \"extra\": \"runs: 1\\u000aregression: 900 -> 1000\"},\n"
+              "\"± 0.05\", \"extra\": \"runs: 7\\nrange: median - MAD .. median + MAD\"},\n"
+              "  {\"name\": \"q\\\"<&>\\n (instructions)\", \"unit\": \"instructions\", "
+              "\"value\": 1000, \"extra\": \"runs: 1\\nregression: 900 -> 1000\"},\n"
               "  {\"name\": \"a (peak_bytes)\", \"unit\": \"bytes\", \"value\": 4096, "
               "\"extra\": \"runs: 1\"}\n"
               "]\n");

@@ -3,14 +3,17 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/history.h"
+#include "core/proc.h"
 #include "unit.h"
 
 static char dir[256];
@@ -471,6 +474,93 @@ static void test_merge(void)
     CHECK(strstr(e.msg, "absent.tsv") != NULL);
 }
 
+/* Entries of the directory starting with '.': the transaction's copies and second names. */
+static int hidden_entries(const char *d)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -c '^\\.' > /dev/null", d);
+    return system(cmd) == 0;
+}
+
+static void check_file(const char *path, const char *want)
+{
+    size_t len;
+    char *text = slurp(path, &len);
+    CHECK_STR(text, want);
+    free(text);
+}
+
+/* tare run's wall.tsv and count.tsv as one transaction: both get their rows or neither. */
+static void test_append_files(void)
+{
+    char sub[300], w[330], c[330], link_path[330], target[330];
+    snprintf(sub, sizeof sub, "%s/tx", dir);
+    mkdir(sub, 0777);
+    snprintf(w, sizeof w, "%s/wall.tsv", sub);
+    snprintf(c, sizeof c, "%s/count.tsv", sub);
+    struct err e = {0};
+    const char *wr = "commit\tbenchmark\tmedian_s\nc1\tb\t0.5\n";
+    const char *cr = "commit\tbenchmark\tinstructions\nc1\tb\t100\n";
+    struct hist_rows f[2] = {{w, wr, strlen(wr)}, {c, cr, strlen(cr)}};
+    /* Two new files: both made with their header and row. */
+    CHECK_INT(hist_append_files(f, 2, &e), 0);
+    check_file(w, wr);
+    check_file(c, cr);
+    /* The second cannot take its rows (a column nobody knows): neither file moves, no copy
+     * is left, and a file made only to be locked is gone again. */
+    const char *bad = "commit\tbenchmark\tinstrs\nc2\tb\t100\n";
+    char c2[330];
+    snprintf(c2, sizeof c2, "%s/new.tsv", sub);
+    struct hist_rows g[2] = {{c2, wr, strlen(wr)}, {c, bad, strlen(bad)}};
+    CHECK_INT(hist_append_files(g, 2, &e), -1);
+    CHECK(strstr(e.msg, "column 'instrs' is not in") != NULL);
+    check_file(c, cr);
+    CHECK(access(c2, F_OK) != 0);
+    CHECK(!hidden_entries(sub));
+    g[0] = (struct hist_rows){w, "commit\tbenchmark\tmedian_s\nc2\tb\t0.6\n", 0};
+    g[0].len = strlen(g[0].text);
+    /* A malformed row already in the second file: no widening, nothing written to either. */
+    write_file(c2, "commit\tbenchmark\tmedian_s\nc1\tb\tslow\n");
+    g[1] = (struct hist_rows){c2, cr, strlen(cr)};
+    CHECK_INT(hist_append_files(g, 2, &e), -1);
+    CHECK(strstr(e.msg, "line 2: column 'median_s': not a number: 'slow'") != NULL);
+    CHECK(strstr(e.msg, c2) != NULL);
+    check_file(w, wr);
+    CHECK(!hidden_entries(sub));
+    unlink(c2);
+    /* Widened in the transaction (count.tsv gains engine), a torn last line of wall.tsv cut,
+     * and wall.tsv reached through a symbolic link, which stays one. */
+    int fd = open(w, O_WRONLY | O_APPEND);
+    CHECK(write(fd, "c9\tb\t0.", 7) == 7);
+    close(fd);
+    snprintf(target, sizeof target, "%s/wall-real.tsv", sub);
+    snprintf(link_path, sizeof link_path, "%s/wall-link.tsv", sub);
+    CHECK_INT(rename(w, target), 0);
+    CHECK_INT(symlink("wall-real.tsv", link_path), 0);
+    const char *cr2 = "commit\tbenchmark\tinstructions\tengine\nc2\tb\t101\tcallgrind\n";
+    struct hist_rows h[2] = {{link_path, g[0].text, g[0].len}, {c, cr2, strlen(cr2)}};
+    CHECK_INT(hist_append_files(h, 2, &e), 0);
+    check_file(target, "commit\tbenchmark\tmedian_s\nc1\tb\t0.5\nc2\tb\t0.6\n");
+    check_file(c, "commit\tbenchmark\tinstructions\tengine\nc1\tb\t100\tNA\n"
+                  "c2\tb\t101\tcallgrind\n");
+    char lbuf[64] = "";
+    CHECK(readlink(link_path, lbuf, sizeof lbuf - 1) > 0 && strcmp(lbuf, "wall-real.tsv") == 0);
+    CHECK(!hidden_entries(sub));
+    /* An interrupt before the renames (a child: the flag stays set) writes nothing. */
+    pid_t pid = fork();
+    if (pid == 0) {
+        proc_interrupt(SIGINT);
+        struct err ce = {0};
+        int rc = hist_append_files(h, 2, &ce);
+        _exit(rc == -1 && ce.kind == ERR_INTERRUPTED ? 0 : 1);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    check_file(target, "commit\tbenchmark\tmedian_s\nc1\tb\t0.5\nc2\tb\t0.6\n");
+    CHECK(!hidden_entries(sub));
+}
+
 /* Eight processes append 500 rows each, one row per append, all at once: 4,000 intact rows. */
 static void test_concurrent(void)
 {
@@ -900,6 +990,7 @@ int main(void)
     test_mutsu();
     test_append();
     test_merge();
+    test_append_files();
     test_headers();
     test_concurrent();
     test_lock_replaced();

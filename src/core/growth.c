@@ -1,15 +1,16 @@
 /* growth.c: tare count over a numeric parameter: cost ~ n^k fitted on log-log, per series. */
 #define _GNU_SOURCE
-#include "cli/growth.h"
+#include "core/growth.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/stats.h"
 
-static const char *const metric_names[GROWTH_NMETRICS] = {"instructions", "allocations",
+const char *const growth_metric_names[GROWTH_NMETRICS] = {"instructions", "allocations",
                                                           "bytes"};
 
 /* True when every value of parameter p is a finite number above 0. */
@@ -55,10 +56,9 @@ static char *growth_base_name(const struct harness *h, const struct target *t, i
 
 /* One series' fit over parameter i: the jobs at idx[0 .. n). */
 static void fit_one(struct growth *g, const struct harness_param *p, const double *x,
-                    const struct count_job *jobs, const int *idx)
+                    double *y, const struct count_job *jobs, const int *idx)
 {
     int n = p->n;
-    double y[n];
     for (int m = 0; m < GROWTH_NMETRICS; m++) {
         g->k[m] = g->r2[m] = NAN;
         g->why[m][0] = '\0';
@@ -89,15 +89,22 @@ int growth_fit(const struct harness *h, const struct count_job *jobs, const stru
     *nout = 0;
     int nc = h->ncombo, ng = 0, cap = 0;
     struct growth *g = NULL;
+    /* Room for the values of any parameter: x, y and the series' jobs. */
+    int most = 0;
+    for (int i = 0; i < h->nparam; i++)
+        if (h->param[i].n > most)
+            most = h->param[i].n;
+    double *x = malloc((most + 1) * sizeof *x), *y = malloc((most + 1) * sizeof *y);
+    int *idx = malloc((most + 1) * sizeof *idx);
+    if (!x || !y || !idx)
+        goto nomem;
     for (int i = 0; i < h->nparam; i++) {
         const struct harness_param *p = &h->param[i];
-        double x[p->n];
         if (p->n < 3 || !numeric(p, x))
             continue;
         int stride = 1;   /* the first parameter varies slowest */
         for (int j = i + 1; j < h->nparam; j++)
             stride *= h->param[j].n;
-        int idx[p->n];
         for (int r = 0; r < nt / nc; r++)
             for (int c = 0; c < nc; c++) {
                 if (h->combo[c].pick[i] != 0)
@@ -117,13 +124,19 @@ int growth_fit(const struct harness *h, const struct count_job *jobs, const stru
                 if (!(x1->series = growth_base_name(h, &t[r * nc + c], c, i)))
                     goto nomem;
                 ng++;
-                fit_one(x1, p, x, jobs, idx);
+                fit_one(x1, p, x, y, jobs, idx);
             }
     }
+    free(x);
+    free(y);
+    free(idx);
     *out = g;
     *nout = ng;
     return 0;
 nomem:
+    free(x);
+    free(y);
+    free(idx);
     growth_free(g, ng);
     return -1;
 }
@@ -135,72 +148,3 @@ void growth_free(struct growth *g, int n)
     free(g);
 }
 
-void growth_print_text(FILE *f, const struct growth *g, int n)
-{
-    for (int i = 0; i < n; i++) {
-        fprintf(f, "growth of '%s' over %s from %s to %s (%d values; least squares on "
-                "log-log):\n", g[i].series, g[i].param, g[i].from, g[i].to, g[i].nvalues);
-        for (int m = 0; m < GROWTH_NMETRICS; m++) {
-            if (g[i].why[m][0])
-                fprintf(f, "  %s: not fitted: %s\n", metric_names[m], g[i].why[m]);
-            else
-                fprintf(f, "  %s grow as %s^%.2f (fit R^2 %.6f)\n", metric_names[m],
-                        g[i].param, g[i].k[m], g[i].r2[m]);
-        }
-    }
-}
-
-void growth_print_table(FILE *f, const struct growth *g, int n, enum out_format fmt)
-{
-    static const char *const h[] = {"series", "parameter", "values", "from", "to", "metric",
-                                    "exponent", "r2"};
-    if (n == 0)
-        return;
-    struct table t;
-    table_init(&t, 8, h, 0x3f);
-    char b[64];
-    for (int i = 0; i < n; i++)
-        for (int m = 0; m < GROWTH_NMETRICS; m++) {
-            table_row(&t);
-            table_set(&t, 0, "%s", g[i].series);
-            table_set(&t, 1, "%s", g[i].param);
-            table_set(&t, 2, "%d", g[i].nvalues);
-            table_set(&t, 3, "%s", g[i].from);
-            table_set(&t, 4, "%s", g[i].to);
-            table_set(&t, 5, "%s", metric_names[m]);
-            table_set(&t, 6, "%s", fmt_num(b, g[i].k[m]));
-            table_set(&t, 7, "%s", fmt_num(b, g[i].r2[m]));
-        }
-    fputc('\n', f);
-    table_print(&t, f, fmt);
-    table_free(&t);
-}
-
-void growth_print_json(FILE *f, const struct growth *g, int n)
-{
-    fputs(", \"growth\": [", f);
-    for (int i = 0; i < n; i++) {
-        fputs(i ? ",\n  {\"series\": " : "\n  {\"series\": ", f);
-        json_str(f, g[i].series);
-        fputs(", \"parameter\": ", f);
-        json_str(f, g[i].param);
-        fprintf(f, ", \"values\": %d, \"from\": ", g[i].nvalues);
-        json_str(f, g[i].from);
-        fputs(", \"to\": ", f);
-        json_str(f, g[i].to);
-        for (int m = 0; m < GROWTH_NMETRICS; m++) {
-            fprintf(f, ", \"%s\": {\"exponent\": ", metric_names[m]);
-            json_num(f, g[i].k[m]);
-            fputs(", \"r2\": ", f);
-            json_num(f, g[i].r2[m]);
-            fputs(", \"why\": ", f);
-            if (g[i].why[m][0])
-                json_str(f, g[i].why[m]);
-            else
-                fputs("null", f);
-            fputs("}", f);
-        }
-        fputs("}", f);
-    }
-    fputs(n ? "\n]" : "]", f);
-}

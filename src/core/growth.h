@@ -1,15 +1,15 @@
-/* growth.h: tare count over a numeric parameter: the exponent k of cost ~ n^k per series. */
+/* growth.h: tare count over a numeric parameter: the exponent k of cost ~ n^k per series,
+ * fitted by least squares on log-log (stats_power_fit). */
 #ifndef TARE_GROWTH_H
 #define TARE_GROWTH_H
 
-#include <stdio.h>
-
-#include "cli/harness.h"
-#include "cli/out.h"
-#include "cli/targets.h"
 #include "core/count.h"
+#include "core/harness.h"
+#include "core/series.h"
 
 enum { GROWTH_INSTRUCTIONS, GROWTH_ALLOCATIONS, GROWTH_BYTES, GROWTH_NMETRICS };
+/* "instructions", "allocations", "bytes". */
+extern const char *const growth_metric_names[GROWTH_NMETRICS];
 
 /* One series (a command, lane and the other parameters' values) over one parameter. */
 struct growth {
@@ -22,15 +22,10 @@ struct growth {
 };
 
 /* The fits of every series over every numeric parameter with 3 values or more (values all
- * numbers above 0); *n = 0 when there is none. -1 when out of memory. */
+ * numbers above 0), from the counts jobs[0..nt) of the series t[0..nt) that harness_series
+ * made; *n = 0 when there is none. -1 when out of memory. */
 int growth_fit(const struct harness *h, const struct count_job *jobs, const struct target *t,
                int nt, struct growth **out, int *n);
 void growth_free(struct growth *g, int n);
-/* "growth of 'S' over n from 1000 to 2000 (3 values; ...):" and a line per metric. */
-void growth_print_text(FILE *f, const struct growth *g, int n);
-/* A second table after a blank line: series parameter values from to metric exponent r2. */
-void growth_print_table(FILE *f, const struct growth *g, int n, enum out_format fmt);
-/* ", \"growth\": [...]" for the end of count's JSON object. */
-void growth_print_json(FILE *f, const struct growth *g, int n);
 
 #endif
