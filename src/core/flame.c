@@ -644,8 +644,8 @@ static uint32_t state_get(struct build *b, uint32_t v, uint32_t sig, bool unknow
     return s;
 }
 
-/* Where calls through column c of level u can be made in state s. */
-static bool valid_in(const struct build *b, const struct column *cl, const struct state *s)
+/* Where calls through column cl can be made in state s. */
+static bool valid_in(const struct column *cl, const struct state *s)
 {
     if (s->unknown || cl->when == W_ALWAYS || cl->when == W_NEVER)
         return cl->when != W_NEVER || s->unknown;
@@ -709,7 +709,7 @@ static int explore(struct build *b, const uint32_t *rel, const uint64_t *must,
                         }
                         tsig |= (uint32_t)present << t;
                     }
-                    bool ok = valid_in(b, cl, ss);
+                    bool ok = valid_in(cl, ss);
                     uint32_t tgt = state_get(b, cl->to, tsig, unknown);
                     if (tgt == NONE)
                         return err_set(b->e, ERR_SYSTEM, "out of memory");

@@ -174,6 +174,6 @@ for r in 1 2 4 c8; do
     expect_empty "$(grep -v 'sort_comp;lua_callk;luaD_callnoyield;luaV_execute' <<<"$twice" |
                     head -n 3)" \
         "Lua host $r: luaV_execute drawn under itself only where table.sort's comparator re-enters it"
-    check "Lua host $r: and it is drawn re-entered there" test -n "$twice"
+    [ $r = 1 ] || check "Lua host $r: and it is drawn re-entered there" test -n "$twice"
 done
 done_testing

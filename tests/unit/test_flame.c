@@ -143,6 +143,43 @@ static void test_cycle(void)
     cg_profile_free(p);
 }
 
+/* A -> B -> C -> A, the recursion going round once more (--separate-recs=2: every deeper
+ * level is A'2, B'2, C'2): A'2 (self 40 + 20 at two depths) calls B'2 (50), B'2 C'2 (60), C'2
+ * the deeper A'2 (20, a leaf). Drawn main;A;B;C;A;B;C: the first round exact, the inner
+ * A, B, C every deeper level, each with its own function's self cost (A's 30 + 60 on A's
+ * frames, none of A'2's 20 left on C'2's), the inner A holding the whole recursion (170) */
+static const char cycle3[] =
+    "events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) A\ncalls=1 1\n1 240\n"
+    "fn=(2)\n1 30\ncfn=(3) B\ncalls=1 1\n1 210\n"
+    "fn=(3)\n1 20\ncfn=(4) C\ncalls=1 1\n1 190\n"
+    "fn=(4)\n1 20\ncfn=(5) A'2\ncalls=1 1\n1 170\n"
+    "fn=(5)\n1 60\ncfn=(6) B'2\ncalls=1 1\n1 130\n"
+    "fn=(6)\n1 50\ncfn=(7) C'2\ncalls=1 1\n1 80\n"
+    "fn=(7)\n1 60\ncfn=(5)\ncalls=1 1\n1 20\ntotals: 250\n";
+
+static void test_cycle3(void)
+{
+    char got[4096];
+    struct err e = {0};
+    struct cg_flame fl;
+    struct cg_profile *p = load(cycle3);
+    CHECK(p);
+    if (!p)
+        return;
+    CHECK(cg_flame_build(p, NULL, &fl, &e) == 0);
+    dump(p, &fl, got, sizeof got);
+    CHECK_STR(got, "main=250 exact\nmain;A=240 exact\nmain;A;B=210 exact\nmain;A;B;C=190 exact\n"
+                   "main;A;B;C;A=170 exact\nmain;A;B;C;A;B=110\nmain;A;B;C;A;B;C=60\n");
+    CHECK(fl.groups == 1);
+    CHECK(fl.checked && fl.self_est == 0 && fl.incl_est == 0);
+    const char *name[] = {"A", "B", "C"};
+    const uint64_t incl[] = {240, 210, 190};   /* the first round's: each one's outermost */
+    for (int k = 0; k < 3; k++)
+        CHECK_INT(cg_incl(p, cg_find(p, NULL, name[k]))[0], incl[k]);
+    cg_flame_free(&fl);
+    cg_profile_free(p);
+}
+
 /* A function called from outside f and from inside it, calling f's outermost level from the
  * first and its recursion level from the second (an interpreter's callback): the marks tell
  * which of X's calls go where, so that every frame is exact, and f's outermost frames (not
@@ -315,6 +352,7 @@ int main(void)
         cg_profile_free(p);
     }
     test_cycle();
+    test_cycle3();
     test_shared();
     test_unmarked();
     return unit_done("flame");
