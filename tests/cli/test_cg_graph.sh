@@ -222,6 +222,27 @@ expect_match "$(grep "^  $(node_of right) -> $(node_of shared) " "$TMP/st.dot")"
     "dot: the edge right -> shared: 2 calls"
 expect_match "$titles" "^$(node_of left)&#45;&gt;$(node_of shared)\$" \
     "dot: Graphviz drew the edge left -> shared"
+# recursion: A <-> B's calls back into A are all into A's recursion levels, drawn dashed and
+# named (before, they were left out, and A looked like it called B only once); read back by
+# Graphviz (-Tplain: "edge TAIL HEAD ... LABEL X Y STYLE H S V")
+f=$TMP/cy-mutual-2.out
+run_tare cg dot --node-threshold 0 --edge-threshold 0 "$f"
+printf '%s\n' "$out" > "$TMP/mut.dot"
+dot -Tplain "$TMP/mut.dot" > "$TMP/mut.plain" 2> "$TMP/dot.err"
+expect_eq "$?" 0 "dot -Tplain reads the A <-> B graph ($(head -c 200 "$TMP/dot.err"))"
+mnode() { sed -n "s/^  \(f[0-9]*\) \[label=\"$1\\\\n.*/\1/p" "$TMP/mut.dot"; }
+calls=$(edge_line_cost "$f" mutual_b mutual_a calls prefix)
+tot=$(json_num "$("$TARE" cg info --format=json "$f")" Ir)
+want=$(awk -v a="$(edge_line_cost "$f" mutual_b mutual_a cost prefix)" -v t="$tot" \
+    'BEGIN { printf "%.2f%%", 100 * a / t }')
+expect_eq "$(awk -v a="$(mnode mutual_b)" -v b="$(mnode mutual_a)" \
+                 '$1 == "edge" && $2 == a && $3 == b { print $(NF - 6), $(NF - 3) }' \
+                 "$TMP/mut.plain")" \
+    "\"$want\\n${calls}×\\nrecursive\" dashed" \
+    "dot: Graphviz drew mutual_b -> mutual_a, dashed, as recursive calls ($calls, all of them)"
+check "dot: mutual_a -> mutual_b's outer call is drawn solid too" grep -q \
+    "^edge $(mnode mutual_a) $(mnode mutual_b) .*\"[0-9.]*%\\\\n1×\" [0-9.]* [0-9.]* solid" \
+    "$TMP/mut.plain"
 # thresholds: leaf_a (about 2.5%) goes under --node-threshold 5, its edge with it
 run_tare cg dot --node-threshold 5 "$TMP/st.out"
 expect_no_match "$out" 'label="leaf_a' "dot --node-threshold 5: leaf_a left out"
