@@ -212,33 +212,20 @@ done:
 
 /* ---- levels and columns ---- */
 
-/* Level 2f of function f of g is its outermost level, 2f + 1 its recursion levels (with
- * contexts, those of all the contexts of one function are one level: the chains of callers
- * within a recursion tell nothing a user reads, and drawn apart they make a tower). Each call
- * edge f -> h is up to four columns: outermost to outermost (its calls less those into or
- * from a recursion level), outermost to recursion (into), recursion to outermost (from),
- * recursion to recursion (both). A level's calls into itself are inside its calls already. */
-static int make_levels(struct build *b)
+/* Which level each function of g draws into: outer[f] (its outermost level) and deep[f] (its
+ * recursion levels). A function that recursed (some context of it has recursion levels) is
+ * one recursion level, all its contexts together, and one outermost level where it has more
+ * than CTX_MAX contexts: its contexts tell its callers within a recursion, which make a tower
+ * or a flood of paths, not exact frames. 0, or -1 out of memory. */
+static int level_map(struct build *b, uint32_t *outer, uint32_t *deep)
 {
     const struct cg_profile *g = b->g;
     int nev = b->nev;
-    b->nlev = 2 * g->nfunc;
-    b->lev = xcalloc(b, (size_t)b->nlev + 1, sizeof *b->lev);
-    b->lself = xcalloc(b, ((size_t)b->nlev + 1) * nev, sizeof *b->lself);
-    uint64_t *tmp = xcalloc(b, (size_t)4 * nev + 1, sizeof *tmp);
-    uint32_t *deep = xcalloc(b, (size_t)g->nfunc + 1, sizeof *deep);
-    uint32_t *outer = xcalloc(b, (size_t)g->nfunc + 1, sizeof *outer);
     uint32_t *first = xcalloc(b, (size_t)b->p->nfunc + 1, sizeof *first);
-    if (!b->lev || !b->lself || !tmp || !deep || !first || !outer) {
-        free(tmp), free(deep), free(first), free(outer);
-        return -1;
-    }
-    /* a function that recursed (some context of it has recursion levels) is one level
-     * outermost and one recursion, all its contexts together: its contexts tell its callers
-     * within a recursion, which make a tower or a flood of paths, not exact frames */
     bool *recursed = xcalloc(b, (size_t)b->p->nfunc + 1, sizeof *recursed);
-    if (!recursed) {
-        free(tmp), free(deep), free(first), free(outer);
+    uint32_t *nctx = xcalloc(b, (size_t)b->p->nfunc + 1, sizeof *nctx);
+    if (!first || !recursed || !nctx) {
+        free(first), free(recursed), free(nctx);
         return -1;
     }
     for (uint32_t f = 0; f < b->p->nfunc; f++)
@@ -250,11 +237,6 @@ static int make_levels(struct build *b)
     for (uint32_t x = 0; x < g->nedge; x++)
         if (g->edges[x].calls_rec)
             recursed[base_of(b, g->edges[x].callee)] = true;
-    uint32_t *nctx = xcalloc(b, (size_t)b->p->nfunc + 1, sizeof *nctx);
-    if (!nctx) {
-        free(tmp), free(deep), free(first), free(outer), free(recursed);
-        return -1;
-    }
     for (uint32_t f = 0; f < g->nfunc; f++)
         nctx[base_of(b, f)]++;
     for (uint32_t f = 0; f < g->nfunc; f++) {
@@ -264,32 +246,37 @@ static int make_levels(struct build *b)
         deep[f] = 2 * first[bf] + 1;
         outer[f] = b->base && recursed[bf] && nctx[bf] > CTX_MAX ? 2 * first[bf] : 2 * f;
     }
-    free(nctx);
+    free(first), free(recursed), free(nctx);
+    if (!b->base)
+        return 0;
     /* a context of a PLT stub the profile folded into its target (cg_profile_finish; the
      * contexts' read may not have found it one): drawn in its one callee's levels */
-    if (b->base) {
-        uint32_t *callee = xcalloc(b, (size_t)g->nfunc + 1, sizeof *callee);
-        if (!callee) {
-            free(tmp), free(deep), free(outer);
-            return -1;
-        }
-        for (uint32_t f = 0; f < g->nfunc; f++)
-            callee[f] = NONE;
-        for (uint32_t x = 0; x < g->nedge; x++) {
-            uint32_t a = g->edges[x].caller, c = g->edges[x].callee;
-            if (a != c)
-                callee[a] = callee[a] == NONE ? c : NONE - 1;
-        }
-        for (uint32_t f = 0; f < g->nfunc; f++)
-            if (b->p->funcs[base_of(b, f)].folded && callee[f] < NONE - 1 &&
-                !b->p->funcs[base_of(b, callee[f])].folded) {
-                outer[f] = outer[callee[f]];
-                deep[f] = deep[callee[f]];
-            }
-        free(callee);
+    uint32_t *callee = xcalloc(b, (size_t)g->nfunc + 1, sizeof *callee);
+    if (!callee)
+        return -1;
+    for (uint32_t f = 0; f < g->nfunc; f++)
+        callee[f] = NONE;
+    for (uint32_t x = 0; x < g->nedge; x++) {
+        uint32_t a = g->edges[x].caller, c = g->edges[x].callee;
+        if (a != c)
+            callee[a] = callee[a] == NONE ? c : NONE - 1;
     }
-    free(first);
-    free(recursed);
+    for (uint32_t f = 0; f < g->nfunc; f++)
+        if (b->p->funcs[base_of(b, f)].folded && callee[f] < NONE - 1 &&
+            !b->p->funcs[base_of(b, callee[f])].folded) {
+            outer[f] = outer[callee[f]];
+            deep[f] = deep[callee[f]];
+        }
+    free(callee);
+    return 0;
+}
+
+/* The levels' self costs: a function's cost in recursion-marked contexts on its recursion
+ * level, the rest on its outermost level. */
+static void level_self(struct build *b, const uint32_t *outer, const uint32_t *deep)
+{
+    const struct cg_profile *g = b->g;
+    int nev = b->nev;
     for (uint32_t f = 0; f < g->nfunc; f++) {
         for (int d = 0; d < 2; d++) {
             struct level *l = &b->lev[2 * f + d];
@@ -309,7 +296,15 @@ static int make_levels(struct build *b)
             b->lev[deep[f]].live |= r != 0;
         }
     }
-    /* count, then fill */
+}
+
+/* The columns of each level: each call edge's four kinds (tmp: 4 * nev), counted, then
+ * filled. 0, or -1 out of memory. */
+static int make_columns(struct build *b, const uint32_t *outer, const uint32_t *deep,
+                        uint64_t *tmp)
+{
+    const struct cg_profile *g = b->g;
+    int nev = b->nev;
     uint32_t n = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
@@ -322,10 +317,8 @@ static int make_levels(struct build *b)
             b->ncol = n;
             b->col = xcalloc(b, (size_t)n + 1, sizeof *b->col);
             b->ccost = xcalloc(b, ((size_t)n + 1) * nev, sizeof *b->ccost);
-            if (!b->col || !b->ccost) {
-                free(tmp), free(deep), free(outer);
+            if (!b->col || !b->ccost)
                 return -1;
-            }
         }
         for (uint32_t x = 0; x < g->nedge; x++) {
             const struct cg_edge *ed = &g->edges[x];
@@ -361,13 +354,35 @@ static int make_levels(struct build *b)
             }
         }
     }
-    free(tmp);
-    free(deep);
-    free(outer);
+    return 0;
+}
+
+/* Level 2f of function f of g is its outermost level, 2f + 1 its recursion levels (with
+ * contexts, those of all the contexts of one function are one level: the chains of callers
+ * within a recursion tell nothing a user reads, and drawn apart they make a tower). Each call
+ * edge f -> h is up to four columns: outermost to outermost (its calls less those into or
+ * from a recursion level), outermost to recursion (into), recursion to outermost (from),
+ * recursion to recursion (both). A level's calls into itself are inside its calls already. */
+static int make_levels(struct build *b)
+{
+    const struct cg_profile *g = b->g;
+    int nev = b->nev;
+    b->nlev = 2 * g->nfunc;
+    b->lev = xcalloc(b, (size_t)b->nlev + 1, sizeof *b->lev);
+    b->lself = xcalloc(b, ((size_t)b->nlev + 1) * nev, sizeof *b->lself);
+    uint64_t *tmp = xcalloc(b, (size_t)4 * nev + 1, sizeof *tmp);
+    uint32_t *deep = xcalloc(b, (size_t)g->nfunc + 1, sizeof *deep);
+    uint32_t *outer = xcalloc(b, (size_t)g->nfunc + 1, sizeof *outer);
+    int rc = -1;
+    if (!b->lev || !b->lself || !tmp || !deep || !outer || level_map(b, outer, deep) < 0)
+        goto done;
+    level_self(b, outer, deep);
+    if (make_columns(b, outer, deep, tmp) < 0)
+        goto done;
     /* the columns into each level */
     b->incol = xcalloc(b, (size_t)b->ncol + 1, sizeof *b->incol);
     if (!b->incol)
-        return -1;
+        goto done;
     for (uint32_t c = 0; c < b->ncol; c++)
         b->lev[b->col[c].to].ni++;
     uint32_t at = 0;
@@ -380,7 +395,10 @@ static int make_levels(struct build *b)
         struct level *l = &b->lev[b->col[c].to];
         b->incol[l->i0 + l->ni++] = c;
     }
-    return 0;
+    rc = 0;
+done:
+    free(tmp), free(deep), free(outer);
+    return rc;
 }
 
 /* ---- which functions can be on the path: the states of each level ---- */
@@ -393,22 +411,18 @@ static bool bit(const uint64_t *set, uint32_t r)
     return set[r >> 6] >> (r & 63) & 1;
 }
 
-/* Presence: for each level, the functions that are on every path to it (must) and on some
- * (may), among those whose presence matters (a function with recursion levels, or whose
- * outermost level is on a cycle of the graph); then each level's states. A level the
- * analysis cannot settle keeps one state, its columns drawn wherever they are called. */
-static int make_states(struct build *b)
+/* The functions whose presence on the path matters (a function with recursion levels, or
+ * whose outermost level is on a cycle of the graph): rel[f] their index, NONE for the others.
+ * Returns how many, or -1 out of memory. */
+static long relevant(struct build *b, uint32_t *rel)
 {
     uint32_t nlev = b->nlev;
     uint32_t *off = xcalloc(b, (size_t)nlev + 2, sizeof *off);
     uint32_t *adj = xcalloc(b, (size_t)b->ncol + 1, sizeof *adj);
     uint32_t *comp = xcalloc(b, (size_t)nlev + 1, sizeof *comp);
     uint32_t *csize = xcalloc(b, (size_t)nlev + 1, sizeof *csize);
-    uint32_t *rel = xcalloc(b, (size_t)b->p->nfunc + 1, sizeof *rel);
-    uint32_t *order = xcalloc(b, (size_t)nlev + 1, sizeof *order);
-    uint64_t *must = NULL, *may = NULL;
-    int rc = -1;
-    if (!off || !adj || !comp || !csize || !rel || !order)
+    long nrel = -1;
+    if (!off || !adj || !comp || !csize)
         goto done;
     for (uint32_t v = 0; v < nlev; v++)
         off[v + 1] = off[v] + b->lev[v].nc;
@@ -420,99 +434,112 @@ static int make_states(struct build *b)
     }
     for (uint32_t v = 0; v < nlev; v++)
         csize[comp[v]]++;
-    uint32_t nrel = 0;
+    nrel = 0;
     for (uint32_t f = 0; f < b->p->nfunc; f++)
         rel[f] = NONE;
     for (uint32_t v = 0; v < nlev; v++) {
         const struct level *l = &b->lev[v];
         if (l->live && (l->deep || (csize[comp[v]] > 1 && !l->recur)) && rel[l->base] == NONE)
-            rel[l->base] = nrel++;
+            rel[l->base] = (uint32_t)nrel++;
     }
-    /* reached from the levels nobody calls, in the order found */
+done:
+    free(off), free(adj), free(comp), free(csize);
+    return nrel;
+}
+
+/* The levels reached from the levels nobody calls, marked, into order in the order found;
+ * how many. */
+static uint32_t reach(struct build *b, uint32_t *order)
+{
     uint32_t nord = 0;
-    for (uint32_t v = 0; v < nlev; v++)
+    for (uint32_t v = 0; v < b->nlev; v++)
         if (b->lev[v].live && b->lev[v].ni == 0) {
             b->lev[v].reached = true;
             order[nord++] = v;
         }
-    for (uint32_t i = 0; i < nord; i++)
-        for (uint32_t c = b->lev[order[i]].c0; c < b->lev[order[i]].c0 + b->lev[order[i]].nc; c++) {
+    for (uint32_t i = 0; i < nord; i++) {
+        const struct level *l = &b->lev[order[i]];
+        for (uint32_t c = l->c0; c < l->c0 + l->nc; c++) {
             uint32_t w = b->col[c].to;
             if (!b->lev[w].reached) {
                 b->lev[w].reached = true;
                 order[nord++] = w;
             }
         }
-    size_t words = (nrel + 63) / 64;
-    bool settle = nrel > 0 && (size_t)nlev * words * 16 <= BITS_MAX;
-    if (settle) {
-        must = calloc((size_t)nlev * words + 1, sizeof *must);
-        may = calloc((size_t)nlev * words + 1, sizeof *may);
-        if (!must || !may) {   /* (no states then: every level one) */
-            free(must), free(may);
-            must = may = NULL;
-            settle = false;
+    }
+    return nord;
+}
+
+/* The presence sets (words each) of the levels, what the functions of rel on every path to
+ * a level are (must) and on some (may), found by a worklist: a level again where one of its
+ * callers' sets changed (each can only lose must and gain may bits: at most 2 * nrel changes
+ * a level). False where there was no memory for the worklist. */
+static bool settle_presence(struct build *b, const uint32_t *rel, const uint32_t *order,
+                            uint32_t nord, size_t words, uint64_t *must, uint64_t *may)
+{
+    uint32_t nlev = b->nlev;
+    for (uint32_t v = 0; v < nlev; v++) {
+        uint64_t *mu = must + v * words, *ma = may + v * words;
+        const struct level *l = &b->lev[v];
+        bool src = l->ni == 0;
+        for (size_t w = 0; w < words; w++) {
+            mu[w] = src || !l->reached ? 0 : ~0ull;
+            ma[w] = l->reached ? 0 : ~0ull;     /* not reached: anything */
+        }
+        if (rel[l->base] != NONE) {
+            mu[rel[l->base] >> 6] |= 1ull << (rel[l->base] & 63);
+            ma[rel[l->base] >> 6] |= 1ull << (rel[l->base] & 63);
         }
     }
-    if (settle) {
-        for (uint32_t v = 0; v < nlev; v++) {
-            uint64_t *mu = must + v * words, *ma = may + v * words;
-            const struct level *l = &b->lev[v];
-            bool src = l->ni == 0;
-            for (size_t w = 0; w < words; w++) {
-                mu[w] = src || !l->reached ? 0 : ~0ull;
-                ma[w] = l->reached ? 0 : ~0ull;     /* not reached: anything */
+    bool *inq = calloc((size_t)nlev + 1, sizeof *inq);
+    uint32_t *q = malloc(((size_t)nlev + 1) * sizeof *q), qh = 0, qn = 0;
+    bool settle = inq && q;
+    for (uint32_t i = 0; settle && i < nord; i++)
+        if (b->lev[order[i]].ni)
+            q[qn++] = order[i], inq[order[i]] = true;
+    while (settle && qn) {
+        uint32_t v = q[qh];
+        qh = qh + 1 == nlev + 1 ? 0 : qh + 1;
+        qn--;
+        inq[v] = false;
+        const struct level *l = &b->lev[v];
+        uint64_t *mu = must + v * words, *ma = may + v * words;
+        bool changed = false;
+        for (size_t w = 0; w < words; w++) {
+            uint64_t and = ~0ull, or = 0;
+            for (uint32_t j = 0; j < l->ni; j++) {
+                uint32_t u = b->col[b->incol[l->i0 + j]].from;
+                and &= must[u * words + w];
+                or |= may[u * words + w];
             }
-            if (rel[l->base] != NONE) {
-                mu[rel[l->base] >> 6] |= 1ull << (rel[l->base] & 63);
-                ma[rel[l->base] >> 6] |= 1ull << (rel[l->base] & 63);
+            uint64_t own = rel[l->base] != NONE && rel[l->base] >> 6 == w
+                               ? 1ull << (rel[l->base] & 63) : 0;
+            and |= own, or |= own;
+            changed |= (and & mu[w]) != mu[w] || (or | ma[w]) != ma[w];
+            mu[w] &= and;
+            ma[w] |= or;
+        }
+        for (uint32_t c = l->c0; changed && c < l->c0 + l->nc; c++) {
+            uint32_t t = b->col[c].to;
+            if (!inq[t] && b->lev[t].reached && b->lev[t].ni) {
+                uint32_t at = qh + qn >= nlev + 1 ? qh + qn - (nlev + 1) : qh + qn;
+                q[at] = t, inq[t] = true, qn++;
             }
         }
-        /* a worklist: a level again where one of its callers' sets changed (each can only
-         * lose must and gain may bits: at most 2 * nrel changes a level) */
-        bool *inq = calloc((size_t)nlev + 1, sizeof *inq);
-        uint32_t *q = malloc(((size_t)nlev + 1) * sizeof *q), qh = 0, qn = 0;
-        settle = inq && q;
-        for (uint32_t i = 0; settle && i < nord; i++)
-            if (b->lev[order[i]].ni)
-                q[qn++] = order[i], inq[order[i]] = true;
-        while (settle && qn) {
-            uint32_t v = q[qh];
-            qh = qh + 1 == nlev + 1 ? 0 : qh + 1;
-            qn--;
-            inq[v] = false;
-            const struct level *l = &b->lev[v];
-            uint64_t *mu = must + v * words, *ma = may + v * words;
-            bool changed = false;
-            for (size_t w = 0; w < words; w++) {
-                uint64_t and = ~0ull, or = 0;
-                for (uint32_t j = 0; j < l->ni; j++) {
-                    uint32_t u = b->col[b->incol[l->i0 + j]].from;
-                    and &= must[u * words + w];
-                    or |= may[u * words + w];
-                }
-                uint64_t own = rel[l->base] != NONE && rel[l->base] >> 6 == w
-                                   ? 1ull << (rel[l->base] & 63) : 0;
-                and |= own, or |= own;
-                changed |= (and & mu[w]) != mu[w] || (or | ma[w]) != ma[w];
-                mu[w] &= and;
-                ma[w] |= or;
-            }
-            for (uint32_t c = l->c0; changed && c < l->c0 + l->nc; c++) {
-                uint32_t t = b->col[c].to;
-                if (!inq[t] && b->lev[t].reached && b->lev[t].ni) {
-                    uint32_t at = qh + qn >= nlev + 1 ? qh + qn - (nlev + 1) : qh + qn;
-                    q[at] = t, inq[t] = true, qn++;
-                }
-            }
-        }
-        free(inq);
-        free(q);
     }
-    /* where each column can be made, and the functions each level's states tell apart */
-    for (uint32_t u = 0; u < nlev; u++) {
+    free(inq);
+    free(q);
+    return settle;
+}
+
+/* Where each column can be made (enum when), and the functions each level's states tell
+ * apart (its t); certain: the level's presence sets settled. */
+static void column_when(struct build *b, const uint32_t *rel, const uint64_t *must,
+                        const uint64_t *may, size_t words, bool certain)
+{
+    for (uint32_t u = 0; u < b->nlev; u++) {
         struct level *l = &b->lev[u];
-        l->certain = (settle || nrel == 0) && l->reached;
+        l->certain = certain && l->reached;
         for (uint32_t c = l->c0; c < l->c0 + l->nc; c++) {
             struct column *cl = &b->col[c];
             const struct level *to = &b->lev[cl->to];
@@ -541,13 +568,20 @@ static int make_states(struct build *b)
             cl->bit = t;
         }
     }
-    /* the functions each level must know about: those its calls depend on, and those the
-     * levels it calls must know about where its own presence sets do not settle them */
+}
+
+/* The functions each level must know about: those its calls depend on, and those the levels
+ * it calls must know about where its own presence sets do not settle them; a level with too
+ * much to know has one state, its columns made anywhere. 0, or -1 out of memory. */
+static int spread_known(struct build *b, const uint32_t *rel, const uint64_t *must,
+                        const uint64_t *may, size_t words)
+{
+    uint32_t nlev = b->nlev;
     uint32_t *work = xcalloc(b, (size_t)nlev + 1, sizeof *work), nw = 0;
     bool *inq = xcalloc(b, (size_t)nlev + 1, sizeof *inq);
     if (!work || !inq) {
         free(work), free(inq);
-        goto done;
+        return -1;
     }
     for (uint32_t v = 0; v < nlev; v++)
         if (b->lev[v].certain && b->lev[v].nt)
@@ -588,6 +622,40 @@ static int make_states(struct build *b)
             for (uint32_t c = b->lev[u].c0; c < b->lev[u].c0 + b->lev[u].nc; c++)
                 b->col[c].when = W_ALWAYS;
         }
+    return 0;
+}
+
+/* Presence: for each level, the functions that are on every path to it (must) and on some
+ * (may), among those whose presence matters (a function with recursion levels, or whose
+ * outermost level is on a cycle of the graph); then each level's states. A level the
+ * analysis cannot settle keeps one state, its columns drawn wherever they are called. */
+static int make_states(struct build *b)
+{
+    uint32_t nlev = b->nlev;
+    uint32_t *rel = xcalloc(b, (size_t)b->p->nfunc + 1, sizeof *rel);
+    uint32_t *order = xcalloc(b, (size_t)nlev + 1, sizeof *order);
+    uint64_t *must = NULL, *may = NULL;
+    int rc = -1;
+    long nrel;
+    if (!rel || !order || (nrel = relevant(b, rel)) < 0)
+        goto done;
+    uint32_t nord = reach(b, order);
+    size_t words = ((size_t)nrel + 63) / 64;
+    bool settle = nrel > 0 && (size_t)nlev * words * 16 <= BITS_MAX;
+    if (settle) {
+        must = calloc((size_t)nlev * words + 1, sizeof *must);
+        may = calloc((size_t)nlev * words + 1, sizeof *may);
+        if (!must || !may) {   /* (no states then: every level one) */
+            free(must), free(may);
+            must = may = NULL;
+            settle = false;
+        }
+    }
+    if (settle)
+        settle = settle_presence(b, rel, order, nord, words, must, may);
+    column_when(b, rel, must, may, words, settle || nrel == 0);
+    if (spread_known(b, rel, must, may, words) < 0)
+        goto done;
     /* the states, from the levels nobody calls on: each call's state follows from its
      * caller's (the caller knows what its callee must); a level whose states are too many,
      * or whose caller does not know, has an unknown state too, its calls drawn anywhere */
@@ -595,10 +663,6 @@ static int make_states(struct build *b)
         goto done;
     rc = 0;
 done:
-    free(off);
-    free(adj);
-    free(comp);
-    free(csize);
     free(rel);
     free(order);
     free(must);
@@ -956,40 +1020,18 @@ static void give_all(struct build *b, const uint64_t *mass, uint64_t *x, uint64_
             give_level(b, v, mass, x, selfx);
 }
 
-/* The masses of the states (what the calls into each bring; a root: its content), found
- * again until they settle (a level's calls are shared among its states by their masses,
- * which its callers' shares make), and each state's entries: its calls given it, its self. */
-static int make_entries(struct build *b)
+/* The states in an order where each comes after its callers (but in a cycle), sources first:
+ * into order; the calls into each state: intr[inat[st] .. inat[st + 1]). 0, or -1. */
+static int order_states(struct build *b, uint32_t *order, uint32_t *inat, uint32_t *intr)
 {
-    int nev = b->nev;
     uint32_t nst = b->nst;
-    uint64_t *x = xcalloc(b, ((size_t)b->ntr + 1) * nev, sizeof *x);
-    uint64_t *selfx = xcalloc(b, ((size_t)nst + 1) * nev, sizeof *selfx);
-    b->smass = xcalloc(b, ((size_t)nst + 1) * nev, sizeof *b->smass);
-    int rc = -1;
-    if (!x || !selfx || !b->smass)
-        goto done;
-    uint32_t most = 0;
-    for (uint32_t v = 0; v < b->nlev; v++)
-        most = b->lev[v].nc > most ? b->lev[v].nc : most;
-    if (!(b->nokbuf = xcalloc(b, (size_t)most + 1, 1)))
-        goto done;
-    give_all(b, b->smass, x, selfx);
-    /* the states in an order where each comes after its callers (but in a cycle); a state's
-     * mass is then made of its callers' shares of this round, and a level of several states
-     * shares its calls again after its last state (a few rounds settle what the cycles and
-     * those shares move) */
-    bool ok = false;
     uint32_t *off = xcalloc(b, (size_t)nst + 2, sizeof *off);
     uint32_t *adj = xcalloc(b, (size_t)b->ntr + 1, sizeof *adj);
     uint32_t *comp = xcalloc(b, (size_t)nst + 1, sizeof *comp);
-    uint32_t *order = xcalloc(b, (size_t)nst + 1, sizeof *order);
-    uint32_t *inat = xcalloc(b, (size_t)nst + 2, sizeof *inat);
-    uint32_t *intr = xcalloc(b, (size_t)b->ntr + 1, sizeof *intr);
-    uint32_t *last = xcalloc(b, (size_t)b->nlev + 1, sizeof *last);
-    uint64_t *content = xcalloc(b, (size_t)nev + 1, sizeof *content);
-    if (!off || !adj || !comp || !order || !inat || !intr || !last || !content)
-        goto order_failed;
+    uint32_t *cnt = NULL;
+    int rc = -1;
+    if (!off || !adj || !comp)
+        goto done;
     for (uint32_t st = 0; st < nst; st++) {
         off[st + 1] = off[st] + b->st[st].nt;
         for (uint32_t i = 0; i < b->st[st].nt; i++) {
@@ -1006,20 +1048,77 @@ static int make_entries(struct build *b)
     long ncomp = scc(nst, off, adj, comp);
     if (ncomp < 0) {
         err_set(b->e, ERR_SYSTEM, "out of memory");
-        goto order_failed;
+        goto done;
     }
-    {   /* by component, sources first (counting sort) */
-        uint32_t *cnt = xcalloc(b, (size_t)ncomp + 2, sizeof *cnt);
-        if (!cnt)
-            goto order_failed;
-        for (uint32_t st = 0; st < nst; st++)
-            cnt[ncomp - 1 - comp[st] + 1]++;
-        for (long c = 0; c < ncomp; c++)
-            cnt[c + 1] += cnt[c];
-        for (uint32_t st = 0; st < nst; st++)
-            order[cnt[ncomp - 1 - comp[st]]++] = st;
-        free(cnt);
+    /* by component, sources first (counting sort) */
+    if (!(cnt = xcalloc(b, (size_t)ncomp + 2, sizeof *cnt)))
+        goto done;
+    for (uint32_t st = 0; st < nst; st++)
+        cnt[ncomp - 1 - comp[st] + 1]++;
+    for (long c = 0; c < ncomp; c++)
+        cnt[c + 1] += cnt[c];
+    for (uint32_t st = 0; st < nst; st++)
+        order[cnt[ncomp - 1 - comp[st]]++] = st;
+    rc = 0;
+done:
+    free(off), free(adj), free(comp), free(cnt);
+    return rc;
+}
+
+/* One round of the states' masses in order: each state's content is what its callers' shares
+ * of this round bring (a root: its own), and a level of several states shares its calls again
+ * after its last state (not in the final round). Returns the most one mass moved, or 0 where
+ * none changed; *changed: whether any did. */
+static uint64_t mass_round(struct build *b, const uint32_t *order, const uint32_t *inat,
+                           const uint32_t *intr, const uint32_t *last, uint64_t *x,
+                           uint64_t *selfx, uint64_t *content, bool final, bool *changed)
+{
+    int nev = b->nev;
+    uint64_t moved = 0;
+    *changed = false;
+    for (uint32_t i = 0; i < b->nst; i++) {
+        uint32_t st = order[i];
+        const struct level *l = &b->lev[b->st[st].level];
+        uint64_t *m = b->smass + (size_t)st * nev;
+        for (int k = 0; k < nev; k++)
+            content[k] = 0;
+        if (l->ni == 0 && st == l->s0)      /* a root: its content */
+            for (int k = 0; k < nev; k++) {
+                content[k] = b->lself[(size_t)b->st[st].level * nev + k];
+                for (uint32_t j = l->c0; j < l->c0 + l->nc; j++)
+                    content[k] = sat_add(content[k], b->ccost[(size_t)j * nev + k]);
+            }
+        for (uint32_t j = inat[st]; j < inat[st + 1]; j++)
+            for (int k = 0; k < nev; k++)
+                content[k] = sat_add(content[k], x[(size_t)intr[j] * nev + k]);
+        if (memcmp(content, m, nev * sizeof *m)) {
+            *changed = true;
+            for (int k = 0; k < nev; k++) {
+                uint64_t d = content[k] > m[k] ? content[k] - m[k] : m[k] - content[k];
+                moved = d > moved ? d : moved;
+            }
+            memcpy(m, content, nev * sizeof *m);
+        }
+        if (l->ns > 1 && last[b->st[st].level] == i && !final)
+            give_level(b, b->st[st].level, b->smass, x, selfx);
     }
+    return moved;
+}
+
+/* The states' masses, in rounds until they settle (a few rounds settle what the cycles and a
+ * level's shares move), then made consistent (settle_masses). 0, or -1. */
+static int find_masses(struct build *b, uint64_t *x, uint64_t *selfx)
+{
+    int nev = b->nev;
+    uint32_t nst = b->nst;
+    bool ok = false;
+    uint32_t *order = xcalloc(b, (size_t)nst + 1, sizeof *order);
+    uint32_t *inat = xcalloc(b, (size_t)nst + 2, sizeof *inat);
+    uint32_t *intr = xcalloc(b, (size_t)b->ntr + 1, sizeof *intr);
+    uint32_t *last = xcalloc(b, (size_t)b->nlev + 1, sizeof *last);
+    uint64_t *content = xcalloc(b, (size_t)nev + 1, sizeof *content);
+    if (!order || !inat || !intr || !last || !content || order_states(b, order, inat, intr) < 0)
+        goto done;
     for (uint32_t i = 0; i < nst; i++)
         last[b->st[order[i]].level] = i;
     uint64_t work = nst + b->ntr;
@@ -1029,49 +1128,25 @@ static int make_entries(struct build *b)
     int rounds = (int)(ROUND_WORK / (work * (nev ? nev : 1)));
     rounds = rounds < 4 ? 4 : rounds > ROUNDS ? ROUNDS : rounds;
     for (int round = 0; round <= rounds; round++) {
-        bool changed = false, final = round == rounds;
-        uint64_t moved = 0;
-        for (uint32_t i = 0; i < nst; i++) {
-            uint32_t st = order[i];
-            const struct level *l = &b->lev[b->st[st].level];
-            uint64_t *m = b->smass + (size_t)st * nev;
-            for (int k = 0; k < nev; k++)
-                content[k] = 0;
-            if (l->ni == 0 && st == l->s0)      /* a root: its content */
-                for (int k = 0; k < nev; k++) {
-                    content[k] = b->lself[(size_t)b->st[st].level * nev + k];
-                    for (uint32_t j = l->c0; j < l->c0 + l->nc; j++)
-                        content[k] = sat_add(content[k], b->ccost[(size_t)j * nev + k]);
-                }
-            for (uint32_t j = inat[st]; j < inat[st + 1]; j++)
-                for (int k = 0; k < nev; k++)
-                    content[k] = sat_add(content[k], x[(size_t)intr[j] * nev + k]);
-            if (memcmp(content, m, nev * sizeof *m)) {
-                changed = true;
-                for (int k = 0; k < nev; k++) {
-                    uint64_t d = content[k] > m[k] ? content[k] - m[k] : m[k] - content[k];
-                    moved = d > moved ? d : moved;
-                }
-                memcpy(m, content, nev * sizeof *m);
-            }
-            if (l->ns > 1 && last[b->st[st].level] == i && !final)
-                give_level(b, b->st[st].level, b->smass, x, selfx);
-        }
+        bool changed;
+        uint64_t moved = mass_round(b, order, inat, intr, last, x, selfx, content,
+                                    round == rounds, &changed);
         if (!changed || (round > 0 && moved <= 2))   /* (a jitter of rounding) */
             break;
     }
     /* (where the rounds left a jitter of rounding, the masses are what the calls bring: each
      * state's self is what is left of it; where that is below 0, a call is moved to another
      * state of the level with some to spare, and the states it reaches follow) */
-    if (settle_masses(b, x, selfx, inat, intr) < 0)
-        goto order_failed;
-    ok = true;
-order_failed:
-    free(off), free(adj), free(comp), free(order), free(inat), free(intr), free(last);
-    free(content);
-    if (!ok)
-        goto done;
-    /* the entries: the calls given each state, then its self cost */
+    ok = settle_masses(b, x, selfx, inat, intr) >= 0;
+done:
+    free(order), free(inat), free(intr), free(last), free(content);
+    return ok ? 0 : -1;
+}
+
+/* Each state's entries: the calls given it (x), then its self cost (selfx). 0, or -1. */
+static int fill_entries(struct build *b, const uint64_t *x, const uint64_t *selfx)
+{
+    int nev = b->nev;
     uint32_t n = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
@@ -1081,10 +1156,10 @@ order_failed:
             b->seamt = xcalloc(b, ((size_t)n + 1) * nev, sizeof *b->seamt);
             b->seexact = xcalloc(b, (size_t)n + 1, sizeof *b->seexact);
             if (!b->secol || !b->setgt || !b->seamt || !b->seexact)
-                goto done;
+                return -1;
             n = 0;
         }
-        for (uint32_t s = 0; s < nst; s++) {
+        for (uint32_t s = 0; s < b->nst; s++) {
             struct state *st = &b->st[s];
             if (pass == 1)
                 st->e0 = n;
@@ -1112,6 +1187,30 @@ order_failed:
                 st->ne = n - st->e0;
         }
     }
+    return 0;
+}
+
+/* The masses of the states (what the calls into each bring; a root: its content), found
+ * again until they settle (a level's calls are shared among its states by their masses,
+ * which its callers' shares make), and each state's entries: its calls given it, its self. */
+static int make_entries(struct build *b)
+{
+    int nev = b->nev;
+    uint32_t nst = b->nst;
+    uint64_t *x = xcalloc(b, ((size_t)b->ntr + 1) * nev, sizeof *x);
+    uint64_t *selfx = xcalloc(b, ((size_t)nst + 1) * nev, sizeof *selfx);
+    b->smass = xcalloc(b, ((size_t)nst + 1) * nev, sizeof *b->smass);
+    int rc = -1;
+    if (!x || !selfx || !b->smass)
+        goto done;
+    uint32_t most = 0;
+    for (uint32_t v = 0; v < b->nlev; v++)
+        most = b->lev[v].nc > most ? b->lev[v].nc : most;
+    if (!(b->nokbuf = xcalloc(b, (size_t)most + 1, 1)))
+        goto done;
+    give_all(b, b->smass, x, selfx);
+    if (find_masses(b, x, selfx) < 0 || fill_entries(b, x, selfx) < 0)
+        goto done;
     rc = 0;
 done:
     free(x);
