@@ -211,10 +211,16 @@ int cg_folded_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     cg_flame_self(&fl, ev, self);
-    uint64_t guessed = 0, all = 0;   /* self cost on frames that are estimates, and in all */
+    /* self cost that is an estimate, and in all: a frame's self is its value less its
+     * children's, exact only where they all are (path: scratch, a frame's estimate mark) */
+    uint64_t guessed = 0, all = 0;
+    for (uint32_t i = 0; i < fl.n; i++)
+        path[i] = !fl.frames[i].exact;
+    for (uint32_t i = 1; i < fl.n; i++)
+        path[fl.frames[i].parent] |= !fl.frames[i].exact;
     for (uint32_t i = 0; i < fl.n; i++) {
         all += self[i];
-        guessed += fl.frames[i].exact ? 0 : self[i];
+        guessed += path[i] ? self[i] : 0;
     }
     if (fl.context_depth)
         fprintf(stderr, "tare cg folded: stacks from --separate-callers=%" PRIu32

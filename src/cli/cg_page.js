@@ -26,7 +26,8 @@
   };
 
   // the tree: parent and the end of each frame's subtree (frames are in depth-first order)
-  const parent = new Int32Array(N), end = new Int32Array(N);
+  // selfEst: a frame's self is an estimate where a frame under it is (its value less theirs)
+  const parent = new Int32Array(N), end = new Int32Array(N), selfEst = new Uint8Array(N);
   {
     const stack = [];
     for (let i = 0; i < N; i++) {
@@ -36,6 +37,7 @@
       stack.push(i);
     }
     for (let i = N - 1; i >= 0; i--) {
+      if (!FR.x[i] && parent[i] >= 0) selfEst[parent[i]] = 1;
       if (end[i] < i + 1) end[i] = i + 1;
       if (parent[i] >= 0 && end[parent[i]] < end[i]) end[parent[i]] = end[i];
     }
@@ -133,7 +135,8 @@
     t.appendChild(el("div", "", fname(i)));
     if (fi >= 0) t.appendChild(el("div", "muted", F[fi][1]));
     t.appendChild(el("div", "", "this frame: " + num(v[i]) + " " + D.events[ev] + " (" + pct(v[i], tot) +
-      "), self " + num(SELF[i]) + (FR.x[i] ? "" : "  \u2248 an estimate")));
+      ")" + (FR.x[i] ? "" : " \u2248") + ", self " + num(SELF[i]) +
+      (FR.x[i] && !selfEst[i] ? "" : "  \u2248 an estimate")));
     if (fi >= 0) {
       t.appendChild(el("div", "", "function: self " + num(F[fi][2][ev]) + ", inclusive " +
         (F[fi][4] ? "<=" : "") + num(F[fi][3][ev]) + " (" + pct(F[fi][3][ev], tot) + ")"));

@@ -82,6 +82,19 @@ expect_match "$err" \
 expect_eq "$(awk '{ s += $NF } END { print s }' <<<"$out")" \
     "$(json_num "$("$TARE" cg info --format=json "$TMP/c4.out")" Ir)" \
     "folded with contexts: the lines add up to the total"
+# "exact" is only what is: L and R call S (20 and 60), S calls D (10 and 40 by their
+# contexts: exact frames), D'S calls E (30, split 24:6 by D's two caller contexts: an
+# estimate); D's self on each frame is its value less E's estimate, so an estimate too:
+# exact main 10, R 0, L 20, S 20 + 10; estimated D 16 + 4, E 24 + 6: 60 of 110 exact
+printf '%s\n' 'events: Ir' 'fl=m.c' 'fn=(1) main' '1 10' "cfn=(2) L'main" 'calls=1 1' '1 40' \
+    "cfn=(3) R'main" 'calls=1 1' '1 60' 'fn=(2)' '1 20' "cfn=(4) S'L" 'calls=1 1' '1 20' \
+    'fn=(3)' "cfn=(5) S'R" 'calls=1 1' '1 60' 'fn=(4)' '1 10' "cfn=(6) D'S" 'calls=1 1' '1 10' \
+    'fn=(5)' '1 20' 'cfn=(6)' 'calls=1 1' '1 40' 'fn=(6)' '1 20' "cfn=(7) E'D" 'calls=2 1' \
+    '1 30' 'fn=(7)' '1 30' 'totals: 110' > "$TMP/ctx1.out"
+run_tare cg folded --threshold 0 "$TMP/ctx1.out"
+expect_eq "$(grep -c . <<<"$out")" 8 "folded of hand-made contexts: 8 stacks"
+expect_match "$err" "contexts: $(awk 'BEGIN { printf "%.2f%% of the cost exact, %.2f%% an estimate", 6000 / 110, 5000 / 110 }')" \
+    "folded: a frame's self is exact only where the frames under it are (60 of 110)"
 expect_eq "$(cut -d' ' -f1 <<<"$ctx" | LC_ALL=C sort)" \
     "$(cut -d' ' -f1 <<<"$est" | LC_ALL=C sort)" \
     "folded with contexts: the same stacks of cg_stacks"
