@@ -1981,7 +1981,8 @@ static int draw(struct build *b, const struct kid *kd, const uint64_t *val, uint
     if (rc < 0)
         goto done;
     sort_p = b->p;
-    qsort(kl.k, kl.n, sizeof *kl.k, by_kid);
+    if (kl.n)     /* (kl.k is NULL without kids) */
+        qsort(kl.k, kl.n, sizeof *kl.k, by_kid);
     uint32_t o = NONE;
     for (uint32_t j = 0; j < kl.n; j++) {
         const uint64_t *v = kl.v + kl.k[j].voff;
@@ -2071,7 +2072,8 @@ static int draw_root(struct build *b)
     if (nev)
         fl->unreached = held[0] < b->total[0] ? b->total[0] - held[0] : 0;
     sort_p = b->p;
-    qsort(kl.k, kl.n, sizeof *kl.k, by_kid);
+    if (kl.n)
+        qsort(kl.k, kl.n, sizeof *kl.k, by_kid);
     rc = 0;
     uint32_t o = NONE;
     for (uint32_t j = 0; j < kl.n && rc == 0; j++) {
