@@ -1773,14 +1773,6 @@ static int kids_add(struct build *b, struct kids *kl, struct kid kd, const uint6
         any |= val[k] != 0;
     if (!any)
         return 0;
-    if (kd.gi == NULL)      /* the same unit entered at the same state: one kid, worth both */
-        for (uint32_t i = 0; i < kl->n; i++)
-            if (kl->k[i].gi == NULL && kl->k[i].state == kd.state) {
-                for (int k = 0; k < nev; k++)
-                    kl->v[kl->k[i].voff + k] += val[k];
-                kl->k[i].exact &= kd.exact;
-                return 0;
-            }
     if (kl->n == kl->cap) {
         uint32_t cap = kl->cap ? kl->cap * 2 : 16;
         struct kid *q = realloc(kl->k, cap * sizeof *q);
@@ -1803,6 +1795,54 @@ static int kids_add(struct build *b, struct kids *kl, struct kid kd, const uint6
     memcpy(kl->v + kl->nv, val, nev * sizeof *val);
     kl->nv += nev;
     kl->k[kl->n++] = kd;
+    return 0;
+}
+
+static const struct kids *merge_kl;
+
+static int by_state_added(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint32_t sx = merge_kl->k[x].state, sy = merge_kl->k[y].state;
+    return sx != sy ? (sx > sy) - (sx < sy) : (x > y) - (x < y);
+}
+
+/* The kids that enter the same unit at the same state made one, the first added, worth all
+ * of them (sorted apart, not looked for at each kids_add: a frame of an eval loop has
+ * thousands of kids); the others left out, the order kept. 0, or -1 out of memory. */
+static int kids_merge(struct build *b, struct kids *kl)
+{
+    int nev = b->nev;
+    if (kl->n < 2)
+        return 0;
+    uint32_t *ix = malloc((size_t)kl->n * sizeof *ix), m = 0;
+    bool *drop = calloc(kl->n, sizeof *drop);
+    if (!ix || !drop) {
+        free(ix), free(drop);
+        return err_set(b->e, ERR_SYSTEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < kl->n; i++)
+        if (kl->k[i].gi == NULL)
+            ix[m++] = i;
+    merge_kl = kl;
+    qsort(ix, m, sizeof *ix, by_state_added);
+    for (uint32_t r = 0; r < m;) {
+        uint32_t first = ix[r], e = r + 1;
+        for (; e < m && kl->k[ix[e]].state == kl->k[first].state; e++) {
+            struct kid *d = &kl->k[ix[e]];
+            for (int k = 0; k < nev; k++)
+                kl->v[kl->k[first].voff + k] += kl->v[d->voff + k];
+            kl->k[first].exact &= d->exact;
+            drop[ix[e]] = true;
+        }
+        r = e;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < kl->n; i++)
+        if (!drop[i])
+            kl->k[n++] = kl->k[i];
+    kl->n = n;
+    free(ix), free(drop);
     return 0;
 }
 
@@ -1980,6 +2020,8 @@ static int draw(struct build *b, const struct kid *kd, const uint64_t *val, uint
                     : gather_unit(b, &kl, kd->state, val, kd->func, kd->exact);
     if (rc < 0)
         goto done;
+    if ((rc = kids_merge(b, &kl)) < 0)
+        goto done;
     sort_p = b->p;
     if (kl.n)     /* (kl.k is NULL without kids) */
         qsort(kl.k, kl.n, sizeof *kl.k, by_kid);
@@ -2061,6 +2103,8 @@ static int draw_root(struct build *b)
         if (kids_add(b, &kl, (struct kid){s, 0, func_of(b, s), false, NULL}, d) < 0)
             goto done;
     }
+    if (kids_merge(b, &kl) < 0)
+        goto done;
     /* (roots worth more than the total: a profile at odds with itself, scaled down) */
     for (int k = 0; k < nev; k++)
         if (held[k] > b->total[k])
