@@ -211,16 +211,34 @@ int cg_folded_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     cg_flame_self(&fl, ev, self);
-    uint64_t guessed = 0, all = 0;   /* self cost on frames that are estimates, and in all */
+    /* self cost that is an estimate, and in all: a frame's self is its value less its
+     * children's, exact only where they all are (path: scratch, a frame's estimate mark) */
+    uint64_t guessed = 0, all = 0;
+    for (uint32_t i = 0; i < fl.n; i++)
+        path[i] = !fl.frames[i].exact;
+    for (uint32_t i = 1; i < fl.n; i++)
+        path[fl.frames[i].parent] |= !fl.frames[i].exact;
     for (uint32_t i = 0; i < fl.n; i++) {
         all += self[i];
-        guessed += fl.frames[i].exact ? 0 : self[i];
+        guessed += path[i] ? self[i] : 0;
     }
     if (fl.context_depth)
         fprintf(stderr, "tare cg folded: stacks from --separate-callers=%" PRIu32
                 " contexts: %.2f%% of the cost exact, %.2f%% an estimate (tare-cg(1) STACKS)\n",
                 fl.context_depth, all ? 100.0 * (double)(all - guessed) / (double)all : 100.0,
                 all ? 100.0 * (double)guessed / (double)all : 0.0);
+    if (fl.checked && (fl.self_est || fl.incl_est)) {
+        uint32_t nf = 0, bounds = 0;
+        for (uint32_t f = 0; f < p->nfunc; f++) {
+            nf += !p->funcs[f].folded;
+            bounds += !p->funcs[f].folded && p->funcs[f].incl_bound;
+        }
+        fprintf(stderr, "tare cg folded: of %" PRIu32 " functions, the frames of %" PRIu32
+                " do not hold their self cost, and the outermost frames of %" PRIu32
+                " only an estimate of their inclusive cost (%" PRIu32 " of those costs only "
+                "bounds in the profile; tare-cg(1) STACKS)\n", nf, fl.self_est, fl.incl_est,
+                bounds);
+    }
     if (self[0])     /* cost no root's calls hold */
         printf("[unreached] %" PRIu64 "\n", self[0]);
     for (uint32_t i = 1; i < fl.n; i++) {
@@ -288,6 +306,41 @@ static void pct_of(char *buf, size_t n, uint64_t part, uint64_t total)
     snprintf(buf, n, "%.2f%%", total ? 100.0 * (double)part / (double)total : 0.0);
 }
 
+/* The edges between kept nodes (at or above edge_min), each call as `tare cg callers` counts
+ * it (core cg_call_rows): the calls that add up to the callee's inclusive cost solid; the
+ * calls inside them -- into its recursion levels, a function calling itself (a loop), within
+ * a cycle the profile cannot break -- dashed and named, so that a recursive eval loop is not
+ * drawn as a leaf. Returns how many. */
+static uint32_t dot_edges(const struct cg_profile *p, int ev, const bool *keep, double edge_min)
+{
+    static const char *const kind_name[] = {"", "recursive", "cycle", "nested"};
+    uint64_t total = cg_total(p, ev);
+    uint32_t edges = 0;
+    char a[40], b[40], col[40];
+    for (uint32_t x = 0; x < p->nedge; x++) {
+        const struct cg_edge *ed = &p->edges[x];
+        if (!keep[ed->caller] || !keep[ed->callee])
+            continue;
+        struct cg_call_row rows[2];
+        uint32_t nr = cg_call_rows(p, &x, 1, true, rows);
+        for (uint32_t k = 0; k < nr; k++) {
+            uint64_t cost = cg_call_row_cost(p, &rows[k], true, ev);
+            if ((double)cost < edge_min || (cost == 0 && rows[k].calls == 0))
+                continue;
+            edges++;
+            bool outer = rows[k].kind == CG_ROW_OUTER;
+            pct_of(a, sizeof a, cost, total);
+            dot_colour(col, sizeof col, total ? (double)cost / (double)total : 0);
+            printf("  f%" PRIu32 " -> f%" PRIu32
+                   " [label=\"%s\\n%s\u00d7%s%s\", color=\"%s\"%s];\n",
+                   ed->caller, ed->callee, a, fmt_count(b, (double)rows[k].calls),
+                   outer ? "" : "\\n", kind_name[rows[k].kind], col,
+                   outer ? "" : ", style=dashed");
+        }
+    }
+    return edges;
+}
+
 int cg_dot_main(int argc, char **argv)
 {
     struct graph_cli c = {.sub = "dot", .node = 0.5, .edge = 0.1};
@@ -335,21 +388,7 @@ int cg_dot_main(int argc, char **argv)
         put_dot_name(stdout, cg_str(p, p->funcs[f].obj));
         printf("\"];\n");
     }
-    for (uint32_t x = 0; x < p->nedge; x++) {
-        const struct cg_edge *ed = &p->edges[x];
-        if (ed->caller == ed->callee || !keep[ed->caller] || !keep[ed->callee])
-            continue;
-        uint64_t cost = cg_edge_kind(p, x) == CG_EDGE_OUTER ? cg_edge_outer_cost(p, x, ev)
-                                                            : cg_edge_all(p, x, ev);
-        if ((double)cost < edge_min || (cost == 0 && ed->calls == 0))
-            continue;
-        edges++;
-        pct_of(a, sizeof a, cost, total);
-        dot_colour(col, sizeof col, total ? (double)cost / (double)total : 0);
-        printf("  f%" PRIu32 " -> f%" PRIu32 " [label=\"%s\\n%s\u00d7\", color=\"%s\"%s];\n",
-               ed->caller, ed->callee, a, fmt_count(b, (double)ed->calls), col,
-               cg_edge_kind(p, x) == CG_EDGE_OUTER ? "" : ", style=dashed");
-    }
+    edges = dot_edges(p, ev, keep, edge_min);
     printf("}\n");
     free(keep);
     cg_profile_free(p);

@@ -158,20 +158,16 @@ static const char *frame_key(const struct cg_profile *p, const struct cg_flame *
     return g >= CG_FRAME_OTHER ? "" : cg_str(p, p->funcs[g].name);
 }
 
-/* "pb": for each frame of AFTER, the self cost of the frame of BEFORE on the same path of
- * function names (per event; -1 where BEFORE has no such path), so that the page colours a
- * path by its own change, not by its function's change over all paths. Children of a frame
- * are few: each is looked for among its matched parent's children. */
-static int write_path_before(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
-                             const struct cg_profile *before, const struct cg_flame *bfl)
+/* match[i]: for each frame of fl (of p), the frame of bfl (of before) on the same path of
+ * function names, or -1. Children of a frame are few: each is looked for among its matched
+ * parent's children. Returns 0, -1 out of memory. */
+static int match_paths(const struct cg_profile *p, const struct cg_flame *fl,
+                       const struct cg_profile *before, const struct cg_flame *bfl, long *match)
 {
-    int nev = p->nev;
-    long *match = malloc(((size_t)fl->n + 1) * sizeof *match);
     uint32_t *first = malloc(((size_t)bfl->n + 1) * sizeof *first);   /* first child */
     uint32_t *next = malloc(((size_t)bfl->n + 1) * sizeof *next);     /* next sibling */
-    uint64_t *self = malloc(((size_t)bfl->n + 1) * sizeof *self);
-    if (!match || !first || !next || !self) {
-        free(match), free(first), free(next), free(self);
+    if (!first || !next) {
+        free(first), free(next);
         return -1;
     }
     for (uint32_t i = 0; i < bfl->n; i++)
@@ -195,74 +191,100 @@ static int write_path_before(FILE *f, const struct cg_profile *p, const struct c
                 break;
             }
     }
-    fputs(",\n\"pb\":[", f);
-    for (int k = 0; k < nev; k++) {
-        cg_flame_self(bfl, k, self);
-        fputs(k ? "],\n[" : "[", f);
-        for (uint32_t i = 0; i < fl->n; i++) {
-            if (match[i] < 0)
-                fprintf(f, "%s-1", i ? "," : "");
-            else
-                fprintf(f, "%s%" PRIu64, i ? "," : "", self[match[i]]);
-        }
-    }
-    fputs("]]", f);
-    free(match), free(first), free(next), free(self);
+    free(first), free(next);
     return 0;
 }
 
-/* The data: functions at or above the threshold (inclusive, any event) or in a frame, the
- * calls between them, the frames. Returns 0, or -1 out of memory. */
-static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
-                      double threshold, const char *title, const struct cg_profile *before,
-                      const struct cg_flame *bfl, const char *root)
+/* "pb": for each frame of AFTER, the self cost of the frame of BEFORE on the same path of
+ * function names (per event; -1 where BEFORE has no such path), so that the page colours a
+ * path by its own change, not by its function's change over all paths. BEFORE's frames are
+ * drawn at AFTER's threshold (bfl: where nothing changed, the same frames, rounded alike),
+ * and at a tenth of it (fine: a path of AFTER that BEFORE merged into "other" was that much
+ * smaller). */
+static int write_path_before(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
+                             const struct cg_profile *before, const struct cg_flame *bfl,
+                             const struct cg_flame *fine)
 {
     int nev = p->nev;
-    struct side bs = {0}, as = {0};
-    uint32_t *gone = NULL, ngone = 0;
-    if (before) {
-        if (!side_init(&bs, before) || !side_init(&as, p) ||
-            !(gone = malloc(((size_t)before->nfunc + 1) * sizeof *gone))) {
-            free(bs.sorted);
-            free(as.sorted);
-            return -1;
-        }
-        /* functions of BEFORE worth a row that AFTER does not have */
-        for (uint32_t g = 0; g < before->nfunc; g++) {
-            bool any;
-            if (!before->funcs[g].folded && big_func(before, g, threshold, &any) &&
-                side_find(&as, before, g) == UINT32_MAX)
-                gone[ngone++] = g;
-        }
-    }
-    uint32_t *id = malloc(((size_t)p->nfunc + 1) * sizeof *id);
-    uint32_t *order = malloc(((size_t)p->nfunc + 1) * sizeof *order);
-    uint64_t *cost = calloc((size_t)nev + 1, sizeof *cost);
-    if (!id || !order || !cost) {
-        free(id);
-        free(order);
-        free(cost);
+    long *match = malloc(((size_t)fl->n + 1) * sizeof *match);
+    long *match2 = malloc(((size_t)fl->n + 1) * sizeof *match2);
+    uint64_t *self = malloc(((size_t)bfl->n + 1) * sizeof *self);
+    uint64_t *self2 = malloc(((size_t)fine->n + 1) * sizeof *self2);
+    if (!match || !match2 || !self || !self2 ||
+        match_paths(p, fl, before, bfl, match) < 0 ||
+        match_paths(p, fl, before, fine, match2) < 0) {
+        free(match), free(match2), free(self), free(self2);
         return -1;
     }
+    fputs(",\n\"pb\":[", f);
+    for (int k = 0; k < nev; k++) {
+        cg_flame_self(bfl, k, self);
+        cg_flame_self(fine, k, self2);
+        fputs(k ? "],\n[" : "[", f);
+        for (uint32_t i = 0; i < fl->n; i++) {
+            if (match[i] >= 0)
+                fprintf(f, "%s%" PRIu64, i ? "," : "", self[match[i]]);
+            else if (match2[i] >= 0)
+                fprintf(f, "%s%" PRIu64, i ? "," : "", self2[match2[i]]);
+            else
+                fprintf(f, "%s-1", i ? "," : "");
+        }
+    }
+    fputs("]]", f);
+    free(match), free(match2), free(self), free(self2);
+    return 0;
+}
+
+/* What the page draws: p, its frames, the threshold; with --diff, BEFORE (its functions by
+ * key in bs, p's in as) and its frames at the threshold and a tenth of it. */
+struct page_in {
+    const struct cg_profile *p, *before;
+    const struct cg_flame *fl, *bfl, *bfine;
+    double threshold;
+    const char *title, *root;
+    struct side bs, as;
+};
+
+/* The functions of BEFORE worth a row that AFTER does not have, into gone; how many. */
+static uint32_t find_gone(const struct page_in *in, uint32_t *gone)
+{
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < in->before->nfunc; g++) {
+        bool any;
+        if (!in->before->funcs[g].folded && big_func(in->before, g, in->threshold, &any) &&
+            side_find(&in->as, in->before, g) == UINT32_MAX)
+            gone[n++] = g;
+    }
+    return n;
+}
+
+/* The functions drawn: at or above the threshold (or, with --diff, before it), or in a frame,
+ * by inclusive cost, into order; id[g] their index there (UINT32_MAX: not drawn). Returns how
+ * many; *hidden: those with some cost left out. */
+static uint32_t pick_funcs(const struct page_in *in, uint32_t *id, uint32_t *order,
+                           uint32_t *hidden)
+{
+    const struct cg_profile *p = in->p;
     for (uint32_t g = 0; g < p->nfunc; g++)
         id[g] = 0;
-    for (uint32_t i = 0; i < fl->n; i++)
-        if (fl->frames[i].func < CG_FRAME_OTHER)
-            id[fl->frames[i].func] = 1;
-    uint32_t n = 0, hidden = 0;
+    for (uint32_t i = 0; i < in->fl->n; i++)
+        if (in->fl->frames[i].func < CG_FRAME_OTHER)
+            id[in->fl->frames[i].func] = 1;
+    uint32_t n = 0;
+    *hidden = 0;
     for (uint32_t g = 0; g < p->nfunc; g++) {
         if (p->funcs[g].folded)
             continue;
-        bool any, big = big_func(p, g, threshold, &any);
-        if (before && !big) {   /* a function that was big before is a row too */
-            uint32_t b = side_find(&bs, p, g);
+        bool any, big = big_func(p, g, in->threshold, &any);
+        if (in->before && !big) {   /* a function that was big before is a row too */
+            uint32_t b = side_find(&in->bs, p, g);
             bool bany;
-            big = b != UINT32_MAX && big_func(before, b, threshold, &bany);
+            big = b != UINT32_MAX && big_func(in->before, b, in->threshold, &bany);
         }
         if (id[g] || (any && big))
             order[n++] = g;
         else if (any)
-            hidden++;
+            (*hidden)++;
     }
     sort_p = p;
     qsort(order, n, sizeof *order, by_incl);
@@ -270,52 +292,48 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
         id[g] = UINT32_MAX;
     for (uint32_t j = 0; j < n; j++)
         id[order[j]] = j;
-    fputs("{\"title\":", f);
-    js_str(f, title);
-    fputs(",\"command\":", f);
-    if (p->command)
-        js_str(f, p->command);
-    else
-        fputs("null", f);
-    fputs(",\"events\":[", f);
-    for (int k = 0; k < nev; k++) {
-        if (k)
-            fputc(',', f);
-        js_str(f, cg_event_name(p, k));
+    return n;
+}
+
+/* One function's row of "f": name, object, self, inclusive, bound; with --diff BEFORE's self
+ * and inclusive (null, null: new) */
+static void write_func(FILE *f, const struct page_in *in, uint32_t g)
+{
+    const struct cg_profile *p = in->p;
+    int nev = p->nev;
+    js_str(f, cg_str(p, p->funcs[g].name));
+    fputc(',', f);
+    js_str(f, base(cg_str(p, p->funcs[g].obj)));
+    fputc(',', f);
+    costs(f, cg_self(p, g), nev);
+    fputc(',', f);
+    costs(f, cg_incl(p, g), nev);
+    fprintf(f, ",%d", p->funcs[g].incl_bound ? 1 : 0);
+    if (!in->before)
+        return;
+    uint32_t b = side_find(&in->bs, p, g);
+    if (b == UINT32_MAX) {
+        fputs(",null,null", f);
+        return;
     }
-    fputs("],\"totals\":", f);
-    for (int k = 0; k < nev; k++)
-        cost[k] = cg_total(p, k);
-    costs(f, cost, nev);
-    fprintf(f, ",\"files\":%d,\"parts\":%d,\"threshold\":%g,\"merged\":%" PRIu32
-            ",\"hidden\":%" PRIu32 ",\"unreached\":%" PRIu64 ",\"ctx\":%" PRIu32 ",\n\"f\":[",
-            p->nfiles, p->nparts, threshold, fl->merged, hidden, fl->unreached,
-            fl->context_depth);
+    fputc(',', f);
+    costs(f, cg_self(in->before, b), nev);
+    fputc(',', f);
+    costs(f, cg_incl(in->before, b), nev);
+}
+
+/* "f": the functions drawn, then those gone (only BEFORE had them: zero now, in no frame) */
+static void write_funcs(FILE *f, const struct page_in *in, const uint32_t *order, uint32_t n,
+                        const uint32_t *gone, uint32_t ngone, uint64_t *cost)
+{
+    const struct cg_profile *before = in->before;
+    int nev = in->p->nev;
+    fputs("\n\"f\":[", f);
     for (uint32_t j = 0; j < n; j++) {
-        uint32_t g = order[j];
         fputs(j ? ",\n[" : "[", f);
-        js_str(f, cg_str(p, p->funcs[g].name));
-        fputc(',', f);
-        js_str(f, base(cg_str(p, p->funcs[g].obj)));
-        fputc(',', f);
-        costs(f, cg_self(p, g), nev);
-        fputc(',', f);
-        costs(f, cg_incl(p, g), nev);
-        fprintf(f, ",%d", p->funcs[g].incl_bound ? 1 : 0);
-        if (before) {   /* BEFORE's self and inclusive cost, null for a new function */
-            uint32_t b = side_find(&bs, p, g);
-            if (b == UINT32_MAX)
-                fputs(",null,null", f);
-            else {
-                fputc(',', f);
-                costs(f, cg_self(before, b), nev);
-                fputc(',', f);
-                costs(f, cg_incl(before, b), nev);
-            }
-        }
+        write_func(f, in, order[j]);
         fputc(']', f);
     }
-    /* gone: only BEFORE had them (zero now; not in the frames, which are AFTER's) */
     for (uint32_t j = 0; j < ngone; j++) {
         uint32_t g = gone[j];
         fputs(n + j ? ",\n[" : "[", f);
@@ -334,23 +352,44 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
         costs(f, cg_incl(before, g), nev);
         fputs(",1]", f);
     }
-    fputs("],\n\"e\":[", f);
+    fputc(']', f);
+}
+
+/* "e": the calls between functions drawn, as `tare cg callers` and `callees` show them (one
+ * model: core cg_call_rows): [caller, callee, calls, costs, kind, view], kind 0 outer,
+ * 1 recursive, 2 cycle, 3 nested; view 1 a row of the callee's callers, 0 of the caller's
+ * callees. A call's outer rows differ by view: into the callee's outermost level from outside
+ * its recursion (callers), made by the caller's outermost level (callees). */
+static void write_calls(FILE *f, const struct cg_profile *p, const uint32_t *id, uint64_t *cost)
+{
     bool first = true;
+    fputs(",\n\"e\":[", f);
     for (uint32_t x = 0; x < p->nedge; x++) {
         const struct cg_edge *ed = &p->edges[x];
-        if (ed->caller == ed->callee || id[ed->caller] == UINT32_MAX ||
-            id[ed->callee] == UINT32_MAX)
+        if (id[ed->caller] == UINT32_MAX || id[ed->callee] == UINT32_MAX)
             continue;
-        bool outer = cg_edge_kind(p, x) == CG_EDGE_OUTER;
-        for (int k = 0; k < nev; k++)
-            cost[k] = outer ? cg_edge_outer_cost(p, x, k) : cg_edge_all(p, x, k);
-        fprintf(f, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",", first ? "" : ",\n",
-                id[ed->caller], id[ed->callee], outer ? cg_edge_outer_calls(p, x) : ed->calls);
-        costs(f, cost, nev);
-        fputc(']', f);
-        first = false;
+        for (int view = 0; view < 2; view++) {
+            struct cg_call_row rows[2];
+            uint32_t nr = cg_call_rows(p, &x, 1, view, rows);
+            for (uint32_t r = 0; r < nr; r++) {
+                for (int k = 0; k < p->nev; k++)
+                    cost[k] = cg_call_row_cost(p, &rows[r], view, k);
+                fprintf(f, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",", first ? "" : ",\n",
+                        id[ed->caller], id[ed->callee], rows[r].calls);
+                costs(f, cost, p->nev);
+                fprintf(f, ",%d,%d]", (int)rows[r].kind, view);
+                first = false;
+            }
+        }
     }
-    fputs("],\n\"fr\":{\"f\":[", f);
+    fputc(']', f);
+}
+
+/* "fr": the frames, function (-2 the root, -1 "other"), depth, exact, merged, values */
+static void write_frames(FILE *f, const struct cg_profile *p, const struct cg_flame *fl,
+                         const uint32_t *id)
+{
+    fputs(",\n\"fr\":{\"f\":[", f);
     for (uint32_t i = 0; i < fl->n; i++) {
         uint32_t g = fl->frames[i].func;
         long v = g == CG_FRAME_ROOT ? -2 : g == CG_FRAME_OTHER ? -1 : (long)id[g];
@@ -366,40 +405,93 @@ static int write_data(FILE *f, const struct cg_profile *p, const struct cg_flame
     for (uint32_t i = 0; i < fl->n; i++)
         fprintf(f, "%s%" PRIu32, i ? "," : "", fl->frames[i].merged);
     fputs("],\n\"v\":[", f);
-    for (int k = 0; k < nev; k++) {
+    for (int k = 0; k < p->nev; k++) {
         fputs(k ? "],\n[" : "[", f);
         for (uint32_t i = 0; i < fl->n; i++)
             fprintf(f, "%s%" PRIu64, i ? "," : "", cg_frame_value(fl, i, k));
     }
     fputs("]]}", f);
-    if (write_lines(f, p, id, n, root) < 0) {
-        free(bs.sorted), free(as.sorted), free(gone), free(id), free(order), free(cost);
-        return -1;
+}
+
+/* The title, command, events, totals and counts the page heads with */
+static void write_head(FILE *f, const struct page_in *in, uint32_t hidden, uint64_t *cost)
+{
+    const struct cg_profile *p = in->p;
+    const struct cg_flame *fl = in->fl;
+    fputs("{\"title\":", f);
+    js_str(f, in->title);
+    fputs(",\"command\":", f);
+    if (p->command)
+        js_str(f, p->command);
+    else
+        fputs("null", f);
+    fputs(",\"events\":[", f);
+    for (int k = 0; k < p->nev; k++) {
+        if (k)
+            fputc(',', f);
+        js_str(f, cg_event_name(p, k));
     }
-    if (before && bfl && write_path_before(f, p, fl, before, bfl) < 0) {
-        free(bs.sorted), free(as.sorted), free(gone), free(id), free(order), free(cost);
-        return -1;
-    }
+    fputs("],\"totals\":", f);
+    for (int k = 0; k < p->nev; k++)
+        cost[k] = cg_total(p, k);
+    costs(f, cost, p->nev);
+    fprintf(f, ",\"files\":%d,\"parts\":%d,\"threshold\":%g,\"merged\":%" PRIu32
+            ",\"hidden\":%" PRIu32 ",\"unreached\":%" PRIu64 ",\"ctx\":%" PRIu32 ",",
+            p->nfiles, p->nparts, in->threshold, fl->merged, hidden, fl->unreached,
+            fl->context_depth);
+}
+
+/* --diff: BEFORE's totals and command */
+static void write_before(FILE *f, const struct cg_profile *before, uint64_t *cost)
+{
+    fputs(",\n\"diff\":{\"totals\":", f);
+    for (int k = 0; k < before->nev; k++)
+        cost[k] = cg_total(before, k);
+    costs(f, cost, before->nev);
+    fputs(",\"command\":", f);
+    if (before->command)
+        js_str(f, before->command);
+    else
+        fputs("null", f);
+    fputc('}', f);
+}
+
+/* The data: functions at or above the threshold (inclusive, any event) or in a frame, the
+ * calls between them, the frames. Returns 0, or -1 out of memory. */
+static int write_data(FILE *f, struct page_in *in)
+{
+    const struct cg_profile *p = in->p, *before = in->before;
+    uint32_t *gone = NULL, ngone = 0, hidden = 0;
+    uint32_t *id = malloc(((size_t)p->nfunc + 1) * sizeof *id);
+    uint32_t *order = malloc(((size_t)p->nfunc + 1) * sizeof *order);
+    uint64_t *cost = calloc((size_t)p->nev + 1, sizeof *cost);
+    int rc = -1;
+    if (!id || !order || !cost)
+        goto out;
     if (before) {
-        fputs(",\n\"diff\":{\"totals\":", f);
-        for (int k = 0; k < nev; k++)
-            cost[k] = cg_total(before, k);
-        costs(f, cost, nev);
-        fputs(",\"command\":", f);
-        if (before->command)
-            js_str(f, before->command);
-        else
-            fputs("null", f);
-        fputc('}', f);
+        if (!side_init(&in->bs, before) || !side_init(&in->as, p) ||
+            !(gone = malloc(((size_t)before->nfunc + 1) * sizeof *gone)))
+            goto out;
+        ngone = find_gone(in, gone);
     }
+    uint32_t n = pick_funcs(in, id, order, &hidden);
+    write_head(f, in, hidden, cost);
+    write_funcs(f, in, order, n, gone, ngone, cost);
+    write_calls(f, p, id, cost);
+    write_frames(f, p, in->fl, id);
+    if (write_lines(f, p, id, n, in->root) < 0)
+        goto out;
+    if (before && write_path_before(f, p, in->fl, before, in->bfl, in->bfine) < 0)
+        goto out;
+    if (before)
+        write_before(f, before, cost);
     fputs("}", f);
-    free(bs.sorted);
-    free(as.sorted);
-    free(gone);
-    free(id);
-    free(order);
-    free(cost);
-    return 0;
+    rc = 0;
+out:
+    free(in->bs.sorted), free(in->as.sorted);
+    in->bs.sorted = in->as.sorted = NULL;
+    free(gone), free(id), free(order), free(cost);
+    return rc;
 }
 
 /* ---- annotated source ---- */
@@ -564,7 +656,14 @@ static int write_lines(FILE *f, const struct cg_profile *p, const uint32_t *id, 
 
 enum { OPT_THRESHOLD = 0x100, OPT_TITLE, OPT_DIFF, OPT_SOURCE_ROOT, OPT_HELP };
 
-int cg_page_main(int argc, char **argv)
+struct page_cli {
+    const char *outp, *title, *root;
+    double threshold;
+    bool diff;
+};
+
+/* The options; -1 to go on, else the exit status. */
+static int page_parse(int argc, char **argv, struct page_cli *c)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -575,22 +674,19 @@ int cg_page_main(int argc, char **argv)
         {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
-    const char *outp = NULL, *title = NULL, *root = NULL;
-    double threshold = 0.01;
-    bool diff = false;
     optind = 1;
     opterr = 0;
     int ch;
     while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'o': outp = optarg; break;
+        case 'o': c->outp = optarg; break;
         case OPT_THRESHOLD:
-            if (!cg_graph_percent("--threshold", optarg, &threshold))
+            if (!cg_graph_percent("--threshold", optarg, &c->threshold))
                 return EXIT_USAGE;
             break;
-        case OPT_TITLE: title = optarg; break;
-        case OPT_DIFF: diff = true; break;
-        case OPT_SOURCE_ROOT: root = optarg; break;
+        case OPT_TITLE: c->title = optarg; break;
+        case OPT_DIFF: c->diff = true; break;
+        case OPT_SOURCE_ROOT: c->root = optarg; break;
         case 'h':
         case OPT_HELP: cli_print_usage(stdout, cmd_cg_usage); return EXIT_OK;
         case ':':
@@ -602,10 +698,18 @@ int cg_page_main(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error("cg", cmd_cg_usage, "page: no profile given");
-    if (!outp)
+    if (!c->outp)
         return cli_usage_error("cg", cmd_cg_usage, "page: no -o OUT");
-    if (diff && argc - optind != 2)
+    if (c->diff && argc - optind != 2)
         return cli_usage_error("cg", cmd_cg_usage, "page --diff: want BEFORE and AFTER");
+    return -1;
+}
+
+/* The profiles named at argv[optind..argc) (--diff: BEFORE first), with the same events:
+ * 0, or the exit status (nothing left to free). */
+static int page_load(int argc, char **argv, bool diff, struct cg_profile **pp,
+                     struct cg_profile **bp)
+{
     struct cg_profile *p, *before = NULL;
     int rc;
     if (diff) {
@@ -628,49 +732,48 @@ int cg_page_main(int argc, char **argv)
         cg_profile_free(p);
         return EXIT_USAGE;
     }
-    struct cg_flame fl;
+    *pp = p, *bp = before;
+    return 0;
+}
+
+/* The frames of the profile(s) at argv[optind..argc), from their contexts where they have
+ * them; BEFORE's too (argv[optind - 1]), at the threshold and down to a tenth of it
+ * (write_path_before). 0, or the exit status (no frame left to free). */
+static int page_frames(int argc, char **argv, const struct cg_profile *p,
+                       const struct cg_profile *before, double threshold, struct cg_flame *fl,
+                       struct cg_flame *bfl, struct cg_flame *bfine)
+{
     struct err e = {0};
     struct cg_profile *ctx = NULL;
-    if ((rc = cg_graph_contexts(argv + optind, argc - optind, p, &ctx))) {
-        if (before)
-            cg_profile_free(before);
-        cg_profile_free(p);
+    int rc;
+    if ((rc = cg_graph_contexts(argv + optind, argc - optind, p, &ctx)))
         return rc;
-    }
     struct cg_flame_opts o = {.min_frac = threshold / 100, .ctx = ctx};
-    int built = cg_flame_build(p, &o, &fl, &e);
+    int built = cg_flame_build(p, &o, fl, &e);
     if (ctx)
         cg_profile_free(ctx);
-    /* BEFORE's frames too, from its contexts where it has them, down to a tenth of the
-     * threshold (a path of AFTER BEFORE has merged into "other" was that much smaller) */
-    struct cg_flame bfl = {0};
     struct cg_profile *bctx = NULL;
     if (built == 0 && before) {
         if ((rc = cg_graph_contexts(argv + optind - 1, 1, before, &bctx))) {
-            cg_flame_free(&fl);
-            cg_profile_free(before);
-            cg_profile_free(p);
+            cg_flame_free(fl);
             return rc;
         }
-        struct cg_flame_opts bo = {.min_frac = threshold / 1000, .ctx = bctx};
-        built = cg_flame_build(before, &bo, &bfl, &e);
+        struct cg_flame_opts bo = {.min_frac = threshold / 100, .ctx = bctx};
+        built = cg_flame_build(before, &bo, bfl, &e);
+        bo.min_frac = threshold / 1000;
+        if (built == 0 && (built = cg_flame_build(before, &bo, bfine, &e)) < 0)
+            cg_flame_free(bfl);
         if (bctx)
             cg_profile_free(bctx);
         if (built < 0)
-            cg_flame_free(&fl);
+            cg_flame_free(fl);
     }
-    if (built < 0) {
-        if (before)
-            cg_profile_free(before);
-        cg_profile_free(p);
-        return cli_fail("cg", &e);
-    }
-    char deftitle[300];
-    if (!title) {
-        snprintf(deftitle, sizeof deftitle, "tare cg%s: %s", before ? " diff" : "",
-                 p->command ? p->command : base(argv[optind]));
-        title = deftitle;
-    }
+    return built < 0 ? cli_fail("cg", &e) : 0;
+}
+
+/* The page, written to a temporary file renamed to outp once whole: the exit status. */
+static int page_write(const char *outp, struct page_in *in)
+{
     char *tmp = NULL;
     FILE *f = NULL;
     int status = EXIT_USAGE;
@@ -689,13 +792,13 @@ int cg_page_main(int argc, char **argv)
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>", f);
-    html_text(f, title);
+    html_text(f, in->title);
     fputs("</title>\n<style>\n", f);
     fputs(cg_page_css_text, f);
     fputs("</style>\n</head>\n<body>\n", f);
     fputs(page_body, f);
     fputs("<script type=\"application/json\" id=\"cg-data\">", f);
-    int w = write_data(f, p, &fl, threshold, title, before, before ? &bfl : NULL, root);
+    int w = write_data(f, in);
     fputs("</script>\n<script>\n", f);
     fputs(cg_page_js_text, f);
     fputs("</script>\n</body>\n</html>\n", f);
@@ -721,8 +824,38 @@ fail:
         cli_tmp_forget(tmp);
         free(tmp);
     }
+    return status;
+}
+
+int cg_page_main(int argc, char **argv)
+{
+    struct page_cli c = {.threshold = 0.01};
+    int rc = page_parse(argc, argv, &c);
+    if (rc >= 0)
+        return rc;
+    struct cg_profile *p, *before;
+    if ((rc = page_load(argc, argv, c.diff, &p, &before)))
+        return rc;
+    struct cg_flame fl = {0}, bfl = {0}, bfine = {0};
+    if ((rc = page_frames(argc, argv, p, before, c.threshold, &fl, &bfl, &bfine))) {
+        if (before)
+            cg_profile_free(before);
+        cg_profile_free(p);
+        return rc;
+    }
+    char deftitle[300];
+    if (!c.title) {
+        snprintf(deftitle, sizeof deftitle, "tare cg%s: %s", before ? " diff" : "",
+                 p->command ? p->command : base(argv[optind]));
+        c.title = deftitle;
+    }
+    struct page_in in = {.p = p, .before = before, .fl = &fl, .bfl = before ? &bfl : NULL,
+                         .bfine = before ? &bfine : NULL, .threshold = c.threshold,
+                         .title = c.title, .root = c.root};
+    int status = page_write(c.outp, &in);
     cg_flame_free(&fl);
     cg_flame_free(&bfl);
+    cg_flame_free(&bfine);
     cg_profile_free(p);
     if (before)
         cg_profile_free(before);

@@ -26,7 +26,8 @@
   };
 
   // the tree: parent and the end of each frame's subtree (frames are in depth-first order)
-  const parent = new Int32Array(N), end = new Int32Array(N);
+  // selfEst: a frame's self is an estimate where a frame under it is (its value less theirs)
+  const parent = new Int32Array(N), end = new Int32Array(N), selfEst = new Uint8Array(N);
   {
     const stack = [];
     for (let i = 0; i < N; i++) {
@@ -36,16 +37,23 @@
       stack.push(i);
     }
     for (let i = N - 1; i >= 0; i--) {
+      if (!FR.x[i] && parent[i] >= 0) selfEst[parent[i]] = 1;
       if (end[i] < i + 1) end[i] = i + 1;
       if (parent[i] >= 0 && end[parent[i]] < end[i]) end[parent[i]] = end[i];
     }
   }
-  // calls between functions, both ways
-  const callersOf = F.map(() => []), calleesOf = F.map(() => []), edgeOf = new Map();
+  // calls between functions as `tare cg callers` and `callees` show them: each row
+  // [caller, callee, calls, costs, kind (0 outer, 1 recursive, 2 cycle, 3 nested), view (1 a
+  // row of the callee's callers, 0 of the caller's callees)]; callsFrom: all calls of a pair
+  const callersOf = F.map(() => []), calleesOf = F.map(() => []), callsFrom = new Map();
   E.forEach((e, k) => {
-    callersOf[e[1]].push(k);
-    calleesOf[e[0]].push(k);
-    edgeOf.set(e[0] + ":" + e[1], k);
+    if (e[5]) {
+      callersOf[e[1]].push(k);
+      const key = e[0] + ":" + e[1];
+      callsFrom.set(key, (callsFrom.get(key) || 0) + e[2]);
+    } else {
+      calleesOf[e[0]].push(k);
+    }
   });
   const fname = (i) => FR.f[i] >= 0 ? F[FR.f[i]][0]
     : FR.f[i] === -1 ? "[other: " + FR.m[i] + " function" + (FR.m[i] === 1 ? "" : "s") + "]" : "all";
@@ -127,7 +135,8 @@
     t.appendChild(el("div", "", fname(i)));
     if (fi >= 0) t.appendChild(el("div", "muted", F[fi][1]));
     t.appendChild(el("div", "", "this frame: " + num(v[i]) + " " + D.events[ev] + " (" + pct(v[i], tot) +
-      "), self " + num(SELF[i]) + (FR.x[i] ? "" : "  \u2248 an estimate")));
+      ")" + (FR.x[i] ? "" : " \u2248") + ", self " + num(SELF[i]) +
+      (FR.x[i] && !selfEst[i] ? "" : "  \u2248 an estimate")));
     if (fi >= 0) {
       t.appendChild(el("div", "", "function: self " + num(F[fi][2][ev]) + ", inclusive " +
         (F[fi][4] ? "<=" : "") + num(F[fi][3][ev]) + " (" + pct(F[fi][3][ev], tot) + ")"));
@@ -136,8 +145,8 @@
       if (DIFF) t.appendChild(el("div", "", "function's self before " + num(before(fi)) + ", after " + num(F[fi][2][ev]) +
         " (" + (delta(fi) >= 0 ? "+" : "") + num(delta(fi)) + ")" + (status(fi) ? " " + status(fi) : "")));
       const p = parent[i] > 0 ? FR.f[parent[i]] : -1;
-      const k = p >= 0 ? edgeOf.get(p + ":" + fi) : undefined;
-      if (k !== undefined) t.appendChild(el("div", "", "calls from " + F[p][0] + ": " + num(E[k][2])));
+      const n = p >= 0 ? callsFrom.get(p + ":" + fi) : undefined;
+      if (n !== undefined) t.appendChild(el("div", "", "calls from " + F[p][0] + ": " + num(n)));
     }
     t.style.display = "block";
     t.style.left = Math.min(e.clientX + 12, window.innerWidth - 490) + "px";
@@ -173,15 +182,30 @@
     s.appendChild(el("div", "muted", r[1]));
     s.appendChild(table(["event", "self", "%", "inclusive", "%"], D.events.map((n, k) =>
       [n, num(r[2][k]), pct(r[2][k], D.totals[k]), (r[4] ? "<=" : "") + num(r[3][k]), pct(r[3][k], D.totals[k])])));
-    const rows = (list, other) => list.slice().sort((a, b) => E[b][3][ev] - E[a][3][ev]).map((k) =>
+    // the outer calls in a table, by cost; the calls inside them apart, as the command line
+    // prints them ("recursive calls (to itself): 3 (fib 3)")
+    const byCost = (list) => list.slice().sort((a, b) => E[b][3][ev] - E[a][3][ev] || a - b);
+    const rows = (list, other) => byCost(list.filter((k) => E[k][4] === 0)).map((k) =>
       [funcLink(E[k][other]), num(E[k][2]), num(E[k][3][ev]), pct(E[k][3][ev], D.totals[ev])]);
+    const apart = (list, other, kind, what) => {
+      const ks = byCost(list.filter((k) => E[k][4] === kind));
+      if (!ks.length) return;
+      const calls = ks.reduce((a, k) => a + E[k][2], 0);
+      s.appendChild(el("p", "apart", what + ": " + num(calls) + " (" +
+        ks.map((k) => F[E[k][other]][0] + " " + num(E[k][2])).join(", ") + ")"));
+    };
     const c1 = rows(callersOf[f], 0), c2 = rows(calleesOf[f], 1);
     s.appendChild(el("h2", "", "callers (" + c1.length + ")"));
     const t1 = s.appendChild(table(["function", "calls", D.events[ev], "%"], c1));
     t1.id = "callers";
+    apart(callersOf[f], 0, 1, "recursive calls (inside the calls above)");
+    apart(callersOf[f], 0, 2, "calls within a cycle of functions (inside the calls above; " +
+      "the profile has no recursion marks to tell more)");
     s.appendChild(el("h2", "", "callees (" + c2.length + ")"));
     const t2 = s.appendChild(table(["function", "calls", D.events[ev], "%"], c2));
     t2.id = "callees";
+    apart(calleesOf[f], 1, 1, "recursive calls (to itself)");
+    apart(calleesOf[f], 1, 3, "calls from its recursion levels (inside the calls above)");
     const b = s.appendChild(el("button", "", "show in the flame graph"));
     b.addEventListener("click", () => { $("search").value = r[0]; search(); });
     showSource(s, f);
@@ -305,7 +329,9 @@
     "where its context has one caller context, and below a context with several the split is an estimate " :
     "The frames are built from callgrind's call edges, which keep no whole stacks: " +
     "below a function with several callers, the split of its callees' cost among its frames is an estimate ") +
-    "(\u2248 in the tooltip); a recursive function is one frame. Callees under " + D.threshold +
+    "(\u2248 in the tooltip). A function's frames hold its self cost, those not under another " +
+    "of its frames its inclusive cost; a recursion through other functions is drawn once more, " +
+    "its inner frames holding every deeper level. Callees under " + D.threshold +
     "% of the total are merged into \u201cother\u201d (" + num(D.merged) + " frames); functions under it " +
     "are not in the table (" + num(D.hidden) + ")." + (D.unreached ? " " + num(D.unreached) +
     " " + D.events[0] + " are held by no entry point's calls." : "") + (DIFF ? " The frames are AFTER's, " +

@@ -239,13 +239,12 @@ static int cg_top(struct cg_cli *c)
 
 /* ---- callers / callees ---- */
 
-/* One row of callers or callees: an edge, and which of its calls it stands for. */
-enum row_kind { ROW_OUTER, ROW_RECURSIVE, ROW_CYCLE, ROW_NESTED };
+/* One row of callers or callees (cg_call_rows), with its cost in the event shown. */
 static const char *const row_kind_name[] = {"outer", "recursive", "cycle", "nested"};
 
 struct crow {
     uint32_t edge, other;
-    enum row_kind kind;
+    enum cg_row_kind kind;
     uint64_t calls, cost;
 };
 
@@ -261,34 +260,15 @@ static int by_crow(const void *a, const void *b)
     return x->edge < y->edge ? -1 : x->edge > y->edge;
 }
 
-/* The rows of f's callers (or callees): the calls that add up to its inclusive cost (outer)
- * apart from those inside them: a function's calls into itself, calls made within a cycle
- * the profile cannot break, and (callees) calls made by its recursion levels. */
+/* The rows of f's callers (or callees) of edges es[0..ne), by kind, then by cost of ev
+ * (rows: room for 2 * ne; tmp too). */
 static uint32_t call_rows(const struct cg_profile *p, int ev, const uint32_t *es, uint32_t ne,
-                          bool callers, struct crow *rows)
+                          bool callers, struct crow *rows, struct cg_call_row *tmp)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < ne; i++) {
-        uint32_t x = es[i];
-        const struct cg_edge *ed = &p->edges[x];
-        uint32_t other = callers ? ed->caller : ed->callee;
-        uint64_t all = cg_edge_all(p, x, ev);
-        if (ed->caller == ed->callee) {
-            rows[n++] = (struct crow){x, other, ROW_RECURSIVE, ed->calls, all};
-            continue;
-        }
-        if (cg_edge_kind(p, x) == CG_EDGE_CYCLE && callers) {
-            rows[n++] = (struct crow){x, other, ROW_CYCLE, ed->calls, all};
-            continue;
-        }
-        uint64_t calls = callers ? cg_edge_outer_calls(p, x) : cg_edge_top_calls(p, x);
-        uint64_t cost = callers ? cg_edge_outer_cost(p, x, ev) : cg_edge_top_cost(p, x, ev);
-        if (calls || cost)
-            rows[n++] = (struct crow){x, other, ROW_OUTER, calls, cost};
-        if (calls < ed->calls)
-            rows[n++] = (struct crow){x, other, callers ? ROW_RECURSIVE : ROW_NESTED,
-                                      ed->calls - calls, all - cost};
-    }
+    uint32_t n = cg_call_rows(p, es, ne, callers, tmp);
+    for (uint32_t i = 0; i < n; i++)
+        rows[i] = (struct crow){tmp[i].edge, tmp[i].other, tmp[i].kind, tmp[i].calls,
+                                cg_call_row_cost(p, &tmp[i], callers, ev)};
     qsort(rows, n, sizeof *rows, by_crow);
     return n;
 }
@@ -322,7 +302,7 @@ static uint32_t match_funcs(const struct cg_profile *p, int ev, const char *name
 
 /* "recursive calls: 1,958 (from A 1,500, B 458)": the calls of one kind, apart */
 static void print_apart(const struct cg_profile *p, const struct crow *rows, uint32_t nrows,
-                        enum row_kind kind, const char *what, long most)
+                        enum cg_row_kind kind, const char *what, long most)
 {
     uint64_t calls = 0;
     uint32_t n = 0;
@@ -348,6 +328,133 @@ static void print_apart(const struct cg_profile *p, const struct crow *rows, uin
     printf(")\n");
 }
 
+/* What cg_calls prints, function by function: the rows of TSV (all functions') and JSON in t,
+ * JSON through w. */
+struct calls_out {
+    const struct cg_profile *p;
+    const struct cg_cli *c;
+    int ev;
+    bool callers, json, text;
+    uint64_t total;
+    struct crow *rows;
+    struct cg_call_row *tmp;
+    const uint32_t *at, *by;   /* each function's edges: by[at[f] .. at[f + 1]) */
+    struct table t;
+    struct jw w;
+};
+
+/* Text: the total row under the table of function f, the table, and the calls apart. */
+static void calls_text_end(struct calls_out *o, uint32_t nr, uint64_t tcalls, uint64_t tcost,
+                           bool cut)
+{
+    char a[40], b[40];
+    struct table *t = &o->t;
+    table_row(t);
+    table_set(t, 0, "%s", fmt_count(a, (double)tcalls));
+    table_set(t, 1, "%s", fmt_count(a, (double)tcost));
+    pct(b, sizeof b, tcost, o->total);
+    table_set(t, 2, "%s", b);
+    table_set(t, 3, "%s%s", o->callers ? "total: the calls from outside its recursion"
+                                       : "total: the calls its outermost level made",
+              cut ? " (all, not only those shown)" : "");
+    table_print(t, stdout, FMT_TEXT);
+    table_free(t);
+    long n = o->c->n;
+    if (o->callers) {
+        print_apart(o->p, o->rows, nr, CG_ROW_RECURSIVE,
+                    "recursive calls (inside the calls above)", n);
+        print_apart(o->p, o->rows, nr, CG_ROW_CYCLE,
+                    "calls within a cycle of functions (inside the calls above; the "
+                    "profile has no recursion marks to tell more)", n);
+    } else {
+        print_apart(o->p, o->rows, nr, CG_ROW_RECURSIVE, "recursive calls (to itself)", n);
+        print_apart(o->p, o->rows, nr, CG_ROW_NESTED,
+                    "calls from its recursion levels (inside the calls above)", n);
+    }
+}
+
+/* One row of function f's table: text (calls, cost, %, function, object) or TSV/JSON */
+static void calls_row(struct calls_out *o, uint32_t f, const struct crow *r)
+{
+    const struct cg_profile *p = o->p;
+    struct table *t = &o->t;
+    char a[40], b[40];
+    table_row(t);
+    if (o->text) {
+        table_set(t, 0, "%s", fmt_count(a, (double)r->calls));
+        table_set(t, 1, "%s", fmt_count(a, (double)r->cost));
+        pct(b, sizeof b, r->cost, o->total);
+        table_set(t, 2, "%s", b);
+        table_set(t, 3, "%s", cg_str(p, p->funcs[r->other].name));
+        table_set(t, 4, "%s", base(cg_str(p, p->funcs[r->other].obj)));
+    } else {
+        table_set(t, 0, "%s", cg_str(p, p->funcs[f].name));
+        table_set(t, 1, "%s", cg_str(p, p->funcs[r->other].name));
+        table_set(t, 2, "%" PRIu64, r->calls);
+        table_set(t, 3, "%" PRIu64, r->cost);
+        table_set(t, 4, "%s", row_kind_name[r->kind]);
+        table_set(t, 5, "%s", cg_str(p, p->funcs[f].obj));
+        table_set(t, 6, "%s", cg_str(p, p->funcs[r->other].obj));
+    }
+}
+
+static const char *const h_callers[] = {"callee", "caller", "calls", "inclusive", "kind",
+                                        "callee_object", "caller_object"};
+static const char *const h_callees[] = {"caller", "callee", "calls", "inclusive", "kind",
+                                        "caller_object", "callee_object"};
+
+/* Function f's callers (or callees): its heading, table and calls apart (text), its rows
+ * (TSV), its object (JSON) */
+static void calls_func(struct calls_out *o, uint32_t f)
+{
+    const struct cg_profile *p = o->p;
+    int ev = o->ev;
+    bool callers = o->callers;
+    uint32_t nr = call_rows(p, ev, o->by + o->at[f], o->at[f + 1] - o->at[f], callers, o->rows,
+                            o->tmp);
+    uint32_t nouter = 0;
+    uint64_t tcalls = 0, tcost = 0;
+    for (uint32_t k = 0; k < nr; k++)
+        if (o->rows[k].kind == CG_ROW_OUTER)
+            tcalls += o->rows[k].calls, tcost += o->rows[k].cost, nouter++;
+    const char *fname = cg_str(p, p->funcs[f].name);
+    uint64_t incl = cg_incl(p, f)[ev];
+    long n = o->c->n;
+    uint32_t shown = n > 0 && (uint32_t)n < nouter ? (uint32_t)n : nouter;
+    char a[40], b[40], d[40];
+    if (o->text) {
+        printf("\n%s (%s): self %s, inclusive %s%s; %s %s call%s %s\n", out_vis(fname),
+               out_vis(base(cg_str(p, p->funcs[f].obj))),
+               fmt_count(a, (double)cg_self(p, f)[ev]), le(p, f), fmt_count(b, (double)incl),
+               fmt_count(d, (double)tcalls),
+               callers ? "outer" : "outermost", tcalls == 1 ? "" : "s",
+               callers ? "into it (from outside its recursion)" : "from it to other functions");
+        static const char *const h[] = {"calls", "inclusive", "%", "function", "object"};
+        table_init(&o->t, 5, h, 0x18);
+    } else if (o->json)
+        table_init(&o->t, 7, callers ? h_callers : h_callees, 0x13);
+    for (uint32_t k = 0; k < nr; k++)
+        if (!o->text || (o->rows[k].kind == CG_ROW_OUTER && k < shown))
+            calls_row(o, f, &o->rows[k]);
+    if (o->text) {
+        calls_text_end(o, nr, tcalls, tcost, shown < nouter);
+    } else if (o->json) {
+        struct jw *w = &o->w;
+        jw_object_begin(w);
+        jw_kstring(w, "function", fname);
+        jw_kstring(w, "object", cg_str(p, p->funcs[f].obj));
+        jw_ku64(w, "self", cg_self(p, f)[ev]);
+        jw_ku64(w, "inclusive", incl);
+        jw_kbool(w, "inclusive_bound", p->funcs[f].incl_bound);
+        jw_ku64(w, "calls", tcalls);
+        jw_ku64(w, "outer", tcost);
+        jw_key(w, callers ? "callers" : "callees");
+        json_rows(w, &o->t, 0xc);
+        jw_end(w);
+        table_free(&o->t);
+    }
+}
+
 static int cg_calls(struct cg_cli *c, bool callers)
 {
     if (c->nargs < 2)
@@ -365,17 +472,15 @@ static int cg_calls(struct cg_cli *c, bool callers)
     }
     uint32_t *fs = malloc((p->nfunc + 1) * sizeof *fs);
     struct crow *rows = malloc((2 * (size_t)p->nedge + 1) * sizeof *rows);
+    struct cg_call_row *tmp = malloc((2 * (size_t)p->nedge + 1) * sizeof *tmp);
     /* each function's edges (as callee, or as caller), found once: by[at[f] .. at[f + 1]) */
     uint32_t *at = calloc((size_t)p->nfunc + 2, sizeof *at),
              *by = malloc(((size_t)p->nedge + 1) * sizeof *by);
-    if (!fs || !rows || !at || !by) {
+    uint32_t nf = 0;
+    rc = EXIT_USAGE;
+    if (!fs || !rows || !at || !by || !tmp) {
         cli_error("cg", "out of memory");
-        free(fs);
-        free(rows);
-        free(at);
-        free(by);
-        cg_profile_free(p);
-        return EXIT_USAGE;
+        goto out;
     }
     for (uint32_t x = 0; x < p->nedge; x++)
         at[(callers ? p->edges[x].callee : p->edges[x].caller) + 2]++;
@@ -383,133 +488,49 @@ static int cg_calls(struct cg_cli *c, bool callers)
         at[f + 2] += at[f + 1];
     for (uint32_t x = 0; x < p->nedge; x++)
         by[at[(callers ? p->edges[x].callee : p->edges[x].caller) + 1]++] = x;
-    uint32_t nf = match_funcs(p, ev, name, c->exact, fs);
-    if (nf == 0) {
+    if (!(nf = match_funcs(p, ev, name, c->exact, fs))) {
         cli_error("cg", "no function %s '%s'", c->exact ? "named" : "whose name contains", name);
-        free(fs);
-        free(rows);
-        free(at);
-        free(by);
-        cg_profile_free(p);
-        return EXIT_USAGE;
+        goto out;
     }
-    static const char *const h_callers[] = {"callee", "caller", "calls", "inclusive", "kind",
-                                            "callee_object", "caller_object"};
-    static const char *const h_callees[] = {"caller", "callee", "calls", "inclusive", "kind",
-                                            "caller_object", "callee_object"};
-    struct table t;
-    table_init(&t, 7, callers ? h_callers : h_callees, 0x3);
-    bool json = c->fmt == FMT_JSON, text = c->fmt == FMT_TEXT, any_bound = false;
-    uint64_t total = cg_total(p, ev);
-    if (text)
+    struct calls_out o = {.p = p, .c = c, .ev = ev, .callers = callers,
+                          .json = c->fmt == FMT_JSON, .text = c->fmt == FMT_TEXT,
+                          .total = cg_total(p, ev), .rows = rows, .tmp = tmp, .at = at, .by = by};
+    table_init(&o.t, 7, callers ? h_callers : h_callees, 0x3);
+    if (o.text)
         print_header(p, ev, callers ? "callers" : "callees");
-    struct jw w;
-    jw_init(&w, stdout);
-    if (json) {
-        jw_object_begin(&w);
-        jw_kstring(&w, "event", cg_event_name(p, ev));
-        jw_ku64(&w, "total", total);
-        jw_key(&w, "functions");
-        jw_array_begin_lines(&w, "\n ", "\n");
+    jw_init(&o.w, stdout);
+    if (o.json) {
+        jw_object_begin(&o.w);
+        jw_kstring(&o.w, "event", cg_event_name(p, ev));
+        jw_ku64(&o.w, "total", o.total);
+        jw_key(&o.w, "functions");
+        jw_array_begin_lines(&o.w, "\n ", "\n");
     }
-    char a[40], b[40], d[40];
+    bool any_bound = false;
     for (uint32_t i = 0; i < nf; i++) {
-        uint32_t f = fs[i];
-        uint32_t nr = call_rows(p, ev, by + at[f], at[f + 1] - at[f], callers, rows), nouter = 0;
-        uint64_t tcalls = 0, tcost = 0;
-        for (uint32_t k = 0; k < nr; k++)
-            if (rows[k].kind == ROW_OUTER)
-                tcalls += rows[k].calls, tcost += rows[k].cost, nouter++;
-        const char *fname = cg_str(p, p->funcs[f].name);
-        uint64_t incl = cg_incl(p, f)[ev];
-        any_bound |= p->funcs[f].incl_bound;
-        uint32_t shown = c->n > 0 && (uint32_t)c->n < nouter ? (uint32_t)c->n : nouter;
-        if (text) {
-            printf("\n%s (%s): self %s, inclusive %s%s; %s %s call%s %s\n", out_vis(fname),
-                   out_vis(base(cg_str(p, p->funcs[f].obj))),
-                   fmt_count(a, (double)cg_self(p, f)[ev]), le(p, f), fmt_count(b, (double)incl),
-                   fmt_count(d, (double)tcalls),
-                   callers ? "outer" : "outermost", tcalls == 1 ? "" : "s",
-                   callers ? "into it (from outside its recursion)" : "from it to other functions");
-            static const char *const h[] = {"calls", "inclusive", "%", "function", "object"};
-            table_init(&t, 5, h, 0x18);
-        } else if (json)
-            table_init(&t, 7, callers ? h_callers : h_callees, 0x13);
-        for (uint32_t k = 0; k < nr; k++) {
-            const struct crow *r = &rows[k];
-            if (text && (r->kind != ROW_OUTER || k >= shown))
-                continue;
-            table_row(&t);
-            if (text) {
-                table_set(&t, 0, "%s", fmt_count(a, (double)r->calls));
-                table_set(&t, 1, "%s", fmt_count(a, (double)r->cost));
-                pct(b, sizeof b, r->cost, total);
-                table_set(&t, 2, "%s", b);
-                table_set(&t, 3, "%s", cg_str(p, p->funcs[r->other].name));
-                table_set(&t, 4, "%s", base(cg_str(p, p->funcs[r->other].obj)));
-            } else {
-                table_set(&t, 0, "%s", fname);
-                table_set(&t, 1, "%s", cg_str(p, p->funcs[r->other].name));
-                table_set(&t, 2, "%" PRIu64, r->calls);
-                table_set(&t, 3, "%" PRIu64, r->cost);
-                table_set(&t, 4, "%s", row_kind_name[r->kind]);
-                table_set(&t, 5, "%s", cg_str(p, p->funcs[f].obj));
-                table_set(&t, 6, "%s", cg_str(p, p->funcs[r->other].obj));
-            }
-        }
-        if (text) {
-            table_row(&t);
-            table_set(&t, 0, "%s", fmt_count(a, (double)tcalls));
-            table_set(&t, 1, "%s", fmt_count(a, (double)tcost));
-            pct(b, sizeof b, tcost, total);
-            table_set(&t, 2, "%s", b);
-            table_set(&t, 3, "%s%s", callers ? "total: the calls from outside its recursion"
-                                             : "total: the calls its outermost level made",
-                      shown < nouter ? " (all, not only those shown)" : "");
-            table_print(&t, stdout, FMT_TEXT);
-            table_free(&t);
-            if (callers) {
-                print_apart(p, rows, nr, ROW_RECURSIVE, "recursive calls (inside the calls above)",
-                            c->n);
-                print_apart(p, rows, nr, ROW_CYCLE, "calls within a cycle of functions (inside the "
-                            "calls above; the profile has no recursion marks to tell more)", c->n);
-            } else {
-                print_apart(p, rows, nr, ROW_RECURSIVE, "recursive calls (to itself)", c->n);
-                print_apart(p, rows, nr, ROW_NESTED, "calls from its recursion levels (inside the "
-                            "calls above)", c->n);
-            }
-        } else if (json) {
-            jw_object_begin(&w);
-            jw_kstring(&w, "function", fname);
-            jw_kstring(&w, "object", cg_str(p, p->funcs[f].obj));
-            jw_ku64(&w, "self", cg_self(p, f)[ev]);
-            jw_ku64(&w, "inclusive", incl);
-            jw_kbool(&w, "inclusive_bound", p->funcs[f].incl_bound);
-            jw_ku64(&w, "calls", tcalls);
-            jw_ku64(&w, "outer", tcost);
-            jw_key(&w, callers ? "callers" : "callees");
-            json_rows(&w, &t, 0xc);
-            jw_end(&w);
-            table_free(&t);
-        }
+        any_bound |= p->funcs[fs[i]].incl_bound;
+        calls_func(&o, fs[i]);
     }
-    if (text && any_bound)
+    if (o.text && any_bound)
         printf("\n<= an upper bound: see BOUNDS in tare-cg(1)\n");
     if (c->fmt == FMT_TSV) {
-        table_print(&t, stdout, FMT_TSV);
-        table_free(&t);
+        table_print(&o.t, stdout, FMT_TSV);
+        table_free(&o.t);
     }
-    if (json) {
-        jw_end(&w);
-        jw_end(&w);
-        out_json_end(&w, "cg");
+    if (o.json) {
+        jw_end(&o.w);
+        jw_end(&o.w);
+        out_json_end(&o.w, "cg");
     }
+    rc = EXIT_OK;
+out:
     free(rows);
+    free(tmp);
     free(fs);
     free(at);
     free(by);
     cg_profile_free(p);
-    return EXIT_OK;
+    return rc;
 }
 
 /* ---- allocation sites ---- */

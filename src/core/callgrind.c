@@ -672,6 +672,11 @@ static void call_cost_op(struct reader *r, const uint64_t *cost, int n)
         for (int k = 0; k < n; k++)
             p->edge_nest[at + r->map[k]] += cost[k];
     }
+    if (r->call_rec && r->call_nest) {
+        ed->calls_both += r->call_count;
+        for (int k = 0; k < n; k++)
+            p->edge_both[at + r->map[k]] += cost[k];
+    }
     r->call_over |= over;
     r->cob = NONE;
     r->next = NEXT_SELF;
@@ -686,6 +691,11 @@ static int self_op(struct reader *r, const uint64_t *cost, int n, uint64_t subli
     for (int k = 0; k < n; k++) {
         r->psum_over |= __builtin_add_overflow(r->psum[k], cost[k], &r->psum[k]);
         self[r->map[k]] += cost[k];   /* at most the part's total, which is checked */
+    }
+    if (r->func_rec) {      /* (a recursion level's own cost: rare, kept apart for flame.c) */
+        uint64_t *rec = p->self_rec + (size_t)r->func * p->nev;
+        for (int k = 0; k < n; k++)
+            rec[r->map[k]] += cost[k];
     }
     if (r->lines_mode && p->funcs[r->func].want_lines && r->line_pos >= 0 && n > 0) {
         uint32_t x =
@@ -1235,6 +1245,8 @@ static void reader_init(struct reader *r, struct cg_profile *p, const char *name
     r->p = p;
     r->o = o;
     r->name = name;
+    if (o && o->keep_callers)
+        p->kept_callers = true;
     r->e = e;
     r->npos = 1;
     r->line_pos = 0;

@@ -1,20 +1,30 @@
 /* flame.h: a profile's call stacks as a tree of frames (for flame graphs, folded stacks and the
  * `tare cg page`), built from the call edges of a finished cg_profile.
  *
- * Callgrind keeps call edges, not stacks. A frame's value is exact where every function on
- * its path above it has one caller (all its cost is on this path); below a function with
- * several callers, the cost of its callees is split among its frames in proportion to their
- * share of its inclusive cost: an estimate (the frame's exact is false). Recursion is cut:
- * a function's calls into itself, and calls back into a function already on the path, are no
- * new frames; their cost is inside the frame already on the path (with callgrind's recursion
- * marks, exactly: a recursive function is one frame with its whole inclusive cost).
+ * Callgrind keeps call edges, not stacks; with its recursion marks (f'2: an activation of f made
+ * while f is already on the stack) each function is two levels: its outermost activations and
+ * its recursion levels. The tree is drawn from those levels so that its sums are the profile's
+ * own numbers:
+ *
+ *   - the frames of a function together carry its self cost (`tare cg top`'s self), exactly:
+ *     no cost is ever moved from one function to another;
+ *   - the frames of a function that are not under another frame of the same function together
+ *     carry its inclusive cost: its outermost level's frames are never under it, and its
+ *     recursion levels always are (exact where the profile has recursion marks and the levels
+ *     reached can be told apart; an estimate, flagged per function, where they cannot).
+ *
+ * Recursion is collapsed as a user reads it: a function calling itself is one frame; A calling
+ * B calling A again is drawn main;A;B;A(;B), the inner A (and B) holding every deeper level of
+ * the recursion (their cost at all depths below the first), so that a cycle is drawn once, not
+ * as a tower. Below a function with several callers the split of its callees' cost among its
+ * frames is an estimate, in proportion to each frame's share (the frame's exact is false); the
+ * recursion marks tell where a call can be made (a function's outermost level never under
+ * itself, its recursion levels only under it), and the split follows that.
  *
  * With callgrind's --separate-callers=N, each function is written once per chain of up to N
- * callers ("deep'shared'left"), and each call edge is between such contexts. Read with
- * keep_callers and given as opts ctx, those contexts are the graph walked: the same rule then
- * makes every frame whose context has one caller context exact, so that stacks up to N + 1
- * deep are exact however many callers their functions have; deeper, the split is the same
- * estimate, among contexts instead of functions.
+ * callers ("deep'shared'left"). Read with keep_callers and given as opts ctx, those contexts are
+ * the graph walked: every frame whose context has one caller context is then exact, so that
+ * stacks up to N + 1 deep are exact however many callers their functions have.
  */
 #ifndef TARE_FLAME_H
 #define TARE_FLAME_H
@@ -38,6 +48,11 @@ struct cg_frame {
     bool exact;         /* the value is the profile's own, not an estimate */
 };
 
+/* Per function of the profile, after a complete build (cg_flame.checked): */
+#define CG_FLAME_SELF_EST 1   /* its frames' self costs do not add up to its self cost */
+#define CG_FLAME_INCL_EST 2   /* its outermost frames do not add up to its inclusive cost (or
+                                 that cost is only a bound) */
+
 struct cg_flame {
     int nev;
     uint32_t n, cap;
@@ -46,6 +61,13 @@ struct cg_flame {
     uint32_t merged;     /* frames merged into "other" frames, in all */
     uint64_t unreached;  /* of the total (first event), the cost no root function's calls hold */
     uint32_t context_depth;  /* built from contexts (opts ctx): the most callers one names */
+    /* checked: no frame was merged or cut, and the sums above were compared with the
+     * profile's: flag[f] (nfunc of them) says which of function f's are not its own */
+    bool checked;
+    uint32_t nfunc;
+    unsigned char *flag;
+    uint32_t self_est, incl_est;   /* functions with each flag */
+    uint32_t groups;     /* cycles drawn as one group of frames (their paths an estimate) */
 };
 
 /* Options of cg_flame_build. */
@@ -80,8 +102,10 @@ void cg_flame_self(const struct cg_flame *fl, int ev, uint64_t *self);
 
 /* The tree's invariants: frame 0 is the root with the program's totals; each frame comes
  * after its parent, one deeper; no frame's children add up to more than it (so the self
- * values add up to the totals); no function twice on one path. False and why where one
- * fails (a bug: the unit tests and the fuzz target ask). */
+ * values add up to the totals). Where the build was checked: the frames of every function not
+ * flagged CG_FLAME_SELF_EST add up to its self cost, and the outermost ones of every function
+ * not flagged CG_FLAME_INCL_EST to its inclusive cost. False and why where one fails (a bug:
+ * the unit tests and the fuzz target ask). */
 bool cg_flame_check(const struct cg_flame *fl, const struct cg_profile *p, char *why, size_t n);
 
 #endif

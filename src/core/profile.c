@@ -164,12 +164,14 @@ void cg_profile_free(struct cg_profile *p)
     tbl_free(p, p->str_hash);
     tbl_free(p, p->funcs);
     tbl_free(p, p->self);
+    tbl_free(p, p->self_rec);
     free(p->incl);
     tbl_free(p, p->func_hash);
     tbl_free(p, p->edges);
     tbl_free(p, p->edge_cost);
     tbl_free(p, p->edge_rec);
     tbl_free(p, p->edge_nest);
+    tbl_free(p, p->edge_both);
     free(p->edge_kind);
     tbl_free(p, p->edge_hash);
     tbl_free(p, p->lines);
@@ -299,9 +301,11 @@ int cg_event_add(struct cg_profile *p, uint32_t name)
     if (p->nev == CG_MAX_EVENTS)
         return -1;
     if (!widen(p, &p->self, p->nfunc, p->func_cap, p->nev) ||
+        !widen(p, &p->self_rec, p->nfunc, p->func_cap, p->nev) ||
         !widen(p, &p->edge_cost, p->nedge, p->edge_cap, p->nev) ||
         !widen(p, &p->edge_rec, p->nedge, p->edge_cap, p->nev) ||
         !widen(p, &p->edge_nest, p->nedge, p->edge_cap, p->nev) ||
+        !widen(p, &p->edge_both, p->nedge, p->edge_cap, p->nev) ||
         !widen(p, &p->line_cost, p->nline, p->line_cap, p->nev))
         return -1;
     p->ev_name[p->nev] = name;
@@ -483,7 +487,8 @@ uint32_t cg_func_get(struct cg_profile *p, uint32_t obj, uint32_t name,
     uint32_t old = p->func_cap;
     if (!grow(p, (void **)&p->funcs, &p->func_cap, p->nfunc + 1, sizeof *p->funcs))
         return UINT32_MAX;
-    if (p->func_cap != old && !grow_costs(p, &p->self, old, p->func_cap, p->nev)) {
+    if (p->func_cap != old && (!grow_costs(p, &p->self, old, p->func_cap, p->nev) ||
+                               !grow_costs(p, &p->self_rec, old, p->func_cap, p->nev))) {
         p->func_cap = old;
         return UINT32_MAX;
     }
@@ -533,7 +538,8 @@ uint32_t cg_edge_get(struct cg_profile *p, uint32_t caller, uint32_t callee)
         return UINT32_MAX;
     if (p->edge_cap != old && (!grow_costs(p, &p->edge_cost, old, p->edge_cap, p->nev) ||
                                !grow_costs(p, &p->edge_rec, old, p->edge_cap, p->nev) ||
-                               !grow_costs(p, &p->edge_nest, old, p->edge_cap, p->nev))) {
+                               !grow_costs(p, &p->edge_nest, old, p->edge_cap, p->nev) ||
+                               !grow_costs(p, &p->edge_both, old, p->edge_cap, p->nev))) {
         p->edge_cap = old;
         return UINT32_MAX;
     }
@@ -702,8 +708,10 @@ static int fold_stubs(struct cg_profile *p, const uint32_t *target)
         if (target[s] == NONE)
             continue;
         uint64_t *from = p->self + (size_t)s * nev, *to = p->self + (size_t)target[s] * nev;
+        uint64_t *rfrom = p->self_rec + (size_t)s * nev,
+                 *rto = p->self_rec + (size_t)target[s] * nev;
         for (int k = 0; k < nev; k++)
-            to[k] += from[k], from[k] = 0;
+            to[k] += from[k], from[k] = 0, rto[k] += rfrom[k], rfrom[k] = 0;
         p->funcs[s].folded = true;
         p->folded++;
     }
@@ -724,6 +732,7 @@ static int fold_stubs(struct cg_profile *p, const uint32_t *target)
         ed->calls = sat_add(ed->calls, o->calls);
         ed->calls_rec = sat_add(ed->calls_rec, o->calls_rec);
         ed->calls_nest = sat_add(ed->calls_nest, o->calls_nest);
+        ed->calls_both = sat_add(ed->calls_both, o->calls_both);
         ed->unmarked |= o->unmarked;
         ed->stamp = o->stamp > ed->stamp ? o->stamp : ed->stamp;
         for (int k = 0; k < nev; k++) {
@@ -731,6 +740,7 @@ static int fold_stubs(struct cg_profile *p, const uint32_t *target)
             p->edge_cost[j] = sat_add(p->edge_cost[j], p->edge_cost[i]);
             p->edge_rec[j] = sat_add(p->edge_rec[j], p->edge_rec[i]);
             p->edge_nest[j] = sat_add(p->edge_nest[j], p->edge_nest[i]);
+            p->edge_both[j] = sat_add(p->edge_both[j], p->edge_both[i]);
         }
     }
     if (rc < 0)
@@ -750,6 +760,7 @@ static int fold_stubs(struct cg_profile *p, const uint32_t *target)
                 p->edge_cost[j] = p->edge_cost[i];
                 p->edge_rec[j] = p->edge_rec[i];
                 p->edge_nest[j] = p->edge_nest[i];
+                p->edge_both[j] = p->edge_both[i];
             }
         }
     }
@@ -885,7 +896,7 @@ int cg_profile_finish(struct cg_profile *p, struct err *e)
     uint32_t *comp = malloc(((size_t)n + 1) * sizeof *comp),
              *size = malloc(((size_t)n + 1) * sizeof *size);
     uint64_t *entry = NULL, *all_in = NULL;
-    long stubs = target ? find_stubs(p, target) : -1;
+    long stubs = !target ? -1 : p->kept_callers ? 0 : find_stubs(p, target);
     if (stubs < 0 || (stubs > 0 && fold_stubs(p, target) < 0) || !comp || !size)
         goto nomem;
     /* cycles matter only among the calls of a file without marks (most profiles have marks,
@@ -1122,6 +1133,48 @@ done:
     return n;
 }
 
+uint64_t cg_call_row_cost(const struct cg_profile *p, const struct cg_call_row *r, bool callers,
+                          int ev)
+{
+    uint32_t x = r->edge;
+    uint64_t all = cg_edge_all(p, x, ev);
+    if (p->edges[x].caller == p->edges[x].callee || r->kind == CG_ROW_CYCLE)
+        return all;
+    uint64_t outer = callers ? cg_edge_outer_cost(p, x, ev) : cg_edge_top_cost(p, x, ev);
+    return r->kind == CG_ROW_OUTER ? outer : all - outer;
+}
+
+uint32_t cg_call_rows(const struct cg_profile *p, const uint32_t *es, uint32_t ne, bool callers,
+                      struct cg_call_row *rows)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ne; i++) {
+        uint32_t x = es[i];
+        const struct cg_edge *ed = &p->edges[x];
+        uint32_t other = callers ? ed->caller : ed->callee;
+        if (ed->caller == ed->callee) {
+            rows[n++] = (struct cg_call_row){x, other, CG_ROW_RECURSIVE, ed->calls};
+            continue;
+        }
+        if (cg_edge_kind(p, x) == CG_EDGE_CYCLE && callers) {
+            rows[n++] = (struct cg_call_row){x, other, CG_ROW_CYCLE, ed->calls};
+            continue;
+        }
+        uint64_t calls = callers ? cg_edge_outer_calls(p, x) : cg_edge_top_calls(p, x);
+        struct cg_call_row outer = {x, other, CG_ROW_OUTER, calls};
+        bool cost = false;
+        for (int k = 0; k < p->nev; k++)
+            cost |= cg_call_row_cost(p, &outer, callers, k) != 0;
+        if (calls || cost)
+            rows[n++] = outer;
+        if (calls < ed->calls)
+            rows[n++] = (struct cg_call_row){x, other,
+                                             callers ? CG_ROW_RECURSIVE : CG_ROW_NESTED,
+                                             ed->calls - calls};
+    }
+    return n;
+}
+
 /* Two reads of the same input must give the same model, whatever the ranges were: the same
  * functions, edges and lines, in the same order, with the same costs. */
 bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, char *why, size_t n)
@@ -1150,6 +1203,7 @@ bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, cha
         if (strcmp(an, bn) || strcmp(cg_str(a, a->funcs[f].obj), cg_str(b, b->funcs[f].obj)))
             DIFFER("function %u is '%s' against '%s'", f, an, bn);
         if (memcmp(cg_self(a, f), cg_self(b, f), nev * 8) ||
+            memcmp(a->self_rec + f * nev, b->self_rec + f * nev, nev * 8) ||
             (a->incl && b->incl && memcmp(cg_incl(a, f), cg_incl(b, f), nev * 8)))
             DIFFER("the cost of '%s' differs", an);
     }
@@ -1157,10 +1211,12 @@ bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, cha
         const struct cg_edge *ea = &a->edges[x], *eb = &b->edges[x];
         if (ea->caller != eb->caller || ea->callee != eb->callee || ea->calls != eb->calls ||
             ea->calls_rec != eb->calls_rec || ea->calls_nest != eb->calls_nest ||
+            ea->calls_both != eb->calls_both ||
             ea->unmarked != eb->unmarked ||
             memcmp(a->edge_cost + x * nev, b->edge_cost + x * nev, nev * 8) ||
             memcmp(a->edge_rec + x * nev, b->edge_rec + x * nev, nev * 8) ||
-            memcmp(a->edge_nest + x * nev, b->edge_nest + x * nev, nev * 8))
+            memcmp(a->edge_nest + x * nev, b->edge_nest + x * nev, nev * 8) ||
+            memcmp(a->edge_both + x * nev, b->edge_both + x * nev, nev * 8))
             DIFFER("call %u (%s -> %s) differs", x, cg_str(a, a->funcs[ea->caller].name),
                    cg_str(a, a->funcs[ea->callee].name));
     }

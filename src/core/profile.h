@@ -48,6 +48,7 @@ struct cg_edge {
     uint64_t calls;
     uint64_t calls_rec;        /* of those, calls into a recursion-marked context of the callee */
     uint64_t calls_nest;       /* of those, calls from a recursion-marked context of the caller */
+    uint64_t calls_both;       /* of those, calls from a marked context into a marked one */
     uint32_t stamp;            /* the last file (p->nfiles) that had this call */
     bool unmarked;             /* some file without any recursion mark had this call */
 };
@@ -79,6 +80,7 @@ struct cg_profile {
 
     struct cg_func *funcs;
     uint64_t *self;            /* nfunc * nev */
+    uint64_t *self_rec;        /* nfunc * nev: of self, the cost in recursion-marked contexts */
     uint64_t *incl;            /* nfunc * nev, filled by cg_profile_finish */
     uint32_t nfunc, func_cap;
     uint32_t *func_hash;       /* (obj, name) -> index + 1 */
@@ -88,6 +90,9 @@ struct cg_profile {
     uint64_t *edge_cost;       /* nedge * nev: inclusive cost of those calls */
     uint64_t *edge_rec;        /* nedge * nev: of edge_cost, the calls into a marked context */
     uint64_t *edge_nest;       /* nedge * nev: of edge_cost, the calls from a marked context */
+    uint64_t *edge_both;       /* nedge * nev: of edge_cost, the calls from a marked context into
+                                  a marked one (with edge_rec and edge_nest: the four kinds of
+                                  call between outermost and recursion levels, core/flame.c) */
     unsigned char *edge_kind;  /* nedge: enum cg_edge_kind, filled by cg_profile_finish */
     uint32_t nedge, edge_cap;
     uint32_t *edge_hash;
@@ -110,6 +115,9 @@ struct cg_profile {
     uint32_t bounded;          /* functions whose inclusive cost is only a bound */
     uint64_t allocations;      /* filled by cg_profile_finish */
     bool contexts;             /* some name carried a --separate-callers chain */
+    bool kept_callers;         /* read with keep_callers: no PLT stub folded (the contexts of a
+                                  stub are folded, or not, as the profile read without them
+                                  says: core/flame.c does it there) */
     struct arena mem;          /* the tables above, once a large file is expected (huge set) */
 };
 
@@ -270,6 +278,25 @@ long cg_profile_diff_keyed(const struct cg_profile *pa, int ea, const struct cg_
  */
 long cg_profile_diff(const struct cg_profile *pa, int ea, const struct cg_profile *pb, int eb,
                      enum cg_diff_by by, struct cg_diff_row **out);
+/* The rows of a function's callers (or callees), as `tare cg callers` (callees) and the page's
+ * function view show them: the calls that add up to its inclusive cost (outer: into its
+ * outermost level from outside its recursion; callees: made by its outermost level) apart
+ * from those inside them -- a function's calls into itself (recursive), calls made within a
+ * cycle the profile cannot break (cycle, callers), calls into its recursion levels
+ * (recursive, callers) or made by them (nested, callees). */
+enum cg_row_kind { CG_ROW_OUTER, CG_ROW_RECURSIVE, CG_ROW_CYCLE, CG_ROW_NESTED };
+struct cg_call_row {
+    uint32_t edge, other;       /* the edge, and the function at its other end */
+    enum cg_row_kind kind;
+    uint64_t calls;
+};
+/* The rows of edges es[0..ne) (all into the function, callers, or out of it), unsorted, into
+ * rows (room for 2 * ne); returns how many. */
+uint32_t cg_call_rows(const struct cg_profile *p, const uint32_t *es, uint32_t ne, bool callers,
+                      struct cg_call_row *rows);
+/* The cost (event ev) of a row of cg_call_rows (callers as given there). */
+uint64_t cg_call_row_cost(const struct cg_profile *p, const struct cg_call_row *r, bool callers,
+                          int ev);
 /* True if a and b hold the same model (functions, calls, lines, costs, in the same order);
  * else false and why. For tests: a file read in any number of ranges must give one answer. */
 bool cg_profile_same(const struct cg_profile *a, const struct cg_profile *b, char *why, size_t n);

@@ -1,6 +1,6 @@
 # tests/cli/cg_lib.sh: helpers of the tare cg tests (sourced after lib.sh): profiles made by
 # valgrind here, the costs the profile itself states, and the model's invariants checked on
-# every profile made.
+# every profile made (the command line's numbers, and the frame tree's sums against them).
 
 # cgrun OUT [valgrind options] -- PROG ARGS: a callgrind profile; "Collected" into $OUT.collected.
 # Under tests/run (TEST_CACHE) a profile is made once for the whole run and copied to each OUT
@@ -36,7 +36,10 @@ cgrun() {
     for f in "$out" "$out".[0-9]* "$out"-[0-9]*; do
         [ -s "$f" ] && files+=("$f")     # (with threads apart, $out itself is empty)
     done
-    [ ${#files[@]} -gt 0 ] && cg_invariants "$(basename "$out")" "${files[@]}"
+    if [ ${#files[@]} -gt 0 ]; then
+        cg_invariants "$(basename "$out")" "${files[@]}"
+        cg_frame_invariants "$(basename "$out")" "${files[@]}"
+    fi
 }
 cg_valgrind() {   # cg_valgrind OUT [valgrind options] -- PROG ARGS: the profile, stdout, log
     local out=$1; shift
@@ -114,6 +117,58 @@ cg_invariants() {
     expect_eq "$res" "sum=total 0 0" "$label: self costs add up to the total ($total), none inclusive above it, outer callers add up to each exact inclusive"
     check "$label: some functions' callers checked ($(cat "$TMP/checked"))" test \
         "$(cat "$TMP/checked")" -gt 0
+}
+
+# frame_sums FOLDED TOP: from folded stacks (every frame: --threshold 0) and `cg top`'s TSV, per
+# function name (names two objects share left out: folded stacks name no object): "name self
+# frames_self inclusive outermost bound", where frames_self is what the lines ending in it add
+# up to, and outermost what the lines with it anywhere on the stack add up to (its frames not
+# under another of its frames); then "total SUM" of the lines
+frame_sums() {
+    awk -F'\t' '
+        FNR == NR {
+            if (FNR > 1) {
+                if (($1 in obj) && obj[$1] != $2) dup[$1] = 1
+                obj[$1] = $2; self[$1] += $3; incl[$1] += $4; bound[$1] = bound[$1] || $5
+            }
+            next
+        }
+        {
+            line = $0; v = line; sub(/.* /, "", v); sub(/ [0-9]+$/, "", line)
+            total += v
+            n = split(line, a, ";"); fs[a[n]] += v
+            delete seen
+            for (i = 1; i <= n; i++) if (!(a[i] in seen)) { seen[a[i]] = 1; fo[a[i]] += v }
+        }
+        END {
+            for (k in self) if (!(k in dup))
+                printf "%s\t%d\t%d\t%d\t%d\t%d\n", k, self[k], fs[k], incl[k], fo[k], bound[k]
+            printf "total\t%d\n", total
+        }' "$2" "$1"
+}
+
+# cg_frame_invariants LABEL FILE...: the frame tree (`cg folded --threshold 0`, every frame)
+# holds the profile's own numbers: its lines add up to the total; the frames of every function
+# to its self cost from `cg top`; the outermost frames of every function to its inclusive cost,
+# but for those tare itself reports as an estimate (their number on stderr, counted here too)
+cg_frame_invariants() {
+    local label=$1; shift
+    local total res said
+    total=$("$TARE" cg info --format=json "$@" | sed -n 's/.*"totals": {"[^"]*": \([0-9]*\).*/\1/p')
+    "$TARE" cg top -n 0 --format=tsv "$@" > "$TMP/inv.top"
+    # (streamed: a CPython profile's stacks are some hundreds of megabytes)
+    res=$("$TARE" cg folded --threshold 0 "$@" 2> "$TMP/inv.err" | frame_sums - "$TMP/inv.top" |
+          awk -F'\t' -v total="$total" '
+        $1 == "total" && NF == 2 { sum = $2; next }
+        { n++; if ($2 != $3) bad_self++; if ($4 != $5) bad_incl++ }
+        END { printf "%s %d %d", sum == total ? "sum=total" : "sum=" sum "/" total, bad_self, bad_incl
+              print " " n > "/dev/stderr" }' 2> "$TMP/inv.n")
+    said=$(sed -n 's/.*the outermost frames of \([0-9]*\) only an estimate.*/\1/p' "$TMP/inv.err")
+    expect_eq "${res% *}" "sum=total 0" \
+        "$label: the frames add up to the total ($total), and each function's to its self cost ($(cat "$TMP/inv.n") functions)"
+    check "$label: each function's outermost frames hold its inclusive cost, but the ${said:-0} tare reports as an estimate (${res##* } differ)" \
+        test "${res##* }" -le "${said:-0}"
+    [ "${res##* }" -le "${said:-0}" ]
 }
 
 # ctx_edge FILE FROM TO: the cost of the call lines from the contexts whose names begin with

@@ -1,10 +1,11 @@
 // cg_page_browser.js PAGE SCREENSHOT NAME CALLEE EVENT: loads a `tare cg page` page in headless
 // Chromium over the DevTools protocol (node's own WebSocket-free pipe, no packages) and prints
 // one JSON line of what it saw: console errors and exceptions, the root frame's value and
-// width, the frames of function NAME (values, widths), what a click on NAME's frame did (the
-// zoom), the tooltip, the search, the function view of CALLEE (its callers with their call
-// counts), the top table, and the root after switching to EVENT. Saves a screenshot. With
-// --serve, the pages named on stdin, one browser for all (cdp.js main).
+// width, the frames of function NAME (values, widths; their sums by the page's data, and the
+// widths of the outermost), what a click on NAME's frame did (the zoom), the tooltip, the
+// search, the function view of CALLEE (its callers and callees with their call counts, the
+// calls shown apart), the top table, and the root after switching to EVENT. Saves a
+// screenshot. With --serve, the pages named on stdin, one browser for all (cdp.js main).
 "use strict";
 
 const fs = require("fs");
@@ -61,6 +62,29 @@ async function visit({ send, errors, evaluate, nextLoad },
     const frames = `__frames(${JSON.stringify(wantName)}).map(e => ({ i: Number(e.dataset.i), value: Number(e.dataset.v),
       width: e.getBoundingClientRect().width }))`;
     out.name_frames = await evaluate(frames);
+    // NAME's frames by the page's own data: their self costs added up, and the outermost ones
+    // (under no frame of NAME): their values added up, and the widths drawn (frames under
+    // 0.4 px are not drawn)
+    out.name_sums = await evaluate(`(() => {
+      const FR = __d.fr, n = FR.f.length, v = FR.v[0], name = ${JSON.stringify(wantName)};
+      const is = (i) => FR.f[i] >= 0 && __d.f[FR.f[i]][0] === name;
+      const stack = [], under = new Array(n).fill(false), self = Array.from(v);
+      for (let i = 0; i < n; i++) {
+        const d = FR.d[i], p = d > 0 ? stack[d - 1] : -1;
+        if (p >= 0) { self[p] -= v[i]; under[i] = under[p] || is(p); }
+        stack[d] = i;
+      }
+      const r = { self: 0, outer: 0, outer_frames: 0, drawn: 0, outer_width: 0,
+                  flame_width: document.getElementById('flame').clientWidth, total: __d.totals[0] };
+      for (let i = 0; i < n; i++) if (is(i)) {
+        r.self += self[i];
+        if (!under[i]) { r.outer += v[i]; r.outer_frames++; }
+      }
+      document.querySelectorAll('#flame .fr').forEach((e) => {
+        const i = Number(e.dataset.i);
+        if (is(i) && !under[i]) { r.drawn++; r.outer_width += e.getBoundingClientRect().width; }
+      });
+      return r; })()`);
     const f = out.name_frames.slice().sort((x, y) => y.width - x.width)[0];    // the widest
     if (f) {
       const box = await evaluate(`(() => {
@@ -102,6 +126,8 @@ async function visit({ send, errors, evaluate, nextLoad },
     const rows = (id) => `Array.from(document.querySelectorAll('#${id} tbody tr')).map(r => Array.from(r.children).slice(0, 3).map(c => c.textContent))`;
     out.callers = await evaluate(rows("callers"));
     out.callees = await evaluate(rows("callees"));
+    out.apart = await evaluate(
+      "Array.from(document.querySelectorAll('#func p.apart')).map(p => p.textContent)");
     // a caller's link leads to that function's view
     await evaluate("document.querySelector('#callers tbody a')?.click()");
     out.func_after_link = await evaluate("document.querySelector('#func h2.fname')?.textContent");

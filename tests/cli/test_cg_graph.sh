@@ -82,6 +82,19 @@ expect_match "$err" \
 expect_eq "$(awk '{ s += $NF } END { print s }' <<<"$out")" \
     "$(json_num "$("$TARE" cg info --format=json "$TMP/c4.out")" Ir)" \
     "folded with contexts: the lines add up to the total"
+# "exact" is only what is: L and R call S (20 and 60), S calls D (10 and 40 by their
+# contexts: exact frames), D'S calls E (30, split 24:6 by D's two caller contexts: an
+# estimate); D's self on each frame is its value less E's estimate, so an estimate too:
+# exact main 10, R 0, L 20, S 20 + 10; estimated D 16 + 4, E 24 + 6: 60 of 110 exact
+printf '%s\n' 'events: Ir' 'fl=m.c' 'fn=(1) main' '1 10' "cfn=(2) L'main" 'calls=1 1' '1 40' \
+    "cfn=(3) R'main" 'calls=1 1' '1 60' 'fn=(2)' '1 20' "cfn=(4) S'L" 'calls=1 1' '1 20' \
+    'fn=(3)' "cfn=(5) S'R" 'calls=1 1' '1 60' 'fn=(4)' '1 10' "cfn=(6) D'S" 'calls=1 1' '1 10' \
+    'fn=(5)' '1 20' 'cfn=(6)' 'calls=1 1' '1 40' 'fn=(6)' '1 20' "cfn=(7) E'D" 'calls=2 1' \
+    '1 30' 'fn=(7)' '1 30' 'totals: 110' > "$TMP/ctx1.out"
+run_tare cg folded --threshold 0 "$TMP/ctx1.out"
+expect_eq "$(grep -c . <<<"$out")" 8 "folded of hand-made contexts: 8 stacks"
+expect_match "$err" "contexts: $(awk 'BEGIN { printf "%.2f%% of the cost exact, %.2f%% an estimate", 6000 / 110, 5000 / 110 }')" \
+    "folded: a frame's self is exact only where the frames under it are (60 of 110)"
 expect_eq "$(cut -d' ' -f1 <<<"$ctx" | LC_ALL=C sort)" \
     "$(cut -d' ' -f1 <<<"$est" | LC_ALL=C sort)" \
     "folded with contexts: the same stacks of cg_stacks"
@@ -113,17 +126,6 @@ expect_no_match "$out" 'fib;fib' "folded with contexts: fib's recursion is no to
 expect_eq "$(awk '{ v = $NF; sub(/ [0-9]+$/, "") } /;fib$/ { print v }' <<<"$out")" \
     "$(cg_inclusive "$TMP/rec3.out" fib | cut -d' ' -f1)" \
     "folded with contexts: fib's one frame holds its inclusive cost"
-for r in 1 2; do
-    cgrun "$TMP/mut$r.out" --separate-callers=3 --separate-recs=$r -- "$FIXTURES/cg_cycles" mutual 9
-    run_tare cg folded "$TMP/mut$r.out"
-    expect_eq "$(awk '{ s += $NF } END { print s }' <<<"$out")" \
-        "$(json_num "$("$TARE" cg info --format=json "$TMP/mut$r.out")" Ir)" \
-        "folded with contexts, --separate-recs=$r: adds up to the total"
-    expect_empty \
-        "$(awk '{ sub(/ [0-9]+$/, ""); if (!sub(/^(.*;)?main;/, "main;")) next; n = split($0, a, ";"); delete seen; for (i = 1; i <= n; i++) if (a[i] !~ /^\[/ && seen[a[i]]++) { print; exit } }' <<<"$out")" \
-        "folded with contexts, --separate-recs=$r: no function twice on a stack from main on"
-done
-
 # a threshold: frames under it merged into [other], the total kept
 run_tare cg folded --threshold 5 "$TMP/st.out"
 expect_rc 0 "folded --threshold 5"
@@ -142,19 +144,71 @@ expect_no_match "$out" 'fib;fib' "folded: fib's recursion is no tower"
 expect_eq "$(awk '{ v = $NF; sub(/ [0-9]+$/, "") } /;fib$/ { print v }' <<<"$out")" \
     "$(cg_inclusive "$TMP/rec.out" fib | cut -d' ' -f1)" \
     "folded: fib's one frame holds its inclusive cost"
-for shape in mutual cycle3; do
-    cgrun "$TMP/$shape.out" -- "$FIXTURES/cg_cycles" "$shape" 9
-    cgrun "$TMP/${shape}1.out" --separate-recs=1 -- "$FIXTURES/cg_cycles" "$shape" 9
-    for f in "$TMP/$shape.out" "$TMP/${shape}1.out"; do
-        run_tare cg folded "$f"
-        t=$(json_num "$("$TARE" cg info --format=json "$f")" Ir)
-        expect_eq "$(awk '{ s += $NF } END { print s }' <<<"$out")" "$t" \
-            "folded $(basename "$f"): adds up to the total"
-        expect_empty \
-            "$(awk '{ sub(/ [0-9]+$/, ""); if (!sub(/^(.*;)?main;/, "main;")) next; n = split($0, a, ";"); delete seen; for (i = 1; i <= n; i++) if (a[i] !~ /^\[/ && seen[a[i]]++) { print; exit } }' <<<"$out")" \
-            "folded $(basename "$f"): no function twice on a stack from main on"
+# Recursion collapsed as a user reads it (tare-cg(1) STACKS), on the shapes of cg_cycles, each
+# at --separate-recs 1, 2 and 4 and with --separate-callers=8 (cgrun checks every profile's
+# sums: each function's frames hold its self cost, its outermost ones its inclusive cost).
+# With the marks: a function calling itself is one frame; A <-> B is drawn main;A;B;A;B, the
+# inner A and B holding every deeper level, A's self on A's frames, B's on B's, the first A
+# the whole recursion (A's inclusive), the first B B's; A -> B -> C -> A likewise, one round
+# and the rest. Without marks (1): each function once, its inclusive cost a bound
+# (flagged). The stacks from main on, names only, the deepest repeat of the cycle counted.
+stacks_from_main() { awk '{ sub(/ [0-9]+$/, ""); if (sub(/^(.*;)?main;/, "main;")) print }' |
+    LC_ALL=C sort -u; }
+most_twice() {   # the most times one function is on one stack, from main on
+    awk '{ sub(/ [0-9]+$/, ""); if (!sub(/^(.*;)?main;/, "main;")) next; n = split($0, a, ";");
+           delete c; for (i = 1; i <= n; i++) if (++c[a[i]] > m) m = c[a[i]] } END { print m + 0 }'
+}
+outer_of() {    # outer_of FOLDED NAME: the lines with NAME on the stack, added up
+    awk -v f="$2" '{ v = $NF; sub(/ [0-9]+$/, ""); n = split($0, a, ";");
+                     for (i = 1; i <= n; i++) if (a[i] == f) { s += v; break } } END { print s + 0 }' \
+        <<<"$1"
+}
+for shape in direct mutual cycle3 fnptr; do
+    for r in 1 2 4 c8; do
+        f=$TMP/cy-$shape-$r.out
+        if [ "$r" = c8 ]; then
+            cgrun "$f" --separate-callers=8 -- "$FIXTURES/cg_cycles" "$shape" 9
+        else
+            cgrun "$f" --separate-recs=$r -- "$FIXTURES/cg_cycles" "$shape" 9
+        fi
+        run_tare cg folded --threshold 0 "$f"
+        st=$(stacks_from_main <<<"$out")
+        case $shape in
+        direct) want="main;direct" ;;
+        mutual) want="main;mutual_a main;mutual_a;mutual_b main;mutual_a;mutual_b;mutual_a main;mutual_a;mutual_b;mutual_a;mutual_b" ;;
+        cycle3) want="main;cyc_a main;cyc_a;cyc_b main;cyc_a;cyc_b;cyc_c main;cyc_a;cyc_b;cyc_c;cyc_a main;cyc_a;cyc_b;cyc_c;cyc_a;cyc_b main;cyc_a;cyc_b;cyc_c;cyc_a;cyc_b;cyc_c" ;;
+        fnptr) want="main;apply main;apply;walk main;apply;walk;apply main;apply;walk;apply;walk" ;;
+        esac
+        [ "$r" = 1 ] && [ "$shape" != direct ] &&    # no marks: each function once
+            want=$(tr ' ' '\n' <<<"$want" | awk -F';' '{ delete c
+                for (i = 1; i <= NF; i++) if (c[$i]++) next; print }' | tr '\n' ' ')
+        got=$(grep -v ';work$' <<<"$st" | grep -v '^main;\(printf\|_dl\|strtol\|__\)' | tr '\n' ' ')
+        expect_eq "${got% }" "${want% }" "$shape --separate-recs=$r: the stacks from main on"
+        if [ "$r" != 1 ]; then
+            expect_no_match "$err" "only an estimate" \
+                "$shape $r: every function's outermost frames are its inclusive cost (nothing reported)"
+            for fn in $(tr ' ;' '\n\n' <<<"$want" | grep -v '^main$' | sort -u); do
+                expect_eq "$(outer_of "$out" "$fn")" "$(cg_inclusive "$f" "$fn" | cut -d' ' -f1)" \
+                    "$shape $r: $fn's outermost frames = its inclusive cost"
+            done
+        else
+            [ "$shape" != direct ] && expect_match "$err" \
+                "only an estimate of their inclusive cost \([1-9][0-9]* of those costs only bounds" \
+                "$shape without marks: the inclusive costs are bounds, said so"
+        fi
     done
 done
+# the issue's A <-> B: A's frames hold A's self cost (the inner A the deeper levels of it),
+# which the frame of the first A alone did not (its stack was cut, the cost left on A)
+run_tare cg folded --threshold 0 "$TMP/cy-mutual-2.out"
+self_lines() { awk -v f="$2" '{ v = $NF; sub(/ [0-9]+$/, ""); n = split($0, a, ";"); if (a[n] == f) s += v } END { print s + 0 }' <<<"$1"; }
+self_top() { "$TARE" cg top -n 0 --format=tsv "$1" | awk -F'\t' -v f="$2" '$1 == f { print $3 }'; }
+for fn in mutual_a mutual_b; do
+    expect_eq "$(self_lines "$out" "$fn")" "$(self_top "$TMP/cy-mutual-2.out" "$fn")" \
+        "A <-> B: $fn's frames hold its self cost"
+done
+check "A <-> B: the inner mutual_a holds self cost of its own (deeper levels)" test \
+    "$(awk '/main;mutual_a;mutual_b;mutual_a [0-9]+$/ { print $NF }' <<<"$out")" -gt 0
 
 # ---- dot ----
 if command -v dot > /dev/null; then ok; else not_ok \
@@ -181,6 +235,27 @@ expect_match "$(grep "^  $(node_of right) -> $(node_of shared) " "$TMP/st.dot")"
     "dot: the edge right -> shared: 2 calls"
 expect_match "$titles" "^$(node_of left)&#45;&gt;$(node_of shared)\$" \
     "dot: Graphviz drew the edge left -> shared"
+# recursion: A <-> B's calls back into A are all into A's recursion levels, drawn dashed and
+# named (before, they were left out, and A looked like it called B only once); read back by
+# Graphviz (-Tplain: "edge TAIL HEAD ... LABEL X Y STYLE H S V")
+f=$TMP/cy-mutual-2.out
+run_tare cg dot --node-threshold 0 --edge-threshold 0 "$f"
+printf '%s\n' "$out" > "$TMP/mut.dot"
+dot -Tplain "$TMP/mut.dot" > "$TMP/mut.plain" 2> "$TMP/dot.err"
+expect_eq "$?" 0 "dot -Tplain reads the A <-> B graph ($(head -c 200 "$TMP/dot.err"))"
+mnode() { sed -n "s/^  \(f[0-9]*\) \[label=\"$1\\\\n.*/\1/p" "$TMP/mut.dot"; }
+calls=$(edge_line_cost "$f" mutual_b mutual_a calls prefix)
+tot=$(json_num "$("$TARE" cg info --format=json "$f")" Ir)
+want=$(awk -v a="$(edge_line_cost "$f" mutual_b mutual_a cost prefix)" -v t="$tot" \
+    'BEGIN { printf "%.2f%%", 100 * a / t }')
+expect_eq "$(awk -v a="$(mnode mutual_b)" -v b="$(mnode mutual_a)" \
+                 '$1 == "edge" && $2 == a && $3 == b { print $(NF - 6), $(NF - 3) }' \
+                 "$TMP/mut.plain")" \
+    "\"$want\\n${calls}×\\nrecursive\" dashed" \
+    "dot: Graphviz drew mutual_b -> mutual_a, dashed, as recursive calls ($calls, all of them)"
+check "dot: mutual_a -> mutual_b's outer call is drawn solid too" grep -q \
+    "^edge $(mnode mutual_a) $(mnode mutual_b) .*\"[0-9.]*%\\\\n1×\" [0-9.]* [0-9.]* solid" \
+    "$TMP/mut.plain"
 # thresholds: leaf_a (about 2.5%) goes under --node-threshold 5, its edge with it
 run_tare cg dot --node-threshold 5 "$TMP/st.out"
 expect_no_match "$out" 'label="leaf_a' "dot --node-threshold 5: leaf_a left out"

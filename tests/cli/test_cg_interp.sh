@@ -1,7 +1,12 @@
 # tare cg on real interpreters from Debian packages, profiled here: eval calls call, call calls
 # eval, and a C library calls back into the interpreted program. Their inclusive costs are
-# checked against the model's invariants (cgrun), and the eval loop against its self cost and
-# the total; callgrind_annotate is shown counting the recursion again.
+# checked against the model's invariants, and their frame trees (flame graphs) against the
+# command line's numbers (cgrun: every function's frames hold its self cost, its outermost
+# frames its inclusive cost but where tare says it cannot tell), each interpreter at
+# --separate-recs 1, 2 and 4 and with --separate-callers=8; the eval loop against its self
+# cost and the total; callgrind_annotate is shown counting the recursion again. A Lua with
+# its function names (a few lines of C linked against Debian's liblua5.4.a) shows the eval
+# loop re-entered through C (table.sort's comparator) drawn exactly.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cg_lib.sh"
 
@@ -10,6 +15,15 @@ for prog in /usr/bin/python3 perl lua5.4; do
         not_ok "$prog is not installed (scripts/install-deps installs it)"
     fi
 done
+# the lines of folded stacks ending in NAME (its frames' self), and those with NAME on the
+# stack (its outermost frames), added up; folded NAME: `cg folded --threshold 0` of a profile
+self_lines() { awk -v f="$2" '{ v = $NF; sub(/ [0-9]+$/, ""); n = split($0, a, ";");
+                               if (a[n] == f) s += v } END { print s + 0 }' <<<"$1"; }
+outer_lines() { awk -v f="$2" '{ v = $NF; sub(/ [0-9]+$/, ""); n = split($0, a, ";");
+                                for (i = 1; i <= n; i++) if (a[i] == f) { s += v; break } }
+                              END { print s + 0 }' <<<"$1"; }
+top_of() { "$TARE" cg top -n 0 --format=tsv "$1" | awk -F'\t' -v f="$2" -v c="$3" \
+    'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } $1 == f { print $k; exit }'; }
 
 # ---- CPython: a recursive function and a JSON round trip ----
 cat > "$TMP/r.py" <<'PY'
@@ -25,10 +39,24 @@ expect_eq "$(cat "$TMP/py.out.stdout")" 377 "python3 ran the script"
 total=$("$TARE" cg info --format=json "$TMP/py.out" | sed -n \
     's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')
 expect_eq "$total" "$(cat "$TMP/py.out.collected")" "python3: total Ir = valgrind's Collected"
-# with --separate-callers=4: the frames from the contexts keep the program's entry points as
+# the eval loop's frames hold its self cost (before: 0.00% of it on its frames, the rest left
+# on the frames that re-entered it), and its outermost frames its inclusive cost or tare says
+# they are an estimate
+run_tare cg folded --threshold 0 "$TMP/py.out"
+eval_self=$(top_of "$TMP/py.out" _PyEval_EvalFrameDefault self)
+expect_eq "$(self_lines "$out" _PyEval_EvalFrameDefault)" "$eval_self" \
+    "python3: _PyEval_EvalFrameDefault's frames hold its self cost ($eval_self)"
+eo=$(outer_lines "$out" _PyEval_EvalFrameDefault)
+ei=$(top_of "$TMP/py.out" _PyEval_EvalFrameDefault inclusive)
+check "python3: its outermost frames hold its inclusive cost ($eo, $ei), or tare says some are an estimate" \
+    test "$eo" = "$ei" -o -n "$(grep -o 'only an estimate' <<<"$err")"
+for r in 1 4; do
+    cgrun "$TMP/py-r$r.out" --separate-recs=$r -- /usr/bin/python3 "$TMP/r.py"
+done
+# with --separate-callers=8: the frames from the contexts keep the program's entry points as
 # the roots (a context of a called function is never one, though calls into it come only
 # from inside its recursion), hold the total, and the frame of the entry point is exact
-cgrun "$TMP/py4.out" --separate-callers=4 -- /usr/bin/python3 "$TMP/r.py"
+cgrun "$TMP/py4.out" --separate-callers=8 -- /usr/bin/python3 "$TMP/r.py"
 roots() { "$TARE" cg folded "$1" 2> /dev/null | awk \
     '{ sub(/ [0-9]+$/, ""); sub(/;.*/, ""); print }' | LC_ALL=C sort -u; }
 expect_eq "$(roots "$TMP/py4.out")" "$(roots "$TMP/py.out")" \
@@ -108,4 +136,44 @@ check "lua5.4: lua5.4's own code calls realloc" grep -q 'lua5\.4$' <<<"$out"
 expect_eq "$(awk -F'\t' 'NR > 1 && $5 == "outer" { s += $3 } END { print s }' <<<"$out")" \
     "$(edge_line_cost "$TMP/lua.out" "*" realloc calls)" \
         "lua5.4: as many calls into realloc as the profile made"
+for r in 1 4 c8; do
+    if [ $r = c8 ]; then cgrun "$TMP/lua-$r.out" --separate-callers=8 -- lua5.4 "$TMP/r.lua"
+    else cgrun "$TMP/lua-$r.out" --separate-recs=$r -- lua5.4 "$TMP/r.lua"; fi
+done
+
+# ---- a Lua with its function names: the eval loop re-entered through C ----
+# (luaV_execute -> luaD_precall -> sort -> auxsort -> sort_comp -> lua_callk ->
+# luaD_callnoyield -> luaV_execute again, for each comparison). Before, luaV_execute was drawn
+# at half its inclusive cost with more frame self than its whole self cost; now its frames
+# hold its self cost, its outermost frames (never under itself) its inclusive cost, exactly
+# (the recursion marks tell which of lua_callk's calls are a re-entry), at each setting.
+lib=$(pkg-config --variable=libdir lua5.4 2> /dev/null)/liblua5.4.a
+if [ ! -f "$lib" ]; then
+    not_ok "the Lua host needs Debian's liblua5.4-dev (scripts/install-deps installs it)"
+    done_testing
+    exit
+fi
+cc -O2 -g $(pkg-config --cflags lua5.4) -o "$TMP/luahost" "$TARE_ROOT/tests/fixtures/cg/luahost.c" \
+    "$lib" -lm
+expect_eq "$?" 0 "the Lua host builds against $lib"
+for r in 1 2 4 c8; do
+    f=$TMP/host-$r.out
+    if [ $r = c8 ]; then cgrun "$f" --separate-callers=8 -- "$TMP/luahost" "$TMP/r.lua"
+    else cgrun "$f" --separate-recs=$r -- "$TMP/luahost" "$TMP/r.lua"; fi
+    expect_eq "$(cat "$f.stdout")" "$(printf '610\t1\t400')" "Lua host $r: ran the script"
+    run_tare cg folded --threshold 0 "$f"
+    for fn in luaV_execute luaD_precall lua_callk sort_comp auxsort; do
+        expect_eq "$(self_lines "$out" $fn)" "$(top_of "$f" $fn self)" \
+            "Lua host $r: $fn's frames hold its self cost"
+        [ $r = 1 ] && continue     # (no marks: the inclusive costs of a cycle are bounds)
+        expect_eq "$(outer_lines "$out" $fn)" "$(top_of "$f" $fn inclusive)" \
+            "Lua host $r: $fn's outermost frames hold its inclusive cost"
+    done
+    # luaV_execute is under itself only where re-entered: through lua_callk (the comparator)
+    twice=$(awk '{ sub(/ [0-9]+$/, ""); if (split($0, a, "luaV_execute") > 2) print }' <<<"$out")
+    expect_empty "$(grep -v 'sort_comp;lua_callk;luaD_callnoyield;luaV_execute' <<<"$twice" |
+                    head -n 3)" \
+        "Lua host $r: luaV_execute drawn under itself only where table.sort's comparator re-enters it"
+    [ $r = 1 ] || check "Lua host $r: and it is drawn re-entered there" test -n "$twice"
+done
 done_testing

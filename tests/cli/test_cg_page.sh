@@ -250,6 +250,64 @@ run_tare cg page --diff "$TMP/st.out" "$TMP/da.out" -o "$TMP/x.html"
 expect_rc 2 "page --diff of profiles with different events"
 expect_match "$err" "different events" "page --diff: says the events differ"
 
+# ---- an interpreter: a Lua with its function names (Debian's static liblua5.4.a) ----
+# luaV_execute is re-entered through C (table.sort's Lua comparator) and calls itself for the
+# recursive function: its frames on the page hold its self cost and its outermost frames its
+# inclusive cost from `tare cg top`, drawn at that share of the width; its function view is
+# `tare cg callees` / `callers`, row for row, the calls inside them apart as the command line
+# prints them. The screenshot is the README's.
+lib=$(pkg-config --variable=libdir lua5.4 2> /dev/null)/liblua5.4.a
+if [ ! -f "$lib" ]; then
+    not_ok "the Lua host needs Debian's liblua5.4-dev (scripts/install-deps installs it)"
+else
+    cat > "$TMP/r.lua" <<'LUA'
+local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+local t = {}
+for i = 1, 400 do t[i] = (i * 7919) % 401 end
+table.sort(t, function(a, b) return a < b end)
+print(fib(15), t[1], t[400])
+LUA
+    cc -O2 -g $(pkg-config --cflags lua5.4) -o "$TMP/luahost" \
+        "$TARE_ROOT/tests/fixtures/cg/luahost.c" "$lib" -lm
+    expect_eq "$?" 0 "the Lua host builds against $lib"
+    cgrun "$TMP/lua.out" -- "$TMP/luahost" "$TMP/r.lua"
+    run_tare cg page --threshold 0 --title "Lua 5.4 (liblua5.4.a): fib(15), table.sort" \
+        "$TMP/lua.out" -o "$TMP/lua.html"
+    expect_rc 0 "page of the Lua host"
+    V=luaV_execute
+    res=$(browse "$TMP/lua.html" "$SHOTDIR/cg-page-lua-screenshot.png" $V $V)
+    expect_eq "$(field "$res" errors)" "[]" "Lua page: no errors"
+    top=$("$TARE" cg top -n 0 --format=tsv "$TMP/lua.out" | awk -F'\t' -v f=$V '$1 == f')
+    expect_eq "$(field "$res" name_sums.self)" "$(cut -f3 <<<"$top")" \
+        "Lua page: $V's frames hold its self cost from cg top"
+    incl=$(cut -f4 <<<"$top")
+    expect_eq "$(field "$res" name_sums.outer)" "$incl" \
+        "Lua page: $V's outermost frames hold its inclusive cost from cg top"
+    sums=$(field "$res" name_sums)
+    check "Lua page: $V's outermost frames drawn at its share of the width ($sums)" node -e '
+        const r = JSON.parse(process.argv[1]), want = r.outer / r.total * r.flame_width;
+        process.exit(r.drawn > 0 && Math.abs(r.outer_width - want) <= r.outer_frames ? 0 : 1);' \
+        "$sums"
+    expect_eq "$(field "$res" func)" "\"$V\"" "Lua page: the function view of $V"
+    for view in callees callers; do
+        "$TARE" cg $view -n 0 --format=tsv $V "$TMP/lua.out" > "$TMP/lua.$view"
+        expect_eq "$(node -e 'console.log(JSON.parse(process.argv[1]).map(r =>
+                       [r[0], r[1].replace(/,/g, ""), r[2].replace(/,/g, "")].join("\t")).join("\n"))' \
+                       "$(field "$res" $view)")" \
+            "$(awk -F'\t' 'NR > 1 && $5 == "outer" { print $2 "\t" $3 "\t" $4 }' "$TMP/lua.$view")" \
+            "Lua page: $V's $view are cg $view's outer rows (function, calls, cost)"
+    done
+    run_tare cg callees -n 0 $V "$TMP/lua.out"
+    cli=$(grep -E '^(recursive calls|calls within|calls from its recursion)' <<<"$out")
+    run_tare cg callers -n 0 $V "$TMP/lua.out"
+    cli=$(grep -E '^(recursive calls|calls within|calls from its recursion)' <<<"$out"; echo "$cli")
+    expect_eq "$(node -e 'console.log(JSON.parse(process.argv[1]).join("\n"))' \
+                   "$(field "$res" apart)")" "$cli" \
+        "Lua page: the calls shown apart, as cg callers and callees print them"
+    check "Lua page: some calls are apart (the re-entry)" test -n "$cli"
+    check "Lua screenshot saved" test -s "$SHOTDIR/cg-page-lua-screenshot.png"
+fi
+
 # hostile names in the browser: text, nothing run
 res=$(browse "$TMP/names.html" "" "$H" "$T")
 expect_eq "$(field "$res" errors)" "[]" "hostile page: no dialogs, no errors"

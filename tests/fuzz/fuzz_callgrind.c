@@ -5,8 +5,11 @@
  * that may not pass 2^64 (the reader refuses costs that do: a sum here that wraps is a total
  * it let through wrapped). Read in one range and again cut into small
  * ranges lexed in threads, it must give the same model or the same error. Its frame tree
- * (core/flame.c, what folded stacks and the page draw) keeps its invariants (cg_flame_check),
- * or is refused as too big, also when built from the file's --separate-callers contexts. */
+ * (core/flame.c, what folded stacks and the page draw) keeps its invariants (cg_flame_check:
+ * where no frame was merged, the frames of every function hold its self cost, whatever the
+ * file's calls say, and the outermost ones its inclusive cost but where the tree says they
+ * are an estimate), or is refused as too big, also when built from the file's
+ * --separate-callers contexts. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct cg_flame_opts fo = {.min_frac = size && data[0] & 1 ? 0.01 : 0,
                                    .max_frames = 100000};
         if (cg_flame_build(p, &fo, &fl, &e) == 0) {
-            if (!cg_flame_check(&fl, p, why, sizeof why))
+            if (!cg_flame_check(&fl, p, why, sizeof why) || (fl.checked && fl.self_est))
                 abort();
             cg_flame_free(&fl);
         } else if (e.kind != ERR_INPUT) {
