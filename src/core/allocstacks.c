@@ -288,10 +288,12 @@ static struct obj *obj_get(struct namer_ctx *c, const char *path, uint64_t inode
     return o;
 }
 
+/* A path's file name; never empty ("dir/" is itself, "" is "?"): an empty frame name could
+ * not be read back from the TSV. */
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
+    return s && s[1] ? s + 1 : path[0] ? path : "?";
 }
 
 static const char *elf_namer(void *ctx, const struct alloc_proc *p, uint64_t addr, char *buf,
@@ -448,7 +450,8 @@ static int add_proc(struct astk_table *t, const struct astk_opts *o, void *nctx,
             uint32_t id = cached_name(&ac, f);
             if (id == UINT32_MAX) {
                 char buf[512];
-                id = name_id(t, frame_name(o, nctx, p, f, buf, sizeof buf), true);
+                const char *nm = frame_name(o, nctx, p, f, buf, sizeof buf);
+                id = name_id(t, nm && nm[0] ? nm : "?", true);
                 if (id != UINT32_MAX)
                     cache_name(&ac, f, id);
             }
