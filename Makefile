@@ -123,6 +123,7 @@ $(BUILD)/examples/%: examples/%.c
 
 FIXTURE_CC ?= cc
 FIXTURE_LDFLAGS_static_hello := -static
+FIXTURE_LDFLAGS_seeded := -static
 # Fixtures with allocation scopes turned on (they run under libtare-alloc).
 FIXTURE_LDFLAGS_alloc_scopes := -DTARE_ALLOC_STATS -Iinclude
 FIXTURE_LDFLAGS_alloc_nopie := -fno-pie -no-pie
@@ -140,31 +141,61 @@ $(BUILD)/fixtures/region $(BUILD)/fixtures/region_marks: include/tare/scope.h te
 deps:  ## check the Debian packages the tests need are installed (scripts/install-deps)
 	$(Q)scripts/install-deps check
 
-# The whole suite, then the same suite built with AddressSanitizer + UBSan.
-check: deps checkstyle  ## house rules, the suite plainly, warning-free under clang, under ASan+UBSan
-	$(Q)rm -f build/results-plain.txt build/asan/results-asan.txt; \
-	$(MAKE) --no-print-directory IN_CHECK=1 check-clang check-plain check-asan; \
-	status=$$?; tests/summary build/results-plain.txt build/asan/results-asan.txt; \
-	s2=$$?; [ $$status -eq 0 ] && [ $$s2 -eq 0 ]
+# The whole suite: the house rules, then three builds at once (plain, clang -Werror, ASan+UBSan),
+# then the plain and the ASan suites in one run of tests/run, their files side by side on every
+# CPU (TEST_JOBS=N to choose how many at once); one summary of both decides.
+NPROC      := $(shell nproc 2> /dev/null || echo 1)
+TEST_JOBS  ?=
+RUN_TESTS  := FIXTURES=$(BUILD)/fixtures tests/run $(if $(TEST_JOBS),-j $(TEST_JOBS))
+ASAN_BUILD := build/asan
+# The sanitizers' runtimes linked in statically: a third less of each start and exit (the suite
+# starts tare thousands of times; doc/PERFORMANCE.md "make check").
+ASAN_RT    := $(if $(findstring clang,$(CC)),-static-libsan,-static-libasan -static-libubsan)
+ASAN_MAKE  := BUILD=$(ASAN_BUILD) SO_BUILD=$(SO_BUILD) \
+  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+  LDFLAGS="-fsanitize=address,undefined $(ASAN_RT)"
+# The ASan suite's word for tests/run: its build, and its environment (one word: no blanks).
+ASAN_SUITE := 'asan=$(ASAN_BUILD) ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+  UBSAN_OPTIONS=print_stacktrace=1 TARE_ALLOC_LIB=$(abspath $(ALLOC_SO))'
+TEST_BINS  := $(TARE) $(ALLOC_SO) $(UNIT_BIN) $(FIX_BIN) $(REPLAY_BIN)
 
-# Alone, each suite's tally decides its exit status; under `make check` the ASan suite runs
-# even after a plain failure, and the one summary of both decides.
-check-plain: $(TARE) $(ALLOC_SO) $(UNIT_BIN) $(FIX_BIN) $(REPLAY_BIN)  ## the suite, plain build
-	$(Q)TARE=$(TARE) BUILD=$(BUILD) FIXTURES=$(BUILD)/fixtures tests/run $(BUILD)/results-plain.txt
-	$(Q)[ -n "$(IN_CHECK)" ] || tests/summary $(BUILD)/results-plain.txt
+check: deps checkstyle  ## house rules; plain, clang -Werror, ASan+UBSan builds; both suites
+	$(Q)t=$$(date +%s); $(MAKE) --no-print-directory -j$(NPROC) check-builds && \
+	  echo "make check: the three builds took $$(($$(date +%s) - t)) s"
+	$(Q)$(RUN_TESTS) plain=$(BUILD) $(ASAN_SUITE)
+	$(Q)tests/summary $(BUILD)/results-plain.txt $(ASAN_BUILD)/results-asan.txt
+
+.PHONY: check-builds asan-builds test test-asan test-bins
+check-builds: $(TEST_BINS) asan-builds check-clang
+asan-builds: $(FIX_BIN) $(ALLOC_SO)
+	$(Q)$(MAKE) --no-print-directory $(ASAN_MAKE) all $(ASAN_BUILD)/.unit $(ASAN_BUILD)/.replay
+
+check-plain: $(TEST_BINS)  ## the suite, plain build
+	$(Q)$(RUN_TESTS) plain=$(BUILD)
+	$(Q)tests/summary $(BUILD)/results-plain.txt
 
 # The build must stay warning-free under a second compiler.
 check-clang:  ## build with clang -Werror under build/clang
 	$(Q)$(MAKE) --no-print-directory BUILD=build/clang CC=clang EXTRA_CFLAGS=-Werror all
 
-check-asan: $(FIX_BIN) $(ALLOC_SO)  ## the suite built with ASan+UBSan under build/asan
-	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SO_BUILD=$(SO_BUILD) \
-	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	  LDFLAGS="-fsanitize=address,undefined" all build/asan/.unit build/asan/.replay
-	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  TARE_ALLOC_LIB=$(abspath $(ALLOC_SO)) \
-	  TARE=build/asan/tare BUILD=build/asan FIXTURES=$(BUILD)/fixtures tests/run build/asan/results-asan.txt
-	$(Q)[ -n "$(IN_CHECK)" ] || tests/summary build/asan/results-asan.txt
+check-asan: asan-builds  ## the suite built with ASan+UBSan under build/asan
+	$(Q)$(RUN_TESTS) $(ASAN_SUITE)
+	$(Q)tests/summary $(ASAN_BUILD)/results-asan.txt
+
+# One test file or a few, after building what they run: T names them (test_cg.sh, cg,
+# test_words, fuzz_words, tests/unit/test_words.c; a bare name is every file of that name:
+# the unit test, the script and the fuzz replay). Without T, the whole plain suite.
+T_BASES := $(foreach t,$(T),$(patsubst fuzz_%,%,$(patsubst test_%,%,$(basename $(notdir $(t))))))
+T_BINS   = $(if $(T),$(filter $(foreach b,$(T_BASES),%/test_$(b) %/fuzz_$(b)),$(UNIT_BIN) \
+             $(REPLAY_BIN)),$(UNIT_BIN) $(REPLAY_BIN))
+test: $(TARE) $(ALLOC_SO) $(FIX_BIN) test-bins  ## make test T=NAME: one test file (cg, fuzz_words)
+	$(Q)$(RUN_TESTS) plain=$(BUILD) $(if $(T),-- $(T))
+	$(Q)tests/summary $(BUILD)/results-plain.txt
+test-asan: $(FIX_BIN) $(ALLOC_SO)  ## make test-asan T=NAME: the same under ASan+UBSan
+	$(Q)$(MAKE) --no-print-directory $(ASAN_MAKE) T="$(T)" all test-bins
+	$(Q)$(RUN_TESTS) $(ASAN_SUITE) $(if $(T),-- $(T))
+	$(Q)tests/summary $(ASAN_BUILD)/results-asan.txt
+test-bins: $(T_BINS)
 
 # The golden files (tests/golden/): `make check UPDATE=1` rewrites them as the suite runs (the
 # variable reaches tests/cli/test_golden.sh through the environment); this runs that test alone.

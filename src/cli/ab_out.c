@@ -9,6 +9,7 @@
 #include "cli/count_out.h"
 #include "cli/counters_out.h"
 #include "cli/out.h"
+#include "core/json.h"
 
 static const char *pct(char *buf, double ratio)
 {
@@ -46,9 +47,14 @@ static void print_counts_text(const struct ab_result *r)
         }
         table_set(&t, 3, "%s", pct(b, c->ratio));
     }
-    printf("\ncounts (deterministic: the median of %ld %s passes of each, side by side, "
-           "after a native warm-up; spread: (max - min) / median of a side's passes; bytes and "
-           "peak heap from libtare-alloc):\n", r->count_runs, count_engine_name(co->engine));
+    char more[96] = "";
+    if (r->count_runs > r->o->count_runs)
+        snprintf(more, sizeof more, " (%ld, not %ld: the counts vary from pass to pass)",
+                 r->count_runs, r->o->count_runs);
+    printf("\ncounts (deterministic: the median of %ld %s passes of each%s, in rounds of A and "
+           "B side by side, each round in a later second of the clock; after a native warm-up; "
+           "spread: (max - min) / median of a side's passes; bytes and peak heap from "
+           "libtare-alloc):\n", r->count_runs, count_engine_name(co->engine), more);
     struct count_view v = {.co = co};   /* the valgrind options, the cycles model */
     count_extra_legend(stdout, &v);
     table_print(&t, stdout, FMT_TEXT);
@@ -61,80 +67,62 @@ static void print_counts_text(const struct ab_result *r)
         printf("%s\n", r->reading_line);
 }
 
-/* A count in JSON: a whole number as one (never 1.6e+09), null when not measured. */
-static void json_count(double v)
-{
-    if (isnan(v))
-        fputs("null", stdout);
-    else
-        printf("%.0f", v);
-}
-
-static void json_str_or_null(const char *s)
-{
-    if (s && *s)
-        json_str(stdout, s);
-    else
-        fputs("null", stdout);
-}
-
-static void json_count_side(const struct ab_result *r, int k, int nf)
+/* A count in JSON: null when not measured; whole by the number rule (never 1.6e+09). */
+static void json_count_side(struct jw *w, const struct ab_result *r, int k, int nf)
 {
     const struct count_job *bad = r->bad[k];
-    printf("\"%s\": {\"status\": \"%s\"", k ? "b" : "a",
-           count_status_name(bad ? bad->status : COUNT_OK));
+    jw_kobject(w, k ? "b" : "a");
+    jw_kstring(w, "status", count_status_name(bad ? bad->status : COUNT_OK));
+    for (int f = 0; f < AB_NPLAIN; f++)
+        jw_kdouble(w, ab_field_names[f], r->count[f].med[k]);
+    char key[64];
     for (int f = 0; f < AB_NPLAIN; f++) {
-        printf(", \"%s\": ", ab_field_names[f]);
-        json_count(r->count[f].med[k]);
-    }
-    for (int f = 0; f < AB_NPLAIN; f++) {
-        printf(", \"%s_spread\": ", ab_field_names[f]);
-        json_num(stdout, r->count[f].spread[k]);
+        snprintf(key, sizeof key, "%s_spread", ab_field_names[f]);
+        jw_kdouble(w, key, r->count[f].spread[k]);
     }
     for (int f = AB_NPLAIN; f < nf; f++) {   /* --cache-sim's, after the four */
-        printf(", \"%s\": ", ab_field_names[f]);
-        json_count(r->count[f].med[k]);
-        printf(", \"%s_spread\": ", ab_field_names[f]);
-        json_num(stdout, r->count[f].spread[k]);
+        jw_kdouble(w, ab_field_names[f], r->count[f].med[k]);
+        snprintf(key, sizeof key, "%s_spread", ab_field_names[f]);
+        jw_kdouble(w, key, r->count[f].spread[k]);
     }
-    fputs(", \"error\": ", stdout);
-    if (bad)
-        json_str(stdout, bad->why);
-    else
-        fputs("null", stdout);
-    fputs("}, ", stdout);
+    jw_kstring(w, "error", bad ? bad->why : NULL);
+    jw_end(w);
 }
 
-static void print_counts_json(const struct ab_result *r)
+/* A string, or null when there is none (or it is empty). */
+static void json_str_or_null(struct jw *w, const char *key, const char *s)
+{
+    jw_kstring(w, key, s && *s ? s : NULL);
+}
+
+static void print_counts_json(struct jw *w, const struct ab_result *r)
 {
     const struct count_opts *co = &r->o->copt;
     int nf = co->cache_sim ? AB_NFIELD : AB_NPLAIN;
-    printf(",\n \"count\": {\"runs\": %ld, \"engine\": \"%s\", \"cache_sim\": %s",
-           r->count_runs, count_engine_name(co->engine), co->cache_sim ? "true" : "false");
-    count_vg_args_json(stdout, co);
-    fputs(", ", stdout);
+    jw_break(w, "\n ");
+    jw_kobject(w, "count");
+    jw_ki64(w, "runs", r->count_runs);
+    jw_kbool(w, "varies", r->varies);
+    jw_kstring(w, "engine", count_engine_name(co->engine));
+    jw_kbool(w, "cache_sim", co->cache_sim);
+    count_vg_args_jw(w, co);
     for (int k = 0; k < 2; k++)
-        json_count_side(r, k, nf);
-    static const char *const change_name[] = {"null", "\"none\"", "\"more\"", "\"less\""};
-    fputs("\"ratio\": {", stdout);
-    for (int f = 0; f < nf; f++) {
-        printf("%s\"%s\": ", f ? ", " : "", ab_field_names[f]);
-        json_num(stdout, r->count[f].ratio);
-    }
-    fputs("}, \"change\": {", stdout);
+        json_count_side(w, r, k, nf);
+    jw_kobject(w, "ratio");
     for (int f = 0; f < nf; f++)
-        printf("%s\"%s\": %s", f ? ", " : "", ab_field_names[f],
-               change_name[r->count[f].change]);
-    fputs("}, \"work\": ", stdout);
-    json_str_or_null(ab_work_name(r->work));
-    fputs(", \"caches\": ", stdout);
-    static const char *const cache_word[] = {NULL, "same", "more", "less"};
-    json_str_or_null(cache_word[r->cache]);
-    fputs(", \"caches_line\": ", stdout);
-    json_str_or_null(r->cache_line);
-    fputs(", \"note\": ", stdout);
-    json_str_or_null(r->reading_line);
-    fputs("}", stdout);
+        jw_kdouble(w, ab_field_names[f], r->count[f].ratio);
+    jw_end(w);
+    jw_kobject(w, "change");
+    for (int f = 0; f < nf; f++)
+        json_str_or_null(w, ab_field_names[f], ab_change_name(r->count[f].change));
+    jw_end(w);
+    json_str_or_null(w, "work", ab_work_name(r->work));
+    json_str_or_null(w, "caches",
+                     r->cache == AB_CHANGE_NONE ? "same" : ab_change_name(r->cache));
+    json_str_or_null(w, "caches_line", r->cache_line);
+    json_str_or_null(w, "reading", ab_reading_name(r->reading));
+    json_str_or_null(w, "note", r->reading_line);
+    jw_end(w);
 }
 
 bool ab_report_counts(const struct ab_result *r, const char *alloc_why)
@@ -233,19 +221,19 @@ static void print_verdict(const struct ab_result *r)
     const struct ab_opts *o = r->o;
     const struct stats_ab *w = &r->wall;
     char m[32], n[32], c1[32], c2[32], c3[32];
-    int wd = (int)strlen(o->side[0].name);
-    if ((int)strlen(o->side[1].name) > wd)
-        wd = (int)strlen(o->side[1].name);
+    int wd = (int)strlen(out_vis(o->side[0].name));
+    if ((int)strlen(out_vis(o->side[1].name)) > wd)
+        wd = (int)strlen(out_vis(o->side[1].name));
     /* An A/A run is named A and B: no name column then. */
     bool unnamed = strcmp(o->side[0].name, "A") == 0 && strcmp(o->side[1].name, "B") == 0;
     for (int i = 0; i < 2; i++) {
         const struct ab_side *s = &o->side[i];
         const double *t = r->series[i].wall_s;
         printf("%s  %-*s%smedian %9s  min %9s", i ? "B" : "A", unnamed ? 0 : wd,
-               unnamed ? "" : s->name, unnamed ? "" : "  ",
+               unnamed ? "" : out_vis(s->name), unnamed ? "" : "  ",
                fmt_seconds(m, stats_median(t, r->n)), fmt_seconds(n, stats_min(t, r->n)));
         if (strcmp(s->name, s->command) != 0)
-            printf("  (%s)", s->command);
+            printf("  (%s)", out_vis(s->command));
         putchar('\n');
     }
     printf("%ld pair%s after %ld warm-up run%s of each, in alternating order (A B, B A, ...)",
@@ -274,89 +262,78 @@ void ab_print_text(const struct ab_result *r)
         print_counts_text(r);
 }
 
-static void json_side(const struct ab_result *r, int k)
+static void json_side(struct jw *w, const struct ab_result *r, int k)
 {
     const struct ab_side *s = &r->o->side[k];
     const struct session_series *x = &r->series[k];
-    fputs("{\"name\": ", stdout);
-    json_str(stdout, s->name);
-    fputs(", \"command\": ", stdout);
-    json_str(stdout, s->command);
-    fputs(", \"median_s\": ", stdout);
-    json_num(stdout, stats_median(x->wall_s, r->n));
-    fputs(", \"min_s\": ", stdout);
-    json_num(stdout, stats_min(x->wall_s, r->n));
-    fputs(", \"warmup_s\": ", stdout);
-    json_num(stdout, x->warm_first);
-    fputs(", \"times\": [", stdout);
-    for (long i = 0; i < r->n; i++) {
-        if (i)
-            fputs(", ", stdout);
-        json_num(stdout, x->wall_s[i]);
-    }
-    fputs("]", stdout);
+    jw_object_begin(w);
+    jw_kstring(w, "name", s->name);
+    jw_kstring(w, "command", s->command);
+    jw_kdouble(w, "median_s", stats_median(x->wall_s, r->n));
+    jw_kdouble(w, "min_s", stats_min(x->wall_s, r->n));
+    jw_kdouble(w, "warmup_s", x->warm_first);
+    jw_karray(w, "times");
+    for (long i = 0; i < r->n; i++)
+        jw_double(w, x->wall_s[i]);
+    jw_end(w);
     const struct ctr_set *ctr = r->o->ctr;
     if (ctr) {
-        fputs(", \"counters\": {", stdout);
-        for (int i = 0; i < ctr->n; i++) {
-            json_str(stdout, ctr->c[i].label);
-            fputs(": ", stdout);
-            json_num(stdout, ctr_median(x->ctr, (int)r->n, i));
-            fputs(i + 1 < ctr->n ? ", " : "", stdout);
-        }
-        fputs("}", stdout);
+        jw_kobject(w, "counters");
+        for (int i = 0; i < ctr->n; i++)
+            jw_kdouble(w, ctr->c[i].label, ctr_median(x->ctr, (int)r->n, i));
+        jw_end(w);
     }
-    fputs("}", stdout);
+    jw_end(w);
 }
 
-void ab_print_json(const struct ab_result *r, bool newline)
+void ab_print_json(struct jw *w, const struct ab_result *r)
 {
     const struct ab_opts *o = r->o;
-    const struct stats_ab *w = &r->wall;
-    fputs("{\"a\": ", stdout);
-    json_side(r, 0);
-    fputs(",\n \"b\": ", stdout);
-    json_side(r, 1);
-    printf(",\n \"pairs\": %ld, \"warmup\": %ld, \"ratio\": ", r->n, o->warmup);
-    json_num(stdout, w->ratio);
-    fputs(", \"ci_low\": ", stdout);
-    json_num(stdout, w->ci_low);
-    fputs(", \"ci_high\": ", stdout);
-    json_num(stdout, w->ci_high);
-    fputs(", \"confidence\": ", stdout);
-    json_num(stdout, w->confidence);
-    fputs(", \"median_pair_ratio\": ", stdout);
-    json_num(stdout, w->median_ratio);
-    fputs(",\n \"threshold\": ", stdout);
-    json_num(stdout, o->threshold);
-    fputs(", \"resolution\": ", stdout);
-    json_num(stdout, w->resolution);
-    fputs(", \"detectable\": ", stdout);
-    json_num(stdout, w->detectable);
-    printf(", \"significant\": %s, \"verdict\": \"%s\",\n", w->significant ? "true" : "false",
-           stats_verdict_name(w->verdict));
-    printf(" \"until_decided\": %s, \"looks\": %d, \"planned_looks\": %d, \"stopped\": \"%s\", "
-           "\"method\": \"hodges-lehmann\",\n", o->until ? "true" : "false", r->looks,
-           r->planned_looks, ab_stopped_name(r));
-    fputs(" \"pair_ratios\": [", stdout);
-    for (long i = 0; i < r->n; i++) {
-        if (i)
-            fputs(", ", stdout);
-        json_num(stdout, r->series[1].wall_s[i] / r->series[0].wall_s[i]);
-    }
-    fputs("],\n \"base\": ", stdout);
+    const struct stats_ab *s = &r->wall;
+    jw_object_begin(w);
+    jw_key(w, "a");
+    json_side(w, r, 0);
+    jw_break(w, "\n ");
+    jw_key(w, "b");
+    json_side(w, r, 1);
+    jw_break(w, "\n ");
+    jw_ki64(w, "pairs", r->n);
+    jw_ki64(w, "warmup", o->warmup);
+    jw_kdouble(w, "ratio", s->ratio);
+    jw_kdouble(w, "ci_low", s->ci_low);
+    jw_kdouble(w, "ci_high", s->ci_high);
+    jw_kdouble(w, "confidence", s->confidence);
+    jw_kdouble(w, "median_pair_ratio", s->median_ratio);
+    jw_break(w, "\n ");
+    jw_kdouble(w, "threshold", o->threshold);
+    jw_kdouble(w, "resolution", s->resolution);
+    jw_kdouble(w, "detectable", s->detectable);
+    jw_kbool(w, "significant", s->significant);
+    jw_kstring(w, "verdict", stats_verdict_name(s->verdict));
+    jw_break(w, "\n ");
+    jw_kbool(w, "until_decided", o->until);
+    jw_ki64(w, "looks", r->looks);
+    jw_ki64(w, "planned_looks", r->planned_looks);
+    jw_kstring(w, "stopped", ab_stopped_name(r));
+    jw_kstring(w, "method", "hodges-lehmann");
+    jw_break(w, "\n ");
+    jw_karray(w, "pair_ratios");
+    for (long i = 0; i < r->n; i++)
+        jw_double(w, r->series[1].wall_s[i] / r->series[0].wall_s[i]);
+    jw_end(w);
+    jw_break(w, "\n ");
+    jw_key(w, "base");
     if (o->git) {
-        fputs("{\"rev\": ", stdout);
-        json_str(stdout, o->git->rev);
-        fputs(", \"commit\": ", stdout);
-        json_str(stdout, o->git->commit);
-        fputs("}", stdout);
+        jw_object_begin(w);
+        jw_kstring(w, "rev", o->git->rev);
+        jw_kstring(w, "commit", o->git->commit);
+        jw_end(w);
     } else {
-        fputs("null", stdout);
+        jw_null(w);
     }
     if (r->counted)
-        print_counts_json(r);
-    fputs(newline ? "}\n" : "}", stdout);
+        print_counts_json(w, r);
+    jw_end(w);
 }
 
 void ab_progress_print(void *ctx, const char *what, double seconds)
@@ -366,6 +343,6 @@ void ab_progress_print(void *ctx, const char *what, double seconds)
         fputs("\r\033[K", stderr);
         return;
     }
-    fprintf(stderr, "\r\033[K%s  %.1f s", what, seconds);
+    fprintf(stderr, "\r\033[K%s  %.1f s", out_vis(what), seconds);
     fflush(stderr);
 }

@@ -9,8 +9,10 @@
 /* The sides' times, the interval and the verdict; the counters' medians; the counts' table
  * and verdicts. */
 void ab_print_text(const struct ab_result *r);
-/* The same as one JSON object, ending in a newline when newline is set. */
-void ab_print_json(const struct ab_result *r, bool newline);
+/* The same as one JSON object, as the next value of w (a document of its own, or a member
+ * of another command's: bisect's confirm). */
+struct jw;
+void ab_print_json(struct jw *w, const struct ab_result *r);
 /* On stderr, once each: why bytes and peak heap are NA (alloc_why, or "" / NULL), a side's
  * note, a side whose counting failed with its stderr's end; true when one failed. */
 bool ab_report_counts(const struct ab_result *r, const char *alloc_why);

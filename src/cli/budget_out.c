@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/out.h"
+#include "core/input.h"
 #include "core/suite.h"
 
 bool cli_budget_check(const char *cmd, const char *series, const struct budget *b,
@@ -36,20 +37,12 @@ int cli_budgets_load(const char *cmd, const char *path, struct budget **b, int *
 {
     *b = NULL;
     *n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        cli_error(cmd, "cannot read '%s': %m", path);
-        return EXIT_USAGE;
-    }
     char *text = NULL;
-    size_t cap = 0;
-    if (getdelim(&text, &cap, '\0', f) < 0) {
-        free(text);
-        text = strdup("");
-    }
-    fclose(f);
-    struct suite s;
+    size_t len;
     struct err e = {0};
+    if (in_read_file(path, &text, &len, &e) < 0)   /* a NUL, a directory: refused */
+        return cli_fail(cmd, &e);
+    struct suite s;
     int rc = text ? suite_parse(path, text, ".", &s, &e) : -1;
     free(text);
     if (rc < 0)

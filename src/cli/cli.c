@@ -187,8 +187,23 @@ void cli_print_stderr_tail(const char *tail)
     }
 }
 
+enum cli_style cli_style = CLI_STYLE_AUTO;
+
+bool cli_progress(void)
+{
+    if (cli_style == CLI_STYLE_FULL || cli_style == CLI_STYLE_NOCOLOR)
+        return true;
+    if (cli_style != CLI_STYLE_AUTO)
+        return false;
+    return isatty(STDERR_FILENO);
+}
+
 bool cli_use_color(FILE *f)
 {
+    if (cli_style == CLI_STYLE_FULL || cli_style == CLI_STYLE_COLOR)
+        return true;
+    if (cli_style != CLI_STYLE_AUTO)
+        return false;
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc)
         return false;

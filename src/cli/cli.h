@@ -58,8 +58,16 @@ int cli_find_alloc_lib(char *out, size_t n, struct err *e);
 /* Prints the last lines of a failed run's stderr, indented as quoted output. */
 void cli_print_stderr_tail(const char *tail);
 
-/* Colour only on a terminal and never with NO_COLOR set. */
+/* hyperfine's --style: auto (colour and a progress line on a terminal), basic (neither),
+ * full (both, terminal or not), nocolor (the progress line), color (the colour), none
+ * (neither, and nothing on standard output). */
+enum cli_style { CLI_STYLE_AUTO, CLI_STYLE_BASIC, CLI_STYLE_FULL, CLI_STYLE_NOCOLOR,
+                 CLI_STYLE_COLOR, CLI_STYLE_NONE };
+extern enum cli_style cli_style;
+/* Colour only on a terminal and never with NO_COLOR set (unless --style asks for it). */
 bool cli_use_color(FILE *f);
+/* A progress line on stderr: on a terminal, unless --style says otherwise. */
+bool cli_progress(void);
 
 /*
  * Signals (SIGINT, SIGTERM, SIGHUP), in one of two ways:

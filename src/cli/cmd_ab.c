@@ -23,6 +23,7 @@
 #include "core/count.h"
 #include "core/counters.h"
 #include "core/gitwt.h"
+#include "core/json.h"
 #include "core/proc.h"
 #include "core/session.h"
 #include "core/stats.h"
@@ -228,7 +229,7 @@ static int ab_tools(struct ab_cli *c, struct err *e)
     o->stdin_path = p.stdin_path;
     o->stdout_path = p.stdout_path;
     o->show_output = p.show_output;
-    if (isatty(STDERR_FILENO) && !o->show_output)
+    if (cli_progress() && !o->show_output)
         o->progress = ab_progress_print;
     return 0;
 }
@@ -238,9 +239,12 @@ static int ab_tools(struct ab_cli *c, struct err *e)
 static int ab_report(const struct ab_cli *c, const struct ab_result *r)
 {
     bool count_failed = r->counted && ab_report_counts(r, c->alloc_why);
-    if (c->fmt == FMT_JSON)
-        ab_print_json(r, true);
-    else
+    if (c->fmt == FMT_JSON) {
+        struct jw w;
+        jw_init(&w, stdout);
+        ab_print_json(&w, r);
+        out_json_end(&w, "ab");
+    } else
         ab_print_text(r);
     int status = count_failed ? EXIT_FAIL
                  : c->fail_if_slower && r->wall.verdict == STATS_SLOWER ? EXIT_REGRESSION
@@ -251,12 +255,13 @@ static int ab_report(const struct ab_cli *c, const struct ab_result *r)
             status = st;
     }
     /* hyperfine's exports of A and B, B's "Relative" against A */
-    const enum hf_format hf_fmt[3] = {HF_JSON, HF_CSV, HF_MARKDOWN};
-    const char *hf_path[3] = {c->exports.json, c->exports.csv, c->exports.markdown};
+    const enum hf_format hf_fmt[5] = {HF_JSON, HF_CSV, HF_MARKDOWN, HF_ASCIIDOC, HF_ORGMODE};
+    const char *hf_path[5] = {c->exports.json, c->exports.csv, c->exports.markdown,
+                              c->exports.asciidoc, c->exports.orgmode};
     struct hf_result hf[2] = {{.command = c->o.side[0].command, .s = &r->series[0]},
                               {.command = c->o.side[1].command, .s = &r->series[1]}};
     struct err e = {0};
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 5; i++)
         if (hf_path[i] && hf_export(hf_path[i], hf_fmt[i], hf, 2, 0, &e) < 0)
             return cli_fail("ab", &e);
     return status;
@@ -340,9 +345,9 @@ static int ab_options(struct ab_cli *c, char **argv, int dd)
         OPT_BOOL(0, "count", &o->count,
                  "also count instructions, allocations, bytes and peak heap\n"
                  "of each side (callgrind passes, as tare count does)"),
-        OPT_LONG(0, "count-runs", &o->count_runs, "N", 2, 100,
-                 "with --count: passes of each side, side by side (default 2,\n"
-                 "at least 2); a count moves only past each side's own spread",
+        OPT_LONG(0, "count-runs", &o->count_runs, "N", 1, 100,
+                 "with --count: passes of each side, A and B in rounds a second\n"
+                 "apart (default 2; counts that vary take 6; 1: no verdict)",
                  .given = &c->count_runs_set),
         OPT_BOOL(0, "cache-sim", &o->copt.cache_sim,
                  "with --count: simulated L1 and LL cache misses, and estimated\n"
@@ -369,6 +374,8 @@ static int ab_options(struct ab_cli *c, char **argv, int dd)
         MOPT_PIN(&o->pin_cpu, ""),
         OPT_FORMAT(&c->fmt, FMT_TEXT | FMT_JSON),
         MOPT_HF_EXPORTS(&c->exports),
+        MOPT_HF_MARKUP_EXPORTS(&c->exports),
+        MOPT_SHOW(),
         MOPT_CI_EXPORTS(&c->ci_export),
         OPT_HELP(),
         OPT_GROUP("Around the timed runs (hooks are split into words like the commands, or run "

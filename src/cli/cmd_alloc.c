@@ -13,6 +13,7 @@
 #include "cli/alloc_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/opt.h"
 #include "cli/out.h"
 #include "core/allocreport.h"
 #include "core/allocstacks.h"
@@ -27,28 +28,6 @@ const char cmd_alloc_usage[] =
     "[--format text|tsv|json|folded] [-o FILE] -- CMD [ARG...]\n"
     "tare alloc --from TABLE [--by MEASURE] [-n N] [--format text|tsv|json|folded] [-o FILE]\n"
     "tare alloc --diff BEFORE AFTER [--by MEASURE] [-n N] [--format text|tsv|json] [-o FILE]";
-
-static const char alloc_options[] =
-    "Options:\n"
-    "      --follow-children   add up the command and every process it starts (by fork\n"
-    "                          or exec) that inherits the library\n"
-    "  -f, --format FORMAT     text (default) or json; with stacks also tsv and folded\n"
-    "      --stacks            record the call stack of every allocation: the top stacks\n"
-    "                          by --by, with allocations, bytes, temporaries, bytes live\n"
-    "                          at the peak and bytes never freed\n"
-    "      --unwind MODE       how stacks are taken: auto (default: frame pointers where\n"
-    "                          the code has them, else libunwind), fp or dwarf (libunwind\n"
-    "                          only); implies --stacks\n"
-    "      --by MEASURE        sort stacks by allocations (default), bytes, temporaries,\n"
-    "                          peak (bytes live at the peak) or leaked (never freed)\n"
-    "  -n N                    stacks to show (default 20; 0: all); folded shows all\n"
-    "  -o FILE                 write the output to FILE (whole, or not at all)\n"
-    "      --from TABLE        show a stack table saved with --format tsv -n 0\n"
-    "      --diff BEFORE AFTER compare two saved stack tables, biggest change first\n"
-    "  -h, --help              show this help\n"
-    "\n"
-    "Environment: TARE_ALLOC_LIB names libtare-alloc.so (default: beside tare, or\n"
-    "PREFIX/lib/tare/); TARE_ALLOC_PEAK=exact makes peak_bytes exact in threaded programs.\n";
 
 enum { FMT_FOLDED = 1 << 10 };   /* beside out.h's formats: stack tables only */
 
@@ -338,75 +317,101 @@ struct alloc_args {
     char **cmd;
 };
 
+/* --unwind MODE: auto, fp or dwarf; implies --stacks. */
+static int opt_unwind(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct alloc_args *a = o->value;
+    if (strcmp(arg, "auto") && strcmp(arg, "fp") && strcmp(arg, "dwarf")) {
+        cli_usage_error(p->cmd, p->usage, "--unwind takes auto, fp or dwarf, not '%s'", arg);
+        return -1;
+    }
+    a->unwind = arg;
+    a->stacks = true;
+    return 0;
+}
+
+/* --by MEASURE: what the stacks are sorted by. */
+static int opt_by(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    if (astk_measure_parse(arg, o->value) == 0)
+        return 0;
+    cli_usage_error(p->cmd, p->usage, "--by takes allocations, bytes, temporaries, peak or "
+                    "leaked, not '%s'", arg);
+    return -1;
+}
+
+/* --diff BEFORE AFTER: its two files right after it, options after them. */
+static int opt_diff(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    struct alloc_args *a = o->value;
+    (void)arg;
+    if (p->argc - optind < 2) {
+        cli_usage_error(p->cmd, p->usage, "--diff takes two saved tables");
+        return -1;
+    }
+    a->diff_files[0] = p->argv[optind];
+    a->diff_files[1] = p->argv[optind + 1];
+    optind += 2;
+    a->diff = true;
+    return 0;
+}
+
+/* -f, --format: text, json; with stacks also tsv and folded. */
+static int opt_format(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    if (parse_alloc_format(arg, o->value))
+        return 0;
+    cli_usage_error(p->cmd, p->usage, "unknown format '%s' (text, json; with stacks also tsv, "
+                    "folded)", arg);
+    return -1;
+}
+
 /* The options into a: -1 to go on, else the exit status (--help, a usage error). */
 static int parse_args(int argc, char **argv, struct alloc_args *a)
 {
-    enum { OPT_FOLLOW = 0x100, OPT_STACKS, OPT_UNWIND, OPT_BY, OPT_FROM, OPT_DIFF };
-    static const struct option longopts[] = {
-        {"follow-children", no_argument, NULL, OPT_FOLLOW},
-        {"format", required_argument, NULL, 'f'},
-        {"stacks", no_argument, NULL, OPT_STACKS},
-        {"unwind", required_argument, NULL, OPT_UNWIND},
-        {"by", required_argument, NULL, OPT_BY},
-        {"from", required_argument, NULL, OPT_FROM},
-        {"diff", no_argument, NULL, OPT_DIFF},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
     *a = (struct alloc_args){.fmt = FMT_TEXT, .by = ASTK_ALLOCS, .unwind = "auto", .n = 20};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "+f:n:o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_FOLLOW: a->follow = true; break;
-        case OPT_STACKS: a->stacks = true; break;
-        case OPT_UNWIND:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "fp") && strcmp(optarg, "dwarf"))
-                return cli_usage_error("alloc", cmd_alloc_usage,
-                                       "--unwind takes auto, fp or dwarf, not '%s'", optarg);
-            a->unwind = optarg;
-            a->stacks = true;
-            break;
-        case OPT_BY:
-            if (astk_measure_parse(optarg, &a->by) < 0)
-                return cli_usage_error("alloc", cmd_alloc_usage, "--by takes allocations, "
-                                       "bytes, temporaries, peak or leaked, not '%s'", optarg);
-            a->by_set = true;
-            break;
-        case OPT_FROM: a->from = optarg; break;
-        case OPT_DIFF:              /* its two files right after it, options after them */
-            if (argc - optind < 2)
-                return cli_usage_error("alloc", cmd_alloc_usage,
-                                       "--diff takes two saved tables");
-            a->diff_files[0] = argv[optind];
-            a->diff_files[1] = argv[optind + 1];
-            optind += 2;
-            a->diff = true;
-            break;
-        case 'n':
-            if (!cli_parse_count("alloc", cmd_alloc_usage, "-n", optarg, 0, 1000000000, &a->n))
-                return EXIT_USAGE;
-            a->n_set = true;
-            break;
-        case 'o': a->o.path = optarg; break;
-        case 'f':
-            if (!parse_alloc_format(optarg, &a->fmt))
-                return cli_usage_error("alloc", cmd_alloc_usage, "unknown format '%s' (text, "
-                                       "json; with stacks also tsv, folded)", optarg);
-            break;
-        case 'h':
-            cli_print_usage(stdout, cmd_alloc_usage);
-            printf("\nRun a command under libtare-alloc.so and print its allocations, frees,\n"
-                   "bytes requested and peak live heap, with any <tare/scope.h> scopes; with\n"
-                   "--stacks, where they come from. --from and --diff read saved stack tables.\n"
-                   "\n%s", alloc_options);
-            return EXIT_OK;
-        default:
-            cli_print_usage(stderr, cmd_alloc_usage);
-            fprintf(stderr, "Try 'tare alloc --help' for the options.\n");
-            return EXIT_USAGE;
-        }
-    }
+    const struct opt opts[] = {
+        OPT_GROUP("Options:"),
+        OPT_BOOL(0, "follow-children", &a->follow,
+                 "add up the command and every process it starts (by fork\n"
+                 "or exec) that inherits the library"),
+        OPT_CALLBACK('f', "format", &a->fmt, "FORMAT",
+                     "text (default) or json; with stacks also tsv and folded", opt_format),
+        OPT_BOOL(0, "stacks", &a->stacks,
+                 "record the call stack of every allocation: the top stacks\n"
+                 "by --by, with allocations, bytes, temporaries, bytes live\n"
+                 "at the peak and bytes never freed"),
+        OPT_CALLBACK(0, "unwind", a, "MODE",
+                     "how stacks are taken: auto (default: frame pointers where\n"
+                     "the code has them, else libunwind), fp or dwarf (libunwind\n"
+                     "only); implies --stacks", opt_unwind),
+        OPT_CALLBACK(0, "by", &a->by, "MEASURE",
+                     "sort stacks by allocations (default), bytes, temporaries,\n"
+                     "peak (bytes live at the peak) or leaked (never freed)", opt_by,
+                     .given = &a->by_set),
+        OPT_LONG('n', NULL, &a->n, "N", 0, 1000000000,
+                 "stacks to show (default 20; 0: all); folded shows all", .given = &a->n_set),
+        OPT_STRING('o', NULL, &a->o.path, "FILE",
+                   "write the output to FILE (whole, or not at all)"),
+        OPT_STRING(0, "from", &a->from, "TABLE", "show a stack table saved with --format tsv -n 0"),
+        OPT_CALLBACK(0, "diff", a, "BEFORE AFTER",
+                     "compare two saved stack tables, biggest change first", opt_diff,
+                     .words = true),
+        OPT_HELP(),
+        OPT_END(),
+    };
+    struct opt_parser op = {
+        .cmd = "alloc", .usage = cmd_alloc_usage, .argc = argc, .argv = argv, .in_order = true,
+        .about = "Run a command under libtare-alloc.so and print its allocations, frees,\n"
+                 "bytes requested and peak live heap, with any <tare/scope.h> scopes; with\n"
+                 "--stacks, where they come from. --from and --diff read saved stack tables.",
+        .after = "\nEnvironment: TARE_ALLOC_LIB names libtare-alloc.so (default: beside tare, "
+                 "or\nPREFIX/lib/tare/); TARE_ALLOC_PEAK=exact makes peak_bytes exact in "
+                 "threaded programs.",
+    };
+    int rc = opt_parse(&op, opts);
+    if (rc != 0)
+        return opt_status(rc);
     if (a->from || a->diff) {
         if (a->stacks || a->follow || (a->from && a->diff))
             return cli_usage_error("alloc", cmd_alloc_usage, "%s runs no command: not with "

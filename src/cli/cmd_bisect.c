@@ -22,6 +22,7 @@
 #include "core/count.h"
 #include "core/gitwt.h"
 #include "core/history.h"
+#include "core/json.h"
 #include "core/proc.h"
 #include "core/stats.h"
 #include "core/words.h"
@@ -187,21 +188,22 @@ static void print_probe(const struct bisect_cli *b, int i, double v, bool measur
     char cell[64], ch[32];
     if (!measured)
         printf("%5d  %-12.12s  %15s  %8s  %s\n       %s: %s\n", c->build, c->hash,
-               "-", "", c->subject, c->undecided ? "undecided" : "skipped", c->why);
+               "-", "", out_vis(c->subject), c->undecided ? "undecided" : "skipped",
+               out_vis(c->why));
     else if (b->wall && i == 0)
         printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash, "built", "good",
-               c->subject);
+               out_vis(c->subject));
     else if (b->wall)
         printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash,
                (snprintf(cell, sizeof cell, "%.3fx %s", c->ratio, c->verdict), cell),
-               change_str(ch, sizeof ch, 1, c->ratio), c->subject);
+               change_str(ch, sizeof ch, 1, c->ratio), out_vis(c->subject));
     else if (i == 0)
         printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash,
-               count_cell(cell, (uint64_t)v, true), "good", c->subject);
+               count_cell(cell, (uint64_t)v, true), "good", out_vis(c->subject));
     else
         printf("%5d  %-12.12s  %15s  %8s  %s\n", c->build, c->hash,
                count_cell(cell, (uint64_t)v, true), change_str(ch, sizeof ch, b->good_value, v),
-               c->subject);
+               out_vis(c->subject));
     fflush(stdout);
 }
 
@@ -216,7 +218,8 @@ static void report_probe(struct bisect_cli *b, int i, int rc, double v)
     else if (b->text)
         print_probe(b, i, 0, false);
     else   /* JSON comes at the end: say it now, where a person watching sees it */
-        cli_error("bisect", "skipped %.12s (%s): %s", c->hash, c->subject, c->why ? c->why : "?");
+        cli_error("bisect", "skipped %.12s (%s): %s", c->hash, out_vis(c->subject),
+                  c->why ? c->why : "?");
 }
 
 static int skip(struct bisect_cli *b, int i, const char *fmt, const char *what, const char *tail)
@@ -410,12 +413,12 @@ static void print_step_text(const struct bisect_cli *b, const struct bisect_resu
         wall_cell(cb, sizeof cb, &b->c[s->before]);
         wall_cell(ca, sizeof ca, c);
         if (s->exact) {
-            printf("%s: %s %s\n  author date  %s\n", label, c->hash, c->subject, c->date);
+            printf("%s: %s %s\n  author date  %s\n", label, c->hash, out_vis(c->subject), c->date);
         } else {
             printf("%s: one of these commits (the ones between could not be built, run or "
                    "decided):\n", label);
             for (int k = s->before + 1; k <= s->first; k++)
-                printf("  %.12s %s%s\n", b->c[k].hash, b->c[k].subject,
+                printf("  %.12s %s%s\n", b->c[k].hash, out_vis(b->c[k].subject),
                        r->state[k] != BISECT_SKIPPED ? ""
                        : b->c[k].undecided ? " (undecided)" : " (skipped)");
         }
@@ -427,7 +430,7 @@ static void print_step_text(const struct bisect_cli *b, const struct bisect_resu
     count_cell(ca, (uint64_t)s->after_value, true);
     change_str(ch, sizeof ch, s->before_value, s->after_value);
     if (s->exact) {
-        printf("%s: %s %s\n", label, c->hash, c->subject);
+        printf("%s: %s %s\n", label, c->hash, out_vis(c->subject));
         printf("  author date  %s\n", c->date);
         printf("  %s %s -> %s (%s) from its parent %.12s\n", b->metric, cb, ca, ch,
                b->c[s->before].hash);
@@ -435,7 +438,7 @@ static void print_step_text(const struct bisect_cli *b, const struct bisect_resu
     }
     printf("%s: one of these commits (the ones between could not be measured):\n", label);
     for (int k = s->before + 1; k <= s->first; k++)
-        printf("  %.12s %s%s\n", b->c[k].hash, b->c[k].subject,
+        printf("  %.12s %s%s\n", b->c[k].hash, out_vis(b->c[k].subject),
                r->state[k] == BISECT_SKIPPED ? " (skipped)" : "");
     printf("  %s %s at %.12s -> %s (%s) at %.12s\n", b->metric, cb, b->c[s->before].hash, ca,
            ch, c->hash);
@@ -473,7 +476,7 @@ static void print_text(const struct bisect_cli *b, const struct bisect_result *r
         printf("skipped:");
         for (int i = 0; i < b->n; i++)
             if (r->state[i] == BISECT_SKIPPED)
-                printf(" %.12s (%s%s)", b->c[i].hash, b->c[i].subject,
+                printf(" %.12s (%s%s)", b->c[i].hash, out_vis(b->c[i].subject),
                        b->c[i].undecided ? "; undecided" : "");
         printf("\n");
     }
@@ -481,108 +484,103 @@ static void print_text(const struct bisect_cli *b, const struct bisect_result *r
            b->n - 1);
 }
 
-static void json_step(const struct bisect_cli *b, const struct bisect_result *r,
-                      const struct bisect_step *s)
+static void json_step(struct jw *w, const struct bisect_cli *b, const struct bisect_step *s)
 {
     const struct commit *c = &b->c[s->first];
-    fputs("{\"commit\": ", stdout);
-    json_str(stdout, c->hash);
-    fputs(", \"subject\": ", stdout);
-    json_str(stdout, c->subject);
-    fputs(", \"author_date\": ", stdout);
-    json_str(stdout, c->date);
-    fputs(", \"before_commit\": ", stdout);
-    json_str(stdout, b->c[s->before].hash);
+    jw_object_begin(w);
+    jw_kstring(w, "commit", c->hash);
+    jw_kstring(w, "subject", c->subject);
+    jw_kstring(w, "author_date", c->date);
+    jw_kstring(w, "before_commit", b->c[s->before].hash);
     if (b->wall) {   /* ab's ratios against good's build */
-        fputs(", \"before\": ", stdout);
-        json_num(stdout, b->c[s->before].ratio);
-        fputs(", \"after\": ", stdout);
-        json_num(stdout, c->ratio);
-        fputs(", \"verdict\": ", stdout);
-        json_str(stdout, c->verdict);
+        jw_kdouble(w, "before", b->c[s->before].ratio);
+        jw_kdouble(w, "after", c->ratio);
+        jw_kstring(w, "verdict", c->verdict);
     } else {
-        printf(", \"before\": %.0f, \"after\": %.0f, \"change_pct\": ", s->before_value,
-               s->after_value);
-        json_num(stdout, s->before_value != 0
-                             ? 100 * (s->after_value - s->before_value) / s->before_value : NAN);
+        jw_kdouble(w, "before", s->before_value);
+        jw_kdouble(w, "after", s->after_value);
+        jw_kdouble(w, "change_pct", s->before_value != 0
+                   ? 100 * (s->after_value - s->before_value) / s->before_value : NAN);
     }
-    printf(", \"exact\": %s, \"candidates\": [", s->exact ? "true" : "false");
-    for (int k = s->before + 1; k <= s->first; k++) {
-        if (k > s->before + 1)
-            fputs(", ", stdout);
-        json_str(stdout, b->c[k].hash);
+    jw_kbool(w, "exact", s->exact);
+    jw_karray(w, "candidates");
+    for (int k = s->before + 1; k <= s->first; k++)
+        jw_string(w, b->c[k].hash);
+    jw_end(w);
+    jw_end(w);
+}
+
+/* One probe (build p, commit i) of the JSON's "probes". */
+static void json_probe(struct jw *w, const struct bisect_cli *b, const struct bisect_result *r,
+                       int p, int i)
+{
+    jw_object_begin(w);
+    jw_ki64(w, "build", p);
+    jw_kstring(w, "commit", b->c[i].hash);
+    jw_kstring(w, "subject", b->c[i].subject);
+    bool ok = r->state[i] == BISECT_MEASURED;
+    jw_kstring(w, "status", ok ? "ok" : b->c[i].undecided ? "undecided" : "skipped");
+    jw_key(w, "value");
+    if (b->wall && ok) {   /* ab's ratio against good's build, and its verdict */
+        jw_double(w, b->c[i].ratio);
+        jw_kstring(w, "verdict", b->c[i].verdict);
+        jw_ki64(w, "pairs", b->c[i].pairs);
+    } else {
+        jw_double(w, ok ? r->value[i] : NAN);
     }
-    fputs("]}", stdout);
-    (void)r;
+    jw_kdouble(w, "change_pct", b->wall ? (ok ? 100 * (b->c[i].ratio - 1) : NAN)
+               : ok && r->value[0] != 0 ? 100 * (r->value[i] - r->value[0]) / r->value[0]
+                                        : NAN);
+    if (!ok)
+        jw_kstring(w, "error", b->c[i].why ? b->c[i].why : "");
+    jw_end(w);
 }
 
 static void print_json(const struct bisect_cli *b, const struct bisect_result *r, bool all,
                        const struct ab_result *confirm)
 {
-    fputs("{\"metric\": ", stdout);
-    json_str(stdout, b->metric);
-    fputs(", \"good\": ", stdout);
-    json_str(stdout, b->c[0].hash);
-    fputs(", \"bad\": ", stdout);
-    json_str(stdout, b->c[b->n - 1].hash);
-    printf(", \"commits\": %d, \"threshold\": ", b->n - 1);
-    json_num(stdout, b->wall ? NAN : r->threshold);
-    if (b->wall) {   /* each probe's tare ab --threshold, a fraction */
-        fputs(", \"ab_threshold\": ", stdout);
-        json_num(stdout, b->ab_threshold > 0 ? b->ab_threshold : 0.01);
-    }
-    printf(", \"builds\": %d, \"skipped\": %d,\n \"probes\": [", r->probes, r->skipped);
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_kstring(&w, "metric", b->metric);
+    jw_kstring(&w, "good", b->c[0].hash);
+    jw_kstring(&w, "bad", b->c[b->n - 1].hash);
+    jw_ki64(&w, "commits", b->n - 1);
+    jw_kdouble(&w, "threshold", b->wall ? NAN : r->threshold);
+    if (b->wall)   /* each probe's tare ab --threshold, a fraction */
+        jw_kdouble(&w, "ab_threshold", b->ab_threshold > 0 ? b->ab_threshold : 0.01);
+    jw_ki64(&w, "builds", r->probes);
+    jw_ki64(&w, "skipped", r->skipped);
+    jw_break(&w, "\n ");
+    jw_key(&w, "probes");
+    jw_array_begin_lines(&w, "\n  ", NULL);
     /* In the order they were probed. */
-    for (int p = 1, first = 1; p <= r->probes; p++)
-        for (int i = 0; i < b->n; i++) {
-            if (b->c[i].build != p)
-                continue;
-            fputs(first ? "\n  {" : ",\n  {", stdout);
-            first = 0;
-            printf("\"build\": %d, \"commit\": ", p);
-            json_str(stdout, b->c[i].hash);
-            fputs(", \"subject\": ", stdout);
-            json_str(stdout, b->c[i].subject);
-            bool ok = r->state[i] == BISECT_MEASURED;
-            printf(", \"status\": \"%s\", \"value\": ", ok ? "ok"
-                   : b->c[i].undecided ? "undecided" : "skipped");
-            if (b->wall && ok) {   /* ab's ratio against good's build, and its verdict */
-                json_num(stdout, b->c[i].ratio);
-                fputs(", \"verdict\": ", stdout);
-                json_str(stdout, b->c[i].verdict);
-                printf(", \"pairs\": %ld", b->c[i].pairs);
-            } else if (ok)
-                printf("%.0f", r->value[i]);
-            else
-                fputs("null", stdout);
-            fputs(", \"change_pct\": ", stdout);
-            json_num(stdout, b->wall ? (ok ? 100 * (b->c[i].ratio - 1) : NAN)
-                             : ok && r->value[0] != 0
-                                 ? 100 * (r->value[i] - r->value[0]) / r->value[0] : NAN);
-            if (!ok) {
-                fputs(", \"error\": ", stdout);
-                json_str(stdout, b->c[i].why ? b->c[i].why : "");
-            }
-            fputs("}", stdout);
-        }
-    fputs("],\n \"steps\": [", stdout);
-    for (int k = 0; k < r->nsteps; k++) {
-        fputs(k ? ",\n  " : "\n  ", stdout);
-        json_step(b, r, &r->steps[k]);
-    }
-    fputs("]", stdout);
+    for (int p = 1; p <= r->probes; p++)
+        for (int i = 0; i < b->n; i++)
+            if (b->c[i].build == p)
+                json_probe(&w, b, r, p, i);
+    jw_end(&w);
+    jw_break(&w, "\n ");
+    jw_key(&w, "steps");
+    jw_array_begin_lines(&w, "\n  ", NULL);
+    for (int k = 0; k < r->nsteps; k++)
+        json_step(&w, b, &r->steps[k]);
+    jw_end(&w);
     if (!all) {
-        fputs(",\n \"culprit\": ", stdout);
+        jw_break(&w, "\n ");
+        jw_key(&w, "culprit");
         if (r->nsteps && r->steps[0].exact)
-            json_step(b, r, &r->steps[0]);
+            json_step(&w, b, &r->steps[0]);
         else
-            fputs("null", stdout);
+            jw_null(&w);
     }
     if (confirm) {   /* tare ab's JSON, as it prints it */
-        fputs(",\n \"confirm\": ", stdout);
-        ab_print_json(confirm, false);
+        jw_break(&w, "\n ");
+        jw_key(&w, "confirm");
+        ab_print_json(&w, confirm);
     }
-    fputs("}\n", stdout);
+    jw_end(&w);
+    out_json_end(&w, "bisect");
 }
 
 /* Builds the tree at cwd; 0, or -1 with e set (a failed build is ERR_MEASURE). */
@@ -605,30 +603,20 @@ static int build_in(const struct bisect_cli *b, const char *cwd, struct err *e)
     return 0;
 }
 
-/* "cd 'DIR' && CMD ARG...": the command in a worktree, for tare ab's --shell. */
-static char *in_dir(const char *dir, char **argv)
-{
-    char *cd_argv[] = {"cd", (char *)dir, NULL};
-    char *cd = words_join(cd_argv), *cmd = words_join(argv), *s = NULL;
-    if (cd && cmd && asprintf(&s, "%s && %s", cd, cmd) < 0)
-        s = NULL;
-    free(cd);
-    free(cmd);
-    return s;
-}
-
 /* One tare ab of the command in two trees (ab_run, in this process). */
 struct bisect_ab {
     struct ab_opts o;
     struct ab_result r;
-    struct target t[2];
+    char name[2][64];
+    char *command;      /* the command's words, as a person would type them */
     bool ran;           /* r holds ab_run's result (to free) */
 };
 
 /*
  * tare ab's paired wall-clock runs until decided (with the counts when count is set) of the
- * command in dir[0] (A) and dir[1] (B). 0 with x->r filled; -1 with e set (ERR_MEASURE: a
- * run failed, as ab_run says).
+ * command run directly (no shell) with dir[0] (A) and dir[1] (B) its working directory, as
+ * the search's probes run it, so that both count alike. 0 with x->r filled; -1 with e set
+ * (ERR_MEASURE: a run failed, as ab_run says).
  */
 static int run_ab(struct bisect_cli *b, const char *const dir[2], const char *const name[2],
                   bool count, struct bisect_ab *x, struct err *e)
@@ -646,15 +634,12 @@ static int run_ab(struct bisect_cli *b, const char *const dir[2], const char *co
         x->o.max_pairs = b->max_pairs;
     if (b->ab_threshold > 0 && !count)
         x->o.threshold = b->ab_threshold;
+    if (!x->command && !(x->command = words_join(b->argv)))
+        return err_set(e, ERR_SYSTEM, "out of memory");
     for (int k = 0; k < 2; k++) {
-        char *cmd = in_dir(dir[k], b->argv);
-        int rc = cmd ? target_from_string(cmd, name[k], "sh", &x->t[k], e)
-                     : err_set(e, ERR_SYSTEM, "out of memory");
-        free(cmd);
-        if (rc < 0)
-            return -1;
-        x->o.side[k] = (struct ab_side){.name = x->t[k].name, .command = x->t[k].command,
-                                        .argv = x->t[k].argv};
+        snprintf(x->name[k], sizeof x->name[k], "%s", name[k]);
+        x->o.side[k] = (struct ab_side){.name = x->name[k], .command = x->command,
+                                        .argv = b->argv, .cwd = dir[k]};
     }
     if (isatty(STDERR_FILENO))
         x->o.progress = ab_progress_print;
@@ -667,8 +652,8 @@ static void bisect_ab_free(struct bisect_ab *x)
 {
     if (x->ran)
         ab_result_free(&x->r);
-    targets_free(x->t, 2);
-    memset(x->t, 0, sizeof x->t);
+    free(x->command);
+    x->command = NULL;
     x->ran = false;
 }
 
@@ -796,22 +781,8 @@ static int probe_wall(void *ctx, int i, double *value, struct err *e)
  * least a quarter of the step (a build here is not the CI's) and 0.5%. */
 static double step_tolerance(const struct hist_series *se, int m, size_t at, double change)
 {
-    double *ch = malloc((se->n + 1) * sizeof *ch), prev = NAN, tol = 0;
-    size_t n = 0;
-    for (size_t k = 0; ch && k < se->n; k++) {
-        double v = se->v[m][k];
-        if (isnan(v))
-            continue;
-        if (!isnan(prev) && prev != 0 && k != at)
-            ch[n++] = fabs(v / prev - 1);
-        prev = v;
-    }
-    if (n) {
-        stats_sort(ch, n);
-        tol = stats_quantile(ch, n, 0.9);
-    }
-    free(ch);
-    return fmax(tol, fmax(0.25 * fabs(change), 0.005));
+    double tol = hist_change_quantile(se, m, se->n, at, 0.9);
+    return fmax(isnan(tol) ? 0 : tol, fmax(0.25 * fabs(change), 0.005));
 }
 
 /* The newest step of the db's counts, as from_history looks for it. */

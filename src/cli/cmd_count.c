@@ -300,6 +300,7 @@ static int count_plan(struct count_cli *c, int argc, char **argv, int dd)
     co->show_output = c->h.show_output;
     co->stdin_path = c->h.input;
     co->stdout_path = c->h.output_file;
+    co->stdout_pipe = c->h.output_pipe;
     c->nall = c->nt;
     const char *pvar = c->subtract ? harness_param_in(&c->h, c->subtract) : NULL;
     if (pvar)
@@ -400,7 +401,7 @@ static int count_measure(struct count_cli *c)
 {
     struct err e = {0};
     bool limits = c->lim.above || c->lim.below;
-    struct count_progress ps = {.on = isatty(STDERR_FILENO) && !c->co.show_output,
+    struct count_progress ps = {.on = cli_progress() && !c->co.show_output,
                                 .t0 = proc_now()};
     c->co.progress = count_progress_print;
     c->co.ctx = &ps;

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/opt.h"
 #include "cli/out.h"
+#include "core/goal.h"
 #include "core/json.h"
 
 const char cmd_goal_usage[] =
@@ -27,24 +28,57 @@ static bool parse_positive(const char *arg, double *out)
     return true;
 }
 
-/* "3%", "3", "-1.5%" (percent) or "1.04x", "1.04×" (a multiple) -> the multiple. */
-static bool parse_slice(const char *arg, double *mult)
+static void print_json(double from, double to, double slice, const struct goal *g,
+                       const double *measured, int nmeasured)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || end == arg || !isfinite(v))
-        return false;
-    if ((strcmp(end, "x") == 0 || strcmp(end, "\xc3\x97") == 0) && v > 0) {
-        *mult = v;
-        return true;
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_kdouble(&w, "from", from);
+    jw_kdouble(&w, "to", to);
+    jw_kbool(&w, "lower_is_better", g->lower_better);
+    jw_kdouble(&w, "multiple", g->need);
+    jw_kdouble(&w, "slice", slice - 1);
+    jw_kdouble(&w, "slices_exact", g->exact);
+    jw_ki64(&w, "slices", g->slices);
+    jw_break(&w, "\n ");
+    jw_karray(&w, "measured");
+    for (int i = 0; i < nmeasured; i++)
+        jw_double(&w, measured[i]);
+    jw_end(&w);
+    jw_kdouble(&w, "measured_multiple", g->got);
+    jw_kdouble(&w, "fraction_of_goal", g->frac);
+    jw_kdouble(&w, "remaining_multiple", g->remaining);
+    jw_ki64(&w, "remaining_slices", g->rem_slices);
+    jw_end(&w);
+    out_json_end(&w, "goal");
+}
+
+static void print_text(double from, double to, double slice, const struct goal *g,
+                       int nmeasured)
+{
+    char a[32], b[32];
+    snprintf(a, sizeof a, "%g", from);
+    snprintf(b, sizeof b, "%g", to);
+    if (!(g->need > 1)) {
+        printf("from %s to %s: already there (a multiple of 1.00×); no slices needed\n", a, b);
+        return;
     }
-    if (*end == '%')
-        end++;
-    if (*end || !(v > -100))
-        return false;
-    *mult = 1 + v / 100;
-    return true;
+    printf("from %s to %s (%s is better): a %.3g× improvement is needed\n", a, b,
+           g->lower_better ? "lower" : "higher", g->need);
+    double pct = (slice - 1) * 100;
+    printf("slices of %.3g%% compound to it in %ld (%.2f exactly; %.3g^%ld = %.3f×, "
+           "%.3g^%ld = %.3f×)\n", pct, g->slices, g->exact, slice, g->slices - 1,
+           pow(slice, g->slices - 1), slice, g->slices, pow(slice, g->slices));
+    if (nmeasured > 0) {
+        printf("%d measured slice%s compound to %.4g×: %.1f%% of the way (in log terms)",
+               nmeasured, nmeasured == 1 ? "" : "s", g->got, 100 * g->frac);
+        if (g->remaining > 1)
+            printf("; %.3g× still needed, %ld more slices of %.3g%%\n", g->remaining,
+                   g->rem_slices, pct);
+        else
+            printf("; the goal is reached\n");
+    }
 }
 
 /* --from X, --to Y: a positive number. */
@@ -61,7 +95,7 @@ static int opt_positive(const struct opt *o, const char *arg, const struct opt_p
 static int opt_slice(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
     double *slice = o->value;
-    if (parse_slice(arg, slice) && *slice > 1)
+    if (goal_parse_slice(arg, slice) && *slice > 1)
         return 0;
     cli_usage_error(p->cmd, p->usage, "bad value '%s' for --slice: want a positive percentage "
                     "such as 3%% (or a multiple such as 1.03x)", arg);
@@ -101,72 +135,18 @@ int cmd_goal(int argc, char **argv)
         cli_error("goal", "out of memory");
         return EXIT_USAGE;
     }
-    double got = 1;
-    for (int i = 0; i < nmeasured; i++) {
-        if (!parse_slice(argv[optind + i], &measured[i])) {
+    for (int i = 0; i < nmeasured; i++)
+        if (!goal_parse_slice(argv[optind + i], &measured[i])) {
             free(measured);
             return cli_usage_error("goal", cmd_goal_usage, "bad slice '%s': want a percentage "
                                    "(3%%, -1.5) or a multiple (1.04x)", argv[optind + i]);
         }
-        got *= measured[i];
-    }
-    /* Lower is better unless the goal is higher than the start (a throughput, say). */
-    bool lower_better = to <= from;
-    double need = lower_better ? from / to : to / from;
-    double exact = log(need) / log(slice);
-    long slices = (long)ceil(exact - 1e-9);
-    double remaining = need / got;
-    double frac = need > 1 ? log(got) / log(need) : NAN;
-    double rem_exact = remaining > 1 ? log(remaining) / log(slice) : 0;
-    long rem_slices = (long)ceil(rem_exact - 1e-9);
-
-    if (fmt == FMT_JSON) {
-        struct jw w;
-        jw_init(&w, stdout);
-        jw_object_begin(&w);
-        jw_kdouble(&w, "from", from);
-        jw_kdouble(&w, "to", to);
-        jw_kbool(&w, "lower_is_better", lower_better);
-        jw_kdouble(&w, "multiple", need);
-        jw_kdouble(&w, "slice", slice - 1);
-        jw_kdouble(&w, "slices_exact", exact);
-        jw_ki64(&w, "slices", slices);
-        jw_break(&w, "\n ");
-        jw_karray(&w, "measured");
-        for (int i = 0; i < nmeasured; i++)
-            jw_double(&w, measured[i]);
-        jw_end(&w);
-        jw_kdouble(&w, "measured_multiple", got);
-        jw_kdouble(&w, "fraction_of_goal", frac);
-        jw_kdouble(&w, "remaining_multiple", remaining);
-        jw_ki64(&w, "remaining_slices", rem_slices);
-        jw_end(&w);
-        out_json_end(&w, "goal");
-        free(measured);
-        return EXIT_OK;
-    }
-    char a[32], b[32];
-    snprintf(a, sizeof a, "%g", from);
-    snprintf(b, sizeof b, "%g", to);
-    if (!(need > 1)) {
-        printf("from %s to %s: already there (a multiple of 1.00×); no slices needed\n", a, b);
-        free(measured);
-        return EXIT_OK;
-    }
-    printf("from %s to %s (%s is better): a %.3g× improvement is needed\n", a, b,
-           lower_better ? "lower" : "higher", need);
-    double pct = (slice - 1) * 100;
-    printf("slices of %.3g%% compound to it in %ld (%.2f exactly; %.3g^%ld = %.3f×, "
-           "%.3g^%ld = %.3f×)\n", pct, slices, exact, slice, slices - 1,
-           pow(slice, slices - 1), slice, slices, pow(slice, slices));
-    if (nmeasured > 0) {
-        printf("%d measured slice%s compound to %.4g×: %.1f%% of the way (in log terms)",
-               nmeasured, nmeasured == 1 ? "" : "s", got, 100 * frac);
-        if (remaining > 1)
-            printf("; %.3g× still needed, %ld more slices of %.3g%%\n", remaining, rem_slices, pct);
-        else
-            printf("; the goal is reached\n");
-    }
+    struct goal g;
+    goal_compute(from, to, slice, measured, nmeasured, &g);
+    if (fmt == FMT_JSON)
+        print_json(from, to, slice, &g, measured, nmeasured);
+    else
+        print_text(from, to, slice, &g, nmeasured);
     free(measured);
     return EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -17,6 +18,8 @@
 #include "cli/out.h"
 #include "core/gitbranch.h"
 #include "core/history.h"
+#include "core/input.h"
+#include "core/json.h"
 #include "core/stats.h"
 
 /* Each subcommand's usage line, once: the subcommand table and the usage are made of them. */
@@ -162,31 +165,11 @@ static int do_append(int argc, char **argv)
                                "append takes one FILE (rows come on stdin)");
     catch_signals();
     char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 65536 > cap) {
-            cap = cap ? cap * 2 : 131072;
-            char *b = realloc(buf, cap);
-            if (!b) {
-                free(buf);
-                cli_error(CMD, "out of memory");
-                return EXIT_USAGE;
-            }
-            buf = b;
-        }
-        ssize_t r = read(0, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            cli_error(CMD, "cannot read stdin: %s", strerror(errno));
-            free(buf);
-            return EXIT_USAGE;
-        }
-        if (r == 0)
-            break;
-        n += r;
-    }
+    size_t n = 0;
     struct err e = {0};
+    /* bounded: /dev/zero on stdin is a NUL at line 1, an endless input stops at the limit */
+    if (in_read_all(0, "<stdin>", IN_MAX_FILE, IN_MAX_LINE, &buf, &n, &e) < 0)
+        return cli_fail(CMD, &e);
     long rows = gitbr_is_spec(argv[1]) ? gitbr_append_spec(argv[1], buf ? buf : "", n, &e)
                                        : hist_append(argv[1], buf ? buf : "", n, &e);
     free(buf);
@@ -207,13 +190,12 @@ static const char *value_str(char *buf, double v, int m)
     return buf;
 }
 
-/* A value in JSON: a whole number as one (1114270000, not 1.11427e+09). */
-static void json_value(FILE *f, double v)
+/* A history file opened again for its header: a regular file only (a FIFO was read once, a
+ * second open would wait for another writer). */
+static FILE *regular_or_null(const char *path)
 {
-    if (v == floor(v) && fabs(v) < 9e15)
-        fprintf(f, "%.0f", v);
-    else
-        json_num(f, v);
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "r") : NULL;
 }
 
 /* The columns of the files' headers that tare does not read (another tool's `mean`, say):
@@ -228,7 +210,7 @@ static char *unknown_columns(char **paths, int np, size_t *n)
     if (!m)
         return NULL;
     for (int i = 0; i < np; i++) {
-        FILE *f = fopen(paths[i], "r");
+        FILE *f = regular_or_null(paths[i]);
         if (!f)
             continue;
         ssize_t l = getline(&line, &cap, f);
@@ -255,14 +237,13 @@ static char *unknown_columns(char **paths, int np, size_t *n)
 }
 
 /* The names in a list like unknown_columns' as a JSON array. */
-static void json_columns(FILE *f, char **paths, int np)
+static void json_columns(struct jw *w, char **paths, int np)
 {
     char *line = NULL;
     size_t cap = 0;
-    bool first = true;
-    fputc('[', f);
+    jw_array_begin(w);
     for (int i = 0; i < np; i++) {
-        FILE *in = fopen(paths[i], "r");
+        FILE *in = regular_or_null(paths[i]);
         if (!in)
             continue;
         ssize_t l = getline(&line, &cap, in);
@@ -272,15 +253,12 @@ static void json_columns(FILE *f, char **paths, int np)
         line[strcspn(line, "\r\n")] = '\0';
         char *save = NULL;
         for (char *c = strtok_r(line, "\t", &save); c; c = strtok_r(NULL, "\t", &save)) {
-            if (!hist_column_known(c)) {
-                fputs(first ? "" : ", ", f);
-                json_str(f, c);
-                first = false;
-            }
+            if (!hist_column_known(c))
+                jw_string(w, c);
         }
     }
     free(line);
-    fputc(']', f);
+    jw_end(w);
 }
 
 /* Which judgements a list of check's output holds. */
@@ -304,32 +282,24 @@ static const char *step_commit(const struct hist_db *db, const struct hist_judge
     return db->commit[db->series[j->series].commit[j->step_point]];
 }
 
-static void json_findings(FILE *f, const struct hist_db *db, const struct hist_check *c,
+static void json_findings(struct jw *w, const struct hist_db *db, const struct hist_check *c,
                           enum check_list l)
 {
-    bool first = true;
-    fputc('[', f);
+    jw_array_begin(w);
     for (size_t i = 0; i < c->n; i++) {
         const struct hist_judgement *j = &c->j[i];
         if (!in_list(j, l))
             continue;
-        fputs(first ? "{" : ", {", f);
-        first = false;
-        fputs("\"benchmark\": ", f);
-        json_str(f, db->series[j->series].name);
-        fputs(", \"metric\": ", f);
-        json_str(f, hist_metric_names[j->metric]);
-        fputs(", \"before\": ", f);
-        json_value(f, j->st.before);
-        fputs(", \"after\": ", f);
-        json_value(f, j->st.after);
-        fputs(", \"change\": ", f);
-        json_num(f, j->st.change);
-        fputs(", \"commit\": ", f);
-        json_str(f, step_commit(db, j));
-        fputc('}', f);
+        jw_object_begin(w);
+        jw_kstring(w, "benchmark", db->series[j->series].name);
+        jw_kstring(w, "metric", hist_metric_names[j->metric]);
+        jw_kdouble(w, "before", j->st.before);   /* a count whole: 1114270000, not 1.11e+09 */
+        jw_kdouble(w, "after", j->st.after);
+        jw_kdouble(w, "change", j->st.change);
+        jw_kstring(w, "commit", step_commit(db, j));
+        jw_end(w);
     }
-    fputc(']', f);
+    jw_end(w);
 }
 
 static void text_findings(const char *title, const struct hist_db *db, const struct hist_check *c,
@@ -370,43 +340,45 @@ static void text_findings(const char *title, const struct hist_db *db, const str
 }
 
 /* The series and metrics of one list, each with why: [{"benchmark", "metric", "why"}]. */
-static void json_why(FILE *f, const struct hist_db *db, const struct hist_check *c,
+static void json_why(struct jw *w, const struct hist_db *db, const struct hist_check *c,
                      enum check_list l)
 {
     char why[128];
-    bool first = true;
-    fputc('[', f);
+    jw_array_begin(w);
     for (size_t i = 0; i < c->n; i++) {
         const struct hist_judgement *j = &c->j[i];
         if (!in_list(j, l))
             continue;
-        fputs(first ? "{\"benchmark\": " : ", {\"benchmark\": ", f);
-        first = false;
-        json_str(f, db->series[j->series].name);
-        fputs(", \"metric\": ", f);
-        json_str(f, hist_metric_names[j->metric]);
-        fputs(", \"why\": ", f);
-        json_str(f, j->failure ? j->failure : hist_untested_why(&j->st, false, why, sizeof why));
-        fputc('}', f);
+        jw_object_begin(w);
+        jw_kstring(w, "benchmark", db->series[j->series].name);
+        jw_kstring(w, "metric", hist_metric_names[j->metric]);
+        jw_kstring(w, "why",
+                   j->failure ? j->failure : hist_untested_why(&j->st, false, why, sizeof why));
+        jw_end(w);
     }
-    fputc(']', f);
+    jw_end(w);
 }
 
 /* check's result as JSON. */
 static void check_json(const struct hist_db *db, const struct hist_check *c, char **paths,
                        int np)
 {
-    fputs("{\"regressions\": ", stdout);
-    json_findings(stdout, db, c, LIST_REG);
-    fputs(", \"improvements\": ", stdout);
-    json_findings(stdout, db, c, LIST_IMP);
-    fputs(", \"failed\": ", stdout);
-    json_why(stdout, db, c, LIST_FAILED);
-    printf(", \"checked\": %zu, \"not_checked\": ", c->ntested);
-    json_why(stdout, db, c, LIST_SKIP);
-    fputs(", \"unknown_columns\": ", stdout);
-    json_columns(stdout, paths, np);
-    fputs("}\n", stdout);
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_object_begin(&w);
+    jw_key(&w, "regressions");
+    json_findings(&w, db, c, LIST_REG);
+    jw_key(&w, "improvements");
+    json_findings(&w, db, c, LIST_IMP);
+    jw_key(&w, "failed");
+    json_why(&w, db, c, LIST_FAILED);
+    jw_ku64(&w, "checked", c->ntested);
+    jw_key(&w, "not_checked");
+    json_why(&w, db, c, LIST_SKIP);
+    jw_key(&w, "unknown_columns");
+    json_columns(&w, paths, np);
+    jw_end(&w);
+    out_json_end(&w, CMD);
 }
 
 /* check's result for a person. */
@@ -418,8 +390,9 @@ static void check_text(const struct hist_db *db, const struct hist_check *c, con
     /* the commit's own date and subject where git gave them, else the run's date */
     const char *when = db->cdate[ci][0] ? db->cdate[ci] : db->date[ci];
     printf("checked %zu metric%s of %zu series at commit %.12s (%s)%s%s\n", c->ntested,
-           c->ntested == 1 ? "" : "s", c->nseries, db->commit[ci], when[0] ? when : "no date",
-           db->subject[ci][0] ? ": " : "", db->subject[ci]);
+           c->ntested == 1 ? "" : "s", c->nseries, out_vis(db->commit[ci]),
+           when[0] ? out_vis(when) : "no date", db->subject[ci][0] ? ": " : "",
+           out_vis(db->subject[ci]));
     text_findings("regressions", db, c, LIST_REG);
     text_findings("improvements", db, c, LIST_IMP);
     text_findings("pending (past the fence, not yet persistent)", db, c, LIST_PEND);
@@ -445,7 +418,7 @@ static void check_text(const struct hist_db *db, const struct hist_check *c, con
     }
     if (unknown)
         printf("not checked: column%s tare does not read: %s\n", nunknown == 1 ? "" : "s",
-               unknown);
+               out_vis(unknown));
     if (c->nabsent)
         printf("not checked: %zu series with no row at this commit\n", c->nabsent);
     if (!c->nreg && !c->nimp && c->ntested)
@@ -634,9 +607,13 @@ static int do_noise(int argc, char **argv)
         if (db.series[si].n > maxn)
             maxn = db.series[si].n;
     ch = malloc((maxn + 1) * sizeof *ch);
-    if (fmt == FMT_JSON)
-        fputs("{\"series\": [", stdout);
-    bool first = true;
+    struct jw w;
+    jw_init(&w, stdout);
+    if (fmt == FMT_JSON) {
+        jw_object_begin(&w);
+        jw_key(&w, "series");
+        jw_array_begin_lines(&w, "\n  ", "\n");
+    }
     size_t nrows = 0;
     for (size_t si = 0; si < db.nseries && ch; si++)
         for (int m = 0; m < HM_COUNT; m++) {
@@ -648,7 +625,7 @@ static int do_noise(int argc, char **argv)
                 for (size_t k = 0; k < db.series[si].n; k++)
                     pts += !isnan(db.series[si].v[m][k]);
                 if (pts)
-                    cli_error(CMD, "not computed: '%s' %s: %s", db.series[si].name,
+                    cli_error(CMD, "not computed: '%s' %s: %s", out_vis(db.series[si].name),
                               hist_metric_names[m], pts == 1 ? "one point, and a change needs "
                               "two" : "no change between consecutive points with a ratio "
                               "(every earlier value is 0)");
@@ -658,16 +635,13 @@ static int do_noise(int argc, char **argv)
             stats_sort(ch, n);
             double med = stats_median(ch, n), p90 = stats_quantile(ch, n, 0.9);
             if (fmt == FMT_JSON) {
-                fputs(first ? "\n  {\"benchmark\": " : ",\n  {\"benchmark\": ", stdout);
-                json_str(stdout, db.series[si].name);
-                fputs(", \"metric\": ", stdout);
-                json_str(stdout, hist_metric_names[m]);
-                printf(", \"changes\": %zu, \"median_change\": ", n);
-                json_num(stdout, med);
-                fputs(", \"p90_change\": ", stdout);
-                json_num(stdout, p90);
-                fputc('}', stdout);
-                first = false;
+                jw_object_begin(&w);
+                jw_kstring(&w, "benchmark", db.series[si].name);
+                jw_kstring(&w, "metric", hist_metric_names[m]);
+                jw_ku64(&w, "changes", n);
+                jw_kdouble(&w, "median_change", med);
+                jw_kdouble(&w, "p90_change", p90);
+                jw_end(&w);
                 continue;
             }
             table_row(&t);
@@ -683,9 +657,11 @@ static int do_noise(int argc, char **argv)
                 table_set(&t, 4, "%s", fmt_num(b, p90));
             }
         }
-    if (fmt == FMT_JSON)
-        fputs("\n]}\n", stdout);
-    else if (nrows || fmt != FMT_TEXT)
+    if (fmt == FMT_JSON) {
+        jw_end(&w);
+        jw_end(&w);
+        out_json_end(&w, CMD);
+    } else if (nrows || fmt != FMT_TEXT)
         table_print(&t, stdout, fmt);
     table_free(&t);
     free(ch);

@@ -13,6 +13,9 @@
 #include "cli/commands.h"
 #include "cli/history_in.h"
 #include "cli/out.h"
+#include "core/ab.h"
+#include "core/esc.h"
+#include "core/export.h"
 #include "core/history.h"
 
 const char cmd_report_usage[] =
@@ -79,15 +82,53 @@ static const char *beside(char *buf, const struct hist_series *s, int m, size_t 
     return change_str(buf, s->v[m][step - 1], s->v[m][at]);
 }
 
-/* Text from a history (a commit's subject) in Markdown: a '|' cannot end a cell, and '*',
- * '_', '`', '<', '[' and '\\' are taken as they are written. */
-static void md_text(FILE *f, const char *s)
+/* A name (a benchmark's) as a Markdown code span that renders as written, whatever it holds:
+ * no cell forged by a '|', no HTML from a '<' (esc.h); cell: inside a table row. */
+static void md_name(FILE *f, const char *s, bool cell)
 {
-    for (; *s; s++) {
-        if (strchr("|*_`<[\\", *s))
-            fputc('\\', f);
-        fputc(*s, f);
+    esc_md_code(f, s, cell);
+}
+
+/* A commit's first 12 characters (whole UTF-8 sequences) as a code span. */
+static void md_commit(FILE *f, const char *c, bool cell)
+{
+    char buf[64];
+    size_t n = 0;
+    for (int k = 0; k < 12 && c[n]; k++) {
+        uint32_t cp;
+        int l = esc_utf8(c + n, &cp);
+        n += l ? (size_t)l : 1;
     }
+    snprintf(buf, sizeof buf, "%.*s", (int)n, c);
+    esc_md_code(f, buf, cell);
+}
+
+/* What the counts and the clock say together, once a series with a step at the commit
+ * (ab_reading_at): "less work but slower" is the finding worth a line. */
+static void write_readings(FILE *f, const struct hist_db *db, const struct hist_check *c)
+{
+    bool any = false;
+    char line[768];
+    for (size_t i = 0; i < c->n; i++) {
+        const struct hist_judgement *j = &c->j[i];
+        if (j->verdict != HIST_REGRESSION && j->verdict != HIST_IMPROVEMENT)
+            continue;
+        bool seen = false;   /* a series with two steps (counts and clock) reads once */
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = c->j[k].series == j->series && (c->j[k].verdict == HIST_REGRESSION ||
+                                                   c->j[k].verdict == HIST_IMPROVEMENT);
+        if (seen || ab_reading_at(db, c, j->series, line, sizeof line) == AB_READING_NONE)
+            continue;
+        if (!any)
+            fputs("The counts beside the wall clock (instructions against the series' own "
+                  "noise):\n\n", f);
+        any = true;
+        fputs("- ", f);
+        md_name(f, db->series[j->series].name, false);
+        fprintf(f, ": %s\n", line);
+    }
+    if (any)
+        fputc('\n', f);
 }
 
 /* The whole block, to f: the judgements of c, with the values compared. */
@@ -98,18 +139,28 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
     const char *base = ci > 0 ? db->commit[ci - 1] : NULL;
     const char *word = c->nreg ? "regression" : c->nna ? "measurement failed" : c->ntested == 0
                        ? "nothing checked" : c->nimp ? "improvement" : "no change past a threshold";
-    fprintf(f, "### tare: %s at `%.12s`\n\n", word, db->commit[ci]);
+    fprintf(f, "### tare: %s at ", word);
+    md_commit(f, db->commit[ci], false);
+    fputs("\n\n", f);
     if (db->subject[ci][0]) {   /* what the commit is, where git said */
-        fprintf(f, "`%.12s` ", db->commit[ci]);
-        md_text(f, db->subject[ci]);
-        fprintf(f, "%s%s\n\n", db->cdate[ci][0] ? ", committed " : "", db->cdate[ci]);
+        md_commit(f, db->commit[ci], false);
+        fputc(' ', f);
+        esc_md_text(f, db->subject[ci]);
+        if (db->cdate[ci][0]) {
+            fputs(", committed ", f);
+            esc_md_text(f, db->cdate[ci]);
+        }
+        fputs("\n\n", f);
     }
-    fprintf(f, "**%zu regression%s**, %zu improvement%s, %zu pending, in %zu metric%s checked "
-            "of %zu series at `%.12s`", c->nreg, c->nreg == 1 ? "" : "s", c->nimp,
+    fprintf(f, "**%zu regression%s**, %zu improvement%s, %zu pending, in %zu metric%s "
+            "checked of %zu series at ", c->nreg, c->nreg == 1 ? "" : "s", c->nimp,
             c->nimp == 1 ? "" : "s", c->npend, c->ntested, c->ntested == 1 ? "" : "s",
-            c->nseries, db->commit[ci]);
-    if (base)
-        fprintf(f, " against its base `%.12s`", base);
+            c->nseries);
+    md_commit(f, db->commit[ci], false);
+    if (base) {
+        fputs(" against its base ", f);
+        md_commit(f, base, false);
+    }
     fprintf(f, " (counts: %.3g%% threshold%s; wall clock: each series' own fence, %d commits in "
             "a row).\n\n", 100 * o->det_threshold,
             per_bench ? " or the suite's per benchmark" : "", o->persist);
@@ -123,28 +174,32 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
             if (j->verdict != HIST_REGRESSION && j->verdict != HIST_IMPROVEMENT &&
                 j->verdict != HIST_PENDING)
                 continue;
-            fprintf(f, "| %s `%s` | %s | %s | %s | %+.1f%% | %.1f%% | `%.12s` | %s | %s |\n",
-                    j->st.pending ? "pending:" : j->st.change > 0 ? "**slower**" : "faster",
-                    s->name, hist_metric_names[j->metric], value_str(a, j->st.before, j->metric),
-                    value_str(b, j->st.after, j->metric), 100 * j->st.change, 100 * j->st.fence,
-                    db->commit[s->commit[j->step_point]],
-                    beside(cb, s, HM_INSTRUCTIONS, j->step_point, j->point),
+            fprintf(f, "| %s ",
+                    j->st.pending ? "pending:" : j->st.change > 0 ? "**slower**" : "faster");
+            md_name(f, s->name, true);
+            fprintf(f, " | %s | %s | %s | %+.1f%% | %.1f%% | ", hist_metric_names[j->metric],
+                    value_str(a, j->st.before, j->metric), value_str(b, j->st.after, j->metric),
+                    100 * j->st.change, 100 * j->st.fence);
+            md_commit(f, db->commit[s->commit[j->step_point]], true);
+            fprintf(f, " | %s | %s |\n", beside(cb, s, HM_INSTRUCTIONS, j->step_point, j->point),
                     beside(d, s, HM_MEDIAN_S, j->step_point, j->point));
         }
         /* the two tables' "before" differ for the wall clock: each says which it is */
         fprintf(f, "\n*before*, *after*: a count's value at the series' previous commit and at "
                 "this one; a wall-clock metric's median of the %d commits before the step and "
                 "of the %d from it on (pending: of those so far).\n\n", o->window, o->persist);
+        write_readings(f, db, c);
     }
     if (c->nna) {
         fputs("**Failed** (NA at this commit):", f);
         for (size_t i = 0; i < c->n; i++)
             if (c->j[i].verdict == HIST_NA) {
-                fprintf(f, " `%s` %s", db->series[c->j[i].series].name,
-                        hist_metric_names[c->j[i].metric]);
+                fputc(' ', f);
+                md_name(f, db->series[c->j[i].series].name, false);
+                fprintf(f, " %s", hist_metric_names[c->j[i].metric]);
                 if (c->j[i].failure) {   /* why, where the row says */
                     fputs(" (", f);
-                    md_text(f, c->j[i].failure);
+                    esc_md_text(f, c->j[i].failure);
                     fputc(')', f);
                 }
                 fputc(';', f);
@@ -163,13 +218,19 @@ static void write_block(FILE *f, const struct hist_db *db, const struct hist_che
     for (size_t i = 0; i < c->n; i++) {
         const struct hist_judgement *j = &c->j[i];
         const struct hist_series *s = &db->series[j->series];
-        fprintf(f, "| `%s` | %s | %s | %s | %s | %s", s->name, hist_metric_names[j->metric],
+        fputs("| ", f);
+        md_name(f, s->name, true);
+        fprintf(f, " | %s | %s | %s | %s | %s", hist_metric_names[j->metric],
                 value_str(a, j->prev, j->metric), value_str(b, j->now, j->metric),
                 change_str(cb, j->prev, j->now), verdict(j));
-        if (j->verdict == HIST_UNTESTED)
-            fprintf(f, ": %s", hist_untested_why(&j->st, true, w, sizeof w));
-        else if ((j->st.found || j->st.pending) && j->step_point != j->point)
-            fprintf(f, " (step at `%.12s`)", db->commit[s->commit[j->step_point]]);
+        if (j->verdict == HIST_UNTESTED) {
+            fputs(": ", f);
+            esc_md_text(f, hist_untested_why(&j->st, true, w, sizeof w));
+        } else if ((j->st.found || j->st.pending) && j->step_point != j->point) {
+            fputs(" (step at ", f);
+            md_commit(f, db->commit[s->commit[j->step_point]], true);
+            fputc(')', f);
+        }
         fputs(" |\n", f);
     }
     /* a blank line after it ends the HTML block: a block appended next is Markdown again */
@@ -281,16 +342,10 @@ int cmd_report(int argc, char **argv)
     }
     fwrite(text, 1, tlen, stdout);
     status = chk.nreg ? EXIT_REGRESSION : chk.ntested == 0 ? EXIT_USAGE : EXIT_OK;
-    if (summary) {
-        /* appended as one write: a step summary may already hold other steps' blocks */
-        FILE *f = fopen(summary, "a");
-        bool bad = !f || fwrite(text, 1, tlen, f) != tlen;
-        if (f && fclose(f) != 0)
-            bad = true;
-        if (bad) {
-            cli_error(CMD, "cannot append to '%s': %s", summary, strerror(errno));
-            status = EXIT_USAGE;
-        }
+    if (summary && export_append_whole(summary, text, tlen, &e) < 0) {
+        /* all or nothing: a step summary may already hold other steps' blocks */
+        cli_fail(CMD, &e);
+        status = EXIT_USAGE;
     }
     if (chk.ntested == 0 && status != EXIT_REGRESSION)
         cli_error(CMD, "checked nothing at commit %.12s", db.commit[ci]);

@@ -23,6 +23,7 @@
 #include "core/gitbranch.h"
 #include "core/gitwt.h"
 #include "core/history.h"
+#include "core/json.h"
 #include "core/proc.h"
 #include "core/series.h"
 #include "core/session.h"
@@ -502,7 +503,7 @@ static int run_measure_count(struct run *r, struct err *e)
 static int run_measure(struct run *r, struct err *e)
 {
     cli_install_signal_handlers();
-    r->progress = isatty(2);
+    r->progress = cli_progress();
     if (run_measure_wall(r, e) < 0 || run_measure_count(r, e) < 0)
         return cli_fail(CMD, e);
     if (r->do_count && !r->co.alloc_lib)
@@ -585,45 +586,33 @@ static void run_row_get(const struct run *r, int i, double refm, struct run_row 
     w->tc = x->toolchain[0] ? x->toolchain : NULL;
 }
 
-static void run_row_json(const struct run *r, const struct run_row *w, bool first)
+static void run_row_json(struct jw *jw, const struct run *r, const struct run_row *w)
 {
     const struct rseries *x = w->x;
-    fputs(first ? "{\"benchmark\": " : ", {\"benchmark\": ", stdout);
-    json_str(stdout, x->name);
-    fputs(", \"lane\": ", stdout);
-    if (x->lane)
-        json_str(stdout, x->lane);
-    else
-        fputs("null", stdout);
+    jw_object_begin(jw);
+    jw_kstring(jw, "benchmark", x->name);
+    jw_kstring(jw, "lane", x->lane);
     if (r->do_wall) {
-        printf(", \"runs\": %d, \"median_s\": ", x->n);
-        json_num(stdout, w->med);
-        fputs(", \"min_s\": ", stdout);
-        json_num(stdout, w->mn);
-        fputs(", \"ref_median_s\": ", stdout);
-        json_num(stdout, w->refm);
-        fputs(", \"ratio\": ", stdout);
-        json_num(stdout, w->ratio);
+        jw_ki64(jw, "runs", x->n);
+        jw_kdouble(jw, "median_s", w->med);
+        jw_kdouble(jw, "min_s", w->mn);
+        jw_kdouble(jw, "ref_median_s", w->refm);
+        jw_kdouble(jw, "ratio", w->ratio);
     }
     if (r->do_count) {
         static const char *const key[] = {"instructions", "allocations", "bytes", "peak_bytes"};
-        for (int k = 0; k < 4; k++) {
-            printf(", \"%s\": ", key[k]);
-            count_json(stdout, w->cnt[k]);
-        }
-        fputs(", \"toolchain\": ", stdout);
-        if (w->tc)
-            json_str(stdout, w->tc);
-        else
-            fputs("null", stdout);
-        printf(", \"engine\": \"%s\"", count_engine_name(r->co.engine));
-        count_vg_args_json(stdout, &r->co);
+        for (int k = 0; k < 4; k++)
+            count_jw(jw, key[k], w->cnt[k]);
+        jw_kstring(jw, "toolchain", w->tc);
+        jw_kstring(jw, "engine", count_engine_name(r->co.engine));
+        count_vg_args_jw(jw, &r->co);
         if (r->subtract)
-            count_net_json(stdout, &w->extra, r->subtract);
+            count_net_jw(jw, &w->extra, r->subtract);
         if (r->co.cache_sim)
-            count_cache_json(stdout, &w->extra);
+            count_cache_jw(jw, &w->extra);
     }
-    printf(", \"status\": \"%s\"}", w->failed ? "failed" : "ok");
+    jw_kstring(jw, "status", w->failed ? "failed" : "ok");
+    jw_end(jw);
 }
 
 /* The table's columns: those of the passes that ran (the table keeps hdr: it lives here). */
@@ -844,17 +833,14 @@ static int run_report(struct run *r, struct err *e)
     int xrc = 0;
     if (cli_export_wanted(r->ci_export) && export_init(&xset, "tare run", e) < 0)
         xrc = -1;
+    struct jw jw;
+    jw_init(&jw, stdout);
     if (r->fmt == FMT_JSON) {
-        fputs("{\"date\": ", stdout);
-        json_str(stdout, r->date);
-        fputs(", \"commit\": ", stdout);
-        if (r->commit)
-            json_str(stdout, r->commit);
-        else
-            fputs("null", stdout);
-        fputs(", \"runner\": ", stdout);
-        json_str(stdout, r->runner);
-        fputs(", \"series\": [", stdout);
+        jw_object_begin(&jw);
+        jw_kstring(&jw, "date", r->date);
+        jw_kstring(&jw, "commit", r->commit);
+        jw_kstring(&jw, "runner", r->runner);
+        jw_karray(&jw, "series");
     }
     for (int b = 0; b < su->nbench; b++) {
         const struct rseries *ref = &r->ref[b];
@@ -878,7 +864,7 @@ static int run_report(struct run *r, struct err *e)
             if (xrc == 0 && xset.suite && r->do_count && r->subtract)
                 xrc = cli_export_add_net(&xset, w.x->name, &r->cj[b * r->nl + l], e);
             if (r->fmt == FMT_JSON)
-                run_row_json(r, &w, !b && !l);
+                run_row_json(&jw, r, &w);
             else
                 run_row_table(r, &w, &t, &cols);
             run_row_history(r, &w, h, ch, hcols);
@@ -887,7 +873,9 @@ static int run_report(struct run *r, struct err *e)
     fclose(h);
     fclose(ch);
     if (r->fmt == FMT_JSON) {
-        fputs("]}\n", stdout);
+        jw_end(&jw);
+        jw_end(&jw);
+        out_json_end(&jw, CMD);
     } else {
         if (r->fmt == FMT_TEXT && r->do_count) {
             bool cg = r->co.engine == COUNT_CACHEGRIND;
@@ -1219,6 +1207,16 @@ static int run_main(int argc, char **argv, char **vg_args)
     r->hist_branch = hist_branch;
     r->ci_export = &ci_export;
     struct err e = {0};
+    if (hist_branch) {   /* a name git would refuse: said now, not after the measuring */
+        char branch[1024];
+        const char *colon = strchr(hist_branch, ':');
+        snprintf(branch, sizeof branch, "%.*s",
+                 colon ? (int)(colon - hist_branch) : (int)strlen(hist_branch), hist_branch);
+        if (gitbr_check_branch(branch, &e) < 0) {
+            free(r);
+            return cli_fail(CMD, &e);
+        }
+    }
     if (suite_load(argv[optind], &r->su, &e) < 0) {
         free(r);
         return cli_fail(CMD, &e);

@@ -72,29 +72,12 @@ static void report_failure(const struct session_series *s)
         cli_print_stderr_tail(s->fail.tail);
 }
 
-struct cell {
-    double median, min, max;
-    int runs;
-    const char *status;
-};
-
-static struct cell summarize(const struct stat_run *st, const struct session_series *s, int i)
+/* Counter i of series s: its figures, or NA with the series' state when it failed. */
+static struct ctr_summary summarize(const struct session_series *s, int i)
 {
-    struct cell c = {NAN, NAN, NAN, 0, session_state_name(s->state)};
     if (s->state != SESSION_OK || s->n == 0)
-        return c;
-    c.median = ctr_median(s->ctr, s->n, i);
-    c.min = ctr_min(s->ctr, s->n, i);
-    c.max = ctr_max(s->ctr, s->n, i);
-    c.runs = 0;
-    for (int r = 0; r < s->n; r++)
-        c.runs += !isnan(s->ctr[r].value[i]);
-    if (isnan(c.median))
-        c.status = "not-counted";
-    else if (ctr_any_scaled(s->ctr, s->n, i))
-        c.status = "scaled";
-    (void)st;
-    return c;
+        return (struct ctr_summary){NAN, NAN, NAN, 0, session_state_name(s->state)};
+    return ctr_summarize(s->ctr, s->n, i);
 }
 
 static const char *const tsv_headers[] = {"name", "lane", "event", "median", "min", "max", "runs",
@@ -108,7 +91,7 @@ static void print_tsv(const struct stat_run *st)
     for (int k = 0; k < st->ns; k++) {
         const struct session_series *s = &st->s[k];
         for (int i = 0; i < st->set.n; i++) {
-            struct cell c = summarize(st, s, i);
+            struct ctr_summary c = summarize(s, i);
             table_row(&t);
             table_set(&t, 0, "%s", tgt(s)->name);
             table_set(&t, 1, "%s", tgt(s)->lane ? tgt(s)->lane : "-");
@@ -160,7 +143,7 @@ static void print_json(const struct stat_run *st)
         jw_array_begin_lines(&w, "\n    ", NULL);
         for (int i = 0; i < st->set.n; i++) {
             const struct ctr_counter *c = &st->set.c[i];
-            struct cell m = summarize(st, s, i);
+            struct ctr_summary m = summarize(s, i);
             jw_object_begin(&w);
             jw_kstring(&w, "event", c->label);
             jw_kstring(&w, "unit", c->ev->unit);
@@ -184,15 +167,6 @@ static void print_json(const struct stat_run *st)
     out_json_end(&w, "stat");
 }
 
-/* Counter index of ev on the same PMU as counter i, or -1. */
-static int find_pair(const struct ctr_set *set, int i, const char *ev)
-{
-    for (int j = 0; j < set->n; j++)
-        if (set->c[j].pmu == set->c[i].pmu && strcmp(set->c[j].ev->name, ev) == 0)
-            return j;
-    return -1;
-}
-
 static const char *on_pmu(const struct ctr_set *set, const struct ctr_counter *c)
 {
     return c->pmu >= 0 && set->pmus.hybrid ? " on " : "";
@@ -208,7 +182,7 @@ static void print_text(const struct stat_run *st)
         const struct session_series *s = &st->s[k];
         for (int i = 0; i < st->set.n; i++) {
             const struct ctr_counter *c = &st->set.c[i];
-            struct cell m = summarize(st, s, i);
+            struct ctr_summary m = summarize(s, i);
             table_row(&t);
             table_set(&t, 0, "%s", i == 0 ? tgt(s)->name : "");
             table_set(&t, 1, "%s", c->label);
@@ -239,16 +213,16 @@ static void print_text(const struct stat_run *st)
             const struct ctr_counter *c = &st->set.c[i];
             int j;
             if (strcmp(c->ev->name, "instructions") == 0 &&
-                (j = find_pair(&st->set, i, "cycles")) >= 0) {
-                double ins = summarize(st, s, i).median, cyc = summarize(st, s, j).median;
+                (j = ctr_find_pair(&st->set, i, "cycles")) >= 0) {
+                double ins = summarize(s, i).median, cyc = summarize(s, j).median;
                 if (!isnan(ins) && cyc > 0)
                     printf("%s: %.2f instructions per cycle%s%s\n", out_vis(tgt(s)->name),
                            ins / cyc, on_pmu(&st->set, c), c->pmu >= 0 && st->set.pmus.hybrid ?
                            st->set.pmus.pmu[c->pmu].name : "");
             }
             if (strcmp(c->ev->name, "cache-misses") == 0 &&
-                (j = find_pair(&st->set, i, "cache-references")) >= 0) {
-                double mis = summarize(st, s, i).median, ref = summarize(st, s, j).median;
+                (j = ctr_find_pair(&st->set, i, "cache-references")) >= 0) {
+                double mis = summarize(s, i).median, ref = summarize(s, j).median;
                 if (!isnan(mis) && ref > 0)
                     printf("%s: %.1f%% of cache references missed%s%s\n", out_vis(tgt(s)->name),
                            100 * mis / ref, on_pmu(&st->set, c), c->pmu >= 0 &&
@@ -314,6 +288,8 @@ int cmd_stat(int argc, char **argv)
         MOPT_IGNORE_FAILURE(&st.ignore_failure),
         OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON),
         MOPT_HF_EXPORTS(&exports),
+        MOPT_HF_MARKUP_EXPORTS(&exports),
+        MOPT_SHOW(),
         OPT_HELP(),
         OPT_GROUP("Around the runs (hooks are split into words like the commands, or run with "
                   "--shell):"),
@@ -376,7 +352,7 @@ int cmd_stat(int argc, char **argv)
                                           .env = targets[k].env, .user = &targets[k]};
     for (int k = 0; k < nt; k++)
         harness_apply(&st.h, &st.s[k], k % st.h.ncombo);
-    st.progress = isatty(STDERR_FILENO) && !st.h.show_output;
+    st.progress = cli_progress() && !st.h.show_output;
     cli_install_signal_handlers();
     if (measure(&st, &e) < 0) {
         status = cli_fail("stat", &e);

@@ -10,8 +10,12 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/history_in.h"
-#include "cli/trend_page.h"
+#include "core/trend_page.h"
+#include "core/esc.h"
+#include "core/export.h"
 #include "core/history.h"
+#include "core/json.h"
+#include "core/xml.h"
 
 const char cmd_trend_usage[] =
     "tare trend [--title TEXT] [--commit-url URL] [--repo DIR] FILE... -o OUT";
@@ -27,46 +31,25 @@ static const char trend_options[] =
 
 #define CMD "trend"
 
-/* HTML text: the five characters that matter escaped. */
+/* HTML text: XML's escapes, names by the one rule (core/xml.h). */
 static void html_text(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
+    xw_write_escaped(f, s);
 }
 
-/* A JSON string safe inside <script>: '<', '>' and '&' as \u escapes, so no "</script>" or
- * "<!--" can appear; control characters escaped; bytes passed through otherwise (UTF-8). */
+/* A JSON string safe inside <script> ('<', '>', '&', U+2028/9 as \u escapes: no "</script>"
+ * or "<!--"), by the one JSON writer's rule (core/json.h). */
 static void js_str(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else if (*p == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
-            fprintf(f, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);   /* line separators */
-            p += 2;
-        } else
-            fputc(*p, f);
-    }
-    fputc('"', f);
+    jw_write_string(f, s, true);
 }
 
-/* Shortest form that round-trips the file's figures closely enough to draw: %.6g. */
+/* A figure by the one number rule (core/esc.h): a count whole, others to 9 digits. */
 static void js_num(FILE *f, double v)
 {
-    if (isnan(v) || isinf(v))
-        fputs("null", f);
-    else
-        fprintf(f, "%.6g", v);
+    char b[ESC_NUM_MAX];
+    esc_number(b, v);
+    fputs(strcmp(b, "NA") == 0 ? "null" : b, f);
 }
 
 static bool url_ok(const char *u)
@@ -240,22 +223,17 @@ int cmd_trend(int argc, char **argv)
     if (!any && db.nseries)
         cli_error(CMD, "note: the history has rows but no metric tare reads, so the page has "
                   "no values ('tare history check' names the columns it does not read)");
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.%d", outp, (int)getpid()) < 0) {
-        hist_db_free(&db);
-        cli_error(CMD, "out of memory");
-        return EXIT_USAGE;
-    }
+    /* a temporary renamed into place (or a pipe, /dev/stdout, written directly) */
+    char tmp[EXPORT_TMP_MAX];
+    struct err e = {0};
     cli_install_exit_on_signal();   /* Ctrl-C or SIGTERM: the page half written is removed */
-    cli_tmp_add(tmp);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = export_file_open(outp, tmp, &e);
     if (!f) {
-        cli_error(CMD, "cannot create '%s': %s", tmp, strerror(errno));
-        cli_tmp_forget(tmp);
-        free(tmp);
         hist_db_free(&db);
-        return EXIT_USAGE;
+        return cli_fail(CMD, &e);
     }
+    if (tmp[0])
+        cli_tmp_add(tmp);
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -270,24 +248,17 @@ int cmd_trend(int argc, char **argv)
     fputs("</script>\n<script>\n", f);
     fputs(trend_page_js, f);
     fputs("</script>\n</body>\n</html>\n", f);
-    if (rc < 0 || ferror(f) || fclose(f) != 0) {
-        cli_error(CMD, "cannot write '%s': %s", tmp, rc < 0 ? "out of memory" : strerror(errno));
+    if (rc < 0) {
+        fclose(f);
+        if (tmp[0])
+            unlink(tmp);
         cli_tmp_forget(tmp);
-        unlink(tmp);
-        free(tmp);
         hist_db_free(&db);
+        cli_error(CMD, "cannot write '%s': out of memory", outp);
         return EXIT_USAGE;
     }
-    if (rename(tmp, outp) < 0) {
-        cli_error(CMD, "cannot rename '%s' to '%s': %s", tmp, outp, strerror(errno));
-        cli_tmp_forget(tmp);
-        unlink(tmp);
-        free(tmp);
-        hist_db_free(&db);
-        return EXIT_USAGE;
-    }
+    int cst = export_file_commit(f, tmp, outp, &e);
     cli_tmp_forget(tmp);
-    free(tmp);
     hist_db_free(&db);
-    return EXIT_OK;
+    return cst < 0 ? cli_fail(CMD, &e) : EXIT_OK;
 }

@@ -402,6 +402,8 @@ int cmd_wall(int argc, char **argv)
         MOPT_IGNORE_FAILURE(&w.ignore_failure),
         OPT_FORMAT(&fmt, FMT_TEXT | FMT_TSV | FMT_JSON | FMT_CSV | FMT_MARKDOWN),
         MOPT_HF_EXPORTS(&exports),
+        MOPT_HF_MARKUP_EXPORTS(&exports),
+        MOPT_SHOW(),
         MOPT_CI_EXPORTS(&ci_export),
         OPT_HELP(),
         OPT_GROUP("Around the runs (hooks are split into words like the commands, or run with "
@@ -460,7 +462,7 @@ int cmd_wall(int argc, char **argv)
         }
         w.ctr = &ctr;
     }
-    w.progress = isatty(STDERR_FILENO) && !w.h.show_output;
+    w.progress = cli_progress() && !w.h.show_output;
     cli_install_signal_handlers();
 
     if (measure(&w, &e) < 0) {

@@ -37,14 +37,6 @@ void count_jw(struct jw *w, const char *key, uint64_t v)
         jw_ku64(w, key, v);
 }
 
-void count_json(FILE *f, uint64_t v)
-{
-    if (v == COUNT_NA)
-        fputs("null", f);
-    else
-        fprintf(f, "%llu", (unsigned long long)v);
-}
-
 void count_region_name(char *buf, size_t size, const struct count_opts *o)
 {
     if (o->marks) {
@@ -63,13 +55,6 @@ void count_region_jw(struct jw *w, const struct count_job *j, const char *region
     count_jw(w, "region_allocations", j->region_allocations);
     if (j->region_why[0])
         jw_kstring(w, "region_error", j->region_why);
-}
-
-void count_region_json(FILE *f, const struct count_job *j, const char *region)
-{
-    struct jw w;
-    jw_init_inside(&w, f);
-    count_region_jw(&w, j, region);
 }
 
 int count_extra_header(const char **h, bool text, const struct count_view *v)
@@ -149,13 +134,6 @@ void count_cache_jw(struct jw *w, const struct count_job *j)
         count_jw(w, names[i], v[i]);
 }
 
-void count_cache_json(FILE *f, const struct count_job *j)
-{
-    struct jw w;
-    jw_init_inside(&w, f);
-    count_cache_jw(&w, j);
-}
-
 bool count_vg_arg_ok(const char *cmd, const char *usage, const char *arg)
 {
     struct err e = {0};
@@ -173,13 +151,6 @@ void count_vg_args_jw(struct jw *w, const struct count_opts *o)
     for (int i = 0; i < o->nvg_args; i++)
         jw_string(w, o->vg_args[i]);
     jw_end(w);
-}
-
-void count_vg_args_json(FILE *f, const struct count_opts *o)
-{
-    struct jw w;
-    jw_init_inside(&w, f);
-    count_vg_args_jw(&w, o);
 }
 
 void count_vg_args_text(FILE *f, const struct count_opts *o)
@@ -200,13 +171,6 @@ void count_net_jw(struct jw *w, const struct count_job *j, const char *subtract)
     jw_kstring(w, "subtract", subtract);
     for (int i = 0; i < 6; i++)
         count_jw(w, names[i], v[i]);
-}
-
-void count_net_json(FILE *f, const struct count_job *j, const char *subtract)
-{
-    struct jw w;
-    jw_init_inside(&w, f);
-    count_net_jw(&w, j, subtract);
 }
 
 bool count_parse_engine(const char *cmd, const char *usage, const char *arg,

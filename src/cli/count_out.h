@@ -24,8 +24,7 @@ void count_progress_print(void *ctx, const struct count_job *job, bool finished,
 
 /* A count as a cell: NA when not measured (never 0); with thousands separators for people. */
 const char *count_cell(char *buf, uint64_t v, bool human);
-/* A count in JSON: null when not measured (count_jw: as the member key). */
-void count_json(FILE *f, uint64_t v);
+/* A count as a JSON member: null when not measured. */
 struct jw;
 void count_jw(struct jw *w, const char *key, uint64_t v);
 
@@ -64,13 +63,6 @@ void count_vg_args_jw(struct jw *w, const struct count_opts *o);
 void count_vg_args_text(FILE *f, const struct count_opts *o);
 
 /* --engine NAME into *engine; false (the error and the usage printed) when it is neither. */
-/* The same members by hand-written JSON's side, after a member already written: the files
- * not yet written with the writer (ab, run) call these. */
-void count_region_json(FILE *f, const struct count_job *j, const char *region);
-void count_net_json(FILE *f, const struct count_job *j, const char *subtract);
-void count_cache_json(FILE *f, const struct count_job *j);
-void count_vg_args_json(FILE *f, const struct count_opts *o);
-
 bool count_parse_engine(const char *cmd, const char *usage, const char *arg,
                         enum count_engine *engine);
 /* Whether the options go with the engine (cachegrind has no call graph: no --keep-profile

@@ -10,23 +10,6 @@
 #include "cli/cli.h"
 #include "cli/out.h"
 
-/* The software events, probed: the ones this machine can count, as an --event list. */
-static void working_software(const struct ctr_set *s, char *buf, size_t n)
-{
-    static const char *const sw[] = {"task-clock", "page-faults", "context-switches"};
-    buf[0] = '\0';
-    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
-        struct ctr_set probe;
-        struct err e;
-        struct ctr_config cfg = {.events = sw[i], .pin_cpu = -1, .kernel = s->kernel};
-        if (ctr_set_init(&probe, &cfg, &e) == 0 && ctr_set_probe(&probe) == 0) {
-            size_t len = strlen(buf);
-            snprintf(buf + len, n - len, "%s%s", len ? "," : "", sw[i]);
-        }
-        ctr_set_free(&probe);
-    }
-}
-
 void counters_explain(const char *cmd, const struct ctr_set *s, bool as_note)
 {
     const char *pre = as_note ? "note: " : "";
@@ -57,7 +40,7 @@ void counters_explain(const char *cmd, const struct ctr_set *s, bool as_note)
                       ? " (tare has CAP_PERFMON or CAP_SYS_ADMIN, so it does not limit tare)"
                       : "");
     char sw[128];
-    working_software(s, sw, sizeof sw);
+    ctr_working_software(s->kernel, sw, sizeof sw);
     if (any_hw)
         cli_error(cmd, "%sfor deterministic counts (instructions, allocations) use 'tare count', "
                   "which does not need hardware counters%s%s", pre, sw[0] ? "; the software "
@@ -76,18 +59,14 @@ int counters_open_beside(const char *cmd, struct ctr_set *s, int pin_cpu, struct
     return 0;
 }
 
+static void say_dropped(void *ctx, const struct ctr_counter *c)
+{
+    cli_error(ctx, "note: '%s' left out: %s", c->label, c->why);
+}
+
 void counters_drop_kernel_side(const char *cmd, struct ctr_set *s)
 {
-    for (int i = 0; i < s->n;) {
-        const struct ctr_counter *c = &s->c[i];
-        if (c->ev->kernel_side && !s->kernel &&
-            (c->open_errno == EACCES || c->open_errno == EPERM)) {
-            cli_error(cmd, "note: '%s' left out: %s", c->label, c->why);
-            ctr_set_remove(s, i);
-        } else {
-            i++;
-        }
-    }
+    ctr_set_drop_kernel_side(s, say_dropped, (void *)cmd);
 }
 
 const char *counters_fmt(char *buf, const struct ctr_counter *c, double v)

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/measure_opts.h"
 #include "cli/out.h"
+#include "core/hyperfine_export.h"
 
 bool harness_init_cli(const char *cmd, struct harness *h, int argc)
 {
@@ -44,13 +45,16 @@ int harness_opt_hook(const struct opt *o, const char *arg, const struct opt_pars
 int harness_opt_output(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
     struct harness *h = o->value;
+    /* hyperfine's words: null, pipe, inherit, or a file (./pipe for a file so named) */
     h->output_file = NULL;
-    h->show_output = false;
+    h->show_output = h->output_pipe = false;
     if (strcmp(arg, "inherit") == 0) {
         h->show_output = true;
+    } else if (strcmp(arg, "pipe") == 0) {
+        h->output_pipe = true;
     } else if (arg[0] == '\0') {
-        cli_usage_error(p->cmd, p->usage, "bad value '' for --output: want null, inherit or a "
-                        "file");
+        cli_usage_error(p->cmd, p->usage, "bad value '' for --output: want null, pipe, inherit "
+                        "or a file");
         return -1;
     } else if (strcmp(arg, "null") != 0) {
         h->output_file = arg;
@@ -63,7 +67,53 @@ int harness_opt_show_output(const struct opt *o, const char *arg, const struct o
     struct harness *h = o->value;
     (void)arg, (void)p;
     h->output_file = NULL;
+    h->output_pipe = false;
     h->show_output = true;
+    return 0;
+}
+
+int harness_opt_time_unit(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    static const char *const units[] = {"second", "millisecond", "microsecond"};
+    (void)o;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(arg, units[i]) == 0) {
+            out_time_unit = (enum out_unit)(OUT_UNIT_S + i);   /* the text */
+            hf_time_unit = (enum hf_unit)(HF_UNIT_S + i);       /* the markup exports */
+            return 0;
+        }
+    cli_usage_error(p->cmd, p->usage, "bad value '%s' for --time-unit: want second, "
+                    "millisecond or microsecond", arg);
+    return -1;
+}
+
+int harness_opt_style(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    static const char *const styles[] = {"auto", "basic", "full", "nocolor", "color", "none"};
+    (void)o;
+    for (int i = 0; i < 6; i++)
+        if (strcmp(arg, styles[i]) == 0) {
+            cli_style = (enum cli_style)i;
+            if (cli_style == CLI_STYLE_NONE && !freopen("/dev/null", "w", stdout)) {
+                cli_error(p->cmd, "--style none: cannot open /dev/null");
+                return -1;
+            }
+            return 0;
+        }
+    cli_usage_error(p->cmd, p->usage, "bad value '%s' for --style: want auto, basic, full, "
+                    "nocolor, color or none", arg);
+    return -1;
+}
+
+int harness_opt_sort(const struct opt *o, const char *arg, const struct opt_parser *p)
+{
+    (void)o;
+    if (strcmp(arg, "auto") && strcmp(arg, "command") && strcmp(arg, "mean-time")) {
+        cli_usage_error(p->cmd, p->usage, "bad value '%s' for --sort: want auto, command or "
+                        "mean-time", arg);
+        return -1;
+    }
+    hf_sort_by_mean = strcmp(arg, "mean-time") == 0;
     return 0;
 }
 

@@ -1,9 +1,11 @@
 /* main.c: tare's entry point and its command table. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "core/proc.h"
 
 /*
  * Adding a command is this list, and nothing else (HACKING.md, "Adding a command"):
@@ -64,6 +66,27 @@ static void print_help(FILE *f)
                "was found.\n");
 }
 
+/*
+ * Standard output written whole, or exit status 2 and a message (git's close_stdout): a CI
+ * step that sends tare's output to a full disk must fail, not pass with a cut or empty
+ * file. An interrupt keeps its own status, and wins over any other.
+ */
+static int finish(int rc)
+{
+    /* A signal that came late (while a temporary worktree was removed, say) still ends in
+     * 128 + signal: a script must not read an interrupted run as a finished one. */
+    if (proc_interrupted() && rc != 129 && rc != 130 && rc != 143)
+        rc = cli_interrupted_status();
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    if (errno)
+        cli_error(NULL, "cannot write standard output: %s", strerror(errno));
+    else
+        cli_error(NULL, "cannot write standard output: a write failed");
+    return rc == 130 || rc == 143 || rc == 129 ? rc : EXIT_USAGE;
+}
+
 static const struct cli_command *find_command(const char *name)
 {
     for (int i = 0; i < cli_command_count; i++)
@@ -72,7 +95,7 @@ static const struct cli_command *find_command(const char *name)
     return NULL;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         print_help(stderr);
@@ -115,4 +138,9 @@ int main(int argc, char **argv)
     snprintf(prog, sizeof prog, "tare %s", c->name);
     argv[1] = prog;
     return c->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    return finish(run(argc, argv));
 }

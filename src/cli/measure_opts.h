@@ -17,7 +17,7 @@
  * (harness.c, which hook in defval). */
 opt_cb target_opt_lane, target_opt_name, target_opt_shell, target_opt_no_shell;
 opt_cb harness_opt_hook, harness_opt_output, harness_opt_show_output, harness_opt_scan,
-    harness_opt_list;
+    harness_opt_list, harness_opt_time_unit, harness_opt_style, harness_opt_sort;
 
 /* -r, --runs N into a long; given (or NULL) set when it was given. dflt: " (default 7)". */
 #define MOPT_RUNS(v, given_, dflt) \
@@ -64,6 +64,26 @@ opt_cb harness_opt_hook, harness_opt_output, harness_opt_show_output, harness_op
                "also write hyperfine's CSV export columns to FILE"), \
     OPT_STRING(0, "export-markdown", &(x)->markdown, "FILE", \
                "also write hyperfine's markdown table to FILE")
+/* --export-asciidoc, --export-orgmode: hyperfine's other markup tables, into a struct
+ * hf_paths (wall, stat: hf_export_series writes them). */
+#define MOPT_HF_MARKUP_EXPORTS(x) \
+    OPT_STRING(0, "export-asciidoc", &(x)->asciidoc, "FILE", \
+               "also write hyperfine's AsciiDoc table to FILE"), \
+    OPT_STRING(0, "export-orgmode", &(x)->orgmode, "FILE", \
+               "also write hyperfine's org-mode table to FILE")
+/* hyperfine's display options: -u/--time-unit (out.h's out_time_unit), --style (cli.h's
+ * cli_style), --sort (the markup exports' rows). */
+#define MOPT_SHOW() \
+    OPT_CALLBACK('u', "time-unit", NULL, "UNIT", \
+                 "every time in second, millisecond or microsecond (the text\n" \
+                 "and the Markdown, AsciiDoc and org-mode exports; default:\n" \
+                 "a unit for each value)", harness_opt_time_unit), \
+    OPT_CALLBACK(0, "style", NULL, "STYLE", \
+                 "auto (default), basic (no colour, no progress line), full,\n" \
+                 "nocolor, color, or none (nothing on standard output)", harness_opt_style), \
+    OPT_CALLBACK(0, "sort", NULL, "METHOD", \
+                 "the exported tables' rows: auto or command (as given), or\n" \
+                 "mean-time (fastest first)", harness_opt_sort)
 /* --export-bmf, --export-gab, --export-junit: CI tools' files, into a struct cli_export. */
 #define MOPT_CI_EXPORTS(x) \
     OPT_STRING(0, "export-bmf", &(x)->path[EXPORT_BMF], "FILE", \
@@ -90,8 +110,9 @@ opt_cb harness_opt_hook, harness_opt_output, harness_opt_show_output, harness_op
     OPT_STRING(0, "input", &(h)->input, "FILE", \
                "every run reads FILE on stdin (default: /dev/null)"), \
     OPT_CALLBACK(0, "output", (h), "WHERE", \
-                 "the runs' stdout: null (default), inherit (stdout and stderr\n" \
-                 "passed through), or a FILE (every run's output, appended)", \
+                 "the runs' stdout: null (default), pipe (read through a pipe\n" \
+                 "and thrown away), inherit (stdout and stderr passed\n" \
+                 "through), or a FILE (every run's output, appended)", \
                  harness_opt_output), \
     OPT_CALLBACK(0, "show-output", (h), NULL, "the same as --output inherit", \
                  harness_opt_show_output)
@@ -110,6 +131,8 @@ opt_cb harness_opt_hook, harness_opt_output, harness_opt_show_output, harness_op
     OPT_LONG('M', "max-runs", &(h)->max_runs, "N", 1, 1000000, "at most N measured runs"), \
     OPT_SECONDS(0, "min-time", &(h)->min_time, "SECONDS", \
                 "measure until the runs (hooks included) took this long, at\n" \
-                "least --min-runs and at most --max-runs of them")
+                "least --min-runs and at most --max-runs of them"), \
+    OPT_SECONDS(0, "min-benchmarking-time", &(h)->min_time, "SECONDS", \
+                "the same as --min-time (hyperfine's name)")
 
 #endif

@@ -35,7 +35,7 @@ static bool is_option(const struct opt *o)
 
 static bool takes_arg(const struct opt *o)
 {
-    return o->argh != NULL;
+    return o->argh != NULL && !o->words;
 }
 
 /* A table that names a letter or a long name twice would take one option for another: the
@@ -86,8 +86,8 @@ static void help_line(FILE *f, const struct opt *o)
     int len = snprintf(head, sizeof head, "%s%s%s%s%s%s%s", o->short_name ? "  -" : "      ",
                        o->short_name ? (char[2]){(char)o->short_name, 0} : "",
                        o->short_name && o->long_name ? ", " : "", o->long_name ? "--" : "",
-                       o->long_name ? o->long_name : "", takes_arg(o) ? " " : "",
-                       takes_arg(o) ? o->argh : "");
+                       o->long_name ? o->long_name : "", o->argh ? " " : "",
+                       o->argh ? o->argh : "");
     const char *text = o->type == OPT_T_FORMAT && !o->help ? format_help(o->min, fmt, sizeof fmt)
                                                            : o->help;
     if (len + 1 <= OPT_HELP_COL)
@@ -168,13 +168,15 @@ int opt_parse(struct opt_parser *p, const struct opt *opts)
     /* Every option once, an alias a second time; the letters with ':' after those that take
      * an argument. */
     struct option *lo = calloc(2 * (size_t)n + 1, sizeof *lo);
-    char *so = calloc(2 * (size_t)n + 1, 1);
+    char *so = calloc(2 * (size_t)n + 2, 1);
     int rc = -1;
     if (!lo || !so) {
         cli_error(p->cmd, "out of memory");
         goto done;
     }
     int nl = 0, ns = 0;
+    if (p->in_order)
+        so[ns++] = '+';
     for (int i = 0; i < n; i++) {
         const struct opt *o = &opts[i];
         if (!is_option(o))

@@ -41,6 +41,8 @@ struct opt {
     intptr_t defval;          /* for the callback: which hook, ... */
     bool *given;              /* set true when the option is given (NULL: not asked) */
     const char *alias;        /* a second long name with the same meaning, said in help */
+    bool words;               /* argh names the words after the option, which the callback
+                                 takes itself (from p->argv[optind]): getopt takes none */
 };
 
 /* The entries. The trailing arguments, if any, set more members: `.given = &x`. */
@@ -82,6 +84,7 @@ struct opt_parser {
     const char *after;        /* --help's lines after the options, or NULL */
     int argc;                 /* getopt reads argv[1..argc): a command's words before "--" */
     char **argv;
+    bool in_order;            /* the options stop at the first operand (a command follows) */
     const struct opt *opts;   /* set by opt_parse */
 };
 

@@ -191,12 +191,23 @@ static const char *sig3(char *buf, double v, const char *unit)
     return buf;
 }
 
+enum out_unit out_time_unit = OUT_UNIT_AUTO;
+
 const char *fmt_seconds(char *buf, double s)
 {
     if (isnan(s)) {
         snprintf(buf, FMT_BUF_MIN, "%s", "NA");
         return buf;
     }
+    /* -u: hyperfine's digits for its units (3 decimals for seconds, 1 for the others) */
+    if (out_time_unit == OUT_UNIT_S)
+        snprintf(buf, FMT_BUF_MIN, "%.3f s", s);
+    else if (out_time_unit == OUT_UNIT_MS)
+        snprintf(buf, FMT_BUF_MIN, "%.1f ms", s * 1e3);
+    else if (out_time_unit == OUT_UNIT_US)
+        snprintf(buf, FMT_BUF_MIN, "%.1f µs", s * 1e6);
+    if (out_time_unit != OUT_UNIT_AUTO)
+        return buf;
     double a = fabs(s);
     if (a >= 1 || a == 0)
         return sig3(buf, s, "s");
@@ -262,18 +273,6 @@ const char *out_vis(const char *s)
     free(ring[next % 8]);
     ring[next++ % 8] = v;
     return v;
-}
-
-void json_str(FILE *f, const char *s)
-{
-    jw_write_string(f, s, false);
-}
-
-void json_num(FILE *f, double v)
-{
-    char b[ESC_NUM_MAX];
-    esc_number(b, v);
-    fputs(strcmp(b, "NA") == 0 ? "null" : b, f);
 }
 
 void out_json_end(struct jw *w, const char *cmd)

@@ -23,12 +23,17 @@ void table_set(struct table *t, int col, const char *fmt, ...)
 /* The cell shown red in text (a failed status): the colour is the table's, never the
  * cell's bytes, which are shown as text like any other. */
 void table_set_red(struct table *t, int col, const char *s);
-/* Text (aligned), TSV, CSV or markdown; JSON is each command's own. Every cell is written in
+/* Text (aligned), TSV, CSV or markdown (JSON: core/json.h). Every cell is written in
  * its text form (esc.h): control characters and bytes that are not UTF-8 visibly, \x1b. */
 void table_print(const struct table *t, FILE *f, enum out_format fmt);
 void table_free(struct table *t);
 
 #define FMT_BUF_MIN 32   /* the least a buffer given to the fmt_ and _cell functions holds */
+
+/* The unit of every time a measuring command prints (-u/--time-unit, hyperfine's): auto
+ * picks one per value (fmt_seconds), the others hold for the whole output. */
+enum out_unit { OUT_UNIT_AUTO, OUT_UNIT_S, OUT_UNIT_MS, OUT_UNIT_US };
+extern enum out_unit out_time_unit;
 
 /* Formats into buf (at least 32 bytes) and returns it; "NA" for NAN. */
 const char *fmt_seconds(char *buf, double s);          /* 1.23 s, 45.6 ms, 789 µs */
@@ -36,14 +41,10 @@ const char *fmt_kib(char *buf, double kib);            /* 512 KiB, 12.3 MiB, 1.5
 const char *fmt_count(char *buf, double n);            /* 1,234,567 */
 const char *fmt_num(char *buf, double v);              /* machine form: %.9g or NA */
 
-/* One JSON string and one JSON number (null for NA) by the core writer's rules (core/json.h):
- * for the files not yet written with the writer itself. */
 /* s in its text form (esc.h: control characters and bytes that are not UTF-8 shown as \x1b),
  * for a name printed in a line for people: s itself when nothing is to change, else a copy
  * that lives until eight more calls (printf("%s %s", out_vis(a), out_vis(b)) is safe). */
 const char *out_vis(const char *s);
-void json_str(FILE *f, const char *s);
-void json_num(FILE *f, double v);                      /* null for NAN */
 
 struct jw;
 /* Ends a document written with w: its last newline; a writer misused (a bug of tare) said on

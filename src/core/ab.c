@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "core/history.h"
 #include "core/proc.h"
 
 /* ---- the rules ---- */
@@ -35,11 +37,11 @@ static int cmp_double(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* A side's passes: the median (rounded to a whole count) and the spread, (max - min) /
- * median; NAN when a pass did not measure it. */
-static void side_summary(const double *v, long n, double *med, double *spread)
+/* A side's passes: the median (rounded to a whole count), the least and the most, and the
+ * spread, (max - min) / median; NAN when a pass did not measure it. */
+static void side_summary(const double *v, long n, struct ab_count *c, int k)
 {
-    *med = *spread = NAN;
+    c->med[k] = c->spread[k] = c->lo[k] = c->hi[k] = NAN;
     double *s = n > 0 ? malloc((size_t)n * sizeof *s) : NULL;
     if (!s)
         return;
@@ -48,31 +50,48 @@ static void side_summary(const double *v, long n, double *med, double *spread)
         all &= !isnan(s[i] = v[i]);
     if (all) {
         qsort(s, (size_t)n, sizeof *s, cmp_double);
-        *med = round(n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2);
-        *spread = s[n - 1] == s[0] ? 0 : *med > 0 ? (s[n - 1] - s[0]) / *med : INFINITY;
+        double med = round(n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2);
+        c->med[k] = med;
+        c->lo[k] = s[0];
+        c->hi[k] = s[n - 1];
+        c->spread[k] = s[n - 1] == s[0] ? 0 : med > 0 ? (s[n - 1] - s[0]) / med : INFINITY;
     }
     free(s);
 }
 
-void ab_count_judge(const double *a, const double *b, long n, struct ab_count *out)
+const char *ab_change_name(enum ab_change c)
 {
-    side_summary(a, n, &out->med[0], &out->spread[0]);
-    side_summary(b, n, &out->med[1], &out->spread[1]);
+    static const char *const names[] = {
+        [AB_CHANGE_NA] = NULL, [AB_CHANGE_NONE] = "none", [AB_CHANGE_MORE] = "more",
+        [AB_CHANGE_LESS] = "less", [AB_CHANGE_UNKNOWN] = "unknown",
+    };
+    return names[c];
+}
+
+void ab_count_judge(const double *a, const double *b, long n, bool varies, struct ab_count *out)
+{
+    out->n = n;
+    side_summary(a, n, out, 0);
+    side_summary(b, n, out, 1);
     double ma = out->med[0], mb = out->med[1];
     out->ratio = isnan(ma) || isnan(mb) ? NAN : ma == mb ? 1 : mb / ma;   /* inf when A is 0 */
-    double sa = out->spread[0], sb = out->spread[1];
-    if (isnan(sa) || isnan(sb)) {
-        out->limit = NAN;
-    } else {
-        double l = sa > sb ? sa : sb;
-        out->limit = l > AB_COUNT_SAME ? l : AB_COUNT_SAME;
-    }
-    if (isnan(out->ratio) || isnan(out->limit))
+    double w = fmax(out->hi[0] - out->lo[0], out->hi[1] - out->lo[1]);
+    if (isnan(out->ratio))
         out->change = AB_CHANGE_NA;
-    else if (!(fabs(out->ratio - 1) > out->limit))
+    else if (n < 2)
+        out->change = AB_CHANGE_UNKNOWN;
+    else if (!(fabs(out->ratio - 1) > AB_COUNT_SAME))
         out->change = AB_CHANGE_NONE;
-    else
+    else if (!varies && w == 0)   /* a program that does not vary: any change past SAME */
         out->change = out->ratio > 1 ? AB_CHANGE_MORE : AB_CHANGE_LESS;
+    else if (n < AB_COUNT_VARY_RUNS)
+        out->change = AB_CHANGE_UNKNOWN;
+    else if (out->lo[1] - out->hi[0] > w)
+        out->change = AB_CHANGE_MORE;
+    else if (out->lo[0] - out->hi[1] > w)
+        out->change = AB_CHANGE_LESS;
+    else
+        out->change = AB_CHANGE_NONE;
 }
 
 const char *ab_pct(char *buf, size_t size, double ratio)
@@ -102,6 +121,7 @@ const char *ab_work_name(enum ab_work w)
     static const char *const names[] = {
         [AB_WORK_NA] = NULL, [AB_WORK_SAME] = "same", [AB_WORK_MORE] = "more",
         [AB_WORK_LESS] = "less", [AB_WORK_DIFFERENT] = "different",
+        [AB_WORK_UNKNOWN] = "unknown",
     };
     return names[w];
 }
@@ -111,54 +131,85 @@ static bool moved(enum ab_change c)
     return c == AB_CHANGE_MORE || c == AB_CHANGE_LESS;
 }
 
-/* The largest spread of a count on either side, 0 when none is known. */
-static double max_spread(const struct ab_count *c, double m)
+/* The larger of a count's two spreads (NAN when neither is known). */
+static double spread_of(const struct ab_count *c)
 {
-    for (int k = 0; k < 2; k++)
-        if (!isnan(c->spread[k]) && c->spread[k] > m)
-            m = c->spread[k];
-    return m;
+    return fmax(c->spread[0], c->spread[1]);
 }
 
-enum ab_work ab_work_verdict(const struct ab_count *instr, const struct ab_count *alloc, long n,
+/* "across each side's 6 passes instructions vary by 0.09% at most, allocations by 0.00%":
+ * the spread of each count named (instr, alloc: whether to name it). */
+static const char *spreads(char *buf, size_t size, const struct ab_count *ci,
+                           const struct ab_count *ca, bool instr, bool alloc)
+{
+    char si[32], sa[32];
+    ab_spread_str(si, sizeof si, spread_of(ci));
+    ab_spread_str(sa, sizeof sa, spread_of(ca));
+    if (instr && alloc)
+        snprintf(buf, size, "across each side's %ld passes instructions vary by %s at most, "
+                 "allocations by %s", ci->n, si, sa);
+    else
+        snprintf(buf, size, "across each side's %ld passes %s vary by %s at most", ci->n,
+                 instr ? "instructions" : "allocations", instr ? si : sa);
+    return buf;
+}
+
+/* No verdict: one pass, or counts that vary with too few passes to tell. */
+static enum ab_work work_unknown(const struct ab_count *ci, const struct ab_count *ca,
+                                 char *buf, size_t size)
+{
+    char p1[32], p2[32], sp[160];
+    ab_pct(p1, sizeof p1, ci->ratio);
+    ab_pct(p2, sizeof p2, ca->ratio);
+    if (ci->n < 2)
+        snprintf(buf, size, "counts: no verdict (instructions %s, allocations %s): one pass of "
+                 "each side cannot show how much this program's counts vary run to run "
+                 "(--count-runs 2 or more)", p1, p2);
+    else
+        snprintf(buf, size, "counts: no verdict (instructions %s, allocations %s): this "
+                 "program's counts vary (%s), and a verdict on counts that vary takes %d "
+                 "passes of each side", p1, p2, spreads(sp, sizeof sp, ci, ca, true, true),
+                 AB_COUNT_VARY_RUNS);
+    return AB_WORK_UNKNOWN;
+}
+
+enum ab_work ab_work_verdict(const struct ab_count *instr, const struct ab_count *alloc,
                              char *buf, size_t size)
 {
     buf[0] = '\0';
     if (instr->change == AB_CHANGE_NA)
         return AB_WORK_NA;
-    char p1[32], p2[32], s[32];
-    double spread = max_spread(alloc, max_spread(instr, 0));
-    ab_spread_str(s, sizeof s, spread);
+    if (instr->change == AB_CHANGE_UNKNOWN || alloc->change == AB_CHANGE_UNKNOWN)
+        return work_unknown(instr, alloc, buf, size);
+    char p1[32], p2[32], sp[160];
+    ab_pct(p1, sizeof p1, instr->ratio);
+    ab_pct(p2, sizeof p2, alloc->ratio);
     bool mi = moved(instr->change), ma = moved(alloc->change);
+    bool has_a = alloc->change != AB_CHANGE_NA;
     if (!mi && !ma) {
-        if (spread > AB_COUNT_SAME)
-            snprintf(buf, size, "counts: no change the counts can show (this program's counts "
-                     "vary by %s run to run)", s);
-        else if (spread > 0)
-            snprintf(buf, size, "counts: no change the counts can show (instructions and "
-                     "allocations within %.2g%%; this program's counts vary by %s run to run)",
-                     100 * AB_COUNT_SAME, s);
-        else
+        double s = fmax(spread_of(instr), has_a ? spread_of(alloc) : 0);
+        if (s == 0 && instr->ratio == 1 && (!has_a || alloc->ratio == 1))
             snprintf(buf, size, "counts: no change (instructions %s, allocations %s; each side "
-                     "counted the same in all %ld passes)", ab_pct(p1, sizeof p1, instr->ratio),
-                     ab_pct(p2, sizeof p2, alloc->ratio), n);
+                     "counted the same in all %ld passes)", p1, p2, instr->n);
+        else
+            snprintf(buf, size, "counts: no change the counts can show (instructions %s, "
+                     "allocations %s; %s)", p1, p2,
+                     spreads(sp, sizeof sp, instr, alloc, true, has_a));
         return AB_WORK_SAME;
     }
     if (mi && ma && instr->change != alloc->change) {
         snprintf(buf, size, "counts: B does different work: instructions %s, allocations %s "
-                 "(each side's runs vary by %s at most)", ab_pct(p1, sizeof p1, instr->ratio),
-                 ab_pct(p2, sizeof p2, alloc->ratio), s);
+                 "(%s)", p1, p2, spreads(sp, sizeof sp, instr, alloc, true, true));
         return AB_WORK_DIFFERENT;
     }
     bool more = (mi ? instr->change : alloc->change) == AB_CHANGE_MORE;
+    spreads(sp, sizeof sp, instr, alloc, mi, ma);
     if (mi && ma)
-        snprintf(buf, size, "counts: B does %s work: instructions %s, allocations %s (each "
-                 "side's runs vary by %s at most)", more ? "more" : "less",
-                 ab_pct(p1, sizeof p1, instr->ratio), ab_pct(p2, sizeof p2, alloc->ratio), s);
+        snprintf(buf, size, "counts: B does %s work: instructions %s, allocations %s (%s)",
+                 more ? "more" : "less", p1, p2, sp);
     else
-        snprintf(buf, size, "counts: B does %s work: %s %s (each side's runs vary by %s at "
-                 "most)", more ? "more" : "less", mi ? "instructions" : "allocations",
-                 ab_pct(p1, sizeof p1, (mi ? instr : alloc)->ratio), s);
+        snprintf(buf, size, "counts: B does %s work: %s %s (%s)", more ? "more" : "less",
+                 mi ? "instructions" : "allocations", mi ? p1 : p2, sp);
     return more ? AB_WORK_MORE : AB_WORK_LESS;
 }
 
@@ -167,7 +218,7 @@ static const char *moved_str(char *buf, size_t size, const struct ab_count *c)
 {
     if (moved(c->change))
         return ab_pct(buf, size, c->ratio);
-    snprintf(buf, size, "%s", "flat");
+    snprintf(buf, size, "%s", c->change == AB_CHANGE_UNKNOWN ? "unknown" : "flat");
     return buf;
 }
 
@@ -196,52 +247,145 @@ enum ab_change ab_cache_verdict(const struct ab_count c[AB_NFIELD], char *buf, s
              "%s (a model, not a measurement)", moved_str(pi, sizeof pi, &c[AB_INSTR]),
              moved_str(pm, sizeof pm, &c[AB_MISSES]), kinds,
              moved_str(pc, sizeof pc, &c[AB_CYCLES]));
-    return cm == AB_CHANGE_NONE ? AB_CHANGE_NONE : cm;
+    return cm;
 }
 
-/*
- * Says so when the counts and the clock disagree: the clock still where the counts moved,
- * or moved where the counts did not, or the two in opposite directions. A count moved only
- * past both sides' own spread (ab_count_judge).
- */
-enum ab_reading ab_reading(const struct ab_count c[AB_NFIELD], bool cache_sim,
-                           const struct stats_ab *wall, char *buf, size_t size)
+const char *ab_reading_name(enum ab_reading r)
+{
+    static const char *const names[] = {
+        [AB_READING_NONE] = NULL, [AB_READING_AGREE] = "agree",
+        [AB_READING_CLOCK_FLAT] = "clock_flat", [AB_READING_COUNTS_FLAT] = "counts_flat",
+        [AB_READING_OPPOSITE] = "opposite",
+    };
+    return names[r];
+}
+
+/* "+0.99% (+0.41 .. +1.52%)": the clock's change and its interval. */
+static const char *clock_words(char *buf, size_t size, const struct ab_reading_in *in)
+{
+    char r[32], lo[32], hi[32];
+    ab_pct(lo, sizeof lo, in->lo);
+    lo[strcspn(lo, "%")] = '\0';
+    snprintf(buf, size, "%s (%s .. %s)", ab_pct(r, sizeof r, in->ratio), lo,
+             ab_pct(hi, sizeof hi, in->hi));
+    return buf;
+}
+
+/* What the simulated misses did, for a line about caches ("" without --cache-sim). */
+static const char *misses_words(char *buf, size_t size, const struct ab_reading_in *in,
+                                const char *still)
+{
+    char p[32];
+    if (moved(in->misses))
+        snprintf(buf, size, "; the simulated misses did move (%s)",
+                 ab_pct(p, sizeof p, in->misses_ratio));
+    else if (in->misses == AB_CHANGE_NONE)
+        snprintf(buf, size, "; %s", still);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+enum ab_reading ab_reading(const struct ab_reading_in *in, char *buf, size_t size)
 {
     buf[0] = '\0';
-    double ri = c[AB_INSTR].ratio, ra = c[AB_ALLOC].ratio;
-    if (isnan(ri) || isnan(wall->ci_low))
+    bool judged = in->clock_words != NULL;   /* a fence decided, not an interval */
+    if (!in->clock || (!judged && isnan(in->lo)) ||
+        !(in->work == AB_CHANGE_NONE || moved(in->work)))
         return AB_READING_NONE;
-    bool moved_i = moved(c[AB_INSTR].change), moved_a = moved(c[AB_ALLOC].change);
-    char p1[32], p2[32];
-    if (wall->verdict == STATS_SAME && (moved_i || moved_a)) {
-        bool less = moved_i ? ri < 1 : ra < 1;
-        snprintf(buf, size, "wall clock does not move while the counts do (instructions %s, "
-                 "allocations %s): B does %s work, which this run's wall clock does not show",
-                 ab_pct(p1, sizeof p1, ri), ab_pct(p2, sizeof p2, ra), less ? "less" : "more");
-        return AB_READING_CLOCK_FLAT;
-    }
-    if (wall->verdict != STATS_SAME && !moved_i && !moved_a) {
-        /* With --cache-sim, whether the simulated misses moved: a lead, not a cause. */
-        enum ab_change cm = cache_sim ? c[AB_MISSES].change : AB_CHANGE_NA;
-        char sim[96] = "", p3[32];
-        if (moved(cm))
-            snprintf(sim, sizeof sim, "; the simulated misses did move (%s)",
-                     ab_pct(p3, sizeof p3, c[AB_MISSES].ratio));
-        else if (cm == AB_CHANGE_NONE)
-            snprintf(sim, sizeof sim, "; nor did the simulated misses");
-        snprintf(buf, size, "the wall clock moved but the counts did not (instructions %s, "
-                 "allocations %s): the difference is not in the instructions run or the "
-                 "allocations made (waiting, I/O, caches, code layout, or the machine)%s",
-                 ab_pct(p1, sizeof p1, ri), ab_pct(p2, sizeof p2, ra), sim);
+    bool up = judged ? in->clock_dir > 0 : in->lo > 1;
+    bool down = judged ? in->clock_dir < 0 : in->hi < 1;
+    const char *who = in->who ? in->who : "B";
+    char cw[128], mw[96];
+    if (judged)
+        snprintf(cw, sizeof cw, "%s", in->clock_words);
+    else
+        clock_words(cw, sizeof cw, in);
+    if (in->work == AB_CHANGE_NONE) {
+        bool past = judged ? up || down : (up && in->ratio >= 1 + in->threshold) ||
+                                          (down && in->ratio <= 1 - in->threshold);
+        if (!past)
+            return AB_READING_NONE;
+        snprintf(buf, size, "the wall clock moved but the counts did not (%s): the difference "
+                 "is not in the instructions run or the allocations made (waiting, I/O, "
+                 "caches, code layout, or the machine)%s", in->counts,
+                 misses_words(mw, sizeof mw, in, "nor did the simulated misses"));
         return AB_READING_COUNTS_FLAT;
     }
-    if (wall->verdict != STATS_SAME && moved_i && (ri < 1) != (wall->verdict == STATS_FASTER)) {
-        snprintf(buf, size, "the wall clock and the instructions disagree: B is %s but runs %s "
-                 "instructions (%s)", stats_verdict_name(wall->verdict),
-                 ri < 1 ? "fewer" : "more", ab_pct(p1, sizeof p1, ri));
-        return AB_READING_OPPOSITE;
+    bool less = in->work == AB_CHANGE_LESS;
+    if (!up && !down) {
+        snprintf(buf, size, "wall clock does not move while the counts do (%s): %s does %s "
+                 "work, which %s wall clock does not show", in->counts, who,
+                 less ? "less" : "more", judged ? "the" : "this run's");
+        return AB_READING_CLOCK_FLAT;
     }
-    return AB_READING_NONE;
+    if (less == down) {
+        snprintf(buf, size, "the counts and the clock agree: %s does %s work (%s) and is %s: %s",
+                 who, less ? "less" : "more", in->counts, down ? "faster" : "slower", cw);
+        return AB_READING_AGREE;
+    }
+    if (in->misses == AB_CHANGE_NA)
+        snprintf(mw, sizeof mw, "; look at cache behaviour: `--cache-sim`");
+    else
+        misses_words(mw, sizeof mw, in, "the simulated misses did not move");
+    snprintf(buf, size, "%s does %s work (%s) but is %s: %s%s", who, less ? "less" : "more",
+             in->counts, up ? "slower" : "faster", cw, mw);
+    return AB_READING_OPPOSITE;
+}
+
+/* ---- a history's commit ---- */
+
+/* The judgement of metric m of series si in c, or NULL. */
+static const struct hist_judgement *judgement(const struct hist_check *c, size_t si, int m)
+{
+    for (size_t k = 0; k < c->n; k++)
+        if (c->j[k].series == si && c->j[k].metric == m)
+            return &c->j[k];
+    return NULL;
+}
+
+enum ab_reading ab_reading_at(const struct hist_db *db, const struct hist_check *c, size_t si,
+                              char *buf, size_t size)
+{
+    buf[0] = '\0';
+    const struct hist_series *s = &db->series[si];
+    const struct hist_judgement *w = judgement(c, si, HM_RATIO);
+    if (!w)
+        w = judgement(c, si, HM_MEDIAN_S);
+    const struct hist_judgement *ins = judgement(c, si, HM_INSTRUCTIONS);
+    if (!w || !ins || w->verdict == HIST_PENDING || w->verdict == HIST_NA ||
+        w->verdict == HIST_UNTESTED)
+        return AB_READING_NONE;
+    bool step = w->verdict == HIST_REGRESSION || w->verdict == HIST_IMPROVEMENT;
+    /* the counts over the clock's step; a flat clock beside the counts' own step */
+    size_t from = step ? w->step_point : ins->step_point, at = w->point;
+    if (from == 0 || (!step && ins->verdict != HIST_REGRESSION &&
+                      ins->verdict != HIST_IMPROVEMENT))
+        return AB_READING_NONE;
+    double before = s->v[HM_INSTRUCTIONS][from - 1], after = s->v[HM_INSTRUCTIONS][at];
+    /* the series' own noise before the step, the least change that is one */
+    double noise = hist_change_quantile(s, HM_INSTRUCTIONS, from, SIZE_MAX, 0.9);
+    noise = isnan(noise) ? NAN : fmax(noise, AB_COUNT_SAME);
+    if (isnan(before) || isnan(after) || before == 0 || isnan(noise))
+        return AB_READING_NONE;
+    double r = after / before;
+    char counts[64], pc[32], cw[128], pw[32], pf[32];
+    snprintf(counts, sizeof counts, "instructions %s", ab_pct(pc, sizeof pc, r));
+    struct ab_reading_in in = {
+        .work = fabs(r - 1) <= noise ? AB_CHANGE_NONE : r > 1 ? AB_CHANGE_MORE : AB_CHANGE_LESS,
+        .counts = counts, .misses = AB_CHANGE_NA, .clock = true, .ratio = NAN, .lo = NAN,
+        .hi = NAN, .clock_dir = !step ? 0 : w->st.change > 0 ? 1 : -1, .who = "this commit",
+    };
+    char who[64];   /* a clock's step began before the commit it was confirmed at */
+    if (s->commit[from] != c->commit) {
+        snprintf(who, sizeof who, "the step from `%.12s`", db->commit[s->commit[from]]);
+        in.who = who;
+    }
+    snprintf(cw, sizeof cw, "wall clock %s (%s, past its fence of %s)",
+             ab_pct(pw, sizeof pw, 1 + w->st.change), hist_metric_names[w->metric],
+             ab_pct(pf, sizeof pf, 1 + w->st.fence) + 1);
+    in.clock_words = cw;
+    return ab_reading(&in, buf, size);
 }
 
 /* ---- the run ---- */
@@ -339,52 +483,6 @@ static int measure(struct ab_result *r, struct err *e)
     return 0;
 }
 
-static void on_count_progress(void *ctx, const struct count_job *job, bool finished, int done,
-                              int total)
-{
-    (void)job;
-    (void)finished;
-    struct ab_result *r = ctx;
-    char what[128];
-    snprintf(what, sizeof what, "counting under %s, %d/%d done",
-             count_engine_name(r->o->copt.engine), done, total);
-    progress(r, what);
-}
-
-/* The deterministic pass (tare count's): every run of both sides side by side, since counts
- * do not depend on load. Each side runs count_runs times: a program that seeds itself from
- * the clock or an address (an interpreter's string hash) counts differently run to run, and
- * only that spread tells a change from noise. A side that fails is NA with its reason; -1
- * only when tare cannot go on. */
-static int count_both(struct ab_result *r, struct err *e)
-{
-    const struct ab_opts *o = r->o;
-    long n = r->count_runs = o->count_runs;
-    r->cjob = calloc((size_t)(2 * n), sizeof *r->cjob);
-    if (!r->cjob)
-        return err_set(e, ERR_SYSTEM, "out of memory");
-    static const char *const labels[2] = {"A", "B"};
-    for (long i = 0; i < 2 * n; i++) {
-        int k = (int)(i / n);
-        r->cjob[i] = (struct count_job){
-            .name = labels[k], .argv = o->side[k].argv, .env = o->side[k].env,
-            .cwd = side_cwd(o, k),
-        };
-    }
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    struct count_opts co = o->copt;
-    co.jobs = (int)(ncpu > 1 ? (ncpu < 2 * n ? ncpu : 2 * n) : 1);
-    co.timeout_s = COUNT_TIMEOUT_S;
-    co.progress = o->progress ? on_count_progress : NULL;
-    co.ctx = r;
-    progress(r, co.engine == COUNT_CACHEGRIND ? "counting under cachegrind"
-                                              : "counting under callgrind");
-    int rc = count_run(r->cjob, (int)(2 * n), &co, e);
-    progress(r, NULL);
-    r->counted = rc == 0;
-    return rc;
-}
-
 /* One count of one pass, NAN when it was not measured. */
 static double job_value(const struct count_job *j, int field)
 {
@@ -405,6 +503,126 @@ static double job_value(const struct count_job *j, int field)
     return sum;
 }
 
+static void on_count_progress(void *ctx, const struct count_job *job, bool finished, int done,
+                              int total)
+{
+    (void)job;
+    (void)finished;
+    (void)total;
+    struct ab_result *r = ctx;
+    char what[128];
+    snprintf(what, sizeof what, "counting under %s, %ld/%ld done",
+             count_engine_name(r->o->copt.engine), r->count_done + done, r->count_total);
+    progress(r, what);
+}
+
+/* Sleeps until the clock's second is past t (wall clock, as time(NULL) reads it): the wait
+ * is what makes a program that seeds itself from time(NULL) see another seed. */
+static int wait_past(time_t t, struct err *e)
+{
+    while (time(NULL) <= t) {
+        if (proc_interrupted())
+            return err_set(e, ERR_INTERRUPTED, "interrupted");
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        struct timespec d = {0, 1000000000L - now.tv_nsec + 1000000L};
+        if (d.tv_nsec >= 1000000000L) {
+            d.tv_sec = 1;
+            d.tv_nsec -= 1000000000L;
+        }
+        nanosleep(&d, NULL);
+    }
+    return proc_interrupted() ? err_set(e, ERR_INTERRUPTED, "interrupted") : 0;
+}
+
+/* Whether a count measured in both of the first `rounds` rounds differs between a side's
+ * passes (work: A's and B's pass of each round, side by side). */
+static bool counts_vary(const struct count_job *work, long rounds, int nfield)
+{
+    for (int k = 0; k < 2; k++)
+        for (int f = 0; f < nfield; f++)
+            for (long i = 1; i < rounds; i++) {
+                double v0 = job_value(&work[k], f), v = job_value(&work[2 * i + k], f);
+                if (!isnan(v0) && !isnan(v) && v != v0)
+                    return true;
+            }
+    return false;
+}
+
+/* Whether every pass so far measured. */
+static bool all_ok(const struct count_job *work, long rounds)
+{
+    for (long i = 0; i < 2 * rounds; i++)
+        if (work[i].status != COUNT_OK)
+            return false;
+    return true;
+}
+
+/*
+ * The deterministic pass (tare count's), in rounds: one pass of A and one of B side by side
+ * (counts do not depend on load), and each round in a later second of the clock than the
+ * last, so that a program that seeds itself from time(NULL) (Lua's string hash) or its pid
+ * counts differently from pass to pass as it does from run to run, and a side's spread shows
+ * it. count_runs rounds; when a count varied, more up to AB_COUNT_VARY_RUNS. A side that
+ * fails is NA with its reason; -1 only when tare cannot go on.
+ */
+static int count_both(struct ab_result *r, struct err *e)
+{
+    const struct ab_opts *o = r->o;
+    long want = o->count_runs < 1 ? 1 : o->count_runs;
+    long cap = want > 1 && want < AB_COUNT_VARY_RUNS ? AB_COUNT_VARY_RUNS : want;
+    struct count_job *work = calloc(2 * (size_t)cap, sizeof *work);
+    r->cjob = calloc(2 * (size_t)cap, sizeof *r->cjob);
+    if (!work || !r->cjob) {
+        free(work);
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    }
+    static const char *const labels[2] = {"A", "B"};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    struct count_opts co = o->copt;
+    co.jobs = ncpu > 1 ? 2 : 1;
+    co.timeout_s = COUNT_TIMEOUT_S;
+    co.progress = o->progress ? on_count_progress : NULL;
+    co.ctx = r;
+    r->count_total = 2 * want;
+    progress(r, co.engine == COUNT_CACHEGRIND ? "counting under cachegrind"
+                                              : "counting under callgrind");
+    int nfield = co.cache_sim ? AB_NFIELD : AB_NPLAIN;
+    long n = 0;
+    time_t last = 0;
+    int rc = 0;
+    while (rc == 0 && n < cap) {
+        if (n >= want && (!all_ok(work, n) || !counts_vary(work, n, nfield)))
+            break;
+        if (n == want)
+            r->count_total = 2 * cap;
+        double t0 = proc_now();
+        if (n > 0 && wait_past(last, e) < 0) {
+            rc = -1;
+            break;
+        }
+        r->count_wait_s += proc_now() - t0;
+        for (int k = 0; k < 2; k++)
+            work[2 * n + k] = (struct count_job){
+                .name = labels[k], .argv = o->side[k].argv, .env = o->side[k].env,
+                .cwd = side_cwd(o, k),
+            };
+        r->count_done = 2 * n;
+        rc = count_run(&work[2 * n], 2, &co, e);
+        last = time(NULL);
+        n++;
+    }
+    progress(r, NULL);
+    r->count_runs = n;
+    r->varies = n > 1 && counts_vary(work, n, nfield);
+    for (long i = 0; i < n; i++)   /* A's passes, then B's */
+        for (int k = 0; k < 2; k++)
+            r->cjob[k * n + i] = work[2 * i + k];
+    free(work);
+    r->counted = rc == 0;
+    return rc;
+}
+
 /* The counts judged and the verdicts on them. */
 static int summarize(struct ab_result *r, struct err *e)
 {
@@ -421,16 +639,31 @@ static int summarize(struct ab_result *r, struct err *e)
     for (int f = 0; f < AB_NFIELD; f++) {
         for (long i = 0; i < 2 * n; i++)
             v[i] = job_value(&r->cjob[i], f);
-        ab_count_judge(v, v + n, n, &r->count[f]);
+        ab_count_judge(v, v + n, n, r->varies, &r->count[f]);
     }
     free(v);
-    r->work = ab_work_verdict(&r->count[AB_INSTR], &r->count[AB_ALLOC], n, r->work_line,
-                              sizeof r->work_line);
+    const struct ab_count *ci = &r->count[AB_INSTR], *ca = &r->count[AB_ALLOC];
+    r->work = ab_work_verdict(ci, ca, r->work_line, sizeof r->work_line);
     r->cache = AB_CHANGE_NA;
     if (r->o->copt.cache_sim)
         r->cache = ab_cache_verdict(r->count, r->cache_line, sizeof r->cache_line);
-    r->reading = ab_reading(r->count, r->o->copt.cache_sim, &r->wall, r->reading_line,
-                            sizeof r->reading_line);
+    /* The clock against the work: the instructions' direction where they moved, else the
+     * allocations'. */
+    char p1[32], p2[32], words[96];
+    snprintf(words, sizeof words, "instructions %s, allocations %s",
+             ab_pct(p1, sizeof p1, ci->ratio), ab_pct(p2, sizeof p2, ca->ratio));
+    enum ab_change dir = ci->change;
+    if (dir == AB_CHANGE_NONE && moved(ca->change))
+        dir = ca->change;
+    if (ca->change == AB_CHANGE_UNKNOWN)
+        dir = AB_CHANGE_UNKNOWN;
+    struct ab_reading_in in = {
+        .work = dir, .counts = words, .misses = r->cache,
+        .misses_ratio = r->count[AB_MISSES].ratio, .clock = !isnan(r->wall.ci_low),
+        .ratio = r->wall.ratio, .lo = r->wall.ci_low, .hi = r->wall.ci_high,
+        .threshold = r->o->threshold,
+    };
+    r->reading = ab_reading(&in, r->reading_line, sizeof r->reading_line);
     return 0;
 }
 

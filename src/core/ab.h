@@ -43,31 +43,50 @@ extern const char *const ab_field_names[AB_NFIELD];
 /* Counts of a program that does not vary that differ by more than this are a change in the
  * work done (the bound tare count --check-warm holds two passes of one command to). */
 #define AB_COUNT_SAME 0.0001
+/* The passes of each side a verdict on counts that vary takes (tare ab --count takes them
+ * when it sees the counts vary): with fewer, two sides' passes of one program too often lie
+ * apart by chance. */
+#define AB_COUNT_VARY_RUNS 6
 
-enum ab_change { AB_CHANGE_NA, AB_CHANGE_NONE, AB_CHANGE_MORE, AB_CHANGE_LESS };
+enum ab_change {
+    AB_CHANGE_NA,        /* a side did not measure it */
+    AB_CHANGE_NONE,
+    AB_CHANGE_MORE,
+    AB_CHANGE_LESS,
+    AB_CHANGE_UNKNOWN,   /* the spread cannot be known: one pass of each side, or a count that
+                          * varies with fewer than AB_COUNT_VARY_RUNS passes */
+};
+/* "none", "more", "less", "unknown"; NULL for NA (the JSON's words). */
+const char *ab_change_name(enum ab_change c);
 
 /* One count of both sides, judged. */
 struct ab_count {
+    long n;             /* passes of each side */
     double med[2];      /* A's and B's median pass, rounded to a whole count; NAN: not measured */
     double spread[2];   /* (max - min) / median of a side's passes; NAN: not measured */
+    double lo[2], hi[2];   /* the least and the most of a side's passes */
     double ratio;       /* B over A: 1 for two equal counts (0 and 0 too), NAN when one is NA */
-    double limit;       /* the least change that is one: above both spreads and COUNT_SAME */
     enum ab_change change;
 };
 /*
- * Judges one count from each side's n passes, a[0..n) and b[0..n) (NAN: not measured; then
- * the side's figures are NAN and the change NA): the medians, the spreads, and a change only
- * where B/A moved by more than both sides' spreads and AB_COUNT_SAME.
+ * Judges one count from each side's n passes, a[0..n) and b[0..n) (a NAN: not measured; then
+ * the side's figures are NAN and the change NA). A change is B/A past AB_COUNT_SAME and, where
+ * the count varies (a side's passes differ, or varies: the program's other counts do), every
+ * pass of B beyond every pass of A by more than the widest range of a side's passes, which
+ * takes AB_COUNT_VARY_RUNS passes (fewer: UNKNOWN). One pass of each: UNKNOWN.
  */
-void ab_count_judge(const double *a, const double *b, long n, struct ab_count *out);
+void ab_count_judge(const double *a, const double *b, long n, bool varies, struct ab_count *out);
 
 /* What the counts show of the work done (instructions and allocations). */
-enum ab_work { AB_WORK_NA, AB_WORK_SAME, AB_WORK_MORE, AB_WORK_LESS, AB_WORK_DIFFERENT };
-/* "same", "more", "less", "different"; NULL for NA (the JSON's word). */
+enum ab_work {
+    AB_WORK_NA, AB_WORK_SAME, AB_WORK_MORE, AB_WORK_LESS, AB_WORK_DIFFERENT, AB_WORK_UNKNOWN
+};
+/* "same", "more", "less", "different", "unknown"; NULL for NA (the JSON's word). */
 const char *ab_work_name(enum ab_work w);
-/* The verdict on the work from the instructions' and allocations' judgements of n passes
- * each, its line for people into buf ("counts: B does more work: ..."); "" for NA. */
-enum ab_work ab_work_verdict(const struct ab_count *instr, const struct ab_count *alloc, long n,
+/* The verdict on the work from the instructions' and allocations' judgements, its line for
+ * people into buf ("counts: B does more work: ...", naming each count judged and its spread);
+ * "" for NA. */
+enum ab_work ab_work_verdict(const struct ab_count *instr, const struct ab_count *alloc,
                              char *buf, size_t size);
 
 /* --cache-sim: the verdict on all the misses together (more, less, same: count's rule), with
@@ -77,18 +96,53 @@ enum ab_change ab_cache_verdict(const struct ab_count c[AB_NFIELD], char *buf, s
 
 /*
  * The deterministic counts are the evidence, the wall clock the reading (the seed's section
- * 6): what the two say together. cache_sim: whether c holds the simulated misses.
+ * 6): what the two say together. The clock moved when its interval excludes 1 (a change
+ * under the threshold is still one way or the other); with the counts flat, only past the
+ * threshold (as the clock's own verdict).
  */
 enum ab_reading {
-    AB_READING_NONE,          /* nothing to say: no counts or no interval, or they agree */
-    AB_READING_CLOCK_FLAT,    /* the counts moved, the wall clock did not */
-    AB_READING_COUNTS_FLAT,   /* the wall clock moved, the counts did not */
-    AB_READING_OPPOSITE,      /* the two moved in opposite directions */
+    AB_READING_NONE,          /* nothing to compare (no counts, no clock), or nothing moved */
+    AB_READING_AGREE,         /* the counts and the clock moved the same way */
+    AB_READING_CLOCK_FLAT,    /* the counts moved, the clock did not */
+    AB_READING_COUNTS_FLAT,   /* the clock moved past its threshold, the counts did not */
+    AB_READING_OPPOSITE,      /* less work but slower, or more work but faster */
 };
-/* The reading of c (every field judged) against the wall clock's verdict, its line into buf
- * ("" for NONE). */
-enum ab_reading ab_reading(const struct ab_count c[AB_NFIELD], bool cache_sim,
-                           const struct stats_ab *wall, char *buf, size_t size);
+/* "agree", "clock_flat", "counts_flat", "opposite"; NULL for NONE. */
+const char *ab_reading_name(enum ab_reading r);
+
+/* What the reading is made of: plain numbers, so that any command with a count change and a
+ * clock ratio can ask. */
+struct ab_reading_in {
+    enum ab_change work;      /* which way the work moved: MORE, LESS, NONE (NA, UNKNOWN: none) */
+    const char *counts;       /* the counts in words: "instructions -2.91%, allocations +0.00%" */
+    enum ab_change misses;    /* --cache-sim's verdict on the simulated misses, NA without */
+    double misses_ratio;
+    bool clock;               /* false: no clock, or too few pairs for an interval */
+    double ratio, lo, hi;     /* the clock's B/A and its interval */
+    double threshold;         /* the least change the clock's verdict calls faster or slower */
+    /* A clock judged otherwise (a history's fence rather than an interval): its direction
+     * (+1 slower, -1 faster, 0 within its noise) and its change in words, in place of ratio,
+     * lo, hi and threshold; NULL: the interval. */
+    const char *clock_words;
+    int clock_dir;
+    const char *who;          /* who does the work: "B" (NULL), "this commit", ... */
+};
+/* The reading and its line into buf ("" for NONE). */
+enum ab_reading ab_reading(const struct ab_reading_in *in, char *buf, size_t size);
+
+/*
+ * The same reading of a history at a commit (tare report): for series si of c, the
+ * instructions' change over its step (from the point before the step to the commit) against
+ * the series' own noise (the larger of AB_COUNT_SAME and the 90th percentile of its
+ * commit-to-commit changes before the step), beside the clock's verdict at the commit (the
+ * ratio's where check alarms on it, else median_s's: a step, or within its fence). Its
+ * line into buf with "this commit" (or "the step from `SHA`") doing the work; NONE where
+ * the series has no instructions or no clock judged (pending, NA, too few points).
+ */
+struct hist_db;
+struct hist_check;
+enum ab_reading ab_reading_at(const struct hist_db *db, const struct hist_check *c, size_t si,
+                              char *buf, size_t size);
 
 /* "+20.1%", "-3.0%", "NA", "+inf%": a ratio as a change (two decimals under 10%). */
 const char *ab_pct(char *buf, size_t size, double ratio);
@@ -125,9 +179,11 @@ struct ab_opts {
      * removed here), B in the working tree; build, when set, builds both first. */
     struct gitwt *git;
     const char *build;
-    /* --count: count_runs callgrind passes of each side after the pairs. copt: the engine,
-     * cache_sim, vg_args, valgrind and alloc_lib (NULL: bytes and peak NA); the rest is set
-     * here. */
+    /* --count: count_runs callgrind passes of each side after the pairs (at least
+     * AB_COUNT_VARY_RUNS when the counts vary and count_runs > 1), in rounds of one pass of
+     * A and one of B side by side, each round a second of the clock after the last. copt: the
+     * engine, cache_sim, vg_args, valgrind and alloc_lib (NULL: bytes and peak NA); the rest
+     * is set here. */
     bool count;
     long count_runs;
     struct count_opts copt;
@@ -148,7 +204,9 @@ struct ab_result {
     struct stats_ab wall;
     /* --count */
     bool counted;             /* the deterministic pass ran (a side may have failed) */
-    long count_runs;
+    long count_runs;          /* passes of each side made */
+    bool varies;              /* a count differed between a side's passes */
+    double count_wait_s;      /* the time spent waiting for the clock's next second */
     struct count_job *cjob;   /* A's count_runs passes, then B's */
     const struct count_job *bad[2];   /* each side's first failed pass, or NULL */
     struct ab_count count[AB_NFIELD];
@@ -171,6 +229,7 @@ struct ab_result {
     struct session sess;
     const struct ab_opts *o;
     double t_start;
+    long count_done, count_total;   /* the count pass's progress, in passes */
 };
 
 /*

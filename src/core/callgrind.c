@@ -17,6 +17,7 @@
 
 #include "core/arena.h"
 #include "core/cg_lex.h"
+#include "core/input.h"
 #include "core/profile.h"
 
 #define NONE UINT32_MAX
@@ -1346,6 +1347,12 @@ static int read_mapped(struct reader *r, struct round rd[AHEAD], int fd, size_t 
         return 0;
     *mapped = true;
     madvise(map, size, MADV_SEQUENTIAL);
+    const char *nul = memchr(map, '\0', size);   /* a NUL would cut a name short: refused */
+    if (nul) {
+        r->lineno = in_line_of(map, (size_t)(nul - map));
+        munmap(map, size);
+        return fail(r, "a NUL byte: not a text file");
+    }
     r->ids.huge = size >= CG_HUGE_BYTES;
     r->mapping = map;
     r->released = map;
@@ -1372,12 +1379,20 @@ static int read_blocks(struct reader *r, struct round rd[AHEAD], int fd, const c
         return err_set(r->e, ERR_SYSTEM, "out of memory");
     int rc = -1;
     bool first = true;
+    have = in_held(fd, buf);   /* the byte a FIFO's wait for its writer took */
+    unsigned long lines = 0;   /* before buf[0]: for the line of a NUL */
     for (;;) {
         ssize_t got = read(fd, buf + have, cap - have);
         if (got < 0) {
             if (errno == EINTR)
                 continue;
             err_errno(r->e, ERR_SYSTEM, errno, "cannot read '%s'", path);
+            break;
+        }
+        const char *nul = got > 0 ? memchr(buf + have, '\0', (size_t)got) : NULL;
+        if (nul) {   /* refused in the block that holds it: /dev/zero fails at once */
+            r->lineno = lines + in_line_of(buf, (size_t)(nul - buf));
+            fail(r, "a NUL byte: not a text file");
             break;
         }
         if (first && !gz && have + got >= 2 && (unsigned char)buf[0] == 0x1f &&
@@ -1395,6 +1410,7 @@ static int read_blocks(struct reader *r, struct round rd[AHEAD], int fd, const c
         size_t used = lim ? (size_t)(lim + 1 - buf) : 0;
         if (used && parse_lines(r, rd, buf, buf + used) < 0)
             break;
+        lines += in_line_of(buf, used) - 1;
         memmove(buf, buf + used, have - used);
         have -= used;
         if (have == cap) {      /* one line longer than the block */
@@ -1422,10 +1438,10 @@ int cg_read_file(struct cg_profile *p, const char *path, const struct cg_read_op
     struct round *rd = calloc(AHEAD, sizeof *rd);     /* the rounds being lexed and replayed */
     if (!rd)
         return err_set(e, ERR_SYSTEM, "out of memory");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = in_open(path, O_RDONLY, e);   /* no directory; a FIFO waited on, not forever */
     if (fd < 0) {
         free(rd);
-        return err_errno(e, ERR_SYSTEM, errno, "cannot open '%s'", path);
+        return -1;
     }
     unsigned char magic[2];
     pid_t gz = -1;

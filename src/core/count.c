@@ -132,7 +132,7 @@ static bool run_step(struct shared *sh, struct count_job *j, char *const *argv,
         .argv = argv, .env_set = env, .cwd = j->cwd, .timeout_s = sh->o->timeout_s, .pin_cpu = -1,
         .no_aslr = true, .show_output = sh->o->show_output,
         .stdin_path = sh->o->stdin_path, .stdout_path = sh->o->stdout_path,
-        .stdout_append = true,
+        .stdout_append = true, .stdout_pipe = sh->o->stdout_pipe,
         .wait_group = true,   /* every process it starts is counted: wait for each */
     };
     char when[96];

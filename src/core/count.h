@@ -70,6 +70,7 @@ struct count_opts {
     bool show_output;
     const char *stdin_path;   /* every run's stdin, or NULL: /dev/null */
     const char *stdout_path;  /* every run's stdout, appended to, or NULL */
+    bool stdout_pipe;         /* every run's stdout read through a pipe, thrown away */
     const char *valgrind;     /* the valgrind binary */
     const char *alloc_lib;    /* libtare-alloc.so for bytes and peak, or NULL: those stay NA */
     /* The allocator's run records stacks too and keeps them as DIR/NAME.stacks.tsv (the

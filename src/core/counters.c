@@ -601,3 +601,55 @@ double ctr_min_running(const struct ctr_sample *s, int nruns, int i)
             m = s[r].running[i];
     return m;
 }
+
+void ctr_set_drop_kernel_side(struct ctr_set *s,
+                              void (*dropped)(void *ctx, const struct ctr_counter *c), void *ctx)
+{
+    for (int i = 0; i < s->n;) {
+        const struct ctr_counter *c = &s->c[i];
+        if (c->ev->kernel_side && !s->kernel &&
+            (c->open_errno == EACCES || c->open_errno == EPERM)) {
+            if (dropped)
+                dropped(ctx, c);
+            ctr_set_remove(s, i);
+        } else {
+            i++;
+        }
+    }
+}
+
+void ctr_working_software(bool kernel, char *buf, size_t n)
+{
+    static const char *const sw[] = {"task-clock", "page-faults", "context-switches"};
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
+        struct ctr_set probe;
+        struct err e;
+        struct ctr_config cfg = {.events = sw[i], .pin_cpu = -1, .kernel = kernel};
+        if (ctr_set_init(&probe, &cfg, &e) == 0 && ctr_set_probe(&probe) == 0) {
+            size_t len = strlen(buf);
+            snprintf(buf + len, n - len, "%s%s", len ? "," : "", sw[i]);
+        }
+        ctr_set_free(&probe);
+    }
+}
+
+struct ctr_summary ctr_summarize(const struct ctr_sample *s, int n, int i)
+{
+    struct ctr_summary c = {ctr_median(s, n, i), ctr_min(s, n, i), ctr_max(s, n, i), 0, "ok"};
+    for (int r = 0; r < n; r++)
+        c.runs += !isnan(s[r].value[i]);
+    if (isnan(c.median))
+        c.status = "not-counted";
+    else if (ctr_any_scaled(s, n, i))
+        c.status = "scaled";
+    return c;
+}
+
+int ctr_find_pair(const struct ctr_set *set, int i, const char *ev)
+{
+    for (int j = 0; j < set->n; j++)
+        if (set->c[j].pmu == set->c[i].pmu && strcmp(set->c[j].ev->name, ev) == 0)
+            return j;
+    return -1;
+}

@@ -112,6 +112,14 @@ void ctr_counter_attr(const struct ctr_set *s, int i, uint32_t *type, uint64_t *
                       bool *exclude_kernel);
 /* Removes counter i from the set (one the default list asked for and this machine refuses). */
 void ctr_set_remove(struct ctr_set *s, int i);
+/* For a default event list, after ctr_set_probe: removes the kernel-side events (context
+ * switches) that the permissions forbid in user-only counting, so the default works at
+ * perf_event_paranoid 2; dropped(ctx, c) is told of each before it goes (may be NULL). */
+void ctr_set_drop_kernel_side(struct ctr_set *s,
+                              void (*dropped)(void *ctx, const struct ctr_counter *c), void *ctx);
+/* The software events (task-clock, page-faults, context-switches) this machine can count with
+ * kernel mode as given, probed one by one, as an --event list into buf ("" when none). */
+void ctr_working_software(bool kernel, char *buf, size_t n);
 /* Closes whatever is open. */
 void ctr_set_free(struct ctr_set *s);
 
@@ -126,6 +134,19 @@ struct ctr_sample {
     double running[CTR_MAX];  /* time_running / time_enabled, 0..1; NAN when unavailable */
     bool scaled[CTR_MAX];
 };
+
+/* One counter's figures over n runs (n > 0): the median, min and max of its values, the runs
+ * that counted it, and a status: "ok", "scaled" (multiplexed: scaled from the share of time it
+ * ran) or "not-counted" (no run counted it). */
+struct ctr_summary {
+    double median, min, max;
+    int runs;
+    const char *status;
+};
+/* Counter i's summary over the samples s[0..n). */
+struct ctr_summary ctr_summarize(const struct ctr_sample *s, int n, int i);
+/* The counter of event ev on the same PMU as counter i, or -1 (instructions' cycles). */
+int ctr_find_pair(const struct ctr_set *set, int i, const char *ev);
 
 /* Reads each counter opened by ctr_attach, scales it, closes it. */
 int ctr_read(struct ctr_set *s, struct ctr_sample *out, struct err *e);

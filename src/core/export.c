@@ -3,11 +3,13 @@
 #include "core/export.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/esc.h"
@@ -313,6 +315,21 @@ static int write_junit(FILE *f, const struct export_set *s)
 
 FILE *export_file_open(const char *path, char *tmp, struct err *e)
 {
+    /* A path that is there and not a regular file (/dev/stdout, a pipe, a terminal) is
+     * written directly: a temporary renamed over it would replace the device or the pipe
+     * (as root, /dev/stdout itself). */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            err_set(e, ERR_INPUT, "cannot write '%s': a directory", path);
+            return NULL;
+        }
+        tmp[0] = '\0';
+        FILE *f = fopen(path, "w");
+        if (!f)
+            err_errno(e, ERR_INPUT, errno, "cannot write '%s'", path);
+        return f;
+    }
     if (snprintf(tmp, EXPORT_TMP_MAX, "%s.tmp.%d", path, (int)getpid()) >= EXPORT_TMP_MAX) {
         err_set(e, ERR_INPUT, "cannot write '%s': name too long", path);
         return NULL;
@@ -325,21 +342,59 @@ FILE *export_file_open(const char *path, char *tmp, struct err *e)
 
 int export_file_commit(FILE *f, const char *tmp, const char *path, struct err *e)
 {
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad) {
-        int en = errno;
-        unlink(tmp);
+    errno = 0;
+    bool bad = fflush(f) != 0 || ferror(f) != 0;
+    int en = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = true;
+        en = errno;
+    }
+    if (bad) {
+        if (tmp[0])
+            unlink(tmp);
+        if (!en)
+            return err_set(e, ERR_INPUT, "cannot write '%s': a write failed", path);
         return err_errno(e, ERR_INPUT, en, "cannot write '%s'", path);
     }
+    if (!tmp[0])   /* written directly: nothing to rename */
+        return proc_interrupted() ? err_set(e, ERR_INTERRUPTED, "interrupted") : 0;
     if (proc_interrupted()) {
         unlink(tmp);
         return err_set(e, ERR_INTERRUPTED, "interrupted: '%s' not written", path);
     }
     if (rename(tmp, path) < 0) {
-        int en = errno;
+        int rn = errno;
         unlink(tmp);
-        return err_errno(e, ERR_INPUT, en, "cannot rename '%s' to '%s'", tmp, path);
+        return err_errno(e, ERR_INPUT, rn, "cannot rename '%s' to '%s'", tmp, path);
     }
+    return 0;
+}
+
+int export_append_whole(const char *path, const char *text, size_t len, struct err *e)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return err_errno(e, ERR_INPUT, errno, "cannot append to '%s'", path);
+    struct stat st;
+    off_t old = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
+    size_t done = 0;
+    int en = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            en = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (done < len && old >= 0 && ftruncate(fd, old) < 0)
+        en = en ? en : errno;
+    if (close(fd) < 0 && done == len)
+        return err_errno(e, ERR_INPUT, errno, "cannot append to '%s'", path);
+    if (done < len)
+        return err_errno(e, ERR_INPUT, en, "cannot append to '%s' (nothing appended)", path);
     return 0;
 }
 
@@ -356,7 +411,8 @@ int export_write(const struct export_set *s, enum export_format fmt, const char 
                                  : write_junit(f, s);
     if (rc < 0) {
         fclose(f);
-        unlink(tmp);
+        if (tmp[0])
+            unlink(tmp);
         return err_set(e, ERR_SYSTEM, "cannot write '%s': out of memory", path);
     }
     if (export_file_commit(f, tmp, path, e) < 0)

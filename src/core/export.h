@@ -65,8 +65,15 @@ int export_write(const struct export_set *s, enum export_format fmt, const char 
 /* A file written whole or not at all, in two steps: export_file_open opens the temporary
  * beside path (its name into tmp, EXPORT_TMP_MAX bytes) for writing, or NULL with e set;
  * export_file_commit closes f and renames the temporary onto path, or removes it after a
- * write error or an interrupt. 0, or -1 with e set (ERR_INPUT, ERR_INTERRUPTED). */
+ * write error or an interrupt. 0, or -1 with e set (ERR_INPUT, ERR_INTERRUPTED). A path
+ * that exists and is not a regular file (/dev/stdout, a pipe) is written directly (tmp
+ * empty): no temporary can replace it, and a write error is still an error. */
 FILE *export_file_open(const char *path, char *tmp, struct err *e);
 int export_file_commit(FILE *f, const char *tmp, const char *path, struct err *e);
+
+/* Appends text[0..len) to path (made if missing) all or nothing: one write of it all at the
+ * end; when it cannot all be written (a full disk, a file size limit), a regular file is cut
+ * back to its old size, so no cut block stays. 0, or -1 with e set (ERR_INPUT). */
+int export_append_whole(const char *path, const char *text, size_t len, struct err *e);
 
 #endif

@@ -3,6 +3,7 @@
 #include "core/gitbranch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/history.h"
+#include "core/input.h"
 #include "core/proc.h"
 
 #define GITBR_TRIES 50
@@ -78,16 +80,20 @@ static int git(const char *dir, char *const *args, char *const *env, char **out,
     if (r.status != PROC_OK && r.status != PROC_EXITED)
         return err_set(e, ERR_SYSTEM, "git %s was killed", args[0]);
     if (out) {
-        FILE *f = fopen(opath, "r");
-        size_t cap = 0;
+        /* bounded, and a NUL (a blob that is not text) refused, not read as the text's end */
+        char name[64];
+        snprintf(name, sizeof name, "git %s", args[0]);
+        int fd = open(opath, O_RDONLY | O_CLOEXEC);
+        size_t len;
         *out = NULL;
-        if (!f || getdelim(out, &cap, '\0', f) < 0) {
-            free(*out);
-            *out = strdup("");
-        }
-        if (f)
-            fclose(f);
+        int rd = fd < 0 ? -1 : in_read_all(fd, name, IN_MAX_FILE, IN_MAX_LINE, out, &len, e);
+        if (fd >= 0)
+            close(fd);
         unlink(opath);
+        if (fd >= 0 && rd < 0)
+            return -1;
+        if (!*out)
+            *out = strdup("");
         if (!*out)
             return err_set(e, ERR_SYSTEM, "out of memory");
         size_t l = strlen(*out);
@@ -246,6 +252,27 @@ static int build_commit(const char *dir, const char *old, const struct gitbr_row
     return 0;
 }
 
+int gitbr_check_branch(const char *branch, struct err *e)
+{
+    char dir[4096];
+    if (make_tmpdir(dir, sizeof dir, e) < 0)
+        return -1;
+    /* git's own rule for a new branch's name (no HEAD, no leading '-', no "a..b"); the name
+     * must come back as given (a shorthand such as @{-1} would name another branch) */
+    char *chk[] = {"check-ref-format", "--branch", (char *)branch, NULL};
+    char *canon = NULL;
+    int rc = git(dir, chk, NULL, &canon, NULL, 0, e);
+    bool same = rc == 0 && canon && strcmp(canon, branch) == 0;
+    free(canon);
+    remove_tree(dir);
+    if (rc < 0)
+        return -1;
+    if (!same)
+        return err_set(e, ERR_INPUT, "'%s' is not a branch name git accepts (git "
+                       "check-ref-format --branch)", branch);
+    return 0;
+}
+
 int gitbr_append(const char *branch, const struct gitbr_rows *files, int nfiles,
                  const char *message, int *tries, struct err *e)
 {
@@ -254,12 +281,11 @@ int gitbr_append(const char *branch, const struct gitbr_rows *files, int nfiles,
         return -1;
     char ref[1100];
     snprintf(ref, sizeof ref, "refs/heads/%s", branch);
-    char *chk[] = {"check-ref-format", ref, NULL};
-    int rc = git(dir, chk, NULL, NULL, NULL, 0, e);
-    if (rc != 0) {
+    if (gitbr_check_branch(branch, e) < 0) {
         remove_tree(dir);
-        return rc < 0 ? -1 : err_set(e, ERR_INPUT, "'%s' is not a valid branch name", branch);
+        return -1;
     }
+    int rc;
     /* commit-tree needs a name: where git has none configured, tare signs the commit */
     char *env[5] = {NULL};
     char *mail = NULL;

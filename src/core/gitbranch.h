@@ -28,6 +28,10 @@ struct gitbr_rows {
     size_t len;
 };
 
+/* 0 when branch is a name git would give a new branch (git check-ref-format --branch: not
+ * HEAD, not starting with '-', no "..", ...), else -1 with e set (ERR_INPUT). gitbr_append
+ * checks it too; a command checks it before it measures. */
+int gitbr_check_branch(const char *branch, struct err *e);
 /*
  * Appends each file's rows at the tip of branch (created if it does not exist) as one new
  * commit with message, through hash-object, a temporary index (GIT_INDEX_FILE), write-tree,

@@ -354,6 +354,7 @@ void harness_plan(const struct harness *h, struct session_plan *p)
 {
     p->stdin_path = h->input;
     p->stdout_path = h->output_file;
+    p->stdout_pipe = h->output_pipe;
     p->show_output = h->show_output;
     p->min_time_s = h->min_time;
     p->max_runs = h->max_runs;

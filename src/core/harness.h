@@ -44,6 +44,7 @@ struct harness {
     const char *input;                /* --input FILE, or NULL */
     const char *output_file;          /* --output FILE, or NULL */
     bool show_output;                 /* --output inherit / --show-output */
+    bool output_pipe;                 /* --output pipe: through a pipe, then thrown away */
     bool runs_given;                  /* --runs: the command sets it */
     long min_runs, max_runs;          /* --min-runs, --max-runs, or 0 */
     double min_time;                  /* --min-time SECONDS, or 0 */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/input.h"
 #include "core/proc.h"
 #include "core/stats.h"
 
@@ -404,44 +405,11 @@ int hist_parse(const char *name, const char *text, size_t len, struct hist_table
 
 /* The whole file from its start (pread: merge may read one descriptor twice; a pipe is
  * read as it comes), with room for a terminating NUL. */
-static int read_all(int fd, char **out, size_t *len)
+/* The whole file, bounded (input.h): a NUL, an endless input or a line past the limit is an
+ * error naming the file and line, found as the block holding it is read. */
+static int read_all(int fd, const char *name, char **out, size_t *len, struct err *e)
 {
-    struct stat st;
-    size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 2 : 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    bool seekable = true;
-    if (!buf)
-        return -1;
-    for (;;) {
-        if (n + 1 >= cap) {
-            char *b = realloc(buf, cap *= 2);
-            if (!b) {
-                free(buf);
-                return -1;
-            }
-            buf = b;
-        }
-        ssize_t r = seekable ? pread(fd, buf + n, cap - 1 - n, (off_t)n)
-                             : read(fd, buf + n, cap - 1 - n);
-        if (r < 0 && errno == ESPIPE && seekable && n == 0) {
-            seekable = false;   /* a pipe (<(...)): read it as it comes, once */
-            continue;
-        }
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            int saved = errno;
-            free(buf);
-            errno = saved;
-            return -1;
-        }
-        if (r == 0)
-            break;
-        n += r;
-    }
-    *out = buf;
-    *len = n;
-    return 0;
+    return in_read_all(fd, name, IN_MAX_FILE, IN_MAX_LINE, out, len, e);
 }
 
 /* ---- the lock protocol (tare-history(1), LOCKING) ---- */
@@ -481,10 +449,9 @@ static int still_named(int fd, const char *path, struct err *e)
 int hist_lock_open(const char *path, int oflags, bool exclusive, struct err *e)
 {
     for (;;) {
-        int fd = open(path, oflags | O_CLOEXEC, 0644);
+        int fd = in_open(path, oflags, e);   /* no directory; a FIFO waited on, read only */
         if (fd < 0)
-            return err_errno(e, errno == ENOENT || errno == EACCES || errno == EISDIR
-                             ? ERR_INPUT : ERR_SYSTEM, errno, "cannot open '%s'", path);
+            return -1;
         int ok = lock_fd(fd, exclusive, path, e);
         if (ok == 0)
             ok = still_named(fd, path, e);
@@ -502,8 +469,8 @@ int hist_read_fd(int fd, const char *name, struct hist_table *t, struct err *e)
     char *buf;
     size_t len;
     memset(t, 0, sizeof *t);
-    if (read_all(fd, &buf, &len) < 0)
-        return err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", name);
+    if (read_all(fd, name, &buf, &len, e) < 0)
+        return -1;
     return parse_owned(name, buf, len, t, e);
 }
 
@@ -568,12 +535,19 @@ static int lockset_try(struct hist_lockset *ls, char **paths, int n, const char 
     int nf = out ? n + 1 : n;
     for (int i = 0; i < nf; i++) {
         const char *p = i < n ? paths[i] : out;
-        int fd = lockset_open_one(ls, i, p);
-        if (fd < 0 && i == n && errno == ENOENT)
-            continue;   /* no OUT yet: nothing in it to keep; the rename makes it */
-        if (fd < 0)
-            return err_errno(e, errno == ENOENT || errno == EACCES || errno == EISDIR
-                             ? ERR_INPUT : ERR_SYSTEM, errno, "cannot open '%s'", p);
+        struct stat pst;
+        int fd;
+        if (stat(p, &pst) == 0 && !S_ISREG(pst.st_mode)) {
+            if ((fd = in_open(p, O_RDONLY, e)) < 0)   /* a directory, a FIFO: input.h's rules */
+                return -1;
+        } else {
+            fd = lockset_open_one(ls, i, p);
+            if (fd < 0 && i == n && errno == ENOENT)
+                continue;   /* no OUT yet: nothing in it to keep; the rename makes it */
+            if (fd < 0)
+                return err_errno(e, errno == ENOENT || errno == EACCES || errno == EISDIR
+                                 ? ERR_INPUT : ERR_SYSTEM, errno, "cannot open '%s'", p);
+        }
         ls->fd[i] = fd;
         if (fstat(fd, &st[i]) < 0)
             return err_errno(e, ERR_SYSTEM, errno, "cannot stat '%s'", p);
@@ -881,8 +855,9 @@ static int plan_widened(int fd, const char *path, const struct hist_table *in, c
     struct sbuf *b = &p->add;
     int n2 = nf + nextra;
     int *map2 = calloc(n2, sizeof *map2);
-    if (!map2 || read_all(fd, &raw, &rawlen) < 0) {
-        err_errno(e, ERR_SYSTEM, map2 ? errno : ENOMEM, "cannot read '%s'", path);
+    if (!map2 || read_all(fd, path, &raw, &rawlen, e) < 0) {
+        if (!map2)
+            err_set(e, ERR_SYSTEM, "out of memory");
         free(map2);
         free(raw);
         return -1;
@@ -1892,6 +1867,28 @@ size_t hist_changes(const struct hist_series *s, int m, double *out)
         prev = v;
     }
     return n;
+}
+
+double hist_change_quantile(const struct hist_series *s, int m, size_t end, size_t skip, double q)
+{
+    if (end > s->n)
+        end = s->n;
+    double *ch = malloc((end + 1) * sizeof *ch), prev = NAN, out = NAN;
+    size_t n = 0;
+    for (size_t k = 0; ch && k < end; k++) {
+        double v = s->v[m][k];
+        if (isnan(v))
+            continue;
+        if (!isnan(prev) && prev != 0 && k != skip)
+            ch[n++] = fabs(v / prev - 1);
+        prev = v;
+    }
+    if (n) {
+        stats_sort(ch, n);
+        out = stats_quantile(ch, n, q);
+    }
+    free(ch);
+    return out;
 }
 
 /* ---- the regression test ---- */

@@ -251,6 +251,10 @@ long hist_db_find_commit(const struct hist_db *db, const char *sha, struct err *
 
 /* |relative change| between consecutive values (NANs skipped) of one series' metric. */
 size_t hist_changes(const struct hist_series *s, int m, double *out);
+/* The series' own noise of metric m: quantile q of its |changes| between consecutive values
+ * of the points before end, the change into point skip left out (SIZE_MAX: none); NAN with
+ * no change, or no memory. */
+double hist_change_quantile(const struct hist_series *s, int m, size_t end, size_t skip, double q);
 
 /* Points a wall-clock step needs before it: 3 with too few before them to have a deviation,
  * then the 10 deviations the fence is learned from (see tare-history(1)). */

@@ -17,6 +17,9 @@
 #include "core/series.h"
 #include "core/stats.h"
 
+bool hf_sort_by_mean;
+enum hf_unit hf_time_unit = HF_UNIT_AUTO;
+
 /* hyperfine's figures of one series: NA (NAN) for a series that failed. */
 struct hf_stats {
     double mean, stddev, median, user, system, min, max;
@@ -126,31 +129,105 @@ static void write_csv(FILE *f, const struct hf_result *r, int n)
     }
 }
 
-/* A command in a markdown cell: a code span whatever it holds, the row kept whole. */
-static void md_command(FILE *f, const char *s)
+/* hyperfine's markup tables: Markdown, AsciiDoc and org-mode, the same five columns. */
+static const char *const markup_header[] = {"Command", "Mean [%s]", "Min [%s]", "Max [%s]",
+                                            "Relative"};
+
+/* A command in a cell: written so the row stays whole and the text reads as given
+ * (control characters and bytes that are not UTF-8 shown, esc.h). */
+static void markup_command(FILE *f, enum hf_format fmt, const char *s)
 {
-    esc_md_code(f, s, true);
+    if (fmt == HF_MARKDOWN) {
+        esc_md_code(f, s, true);
+        return;
+    }
+    fputs(fmt == HF_ASCIIDOC ? "`" : "=", f);
+    for (const char *p = s; *p;) {
+        uint32_t cp;
+        int n = esc_utf8(p, &cp);
+        char vis[8];
+        if (n == 0 || esc_is_control(cp)) {
+            if (n == 0)
+                esc_visible_byte(vis, (unsigned char)*p);
+            else
+                esc_visible_code(vis, cp);
+            fputs(vis, f);
+            p += n ? n : 1;
+            continue;
+        }
+        if (*p == '|')
+            fputs(fmt == HF_ASCIIDOC ? "\\|" : "\\vert{}", f);
+        else
+            fwrite(p, 1, (size_t)n, f);
+        p += n;
+    }
+    fputs(fmt == HF_ASCIIDOC ? "`" : "=", f);
 }
 
-static void md_time(FILE *f, double v, double scale, int digits)
+/* One row of cells, as each format lays them out (hyperfine's spacing). */
+static void markup_row(FILE *f, enum hf_format fmt, const char *const *cell, int n)
 {
-    if (isnan(v))
-        fputs("NA", f);
-    else
-        fprintf(f, "%.*f", digits, v * scale);
+    for (int i = 0; i < n; i++) {
+        if (fmt == HF_MARKDOWN)
+            fprintf(f, "%s %s", i ? " |" : "|", cell[i]);
+        else if (fmt == HF_ASCIIDOC)
+            fprintf(f, "| %s \n", cell[i]);
+        else   /* org-mode: "| first  |  second |  ... |" */
+            fprintf(f, "%s%s", i == 0 ? "| " : i == 1 ? "  |  " : " |  ", cell[i]);
+    }
+    if (fmt == HF_MARKDOWN)
+        fputs(" |\n", f);
+    else if (fmt == HF_ORGMODE)
+        fputs(" |\n", f);
 }
 
-/* hyperfine's table: the unit (ms under a second, else s) from the first result's mean; the
- * mean with its standard deviation, min, max, and the mean relative to the reference. */
-static void write_markdown(FILE *f, const struct hf_result *r, int n, int ref)
+/* The unit of every time in the table: -u's, else ms under a second and s from there, by
+ * the first result's mean (as hyperfine 1.15). */
+static void markup_unit(const struct hf_result *r, int n, const char **name, double *scale,
+                        int *digits)
 {
-    double first = n > 0 ? hf_stats(r[0].s).mean : NAN;
-    bool ms = !(first >= 1);
-    double scale = ms ? 1e3 : 1;
-    int digits = ms ? 1 : 3;
-    const char *u = ms ? "ms" : "s";
-    fprintf(f, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n", u, u, u);
-    fputs("|:---|---:|---:|---:|---:|\n", f);
+    enum hf_unit u = hf_time_unit;
+    if (u == HF_UNIT_AUTO) {
+        double first = n > 0 ? hf_stats(r[0].s).mean : NAN;
+        u = first >= 1 ? HF_UNIT_S : HF_UNIT_MS;
+    }
+    *name = u == HF_UNIT_S ? "s" : u == HF_UNIT_MS ? "ms" : "µs";
+    *scale = u == HF_UNIT_S ? 1 : u == HF_UNIT_MS ? 1e3 : 1e6;
+    *digits = u == HF_UNIT_S ? 3 : 1;
+}
+
+static int by_mean(const void *a, const void *b, void *ctx)
+{
+    const struct hf_result *r = ctx;
+    double x = hf_stats(r[*(const int *)a].s).mean, y = hf_stats(r[*(const int *)b].s).mean;
+    if (isnan(x) || isnan(y))
+        return isnan(x) - isnan(y);   /* NA last */
+    return (x > y) - (x < y);
+}
+
+/* hyperfine's table: the mean with its standard deviation, min, max, and the mean relative
+ * to the reference (r[ref], or the fastest mean when ref < 0); rows as given, or by mean
+ * (--sort mean-time). */
+static void write_markup(FILE *f, enum hf_format fmt, const struct hf_result *r, int n,
+                         int ref, bool sort_by_mean)
+{
+    const char *u;
+    double scale;
+    int digits;
+    markup_unit(r, n, &u, &scale, &digits);
+    char hdr[5][32];
+    const char *hc[5];
+    for (int i = 0; i < 5; i++) {
+        snprintf(hdr[i], sizeof hdr[i], markup_header[i], u);
+        hc[i] = hdr[i];
+    }
+    if (fmt == HF_ASCIIDOC)
+        fputs("[cols=\"<,>,>,>,>\"]\n|===\n", f);
+    markup_row(f, fmt, hc, 5);
+    if (fmt == HF_MARKDOWN)
+        fputs("|:---|---:|---:|---:|---:|\n", f);
+    else if (fmt == HF_ORGMODE)
+        fputs("|--+--+--+--+--|\n", f);
     if (ref < 0) {
         double best = NAN;
         for (int k = 0; k < n; k++) {
@@ -161,34 +238,48 @@ static void write_markdown(FILE *f, const struct hf_result *r, int n, int ref)
             }
         }
     }
+    int *order = malloc((n > 0 ? n : 1) * sizeof *order);
+    if (!order)
+        return;
+    for (int k = 0; k < n; k++)
+        order[k] = k;
+    if (sort_by_mean)
+        qsort_r(order, n, sizeof *order, by_mean, (void *)r);
     struct hf_stats b = ref >= 0 ? hf_stats(r[ref].s) : (struct hf_stats){.mean = NAN};
-    for (int k = 0; k < n; k++) {
+    for (int i = 0; i < n; i++) {
+        int k = order[i];
         struct hf_stats m = hf_stats(r[k].s);
-        fputs("| ", f);
-        md_command(f, r[k].command);
-        fputs(" | ", f);
-        md_time(f, m.mean, scale, digits);
-        if (!isnan(m.mean) && r[k].s->n > 1) {
-            fputs(" ± ", f);
-            md_time(f, m.stddev, scale, digits);
+        char *cell[5] = {NULL};
+        size_t len;
+        FILE *c = open_memstream(&cell[0], &len);
+        if (c) {
+            markup_command(c, fmt, r[k].command);
+            fclose(c);
         }
-        fputs(" | ", f);
-        md_time(f, m.min, scale, digits);
-        fputs(" | ", f);
-        md_time(f, m.max, scale, digits);
-        fputs(" | ", f);
+        char mean[64], mn[32], mx[32], rel[64];
+        int o = isnan(m.mean) ? snprintf(mean, sizeof mean, "NA")
+                              : snprintf(mean, sizeof mean, "%.*f", digits, m.mean * scale);
+        if (!isnan(m.mean) && r[k].s->n > 1)
+            snprintf(mean + o, sizeof mean - (size_t)o, " ± %.*f", digits, m.stddev * scale);
+        snprintf(mn, sizeof mn, isnan(m.min) ? "NA" : "%.*f", digits, m.min * scale);
+        snprintf(mx, sizeof mx, isnan(m.max) ? "NA" : "%.*f", digits, m.max * scale);
         double ratio = m.mean / b.mean;
         if (isnan(ratio))
-            fputs("NA", f);
+            snprintf(rel, sizeof rel, "NA");
         else if (k == ref)
-            fputs("1.00", f);
-        else {
-            /* the ratio's standard deviation, from both relative deviations (as hyperfine) */
-            double sd = ratio * sqrt(pow(m.stddev / m.mean, 2) + pow(b.stddev / b.mean, 2));
-            fprintf(f, "%.2f ± %.2f", ratio, sd);
-        }
-        fputs(" |\n", f);
+            snprintf(rel, sizeof rel, "1.00");
+        else   /* the ratio's standard deviation, from both relative deviations (hyperfine) */
+            snprintf(rel, sizeof rel, "%.2f ± %.2f", ratio,
+                     ratio * sqrt(pow(m.stddev / m.mean, 2) + pow(b.stddev / b.mean, 2)));
+        const char *row[5] = {cell[0] ? cell[0] : "", mean, mn, mx, rel};
+        if (fmt == HF_ASCIIDOC)
+            fputc('\n', f);
+        markup_row(f, fmt, row, 5);
+        free(cell[0]);
     }
+    if (fmt == HF_ASCIIDOC)
+        fputs("|===\n", f);
+    free(order);
 }
 
 int hf_export(const char *path, enum hf_format fmt, const struct hf_result *r, int n, int ref,
@@ -203,7 +294,7 @@ int hf_export(const char *path, enum hf_format fmt, const struct hf_result *r, i
     else if (fmt == HF_CSV)
         write_csv(f, r, n);
     else
-        write_markdown(f, r, n, ref);
+        write_markup(f, fmt, r, n, ref, hf_sort_by_mean);
     return export_file_commit(f, tmp, path, e);
 }
 
@@ -211,7 +302,7 @@ int hf_export_series(const struct hf_paths *p, const struct harness *h,
                      const struct session_series *s, int ns, const struct session_series *ref,
                      struct err *e)
 {
-    if (!p->json && !p->csv && !p->markdown)
+    if (!p->json && !p->csv && !p->markdown && !p->asciidoc && !p->orgmode)
         return 0;
     int n = ns + (ref ? 1 : 0);
     struct hf_result *r = calloc(n, sizeof *r);
@@ -245,6 +336,10 @@ int hf_export_series(const struct hf_paths *p, const struct harness *h,
         rc = hf_export(p->csv, HF_CSV, r, n, ref ? 0 : -1, e);
     if (rc == 0 && p->markdown)
         rc = hf_export(p->markdown, HF_MARKDOWN, r, n, ref ? 0 : -1, e);
+    if (rc == 0 && p->asciidoc)
+        rc = hf_export(p->asciidoc, HF_ASCIIDOC, r, n, ref ? 0 : -1, e);
+    if (rc == 0 && p->orgmode)
+        rc = hf_export(p->orgmode, HF_ORGMODE, r, n, ref ? 0 : -1, e);
     free(r);
     free(names);
     free(values);

@@ -7,7 +7,14 @@
 #include "core/err.h"
 #include "core/session.h"
 
-enum hf_format { HF_JSON, HF_CSV, HF_MARKDOWN };
+enum hf_format { HF_JSON, HF_CSV, HF_MARKDOWN, HF_ASCIIDOC, HF_ORGMODE };
+
+/* How the markup tables (Markdown, AsciiDoc, org-mode) are laid out, set once from the
+ * command line: -u/--time-unit's unit (auto: ms under a second, else s, by the first mean,
+ * as hyperfine 1.15), --sort mean-time (rows by mean, not as given). */
+enum hf_unit { HF_UNIT_AUTO, HF_UNIT_S, HF_UNIT_MS, HF_UNIT_US };
+extern enum hf_unit hf_time_unit;
+extern bool hf_sort_by_mean;
 
 /* One result: a series and what hyperfine would call it. */
 struct hf_result {
@@ -26,7 +33,7 @@ int hf_export(const char *path, enum hf_format fmt, const struct hf_result *r, i
 
 /* The export options of a command, each NULL when not given. */
 struct hf_paths {
-    const char *json, *csv, *markdown;
+    const char *json, *csv, *markdown, *asciidoc, *orgmode;
 };
 
 /* Every export asked for, of the series s[0..ns) (each one's user pointer its struct target,

@@ -12,13 +12,6 @@ void jw_init(struct jw *w, FILE *f)
     w->f = f;
 }
 
-void jw_init_inside(struct jw *w, FILE *f)
-{
-    jw_init(w, f);
-    w->depth = 1;
-    w->lv[0] = (struct jw_level){.array = false, .empty = false};
-}
-
 void jw_write_string(FILE *f, const char *s, bool html)
 {
     fputc('"', f);

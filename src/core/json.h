@@ -34,9 +34,6 @@ struct jw {
 
 /* A writer of one document to f. */
 void jw_init(struct jw *w, FILE *f);
-/* Continues, with a writer, an object some other code began and wrote members of (for the
- * files that still write their JSON by hand: members written now come after a comma). */
-void jw_init_inside(struct jw *w, FILE *f);
 /* An object or array as the next value. The _lines forms write item before every member
  * and close before the closing bracket when there was a member ("\n  ", "\n"). */
 void jw_object_begin(struct jw *w);

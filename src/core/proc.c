@@ -31,17 +31,33 @@ static volatile sig_atomic_t interrupts;    /* how many came */
 static volatile sig_atomic_t grace_at = -1; /* children run while interrupts == grace_at */
 static double grace_until;                  /* when the grace ends (proc_now) */
 
+static long stop_ms;   /* the monotonic clock at the first interrupt, in milliseconds */
+
 void proc_interrupt(int sig)
 {
     /* Atomics (lock-free, so async-signal-safe): other threads (count --jobs, bisect --jobs)
-     * read these while the handler writes them. */
+     * read these while the handler writes them. The first interrupt asks the running groups
+     * to stop (SIGTERM: a compiler removes its temporaries), proc_run kills them
+     * PROC_STOP_GRACE_S later; a second kills them at once. */
     __atomic_store_n((int *)&interrupted, sig > 0 ? sig : SIGINT, __ATOMIC_SEQ_CST);
-    __atomic_add_fetch((int *)&interrupts, 1, __ATOMIC_SEQ_CST);
+    int n = __atomic_add_fetch((int *)&interrupts, 1, __ATOMIC_SEQ_CST);
+    if (n == 1) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);   /* async-signal-safe */
+        __atomic_store_n(&stop_ms, (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+                         __ATOMIC_SEQ_CST);
+    }
     for (int i = 0; i < MAX_ACTIVE; i++) {
         pid_t p = __atomic_load_n((int *)&active_pgid[i], __ATOMIC_SEQ_CST);
         if (p > 0)
-            kill(-p, SIGKILL);
+            kill(-p, n == 1 ? SIGTERM : SIGKILL);
     }
+}
+
+/* When a group asked to stop by the first interrupt is killed (proc_now's clock). */
+static double stop_deadline(void)
+{
+    return (double)__atomic_load_n(&stop_ms, __ATOMIC_SEQ_CST) / 1000 + PROC_STOP_GRACE_S;
 }
 
 bool proc_interrupted(void)
@@ -286,7 +302,8 @@ static int group_finish(pid_t pgid, bool wait, double deadline, bool *late)
 enum gate_stage { GATE_PIN = 1, GATE_SETUP, GATE_EXEC };
 
 /* In the forked child: only async-signal-safe calls until exec. Never returns. */
-static void gated_child(const struct proc_opts *o, char **env, int errfd, int gate_r, int status_w)
+static void gated_child(const struct proc_opts *o, char **env, int errfd, int outfd, int gate_r,
+                        int status_w)
 {
     int report[2] = {GATE_SETUP, 0};
     setpgid(0, 0);
@@ -300,7 +317,10 @@ static void gated_child(const struct proc_opts *o, char **env, int errfd, int ga
         goto fail;
     if (fd != 0)
         close(fd);
-    if (o->stdout_path || !o->show_output) {
+    if (outfd >= 0) {
+        if (dup2(outfd, 1) < 0)
+            goto fail;
+    } else if (o->stdout_path || !o->show_output) {
         fd = o->stdout_path ? open(o->stdout_path, O_WRONLY | O_CREAT |
                                    (o->stdout_append ? O_APPEND : O_TRUNC), 0644)
                             : open("/dev/null", O_WRONLY);
@@ -345,7 +365,7 @@ fail:
  * fork, let the hook see the pid, then release the child to exec. On success the child
  * is registered (slot) and *t0 is the time it was released.
  */
-static int spawn_gated(const struct proc_opts *o, char **env, int errfd, pid_t *pid_out,
+static int spawn_gated(const struct proc_opts *o, char **env, int errfd, int outfd, pid_t *pid_out,
                        int *slot_out, double *t0, struct err *e)
 {
     int gate[2], st[2];
@@ -365,7 +385,7 @@ static int spawn_gated(const struct proc_opts *o, char **env, int errfd, pid_t *
     if (pid == 0) {
         close(gate[1]);
         close(st[0]);
-        gated_child(o, env, errfd, gate[0], st[1]);
+        gated_child(o, env, errfd, outfd, gate[0], st[1]);
     }
     int fork_errno = errno;
     sigprocmask(SIG_SETMASK, &saved, NULL);
@@ -424,17 +444,20 @@ static void abandon(pid_t pid, int slot)
     unregister_active(slot);
 }
 
-/* The spawn's file actions (stdin, stdout, stderr into errfd, the directory) and attributes:
+/* The spawn's file actions (stdin, stdout (into outfd, --output=pipe's, when not -1), stderr
+ * into errfd, the directory) and attributes:
  * its own process group, so a timeout or Ctrl-C kills everything it started, and the signals
  * tare handles back at their defaults. */
-static void spawn_prepare(const struct proc_opts *o, int errfd, posix_spawn_file_actions_t *fa,
-                          posix_spawnattr_t *attr)
+static void spawn_prepare(const struct proc_opts *o, int errfd, int outfd,
+                          posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr)
 {
     posix_spawn_file_actions_init(fa);
     posix_spawnattr_init(attr);
     posix_spawn_file_actions_addopen(fa, 0, o->stdin_path ? o->stdin_path : "/dev/null",
                                      O_RDONLY, 0);
-    if (o->stdout_path)
+    if (outfd >= 0)
+        posix_spawn_file_actions_adddup2(fa, outfd, 1);
+    else if (o->stdout_path)
         posix_spawn_file_actions_addopen(fa, 1, o->stdout_path, O_WRONLY | O_CREAT |
                                          (o->stdout_append ? O_APPEND : O_TRUNC), 0644);
     else if (!o->show_output)
@@ -507,6 +530,7 @@ struct watch {
     bool use_pidfd;       /* watch the child through a pidfd (else every 10 ms) */
     double deadline;      /* 0 once passed (the group killed), or when there was none */
     double t1;            /* when it was seen to end */
+    int outfd;            /* --output=pipe's read end, drained and thrown away, or -1 */
 };
 
 /* Waits for the child pid, reading its stderr from errfd (-1: none) into the tail and killing
@@ -514,9 +538,20 @@ struct watch {
 static int watch_child(pid_t pid, int slot, int errfd, struct watch *w, struct err *e)
 {
     int pidfd = w->use_pidfd ? open_pidfd(pid) : -1;
-    bool pipe_open = errfd >= 0;
+    bool pipe_open = errfd >= 0, out_open = w->outfd >= 0, stop_killed = false;
+    struct tail sink = {.len = 0};
     for (;;) {
-        if (pidfd < 0 && !pipe_open && !w->deadline) {
+        /* An interrupt sent the group SIGTERM; past the grace, SIGKILL. */
+        double stop_at = 0;
+        if (proc_stopping() && !stop_killed) {
+            stop_at = stop_deadline();
+            if (proc_now() >= stop_at) {
+                kill(-pid, SIGKILL);
+                stop_killed = true;
+                stop_at = 0;
+            }
+        }
+        if (pidfd < 0 && !pipe_open && !out_open && !w->deadline && !stop_at) {
             /* Nothing to watch but the child: block in wait4. */
             pid_t got = wait4(pid, &w->status, 0, &w->ru);
             if (got == pid)
@@ -536,19 +571,28 @@ static int watch_child(pid_t pid, int slot, int errfd, struct watch *w, struct e
                 w->timed_out = true;
                 w->deadline = 0;
                 if (pidfd >= 0) { close(pidfd); pidfd = -1; }
-                pipe_open = false;
+                pipe_open = out_open = false;
                 continue;
             }
             wait_ms = (int)(left * 1000) + 1;
         }
+        if (stop_at) {
+            int left_ms = (int)((stop_at - proc_now()) * 1000) + 1;
+            if (wait_ms < 0 || wait_ms > left_ms)
+                wait_ms = left_ms;
+        }
         if (pidfd < 0 && (wait_ms < 0 || wait_ms > 10))
             wait_ms = 10;   /* no pidfd: look at the child every 10 ms */
-        struct pollfd fds[2];
+        if (wait_ms < 0 || wait_ms > 100)
+            wait_ms = 100;   /* an interrupt taken by another thread is seen within 0.1 s */
+        struct pollfd fds[3];
         int nfds = 0;
         if (pidfd >= 0)
             fds[nfds++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
         if (pipe_open)
             fds[nfds++] = (struct pollfd){.fd = errfd, .events = POLLIN};
+        if (out_open)
+            fds[nfds++] = (struct pollfd){.fd = w->outfd, .events = POLLIN};
         int n = poll(fds, nfds, wait_ms);
         if (n < 0 && errno != EINTR) {
             err_errno(e, ERR_SYSTEM, errno, "poll failed");
@@ -559,6 +603,8 @@ static int watch_child(pid_t pid, int slot, int errfd, struct watch *w, struct e
         }
         if (pipe_open && !drain(errfd, &w->tail))
             pipe_open = false;
+        if (out_open && !drain(w->outfd, &sink))
+            out_open = false;
         pid_t got = wait4(pid, &w->status, WNOHANG, &w->ru);
         if (got == pid)
             break;
@@ -577,19 +623,24 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     static int subreaper;
     if (!__atomic_exchange_n(&subreaper, 1, __ATOMIC_SEQ_CST))
         prctl(PR_SET_CHILD_SUBREAPER, 1);
-    int errpipe[2] = {-1, -1};
+    int errpipe[2] = {-1, -1}, outpipe[2] = {-1, -1};
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     int ret = -1;
 
     if (!o->show_output && pipe2(errpipe, O_CLOEXEC) < 0)
         return err_errno(e, ERR_SYSTEM, errno, "cannot make a pipe");
-    char **env = build_env(o->env_set);
+    char **env = NULL;
+    if (o->stdout_pipe && pipe2(outpipe, O_CLOEXEC) < 0) {
+        err_errno(e, ERR_SYSTEM, errno, "cannot make a pipe");
+        goto out_pipe;
+    }
+    env = build_env(o->env_set);
     if (!env) {
         err_set(e, ERR_SYSTEM, "out of memory");
         goto out_pipe;
     }
-    spawn_prepare(o, errpipe[1], &fa, &attr);
+    spawn_prepare(o, errpipe[1], outpipe[1], &fa, &attr);
     pid_t pid;
     double t0 = 0;
     int slot = -1;
@@ -599,7 +650,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
         goto out_spawn;
     }
     /* With before_exec, affinity and personality are set in the forked child itself. */
-    if ((o->before_exec ? spawn_gated(o, env, errpipe[1], &pid, &slot, &t0, e)
+    if ((o->before_exec ? spawn_gated(o, env, errpipe[1], outpipe[1], &pid, &slot, &t0, e)
                         : spawn_direct(o, env, &fa, &attr, &pid, &slot, &t0, e)) < 0)
         goto out_spawn;
     if (proc_stopping())
@@ -609,8 +660,14 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
         errpipe[1] = -1;
         fcntl(errpipe[0], F_SETFL, O_NONBLOCK);
     }
+    if (outpipe[1] >= 0) {
+        close(outpipe[1]);
+        outpipe[1] = -1;
+        fcntl(outpipe[0], F_SETFL, O_NONBLOCK);
+    }
     struct watch w = {.deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0,
-                      .use_pidfd = o->timeout_s > 0 || errpipe[0] >= 0};
+                      .use_pidfd = o->timeout_s > 0 || errpipe[0] >= 0 || outpipe[0] >= 0,
+                      .outfd = outpipe[0]};
     double until;
     __atomic_load(&grace_until, &until, __ATOMIC_SEQ_CST);
     if (flag_get(&grace_at) >= 0 && (!w.deadline || w.deadline > until))
@@ -628,8 +685,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *r, struct err *e)
     fill_result(r, w.status, &w.ru, w.t1 - t0);
     if (w.timed_out || late)
         r->status = PROC_TIMEOUT;
-    else if (proc_stopping() && r->status == PROC_SIGNALED && r->signal == SIGKILL)
-        r->status = PROC_INTERRUPTED;
+    else if (proc_stopping() && (r->status == PROC_SIGNALED || r->status == PROC_EXITED))
+        r->status = PROC_INTERRUPTED;   /* stopped by tare's SIGTERM or SIGKILL */
     memcpy(r->stderr_tail, w.tail.buf, w.tail.len);
     r->stderr_tail[w.tail.len] = '\0';
     ret = 0;
@@ -643,6 +700,9 @@ out_pipe:
         close(errpipe[0]);
     if (errpipe[1] >= 0)
         close(errpipe[1]);
+    for (int i = 0; i < 2; i++)
+        if (outpipe[i] >= 0)
+            close(outpipe[i]);
     return ret;
 }
 

@@ -18,6 +18,8 @@ struct proc_opts {
     bool no_aslr;             /* personality(ADDR_NO_RANDOMIZE), so counts reproduce */
     const char *stdout_path;  /* write stdout to this file instead (NULL: see show_output) */
     bool stdout_append;       /* append to stdout_path rather than emptying it first */
+    bool stdout_pipe;         /* stdout into a pipe tare reads and throws away (hyperfine's
+                               * --output=pipe: a program that tests for /dev/null sees a pipe) */
     /* After the command exits, wait (up to timeout_s) for the rest of its process group, as
      * work it started; false: end what is left at once. Either way nothing is left behind. */
     bool wait_group;
@@ -56,6 +58,9 @@ struct proc_result {
 
 /* How long the processes left in a group get between SIGTERM and SIGKILL. */
 #define PROC_GRACE_S 0.2
+/* After the first interrupt the running groups get SIGTERM, then SIGKILL this much later
+ * (a compiler's driver removes its temporaries on SIGTERM; SIGKILL would leave them). */
+#define PROC_STOP_GRACE_S 1.0
 
 /*
  * Runs the command to completion in a process group of its own, then ends whatever is left

@@ -237,7 +237,7 @@ static int run_one(struct session *s, const struct session_event *ev, struct err
         .argv = x->argv, .env_set = x->env, .cwd = x->cwd, .timeout_s = p->timeout_s,
         .pin_cpu = p->pin_cpu, .show_output = p->show_output,
         .stdin_path = x->stdin_path ? x->stdin_path : p->stdin_path,
-        .stdout_path = p->stdout_path, .stdout_append = true,
+        .stdout_path = p->stdout_path, .stdout_append = true, .stdout_pipe = p->stdout_pipe,
     };
     if (!ev->warmup && grow(p, x, e) < 0)
         return -1;

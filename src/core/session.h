@@ -164,6 +164,7 @@ struct session_plan {
     bool show_output;            /* pass the commands' stdout and stderr through */
     const char *stdin_path;      /* every measured run's stdin; NULL: /dev/null */
     const char *stdout_path;     /* every run's stdout, appended to; NULL: see show_output */
+    bool stdout_pipe;            /* every measured run's stdout read through a pipe, thrown away */
     bool ignore_failure;         /* a non-zero exit is measured, not a failure */
     bool stop_on_failure;        /* a failed run ends the session (ERR_MEASURE), for pairs */
     struct ctr_set *ctr;         /* count these in every run, or NULL */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/ini.h"
+#include "core/input.h"
 #include "core/words.h"
 
 static bool valid_lane_name(const char *s)
@@ -312,25 +313,10 @@ static char *bench_name(const char *path)
 
 int suite_load(const char *path, struct suite *s, struct err *e)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return err_errno(e, ERR_INPUT, errno, "cannot open '%s'", path);
     char *text = NULL;
-    size_t cap = 0;
-    ssize_t n = getdelim(&text, &cap, '\0', f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (n < 0 && !rerr) {           /* an empty file */
-        free(text);
-        text = strdup("");
-    } else if (rerr || !text) {
-        free(text);
-        return err_errno(e, ERR_SYSTEM, errno, "cannot read '%s'", path);
-    }
-    if ((size_t)strlen(text) != (n < 0 ? 0 : (size_t)n)) {
-        free(text);
-        return err_set(e, ERR_INPUT, "'%s': a NUL byte: not a text file", path);
-    }
+    size_t n;
+    if (in_read_file(path, &text, &n, e) < 0)   /* bounded; a NUL or a directory refused */
+        return -1;
     char *pcopy = strdup(path);
     int rc = pcopy ? suite_parse(path, text, dirname(pcopy), s, e)
                    : err_set(e, ERR_SYSTEM, "out of memory");

@@ -1,15 +1,18 @@
 // cdp.js: headless Chromium over the DevTools protocol, for the browser tests (trend_browser.js,
 // cg_page_browser.js): start() launches it with a fresh profile and returns send (a protocol
-// call, answered as a promise), the page's errors as they come, and finish/fail.
+// call, answered as a promise), the page's errors as they come, and finish/fail; main(visit)
+// runs a test's visit of one page, or with --serve of each page asked for on stdin, all in one
+// browser (a test file starts Chromium once, not once a page).
 "use strict";
 const { spawn } = require("child_process");
 const fs = require("fs");
 const path = require("path");
 const os = require("os");
 
-// The browser, 60 s at most; attach() a page, send(method, params, toBrowser) to it (or to the
-// browser), evaluate(expr) in it, nextLoad() a promise of its next load event; errors collects
-// console errors, exceptions, log errors and dialogs.
+// The browser; attach() a page in a browser context of its own (60 s at most a page), send(method,
+// params, toBrowser) to it (or to the browser), evaluate(expr) in it, nextLoad() a promise of
+// its next load event, detach() it; errors collects the page's console errors, exceptions, log
+// errors and dialogs.
 function start() {
   const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "tare-chromium-"));
@@ -19,7 +22,7 @@ function start() {
     "--no-default-browser-check", "--remote-debugging-pipe", "--user-data-dir=" + profile,
     "--window-size=1400,1000", "about:blank"],
     { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
-  const timer = setTimeout(() => fail("timed out"), 60000);
+  let timer = null;
 
   function fail(msg) {
     console.log(JSON.stringify({ error: msg }));
@@ -36,7 +39,7 @@ function start() {
   proc.stderr.on("data", (d) => { stderr += d; });
   proc.on("exit", () => fail("chromium exited: " + stderr.slice(-500)));
   const toChrome = proc.stdio[3], fromChrome = proc.stdio[4];
-  let id = 0, session = null, loaded = null, pending = "";
+  let id = 0, session = null, context = null, target = null, loaded = null, pending = "";
   const waiting = new Map(), errors = [];
   fromChrome.on("data", (d) => {
     pending += d.toString("utf8");
@@ -49,6 +52,7 @@ function start() {
   });
   function onMessage(msg) {
     if (msg.id && waiting.has(msg.id)) { waiting.get(msg.id)(msg); waiting.delete(msg.id); return; }
+    if (msg.sessionId !== session) return;   // (a page already detached)
     if (msg.method === "Runtime.exceptionThrown")
       errors.push("exception: " + ((msg.params.exceptionDetails.exception || {}).description ||
         msg.params.exceptionDetails.text).slice(0, 300));
@@ -74,15 +78,28 @@ function start() {
       toChrome.write(JSON.stringify(m) + "\0");
     });
   }
-  // A new page, attached (its session), its runtime, log and page events on.
+  // A new page in a new browser context (nothing kept from an earlier page), attached (its
+  // session), its runtime, log and page events on, its errors from none.
   async function attach() {
-    const t = await send("Target.createTarget", { url: "about:blank" }, true);
-    const a = await send("Target.attachToTarget", { targetId: t.result.targetId, flatten: true },
+    clearTimeout(timer);
+    timer = setTimeout(() => fail("timed out"), 60000);
+    errors.length = 0;
+    const c = await send("Target.createBrowserContext", {}, true);
+    context = c.result.browserContextId;
+    const t = await send("Target.createTarget", { url: "about:blank", browserContextId: context },
       true);
+    target = t.result.targetId;
+    const a = await send("Target.attachToTarget", { targetId: target, flatten: true }, true);
     session = a.result.sessionId;
     await send("Runtime.enable");
     await send("Log.enable");
     await send("Page.enable");
+  }
+  async function detach() {
+    session = null;
+    await send("Target.closeTarget", { targetId: target }, true);
+    await send("Target.disposeBrowserContext", { browserContextId: context }, true);
+    clearTimeout(timer);
   }
   // An expression's value in the page; its exception thrown here.
   async function evaluate(expr) {
@@ -92,9 +109,35 @@ function start() {
     return r.result.result.value;
   }
   return {
-    send, fail, finish, errors, attach, evaluate,
+    send, fail, finish, errors, attach, detach, evaluate,
     nextLoad: () => new Promise((ok) => { loaded = ok; }),
   };
 }
 
-module.exports = { start };
+// main(visit): the browser test's command line. "SCRIPT ARGS...": visit(cdp, ARGS) of one page,
+// its JSON line printed. "SCRIPT --serve": each line of stdin names a file of ARGS (each ended by
+// a NUL byte), visited in turn in the one browser, a JSON line printed for each; stdin's end
+// ends it (tests/cli/lib.sh's browse).
+function main(visit) {
+  const cdp = start();
+  const one = async (args) => {
+    await cdp.attach();
+    const out = await visit(cdp, args);
+    console.log(JSON.stringify(out));
+    await cdp.detach();
+  };
+  if (process.argv[2] !== "--serve") {
+    one(process.argv.slice(2)).then(() => cdp.finish(0),
+      (e) => cdp.fail(String(e && e.stack || e)));
+    return;
+  }
+  let chain = Promise.resolve();
+  const lines = require("readline").createInterface({ input: process.stdin });
+  lines.on("line", (file) => {
+    chain = chain.then(() => one(fs.readFileSync(file, "utf8").split("\0").slice(0, -1)))
+      .catch((e) => cdp.fail(String(e && e.stack || e)));
+  });
+  lines.on("close", () => chain.then(() => cdp.finish(0)));
+}
+
+module.exports = { start, main };

@@ -2,20 +2,49 @@
 # valgrind here, the costs the profile itself states, and the model's invariants checked on
 # every profile made.
 
-# cgrun OUT [valgrind options] -- PROG ARGS: a callgrind profile; "Collected" into $OUT.collected
+# cgrun OUT [valgrind options] -- PROG ARGS: a callgrind profile; "Collected" into $OUT.collected.
+# Under tests/run (TEST_CACHE) a profile is made once for the whole run and copied to each OUT
+# that asks for the same one (the same options, the same program and arguments, a file argument
+# by its content): the profile is these tests' input, and the plain and ASan suites, and
+# several files, read the same ones. Each reading of it is still checked (cg_invariants).
 cgrun() {
     local out=$1; shift
     local opts=()
     while [ "$1" != -- ]; do opts+=("$1"); shift; done
     shift
-    valgrind --tool=callgrind "${opts[@]}" --callgrind-out-file="$out" "$@" > "$out.stdout" \
-        2> "$out.log"
+    local key a made fd
+    if [ -n "${TEST_CACHE:-}" ] && command -v flock > /dev/null; then
+        key=$(for a in "${opts[@]}" -- "$(command -v "$1")" "${@:2}"; do
+                  if [ -f "$a" ]; then echo "file $(basename "$a") $(cksum < "$a")"
+                  else echo "word $a"; fi
+              done | cksum | tr ' ' .)
+        made=$TEST_CACHE/cgrun.$key
+        exec {fd}> "$made.lock"
+        flock "$fd"
+        if [ ! -d "$made" ]; then
+            mkdir -p "$made.new"
+            cg_valgrind "$made.new/p" "${opts[@]}" -- "$@"
+            mv "$made.new" "$made"
+        fi
+        for a in "$made"/p*; do cp "$a" "$out${a#"$made"/p}"; done
+        exec {fd}>&-
+    else
+        cg_valgrind "$out" "${opts[@]}" -- "$@"
+    fi
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out.log" | tail -n 1 > "$out.collected"
     local files=() f
     for f in "$out" "$out".[0-9]* "$out"-[0-9]*; do
         [ -s "$f" ] && files+=("$f")     # (with threads apart, $out itself is empty)
     done
     [ ${#files[@]} -gt 0 ] && cg_invariants "$(basename "$out")" "${files[@]}"
+}
+cg_valgrind() {   # cg_valgrind OUT [valgrind options] -- PROG ARGS: the profile, stdout, log
+    local out=$1; shift
+    local opts=()
+    while [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    valgrind --tool=callgrind "${opts[@]}" --callgrind-out-file="$out" "$@" > "$out.stdout" \
+        2> "$out.log"
 }
 json_num() {  # json_num JSON KEY: a top-level number
     sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" <<<"$1"

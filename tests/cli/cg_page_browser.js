@@ -3,17 +3,16 @@
 // one JSON line of what it saw: console errors and exceptions, the root frame's value and
 // width, the frames of function NAME (values, widths), what a click on NAME's frame did (the
 // zoom), the tooltip, the search, the function view of CALLEE (its callers with their call
-// counts), the top table, and the root after switching to EVENT. Saves a screenshot.
+// counts), the top table, and the root after switching to EVENT. Saves a screenshot. With
+// --serve, the pages named on stdin, one browser for all (cdp.js main).
 "use strict";
 
-const [page, shot, wantName, wantFunc, wantEvent] = process.argv.slice(2);
 const fs = require("fs");
 const path = require("path");
-const { send, fail, finish, errors, attach, evaluate, nextLoad } = require("./cdp.js").start();
-run().catch((e) => fail(String(e && e.stack || e)));
+require("./cdp.js").main(visit);
 
-async function run() {
-  await attach();
+async function visit({ send, errors, evaluate, nextLoad },
+  [page, shot, wantName, wantFunc, wantEvent]) {
   const click = async (x, y) => {
     await send("Input.dispatchMouseEvent",
       { type: "mousePressed", x, y, button: "left", clickCount: 1 });
@@ -118,6 +117,5 @@ async function run() {
     const img = await send("Page.captureScreenshot", { format: "png" });
     fs.writeFileSync(shot, Buffer.from(img.result.data, "base64"));
   }
-  console.log(JSON.stringify(out));
-  finish(0);
+  return out;
 }

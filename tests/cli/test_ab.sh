@@ -7,7 +7,7 @@ jget() { tr -d '\n' <<<"$1" | sed -n "s/.*\"$2\": \(\"[^\"]*\"\|[^,}]*\).*/\1/p"
 # awk_ok EXPR VAR=VALUE...: true when the awk expression holds.
 awk_ok() { local e=$1; shift; awk "$@" "BEGIN { exit !($e) }"; }
 valid_json() {
-    if command -v python3 >/dev/null; then python3 -m json.tool >/dev/null <<<"$1"; else true; fi
+    if [ -x /usr/bin/python3 ]; then /usr/bin/python3 -m json.tool >/dev/null <<<"$1"; else true; fi
 }
 
 # ---- usage ----
@@ -100,7 +100,7 @@ expect_rc 1 "B fails"
 expect_match "$err" "tare ab: B '[^']*exit3' failed: exited with status 3 in the warm-up" \
     "failure message"
 expect_match "$err" '\| exit3: something went wrong on purpose' "failure shows B's stderr"
-expect_eq "$out" "" "no result on failure"
+expect_empty "$out" "no result on failure"
 run_tare ab --pairs 6 -w 0 "$F/crash" "$F/sleeper 0.01"
 expect_rc 1 "A crashes"
 expect_match "$err" "A '[^']*crash' failed: killed by signal 11" "crash message"
@@ -193,7 +193,7 @@ check "ratio $r near 1.5" awk_ok 'r > 1.25 && r < 1.75' -v r="$r"
 expect_match "$out" '"b": \{"name": "working tree", "command": "./prog 40"' "B is the working tree"
 expect_eq "$(worktrees "$R")" 1 "the worktree is gone"
 expect_eq "$(leftovers)" 0 "no temporary directory left"
-expect_eq "$(git -C "$R" stash list)" "" "nothing stashed"
+expect_empty "$(git -C "$R" stash list)" "nothing stashed"
 expect_eq "$(git -C "$R" status --porcelain | grep -v '^?? sub/prog$')" "$before_status" \
     "the user's tree is as it was (but for the build output)"
 

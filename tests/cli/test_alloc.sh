@@ -167,11 +167,11 @@ fi
 run_tare alloc -- "$FIXTURES/static_hello"
 expect_rc 1 "static binary"
 expect_match "$err" "statically linked \(no PT_INTERP\)" "static binary: the clear message"
-expect_eq "$out" "" "static binary: no counts printed"
+expect_empty "$out" "static binary: no counts printed"
 run_tare alloc -- "$FIXTURES/alloc_ownmalloc"
 expect_rc 1 "own malloc"
 expect_match "$err" "defines its own malloc" "own malloc: the clear message"
-expect_eq "$out" "" "own malloc: no counts printed"
+expect_empty "$out" "own malloc: no counts printed"
 run_tare alloc --format json -- "$FIXTURES/alloc_nopie"
 expect_rc 0 "a non-PIE program that takes malloc's address is not one with its own malloc"
 expect_eq "$(json_field "$out" allocations) $(json_field "$out" bytes)" "6 288" \

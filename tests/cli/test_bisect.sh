@@ -132,6 +132,13 @@ expect_eq "$(json 'j["confirm"]["count"]["change"]["allocations"]')" none \
     "--confirm: no allocation more"
 expect_match "$(json 'j["confirm"]["verdict"]')" '^(faster|slower|same|undecided)$' \
     "--confirm: ab's verdict"
+# The command runs as the search's probes run it (in the worktree, no shell in front), so the
+# confirm table and the bisect table agree to the instruction for the same commit.
+expect_eq "$(json 'j["confirm"]["a"]["command"]')" ./prog "--confirm: the command, no shell"
+expect_eq "$(json 'j["confirm"]["count"]["a"]["instructions"]')" \
+    "$(json 'j["culprit"]["before"]')" "--confirm: the parent's instructions, as bisect counted"
+expect_eq "$(json 'j["confirm"]["count"]["b"]["instructions"]')" \
+    "$(json 'j["culprit"]["after"]')" "--confirm: the culprit's instructions, as bisect counted"
 expect_eq "$(worktrees)" 1 "no worktree left after --confirm (two were made)"
 
 # --from-history: a history of counts taken every ten commits (by tare count, here), whose
@@ -218,7 +225,7 @@ for sig in INT:130 TERM:143; do
     expect_rc "${sig#*:}" "SIG${sig%:*} mid-search"
     expect_match "$err" "interrupted" "SIG${sig%:*}: says interrupted"
     expect_eq "$(worktrees)" 1 "no worktree left after SIG${sig%:*}"
-    expect_eq "$(ls -A "$TMP/tmpdir" | grep '^tare-')" "" \
+    expect_empty "$(ls -A "$TMP/tmpdir" | grep '^tare-')" \
         "none of tare's files left in \$TMPDIR after SIG${sig%:*}"
 done
 

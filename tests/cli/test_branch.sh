@@ -46,7 +46,7 @@ writer() {
 writer wa > "$TMP/wa.log" 2>&1 &
 writer wb > "$TMP/wb.log" 2>&1 &
 wait
-expect_eq "$(cat "$TMP/wa.log" "$TMP/wb.log")" "" "no append failed"
+expect_empty "$(cat "$TMP/wa.log" "$TMP/wb.log")" "no append failed"
 expect_eq "$(git rev-list --count bench-data)" 32 "32 commits: 2 + 15 + 15"
 got=$(git show bench-data:hist/count.tsv | awk -F'\t' 'NR > 1 { print $2 }' | sort | tr '\n' ' ')
 want=$( { echo c1; echo c2; for i in $(seq 1 15); do echo "wa$i"; echo "wb$i"; done; } | sort | \

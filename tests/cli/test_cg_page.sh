@@ -9,9 +9,7 @@
 SHOTDIR=$TARE_ROOT/${BUILD:-build}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
-field() { node -e \
-    'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); const v = process.argv[1].split(".").reduce((a, k) => a == null ? a : a[k], o); console.log(JSON.stringify(v))' \
-    "$2" <<<"$1"; }
+field() { json_path "$1" "$2"; }   # field JSON a.0.b: that value, as JSON
 incl_of() {   # incl_of PROFILE NAME: the inclusive cost `tare cg top --inclusive` gives
     "$TARE" cg top --inclusive -n 0 --format=tsv "$1" | awk -F'\t' -v f="$2" \
         'NR > 1 && $1 == f { print $4; exit }'
@@ -36,7 +34,7 @@ check "page: no temporary left" test -z "$(ls "$TMP" | grep 'x.html.tmp')"
 # ---- the page itself ----
 run_tare cg page "$TMP/st.out" -o "$TMP/st.html"
 expect_rc 0 "page of cg_stacks"
-expect_eq "$out" "" "page: nothing on stdout"
+expect_empty "$out" "page: nothing on stdout"
 page=$(cat "$TMP/st.html")
 expect_match "$page" '^<!DOCTYPE html>' "an HTML page"
 expect_no_match "$page" '<(link|iframe|img|object|embed)[ >]' "no external resources"
@@ -96,7 +94,7 @@ if ! command -v node > /dev/null || [ ! -x "$CHROMIUM" ]; then
     done_testing
     exit
 fi
-browse() { timeout 120 node "$TARE_ROOT/tests/cli/cg_page_browser.js" "$@"; }
+browser cg_page_browser.js   # (browse: lib.sh)
 
 res=$(browse "$TMP/st.html" "$SHOTDIR/cg-page-screenshot.png" left shared Dr)
 expect_eq "$(field "$res" error)" "undefined" "browser run completed ($res)"

@@ -71,7 +71,7 @@ expect_eq "$(git show bench-data:count.tsv | tail -n +2 | sort)" \
 expect_eq "$(git rev-list --count bench-data)" 2 "one commit per file"
 expect_match "$(head -1 "$TMP/oa/summary.md")" '^### tare: ' "the summary block"
 check "the trend page" grep -q '<svg\|<html' "$TMP/oa/trend.html"
-expect_eq "$(git status --porcelain=v1 | grep -v '^?? suite.ini$')" "" "the checkout untouched"
+expect_empty "$(git status --porcelain=v1 | grep -v '^?? suite.ini$')" "the checkout untouched"
 
 # a budget in the suite: the shard job that runs fib fails with 3 and the figures
 printf '\n[bench fib]\nmax_instructions = 1000\n' >> suite.ini

@@ -81,7 +81,7 @@ expect_match "$err" \
     "both numbers"
 run_tare count -f json --check-warm -- "$F/busy" 1
 expect_rc 0 "busy is warm-stable"
-check "json: both passes agree" python3 -c '
+check "json: both passes agree" /usr/bin/python3 -c '
 import json, sys
 s = json.loads(sys.argv[1])["series"][0]
 assert s["status"] == "ok" and s["instructions"] == s["instructions_pass2"] and s["allocations"] == s["allocations_pass2"], s

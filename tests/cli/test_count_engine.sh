@@ -2,8 +2,7 @@
 # heap from the native run under the counting allocator; checked against valgrind's figures.
 . "$(dirname "$0")/lib.sh"
 F=$FIXTURES
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$TMP   # (a trap of its own here once left lib.sh's $TMP behind)
 
 run_tare count --format tsv --engine cachegrind -- "$F/allocmix"
 expect_rc 0 "count allocmix with cachegrind"

@@ -2,8 +2,7 @@
 # callgrind's own figures for the fixture 'region' (hot(N): N iterations, one allocation a 100).
 . "$(dirname "$0")/lib.sh"
 F=$FIXTURES
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$TMP   # (a trap of its own here once left lib.sh's $TMP behind)
 
 # callgrind's own --toggle-collect figure: its "Collected" line, valgrind run directly.
 collected() {

@@ -1,8 +1,7 @@
 # tare count --subtract CMD: a baseline counted in the same pass and taken off each series.
 . "$(dirname "$0")/lib.sh"
 F=$FIXTURES
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$TMP   # (a trap of its own here once left lib.sh's $TMP behind)
 collected() {
     valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p" --toggle-collect=hot "$@" 2>&1 |
         sed -nE 's/^==[0-9]+== Collected : ([0-9]+)$/\1/p'

@@ -1,8 +1,7 @@
 # tare count --valgrind-arg: options passed through to valgrind, and recorded.
 . "$(dirname "$0")/lib.sh"
 F=$FIXTURES
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$TMP   # (a trap of its own here once left lib.sh's $TMP behind)
 
 # The option reaches callgrind: --toggle-collect=hot passed through gives callgrind's own
 # "Collected" figure for it as the whole count.

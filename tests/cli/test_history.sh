@@ -186,7 +186,7 @@ done
 ( for m in $(seq 1 15); do "$TARE" history merge "$TMP/shard.tsv" "$L" -o "$L" || echo \
     "merge $m failed"; done ) > "$TMP/m2.log" 2>&1 &
 wait
-expect_eq "$(cat "$TMP"/w*.log "$TMP"/m?.log)" "" "16 appenders and 30 merges all succeed"
+expect_empty "$(cat "$TMP"/w*.log "$TMP"/m?.log)" "16 appenders and 30 merges all succeed"
 expect_eq "$(awk -F'\t' 'NR > 1 && $1 ~ /^w/' "$L" | sort -u | wc -l)" 320 \
     "no appended row lost by the merges"
 expect_eq "$(tail -n +2 "$L" | wc -l)" 331 "every row once: 320 appended, 10 merged in, the first"
@@ -212,7 +212,7 @@ for col in allocations engine l1d_misses est_cycles; do
       done ) > "$TMP/y$col.log" 2>&1 &
 done
 wait
-expect_eq "$(cat "$TMP"/y*.log)" "" "8 appenders and 4 widening appenders all succeed"
+expect_empty "$(cat "$TMP"/y*.log)" "8 appenders and 4 widening appenders all succeed"
 expect_eq "$(head -n 1 "$W" | tr '\t' '\n' | sort | tr '\n' ' ')" \
     "allocations benchmark commit engine est_cycles instructions l1d_misses " \
     "the header gained each new column once"
@@ -244,7 +244,7 @@ done; done
 ( for m in $(seq 1 10); do timeout 300 "$TARE" history merge "$TMP/B.tsv" "$TMP/A.tsv" -o \
     "$TMP/B.tsv" || echo "merge failed: $?"; done ) > "$TMP/xb.log" 2>&1 &
 wait
-expect_eq "$(cat "$TMP"/x*.log)" "" "crossed merges and appenders all succeed, none waits forever"
+expect_empty "$(cat "$TMP"/x*.log)" "crossed merges and appenders all succeed, none waits forever"
 expect_eq "$(awk -F'\t' '$1 ~ /^A/' "$TMP/A.tsv" | sort -u | wc -l)" 40 \
     "crossed merges: every row appended to A is in A"
 expect_eq "$(awk -F'\t' '$1 ~ /^B/' "$TMP/B.tsv" | sort -u | wc -l)" 40 \

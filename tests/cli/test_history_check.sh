@@ -77,7 +77,7 @@ expect_match "$out" \
     "json lists them"
 run_tare history noise "$TMP/m.tsv"
 expect_rc 2 "noise of unknown columns"
-expect_eq "$out" "" "no empty table"
+expect_empty "$out" "no empty table"
 expect_match "$err" "not computed: columns tare does not read: mean, stddev" "noise lists them"
 expect_match "$err" "no noise figures: no metric tare knows" "noise says why"
 # Beside a known column, the unknown one is still named, and the known one checked.

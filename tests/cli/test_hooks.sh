@@ -121,9 +121,11 @@ rc=$? err=$(cat "$TMP/err")
 expect_rc 130 "SIGINT mid-run: 130"
 expect_match "$err" "^tare wall: interrupted$" "said"
 expect_eq "$(cat "$I/cleaned" 2>/dev/null)" "snooze 0" "the cleanup hook ran after the interrupt"
-# a cleanup that hangs: a second SIGINT ends it at once
+# a cleanup that hangs: a second SIGINT ends it at once (its sleep's length is this file's own,
+# so that pgrep finds no other run's: the suites run side by side)
+NAP=31.$$
 rm -f "$I"/*
-bg_tare wall -r 1000 -S sh -s "touch $I/began" -c "touch $I/cleaning; sleep 31.5; touch $I/late" \
+bg_tare wall -r 1000 -S sh -s "touch $I/began" -c "touch $I/cleaning; sleep $NAP; touch $I/late" \
     'sleep 0.2'
 wait_for "$I/began"
 kill -INT "$p"
@@ -134,10 +136,10 @@ wait "$p"
 rc=$? err=$(cat "$TMP/err")
 expect_rc 130 "a second SIGINT during the cleanup: 130"
 check "the cleanup was ended, not finished" test ! -e "$I/late"
-check "its sleep is gone" bash -c "! pgrep -f '[s]leep 31.5' > /dev/null"
+check "its sleep is gone" bash -c "! pgrep -f '[s]leep $NAP' > /dev/null"
 # ... and one SIGINT alone: the cleanup is ended when the grace is over (5 s)
 rm -f "$I"/*
-bg_tare wall -r 1000 -S sh -s "touch $I/began" -c "touch $I/cleaning; sleep 31.5; touch $I/late" \
+bg_tare wall -r 1000 -S sh -s "touch $I/began" -c "touch $I/cleaning; sleep $NAP; touch $I/late" \
     'sleep 0.2'
 wait_for "$I/began"
 kill -INT "$p"
@@ -146,5 +148,5 @@ rc=$? err=$(cat "$TMP/err")
 expect_rc 130 "SIGINT, then a cleanup that outlives the grace: 130"
 check "the cleanup began" test -e "$I/cleaning"
 check "and was ended at the grace's end" test ! -e "$I/late"
-check "its sleep is gone too" bash -c "! pgrep -f '[s]leep 31.5' > /dev/null"
+check "its sleep is gone too" bash -c "! pgrep -f '[s]leep $NAP' > /dev/null"
 done_testing

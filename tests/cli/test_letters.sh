@@ -217,4 +217,50 @@ expect_eq "$(sed -n 3p "$TMP/ab.md" | awk -F'|' '{ print $6 }')" " 1.00 " \
     "ab markdown: Relative against A"
 run_tare wall -r 1 --export-csv /nonexistent/dir/x.csv true
 expect_rc 2 "an export that cannot be written"
+# hyperfine's display options and the two other markup exports.
+cat > "$TMP/isnull.sh" <<'SH'
+#!/bin/sh
+# exits 7 when its standard output is /dev/null (as a program that tests for it would behave)
+case "$(readlink /proc/$$/fd/1)" in /dev/null) exit 7 ;; esac
+echo out
+SH
+chmod +x "$TMP/isnull.sh"
+(cd "$TMP" && "$TARE" wall -r 2 -w 0 --output pipe "$TMP/isnull.sh" > /dev/null 2>&1)
+expect_eq "$? $(test -e "$TMP/pipe" && echo 'a file named pipe')" "0 " \
+    "--output pipe: the runs write to a pipe, no file named 'pipe' is made"
+run_tare wall -r 2 -w 0 "$TMP/isnull.sh"
+expect_rc 1 "--output null (the default): the same program sees /dev/null"
+run_tare count --output pipe "$TMP/isnull.sh"
+expect_rc 0 "count --output pipe"
+run_tare wall -w 0 --min-benchmarking-time 0.3 -m 2 -f json true
+expect_eq "$($PY -c 'import json,sys; print(json.load(sys.stdin)["min_time_s"])' <<<"$out" 2>&1)" \
+    0.3 "--min-benchmarking-time is --min-time"
+run_tare wall -r 3 -w 0 -u second true
+expect_match "$(sed -n 3p <<<"$out")" '^true +[0-9]+\.[0-9]{3} s ± [0-9]+\.[0-9]{3} s ' \
+    "-u second: the text in seconds, 3 decimals"
+run_tare wall -r 3 -w 0 -u microsecond true
+expect_match "$(sed -n 3p <<<"$out")" '^true +[0-9]+\.[0-9] µs ± ' "-u microsecond"
+run_tare wall -r 3 -w 0 --style none true
+expect_eq "$rc ${#out}" "0 0" "--style none: nothing on standard output"
+run_tare wall -r 3 -w 0 --style basic -u hours true
+expect_rc 2 "-u with a unit hyperfine does not know"
+run_tare wall -N -r 3 -w 0 --export-asciidoc "$TMP/t.adoc" --export-orgmode "$TMP/t.org" \
+    --export-markdown "$TMP/s.md" --sort mean-time -u millisecond "sleep 0.3" "sleep 0.001"
+# (0.3 s against 1 ms: a busy machine does not turn that order round)
+expect_eq "$(awk -F'|' 'NR > 2 { print $2 }' "$TMP/s.md" | tr -d ' `' | tr '\n' ,)" \
+    "sleep0.001,sleep0.3," "--sort mean-time: the fastest first"
+if command -v hyperfine > /dev/null; then
+    (cd "$TMP" && hyperfine -N -r 3 -u millisecond --export-asciidoc h.adoc \
+        --export-orgmode h.org "sleep 0.3" "sleep 0.001" > /dev/null 2>&1)
+    mask() { sed -E 's/[0-9]+\.[0-9]+/N/g; s/sleep N/sleep X/g' "$1"; }
+    expect_eq "$(mask "$TMP/t.adoc" | sed 's/`sleep X`/C/' | sort)" \
+        "$(mask "$TMP/h.adoc" | sed 's/`sleep X`/C/' | sort)" \
+        "--export-asciidoc: hyperfine's layout"
+    expect_eq "$(mask "$TMP/t.org" | sed 1,2d | sort)" "$(mask "$TMP/h.org" | sed 1,2d | sort)" \
+        "--export-orgmode: hyperfine's rows"
+    expect_eq "$(mask "$TMP/t.org" | sed -n 1,2p)" "$(mask "$TMP/h.org" | sed -n 1,2p)" \
+        "--export-orgmode: hyperfine's header"
+else
+    not_ok "hyperfine is not installed (scripts/install-deps check installs it)"
+fi
 done_testing

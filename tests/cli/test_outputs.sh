@@ -28,10 +28,10 @@ check_out() {
     expect_eq "$r" ok "$3"
 }
 
-check_junit() {   # check_junit FILE DESC: Jenkins' schema, then the names
+check_junit() {   # check_junit FILE DESC [NAMES]: Jenkins' schema, then the names
     if xmllint --noout --schema "$XSD" "$1" > "$TMP/xmllint" 2>&1; then ok
     else not_ok "$2: not valid JUnit: $(head -c 600 "$TMP/xmllint")"; fi
-    check_out junit "$1" "$2"
+    check_out junit "$1" "$2" "${3:-}"
 }
 
 # one series per name: the same cheap command, told apart by an argument
@@ -155,5 +155,106 @@ fi
 expect_eq "$(grep -c '<script>alert\|</details>\|<img' "$TMP/p.html")" 0 \
     "cg page: no name's markup reaches the HTML"
 check_out text "$TMP/p.html" "cg page: UTF-8, no control character" -
+
+# ---- history: check, noise, report, trend over a history whose benchmarks have those names ----
+# The seed's excerpt with its three benchmarks renamed (a TSV cell holds no tab or newline).
+hnames=("${cgnames[0]}" "${cgnames[1]}" "${cgnames[4]}")
+printf '%s\0' "${hnames[@]}" > "$TMP/hnames"
+printf '%s\0' "${hnames[@]:1}" > "$TMP/hregs"   # the two that regress at the last commit
+awk -F'\t' -v OFS='\t' -v a="${hnames[0]}" -v b="${hnames[1]}" -v c="${hnames[2]}" '
+    NR > 1 { $3 = $3 == "bench-fib" ? a : $3 == "poly-call" ? b : c } { print }' \
+    "$ROOT/tests/golden/input/mutsu-poly-call.tsv" > "$TMP/h.tsv"
+"$TARE" history check -f json "$TMP/h.tsv" > "$TMP/hc.json" 2> /dev/null
+check_out json "$TMP/hc.json" "history check json" "$TMP/hregs"
+"$TARE" history check "$TMP/h.tsv" > "$TMP/hc.text" 2> /dev/null
+check_out text "$TMP/hc.text" "history check text: escapes visible" "$TMP/hregs"
+"$TARE" history noise -f json "$TMP/h.tsv" > "$TMP/hn.json" 2> /dev/null
+check_out json "$TMP/hn.json" "history noise json" "$TMP/hnames"
+for f in text tsv csv markdown; do
+    "$TARE" history noise -f $f "$TMP/h.tsv" > "$TMP/hn.$f" 2> /dev/null
+    check_out text "$TMP/hn.$f" "history noise $f: UTF-8, no control character" -
+done
+"$TARE" history check --export-junit "$TMP/h.junit.xml" --export-bmf "$TMP/h.bmf.json" \
+    "$TMP/h.tsv" > /dev/null 2>&1
+check_junit "$TMP/h.junit.xml" "history check --export-junit" "$TMP/hregs"
+check_out json "$TMP/h.bmf.json" "history check --export-bmf" "$TMP/hregs"
+"$TARE" trend -o "$TMP/t.html" "$TMP/h.tsv" 2> /dev/null
+expect_eq "$(grep -c '<script>alert\|</details>\|<img' "$TMP/t.html")" 0 \
+    "trend page: no name's markup reaches the HTML"
+check_out text "$TMP/t.html" "trend page: UTF-8, no control character" -
+# report: the Markdown read by GitHub's own renderer (cmark-gfm with its table extension)
+"$TARE" report "$TMP/h.tsv" > "$TMP/r.md" 2> /dev/null
+if command -v cmark-gfm > /dev/null; then
+    cmark-gfm -e table --unsafe "$TMP/r.md" > "$TMP/r.html"
+    expect_eq "$("$PY" "$ROOT/tests/cli/check_markdown.py" "$TMP/r.md" "$TMP/r.html" \
+        "$TMP/hnames" 2>&1)" ok "report: GitHub reads every name as written, no forged cell"
+else
+    not_ok "cmark-gfm is not installed (scripts/install-deps check installs it)"
+fi
+# --summary on a full disk (a file size limit here) appends all of the block or none of it.
+printf '%01000d\n' 0 > "$TMP/summary.md"
+(ulimit -f 2; trap '' XFSZ; exec "$TARE" report --summary "$TMP/summary.md" "$TMP/h.tsv") \
+    > /dev/null 2> "$TMP/err"
+expect_eq "$? $(wc -c < "$TMP/summary.md")" "2 1001" \
+    "report --summary past a size limit: exit 2, the file as it was ($(head -c 200 "$TMP/err"))"
+
+# ---- ab, run: names of their own ----
+"$TARE" ab -r 2 -w 0 -n "${names[3]}" -n "${names[4]}" -f json true 'true x' > "$TMP/ab.json" \
+    2> /dev/null
+printf '%s\0' "${names[3]}" "${names[4]}" > "$TMP/abnames"
+check_out json "$TMP/ab.json" "ab json" "$TMP/abnames"
+"$TARE" ab -r 2 -w 0 -n "${names[3]}" -n "${names[4]}" true 'true x' > "$TMP/ab.text" 2> /dev/null
+check_out text "$TMP/ab.text" "ab text: escapes visible" "$TMP/abnames"
+mkdir -p "$TMP/rb"
+rnames=("${cgnames[0]}" "${cgnames[3]}" "${cgnames[4]}")
+for n in "${rnames[@]}"; do printf 'x\n' > "$TMP/rb/$n.txt"; done
+printf '%s\0' "${rnames[@]}" > "$TMP/rnames"
+printf '[suite]\ncommand = true {name}\nbenchmarks = rb/*.txt\nruns = 1\nwarmup = 0\n' \
+    > "$TMP/rs.ini"
+for f in json text tsv; do
+    "$TARE" run -f $f "$TMP/rs.ini" > "$TMP/run.$f" 2> "$TMP/err"
+    k=text; [ $f = json ] && k=json
+    check_out $k "$TMP/run.$f" "run $f: names whole ($(head -c 200 "$TMP/err"))" "$TMP/rnames"
+done
+
+# ---- the other JSON outputs: strict JSON whatever they hold ----
+"$TARE" goal -f json --from 100 --to 50 1.1 > "$TMP/goal.json" 2> /dev/null
+check_out json "$TMP/goal.json" "goal json" -
+"$TARE" alloc -f json -- true > "$TMP/alloc.json" 2> /dev/null
+check_out json "$TMP/alloc.json" "alloc json" -
+"$TARE" cg allocs -f json "$ROOT/tests/golden/input/cg_allocs.callgrind" > "$TMP/allocs.json"
+check_out json "$TMP/allocs.json" "cg allocs json" -
+
+# ---- every write checked: standard output on a full device is exit 2, for every command ----
+H=$ROOT/tests/golden/input/mutsu-poly-call.tsv
+for c in $("$TARE" help --commands); do
+    "$TARE" "$c" --help > /dev/full 2> "$TMP/err"
+    expect_eq "$? $(grep -c '^tare: cannot write standard output: ' "$TMP/err")" "2 1" \
+        "$c --help > /dev/full"
+done
+mkdir -p "$TMP/b"
+printf 'x\n' > "$TMP/b/one.txt"
+printf '[suite]\ncommand = true {name}\nbenchmarks = b/*.txt\nruns = 1\nwarmup = 0\n' \
+    > "$TMP/suite.ini"
+full=("--version" "wall -r 1 -w 0 true" "ab -r 2 -w 0 true true x" "count true"
+      "cg top $ROOT/tests/golden/input/cg_allocs.callgrind" "alloc -- true" "run $TMP/suite.ini"
+      "history check $H" "history noise $H" "report $H" "goal --from 100 --to 50")
+for c in "${full[@]}"; do
+    read -ra args <<<"$c"
+    [ "${args[0]}" = ab ] && args=(ab -r 2 -w 0 true 'true x')
+    "$TARE" "${args[@]}" > /dev/full 2> "$TMP/err"
+    r=$?
+    expect_eq "$r $(grep -c 'cannot write standard output' "$TMP/err")" "2 1" \
+        "tare $c > /dev/full: exit 2 and said ($(head -c 200 "$TMP/err"))"
+done
+# An export to a path that is not a regular file (a pipe here, /dev/stdout in a CI log) is
+# written there directly, not replaced by a renamed temporary.
+mkfifo "$TMP/pipe"
+cat "$TMP/pipe" > "$TMP/from-pipe" &
+"$TARE" wall -r 1 -w 0 --export-json "$TMP/pipe" true > /dev/null 2>&1
+r=$?
+wait
+expect_eq "$r $(test -p "$TMP/pipe" && echo fifo) $("$PY" "$CHK" json "$TMP/from-pipe")" \
+    "0 fifo ok" "--export-json to a FIFO: written through it, the FIFO left in place"
 
 done_testing

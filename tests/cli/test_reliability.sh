@@ -63,7 +63,7 @@ else
     not_ok \
         "count of a child that outlives its parent: $orphaned instructions, $waited when waited for"
 fi
-expect_eq "$(ls -A "$TMP/tmpdir")" "" "count leaves nothing in \$TMPDIR"
+expect_empty "$(ls -A "$TMP/tmpdir")" "count leaves nothing in \$TMPDIR"
 none_left "tare count"
 
 # ... but not forever: a process that never ends is reported at the timeout, never counted
@@ -73,7 +73,7 @@ expect_rc 1 "count of a command that leaves a process running"
 expect_match "$err" "it exited, but 1 process it started was still running and was ended" \
     "count names the process it lost"
 expect_match "$out" "timeout" "count's status is timeout"
-expect_eq "$(ls -A "$TMP/tmpdir")" "" "count leaves nothing in \$TMPDIR after a timeout"
+expect_empty "$(ls -A "$TMP/tmpdir")" "count leaves nothing in \$TMPDIR after a timeout"
 none_left "tare count --timeout"
 
 # A profile is read whole or not at all: a real cachegrind profile cut at the end of any
@@ -175,11 +175,15 @@ expect_match "$err" "'$S/dup.ini' line 5: \\[suite\\] again \\(it began on line 
 
 # Signals: SIGINT exits 130 and SIGTERM 143 (it was 130 too), the measured processes and the
 # temporary files gone. The signal comes while the fixture sleeps, after a second.
-# interrupt SIG WANT DESC ARGS...: tare ARGS in the background, SIG after a second.
+# interrupt SIG WANT DESC ARGS...: tare ARGS in the background, SIG a second after it started
+# a process.
 interrupt() {
     local sig=$1 want=$2 desc=$3; shift 3
     "$TARE" "$@" > "$TMP/out" 2> "$TMP/err" &
-    local p=$!
+    local p=$! i
+    # (once tare has started what it runs: on a loaded machine, or under the sanitizers, a
+    # second may pass before it has, and the signal would find no handler yet)
+    for i in $(seq 200); do pgrep -P "$p" > /dev/null && break; sleep 0.1; done
     sleep 1
     kill -"$sig" "$p"
     wait "$p"
@@ -187,17 +191,20 @@ interrupt() {
     err=$(cat "$TMP/err")
     expect_rc "$want" "$desc"
 }
+# (The sleeper by a name of this file's own, for pgrep: the suites run side by side.)
+SLEEPER=$TMP/sleeper
+ln -s "$FIXTURES/sleeper" "$SLEEPER"
 rm -f "$PIDS"
-interrupt INT 130 "wall, SIGINT" wall --runs 2 -- "$FIXTURES/sleeper" 30 fork "$TMP/never"
-interrupt TERM 143 "wall, SIGTERM" wall --runs 2 -- "$FIXTURES/sleeper" 30 fork "$TMP/never"
+interrupt INT 130 "wall, SIGINT" wall --runs 2 -- "$SLEEPER" 30 fork "$TMP/never"
+interrupt TERM 143 "wall, SIGTERM" wall --runs 2 -- "$SLEEPER" 30 fork "$TMP/never"
 expect_match "$err" "interrupted" "wall says it was interrupted"
-TMPDIR=$TMP/tmpdir interrupt TERM 143 "count, SIGTERM" count -- "$FIXTURES/sleeper" 30
-expect_eq "$(ls -A "$TMP/tmpdir")" "" "an interrupted count leaves nothing in \$TMPDIR"
+TMPDIR=$TMP/tmpdir interrupt TERM 143 "count, SIGTERM" count -- "$SLEEPER" 30
+expect_empty "$(ls -A "$TMP/tmpdir")" "an interrupted count leaves nothing in \$TMPDIR"
 # (busy 300: a native warm-up of a fraction of a second, then a long callgrind run to cut)
 TMPDIR=$TMP/tmpdir interrupt INT 130 "count under callgrind, SIGINT" count -- "$FIXTURES/busy" 300
-expect_eq "$(ls -A "$TMP/tmpdir")" "" "count interrupted under callgrind leaves nothing in \$TMPDIR"
+expect_empty "$(ls -A "$TMP/tmpdir")" "count interrupted under callgrind leaves nothing in \$TMPDIR"
 sleep 0.2
-check "the measured processes are gone" bash -c "! pgrep -f '$FIXTURES/[s]leeper 30' > /dev/null"
+check "the measured processes are gone" bash -c "! pgrep -f '$TMP/[s]leeper 30' > /dev/null"
 
 # tare run --history writes wall.tsv and count.tsv as one: both or neither. A count.tsv that
 # cannot take the rows (its header lacks their columns, and a malformed row keeps it from
@@ -225,7 +232,7 @@ expect_eq "$(ls -A "$H" | tr '\n' ' ')" "count.tsv wall.tsv " \
 # ... and an interrupt before the rows are written writes none of them
 rm -f "$H/count.tsv"
 cp "$H/wall.tsv" "$TMP/wall.before"
-printf '[suite]\ncommand = %s/sleeper 30\nbenchmarks = *.txt\nruns = 1\n' "$FIXTURES" > \
+printf '[suite]\ncommand = %s 30\nbenchmarks = *.txt\nruns = 1\n' "$SLEEPER" > \
     "$TMP/tx/slow.ini"
 interrupt TERM 143 "run --history, SIGTERM" run --history "$H" --commit c3 "$TMP/tx/slow.ini"
 check "an interrupted run writes no row" cmp -s "$H/wall.tsv" "$TMP/wall.before"

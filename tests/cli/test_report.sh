@@ -61,6 +61,36 @@ expect_match "$out" '^\*before\*, \*after\*: a count.s value at the series. prev
     "the moved table says what its before is"
 expect_match "$out" '^\*previous\*: the series. value at its previous commit' \
     "and the collapsed table its own"
+# The counts beside the clock, in words, for each of the four cases (a 20-commit history with
+# a small noise in the clock): s steps +20% in wall clock at c17 with 3% fewer instructions
+# (less work but slower), m the mirror, a both up (they agree), n the clock alone (counts
+# flat), f 3% fewer instructions at c20 with a flat clock.
+awk 'BEGIN { OFS = "\t"; print "date", "commit", "benchmark", "median_s", "instructions"
+    split("0 0.002 -0.001 0.001 -0.002", nz, " ")
+    for (i = 1; i <= 20; i++) {
+        d = sprintf("2026-01-%02dT00:00:00Z", i); z = nz[i % 5 + 1]; up = i >= 17
+        print d, "c" i, "s", 0.5 * (up ? 1.2 : 1) + z, up ? 970000 : 1000000
+        print d, "c" i, "m", 0.5 * (up ? 0.8 : 1) + z, up ? 1030000 : 1000000
+        print d, "c" i, "a", 0.5 * (up ? 1.2 : 1) + z, up ? 1030000 : 1000000
+        print d, "c" i, "n", 0.5 * (up ? 1.2 : 1) + z, 1000000
+        print d, "c" i, "f", 0.5 + z, i == 20 ? 970000 : 1000000 } }' > "$TMP/r.tsv"
+run_tare report --commit c19 "$TMP/r.tsv"
+expect_rc 3 "the clock's steps at c19: 3"
+reading() { grep -E "^- \`$1\`: " <<<"$out"; }
+expect_eq "$(reading s)" "- \`s\`: the step from \`c17\` does less work (instructions -3.00%) but is slower: wall clock +19.8% (median_s, past its fence of 1.00%); look at cache behaviour: \`--cache-sim\`" \
+    "fewer instructions, slower: said, with the hint"
+expect_match "$(reading m)" \
+    'the step from `c17` does more work \(instructions \+3.00%\) but is faster: wall clock -20.2%' \
+    "the mirror"
+expect_match "$(reading a)" '^- `a`: the counts and the clock agree: the step from `c17` does more work \(instructions \+3.00%\) and is slower' \
+    "both up: they agree"
+expect_match "$(reading n)" \
+    '^- `n`: the wall clock moved but the counts did not \(instructions \+0.00%\)' \
+    "the clock alone"
+expect_eq "$(grep -c '^- `' <<<"$out")" 4 "one line a series that stepped, none for f"
+run_tare report "$TMP/r.tsv"
+expect_eq "$(grep -E '^- `' <<<"$out")" "- \`f\`: wall clock does not move while the counts do (instructions -3.00%): this commit does less work, which the wall clock does not show" \
+    "f at c20: the counts moved, the clock did not"
 run_tare report "$TMP/missing.tsv"
 expect_rc 2 "no such file: 2"
 printf 'date\tcommit\tbenchmark\tinstructions\n2026-01-01T00:00:00Z\tc1\tb\t5\n' > "$TMP/one.tsv"

@@ -117,7 +117,7 @@ b=$(tail -n +2 <<<"$out" | cut -f1)
 expect_eq "$(printf '%s\n%s\n' "$a" "$b" | sort | tr '\n' ' ')" \
     "0.001+base 0.001+jit 0.02+base 0.02+jit 0.2+base 0.2+jit " \
     "shards together cover the suite"
-expect_eq "$(printf '%s\n%s\n' "$a" "$b" | sort | uniq -d)" "" "shards are disjoint"
+expect_empty "$(printf '%s\n%s\n' "$a" "$b" | sort | uniq -d)" "shards are disjoint"
 run_tare history merge "$S/s1/wall.tsv" "$S/s2/wall.tsv" -o "$S/merged.tsv"
 expect_eq "$(($(wc -l < "$S/merged.tsv") - 1))" 6 "merged shards"
 

@@ -21,7 +21,7 @@ median_of() {   # median_of TSV EVENT
 run_tare stat --runs 1 --warmup 0 -- "$FIXTURES/busy" 1
 if [ "$has_core_pmu" = no ]; then
     expect_rc 1 "stat without hardware counters"
-    expect_eq "$out" "" "no numbers on stdout without hardware counters"
+    expect_empty "$out" "no numbers on stdout without hardware counters"
     expect_match "$err" "^tare stat: cannot count 'cycles', 'instructions'" "names the events"
     expect_match "$err" "this machine has no hardware counters" "says the machine has none"
     expect_match "$err" "perf_event_open: [A-Z]" "gives the errno"
@@ -31,7 +31,7 @@ if [ "$has_core_pmu" = no ]; then
         "offers the software events"
     run_tare stat --runs 1 -e instructions -f tsv -- "$FIXTURES/busy" 1
     expect_rc 1 "one hardware event asked for"
-    expect_eq "$out" "" "no TSV rows, not even a header"
+    expect_empty "$out" "no TSV rows, not even a header"
     expect_match "$err" "cannot count 'instructions': this machine has no hardware counters" \
         "instructions alone"
 else

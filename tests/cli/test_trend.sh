@@ -10,9 +10,7 @@ SHOTDIR=$TARE_ROOT/${BUILD:-build}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
 # field JSON NAME: one top-level field of a JSON object, as JSON.
-field() { node -e \
-    'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(JSON.stringify(o[process.argv[1]]))' \
-    "$2" <<<"$1"; }
+field() { json_path "$1" "$2"; }
 
 run_tare trend "$EXCERPT"
 expect_rc 2 "no -o"
@@ -64,7 +62,7 @@ if ! command -v node > /dev/null || [ ! -x "$CHROMIUM" ]; then
     done_testing
     exit
 fi
-browse() { timeout 90 node "$TARE_ROOT/tests/cli/trend_browser.js" "$@"; }
+browser trend_browser.js   # (browse: lib.sh)
 
 # The page from the mutsu history, in a real browser.
 run_tare trend "$MUTSU" -o "$TMP/mutsu.html" --title 'mutsu benchmarks'

@@ -52,9 +52,9 @@ for cmd in $("$TARE" help --commands); do
     h=$(help_opts "$cmd")
     m=$(man_opts "$page")
     check "tare $cmd --help lists options" test -n "$h"
-    expect_eq "$(comm -23 <(echo "$h") <(echo "$m") | tr '\n' ' ')" "" \
+    expect_empty "$(comm -23 <(echo "$h") <(echo "$m") | tr '\n' ' ')" \
         "options of 'tare $cmd --help' missing from OPTIONS of tare-$cmd.1"
-    expect_eq "$(comm -13 <(echo "$h") <(echo "$m") | tr '\n' ' ')" "" \
+    expect_empty "$(comm -13 <(echo "$h") <(echo "$m") | tr '\n' ' ')" \
         "options in OPTIONS of tare-$cmd.1 that 'tare $cmd --help' does not list"
 done
 # The checks above can fail: a made-up page with a stale option and without one of --help's.

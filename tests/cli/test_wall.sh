@@ -149,7 +149,7 @@ expect_eq "$quiet" yes "no cold note for a steady program (in one of three attem
 # JSON, hyperfine's export schema, CSV and markdown.
 run_tare wall --runs 3 -f json --reference "$F/busy 2" --export-json "$TMP/h.json" "$F/busy 4"
 expect_rc 0 "json"
-check "json parses and has every run" python3 -c '
+check "json parses and has every run" /usr/bin/python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
 s = d["series"][0]
@@ -157,7 +157,7 @@ assert d["runs"] == 3 and len(s["times"]) == 3 and s["status"] == "ok", d
 assert s["min_s"] <= s["median_s"] <= s["max_s"]
 assert d["reference"]["name"] == "busy" and abs(s["ratio"] - s["median_s"] / d["reference"]["median_s"]) < 1e-6
 ' "$out"
-check "hyperfine export schema" python3 -c '
+check "hyperfine export schema" /usr/bin/python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = d["results"]

@@ -1,17 +1,15 @@
 // trend_browser.js PAGE SCREENSHOT: loads a `tare trend` page in headless Chromium over the
 // DevTools protocol (node's own WebSocket, no packages) and prints one JSON line of what it
 // saw: console errors and exceptions, chart count, what the metric switch did, the time to
-// interactive, and the results of the filter, window and table view. Saves a screenshot.
+// interactive, and the results of the filter, window and table view. Saves a screenshot. With
+// --serve, the pages named on stdin, one browser for all (cdp.js main).
 "use strict";
 
-const [page, shot, wantMetric] = process.argv.slice(2);
 const fs = require("fs");
 const path = require("path");
-const { send, fail, finish, errors, attach, evaluate, nextLoad } = require("./cdp.js").start();
-run().catch((e) => fail(String(e && e.stack || e)));
+require("./cdp.js").main(visit);
 
-async function run() {
-  await attach();
+async function visit({ send, errors, evaluate, nextLoad }, [page, shot, wantMetric]) {
   const load = nextLoad();
   const t0 = Date.now();
   await send("Page.navigate", { url: "file://" + path.resolve(page) });
@@ -97,6 +95,5 @@ async function run() {
     const img = await send("Page.captureScreenshot", { format: "png" });
     fs.writeFileSync(shot, Buffer.from(img.result.data, "base64"));
   }
-  console.log(JSON.stringify(out));
-  finish(0);
+  return out;
 }

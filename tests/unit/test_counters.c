@@ -310,6 +310,67 @@ static void test_software(void)
     ctr_set_free(&s);
 }
 
+/* A counter's summary: its median, min and max, the runs that counted it, whether scaled. */
+static void test_summarize(void)
+{
+    struct ctr_sample smp[4];
+    memset(smp, 0, sizeof smp);
+    double v[4] = {10, 30, 25, 20}, gap[4] = {1, 2, NAN, 3};
+    for (int r = 0; r < 4; r++)
+        smp[r].value[0] = v[r], smp[r].value[1] = gap[r], smp[r].value[2] = 5;
+    smp[1].scaled[2] = true;
+    struct ctr_summary c = ctr_summarize(smp, 4, 0);
+    CHECK_NEAR(c.median, 22.5, 1e-12);
+    CHECK_NEAR(c.min, 10, 1e-12);
+    CHECK_NEAR(c.max, 30, 1e-12);
+    CHECK_INT(c.runs, 4);
+    CHECK_STR(c.status, "ok");
+    /* missing from one run: no honest median over all of them */
+    c = ctr_summarize(smp, 4, 1);
+    CHECK(isnan(c.median));
+    CHECK_INT(c.runs, 3);
+    CHECK_STR(c.status, "not-counted");
+    CHECK_STR(ctr_summarize(smp, 4, 2).status, "scaled");
+}
+
+static int ndropped;
+
+static void count_dropped(void *ctx, const struct ctr_counter *c)
+{
+    (void)ctx;
+    CHECK_STR(c->label, "context-switches");
+    ndropped++;
+}
+
+/* The default list at perf_event_paranoid 2: the kernel-side event refused (made up here:
+ * EACCES set by hand) goes, with a word; the others stay; in kernel mode nothing goes. */
+static void test_drop_kernel_side(void)
+{
+    struct ctr_set s;
+    struct err e = {0};
+    struct ctr_config cfg = {.events = "task-clock,context-switches,page-faults", .pin_cpu = -1};
+    CHECK_INT(ctr_set_init(&s, &cfg, &e), 0);
+    CHECK_INT(s.n, 3);
+    s.c[1].open_errno = EACCES;
+    s.c[2].open_errno = EACCES;   /* refused too, but not kernel-side: left to be said */
+    ctr_set_drop_kernel_side(&s, count_dropped, NULL);
+    CHECK_INT(ndropped, 1);
+    CHECK_INT(s.n, 2);
+    CHECK_STR(s.c[0].label, "task-clock");
+    CHECK_STR(s.c[1].label, "page-faults");
+    ctr_set_free(&s);
+    cfg.kernel = true;
+    CHECK_INT(ctr_set_init(&s, &cfg, &e), 0);
+    s.c[1].open_errno = EACCES;
+    ctr_set_drop_kernel_side(&s, count_dropped, NULL);
+    CHECK_INT(s.n, 3);
+    ctr_set_free(&s);
+    /* what a machine can count of the software events: task-clock everywhere perf is */
+    char sw[128];
+    ctr_working_software(false, sw, sizeof sw);
+    CHECK(sw[0] == '\0' || strncmp(sw, "task-clock", 10) == 0);
+}
+
 int main(void)
 {
     test_cpulist();
@@ -317,6 +378,8 @@ int main(void)
     test_scale();
     test_stats();
     test_software();
+    test_drop_kernel_side();
+    test_summarize();
     CHECK(strstr(ctr_paranoid_meaning(2), "user-space") != NULL);
     CHECK(strstr(ctr_paranoid_meaning(3), "forbids") != NULL);
     return unit_done("test_counters");

@@ -183,15 +183,6 @@ static void writer(void)
         jw_array_begin(&w);
     CHECK_INT(jw_done(&w, &e), -1);
     fclose(f);
-
-    /* continuing an object some other code began */
-    f = mem();
-    fputs("{\"a\": 1", f);
-    jw_init_inside(&w, f);
-    jw_kstring(&w, "b", "x");
-    fputs("}", f);
-    fclose(f);
-    CHECK_STR(buf, "{\"a\": 1, \"b\": \"x\"}");
 }
 
 static void xml(void)

@@ -1,7 +1,7 @@
 /* trend_page.c: the CSS, markup and script of the page `tare trend` writes: no external
  * file, font or library; the script draws SVG itself. Data arrives as JSON in a
  * <script type="application/json"> block, and reaches the page only as text. */
-#include "cli/trend_page.h"
+#include "core/trend_page.h"
 
 const char trend_page_css[] =
     ":root { --fg: #1d2330; --muted: #667085; --line: #e4e7ec; --bg: #f8f9fb; --card: #fff;\n"
