@@ -3,13 +3,13 @@
 #define _GNU_SOURCE
 #include "core/allocstacks.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "core/elfsym.h"
 #include "core/esc.h"
+#include "core/input.h"
 
 static const char *const measure_names[ASTK_NMEASURES] = {
     "allocations", "bytes", "temporaries", "peak_bytes", "leaked_bytes",
@@ -880,33 +880,11 @@ int astk_parse_tsv(const char *text, size_t len, const char *name, struct astk_t
 
 int astk_read_tsv(const char *path, struct astk_table *t, struct err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *b;
+    size_t len;
+    if (in_read_file(path, &b, &len, e) < 0) {   /* bounded; a NUL or a directory refused */
         memset(t, 0, sizeof *t);
-        return err_errno(e, ERR_INPUT, errno, "cannot read '%s'", path);
-    }
-    size_t cap = 1 << 16, len = 0, got;
-    char *b = malloc(cap);
-    while (b && (got = fread(b + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *nb = realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!b || bad) {
-        free(b);
-        memset(t, 0, sizeof *t);
-        return err_set(e, b ? ERR_INPUT : ERR_SYSTEM, b ? "cannot read '%s'" : "out of memory",
-                       path);
+        return -1;
     }
     int rc = astk_parse_tsv(b, len, path, t, e);
     free(b);
