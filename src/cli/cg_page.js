@@ -8,6 +8,7 @@
   const $ = (id) => document.getElementById(id);
   const F = D.f, E = D.e, FR = D.fr, N = FR.f.length;
   const DIFF = D.diff || null;   // --diff: F[k][5], F[k][6] are BEFORE's costs (null: new), F[k][7] gone
+  const CALLS = D.calls || "calls";   // what E[k][2] counts (tare alloc's page: stacks)
   let ev = 0, zoom = 0, cur = -1, query = "", sortCol = DIFF ? 4 : 2, sortDesc = true, maxAbs = 1;
   const before = (k) => F[k][5] ? F[k][5][ev] : 0;
   const delta = (k) => F[k][2][ev] - before(k);
@@ -137,7 +138,7 @@
         " (" + (delta(fi) >= 0 ? "+" : "") + num(delta(fi)) + ")" + (status(fi) ? " " + status(fi) : "")));
       const p = parent[i] > 0 ? FR.f[parent[i]] : -1;
       const k = p >= 0 ? edgeOf.get(p + ":" + fi) : undefined;
-      if (k !== undefined) t.appendChild(el("div", "", "calls from " + F[p][0] + ": " + num(E[k][2])));
+      if (k !== undefined) t.appendChild(el("div", "", CALLS + " from " + F[p][0] + ": " + num(E[k][2])));
     }
     t.style.display = "block";
     t.style.left = Math.min(e.clientX + 12, window.innerWidth - 490) + "px";
@@ -177,10 +178,10 @@
       [funcLink(E[k][other]), num(E[k][2]), num(E[k][3][ev]), pct(E[k][3][ev], D.totals[ev])]);
     const c1 = rows(callersOf[f], 0), c2 = rows(calleesOf[f], 1);
     s.appendChild(el("h2", "", "callers (" + c1.length + ")"));
-    const t1 = s.appendChild(table(["function", "calls", D.events[ev], "%"], c1));
+    const t1 = s.appendChild(table(["function", CALLS, D.events[ev], "%"], c1));
     t1.id = "callers";
     s.appendChild(el("h2", "", "callees (" + c2.length + ")"));
-    const t2 = s.appendChild(table(["function", "calls", D.events[ev], "%"], c2));
+    const t2 = s.appendChild(table(["function", CALLS, D.events[ev], "%"], c2));
     t2.id = "callees";
     const b = s.appendChild(el("button", "", "show in the flame graph"));
     b.addEventListener("click", () => { $("search").value = r[0]; search(); });
@@ -289,8 +290,8 @@
     document.querySelectorAll("#events button").forEach((b, j) => b.classList.toggle("on", j === k));
     $("summary").textContent = D.events[ev] + " total " + (DIFF ? "before " + num(DIFF.totals[ev]) + ", after " : "") +
       num(D.totals[ev]) + (DIFF && DIFF.totals[ev] ? " (" + (D.totals[ev] >= DIFF.totals[ev] ? "+" : "") +
-      (100 * (D.totals[ev] - DIFF.totals[ev]) / DIFF.totals[ev]).toFixed(2) + "%)" : "") + " \u00b7 " + D.files +
-      " file" + (D.files === 1 ? "" : "s") + ", " + D.parts + " part" + (D.parts === 1 ? "" : "s");
+      (100 * (D.totals[ev] - DIFF.totals[ev]) / DIFF.totals[ev]).toFixed(2) + "%)" : "") + " \u00b7 " + (D.sub || D.files +
+      " file" + (D.files === 1 ? "" : "s") + ", " + D.parts + " part" + (D.parts === 1 ? "" : "s"));
     layout();
     render();
     renderTop();
@@ -312,6 +313,7 @@
     "each coloured by the change of its own path's self cost from BEFORE's frame on the same path (" + (DIFF.command || "no command") +
     "): red more, blue less, grey no change; the table lists the functions by the size of that change, " +
     "new and gone marked." : "");
+  if (D.note) $("note").textContent = D.note;   // a page of other frames says what they are
   D.events.forEach((n, k) => {
     const b = $("events").appendChild(el("button", "", n));
     b.dataset.value = n;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/allocstacks.h"
+#include "core/alloctree.h"
 
 static const char *namer(void *ctx, const struct alloc_proc *p, uint64_t addr, char *buf,
                          size_t n)
@@ -16,6 +17,41 @@ static const char *namer(void *ctx, const struct alloc_proc *p, uint64_t addr, c
     (void)p;
     snprintf(buf, n, "f%llx", (unsigned long long)(addr % 97));   /* names that repeat */
     return buf;
+}
+
+/* The tree of u against before (u's copy): the root holds the totals, a frame's own value
+ * (less its children's) is never negative and is the copy's row on the same path. */
+static void check_tree(const struct astk_table *u, const struct astk_table *before)
+{
+    struct atree tr;
+    struct err e;
+    if (atree_build(u, before, &tr, &e) != 0)
+        return;
+    if (tr.nframes == 0 || memcmp(tr.frames[0].v, u->total, sizeof u->total) != 0)
+        abort();
+    uint64_t *own = malloc(tr.nframes * ASTK_NMEASURES * sizeof *own);
+    uint32_t *at = malloc((tr.nframes + 1) * sizeof *at);
+    if (!own || !at)
+        abort();
+    at[0] = 0;
+    memcpy(own, tr.frames[0].v, sizeof tr.frames[0].v);
+    for (size_t i = 1; i < tr.nframes; i++) {
+        uint32_t d = tr.frames[i].depth, up = at[d - 1];
+        at[d] = (uint32_t)i;
+        memcpy(own + i * ASTK_NMEASURES, tr.frames[i].v, sizeof tr.frames[i].v);
+        for (int m = 0; m < ASTK_NMEASURES; m++) {
+            if (own[up * ASTK_NMEASURES + m] < tr.frames[i].v[m])
+                abort();
+            own[up * ASTK_NMEASURES + m] -= tr.frames[i].v[m];
+        }
+    }
+    for (size_t i = 0; i < tr.nframes; i++)
+        if (!tr.frames[i].in_before ||
+            memcmp(own + i * ASTK_NMEASURES, tr.frames[i].before, sizeof tr.frames[i].before))
+            abort();
+    free(own);
+    free(at);
+    atree_free(&tr);
 }
 
 /* t as its TSV text (malloc'd, *len bytes). */
@@ -33,7 +69,7 @@ static char *tsv_of(const struct astk_table *t, size_t *len)
 /* The table's rows add up to its totals; written as TSV and read back, the same rows and
  * totals; written again, the same text (names in their written form are a fixed point: a
  * byte that is not UTF-8 comes back as the text "\xff"), and a table compared with its copy
- * shows no change. */
+ * shows no change, nor does its tree against the copy's. */
 static void check_table(struct astk_table *t)
 {
     uint64_t sum[ASTK_NMEASURES] = {0};
@@ -62,6 +98,7 @@ static void check_table(struct astk_table *t)
         abort();
     if (astk_parse_tsv(text2, len2, "fuzz", &v, &e) != 0)
         abort();
+    check_tree(&u, &v);
     struct astk_delta *d;
     size_t nd;
     if (astk_diff(&u, &v, ASTK_ALLOCS, &d, &nd, &e) == 0) {
