@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/out.h"
 #include "core/alloctree.h"
 #include "core/json.h"
 #include "core/xml.h"
@@ -140,11 +141,13 @@ static void write_data(struct jw *w, const struct atree *t, const struct astk_ta
                        const struct astk_table *before, const char *title, const char *what,
                        const char *before_what, uint32_t *fid)
 {
-    char sub[160], note[sizeof note_text + sizeof diff_note];
+    char sub[160], note[sizeof note_text + sizeof diff_note], a[64], b[64];
+    fmt_count(a, (double)after->nrows);
     if (before)
-        snprintf(sub, sizeof sub, "%zu stacks before, %zu after", before->nrows, after->nrows);
+        snprintf(sub, sizeof sub, "%s stacks before, %s after",
+                 fmt_count(b, (double)before->nrows), a);
     else
-        snprintf(sub, sizeof sub, "%zu stack%s", after->nrows, after->nrows == 1 ? "" : "s");
+        snprintf(sub, sizeof sub, "%s stack%s", a, after->nrows == 1 ? "" : "s");
     snprintf(note, sizeof note, "%s%s", note_text, before ? diff_note : "");
     jw_object_begin_lines(w, "", "");
     jw_kstring(w, "title", title);
