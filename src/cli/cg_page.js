@@ -8,6 +8,7 @@
   const $ = (id) => document.getElementById(id);
   const F = D.f, E = D.e, FR = D.fr, N = FR.f.length;
   const DIFF = D.diff || null;   // --diff: F[k][5], F[k][6] are BEFORE's costs (null: new), F[k][7] gone
+  const CALLS = D.calls || "calls";   // what E[k][2] counts (tare alloc's page: stacks)
   let ev = 0, zoom = 0, cur = -1, query = "", sortCol = DIFF ? 4 : 2, sortDesc = true, maxAbs = 1;
   const before = (k) => F[k][5] ? F[k][5][ev] : 0;
   const delta = (k) => F[k][2][ev] - before(k);
@@ -146,7 +147,7 @@
         " (" + (delta(fi) >= 0 ? "+" : "") + num(delta(fi)) + ")" + (status(fi) ? " " + status(fi) : "")));
       const p = parent[i] > 0 ? FR.f[parent[i]] : -1;
       const n = p >= 0 ? callsFrom.get(p + ":" + fi) : undefined;
-      if (n !== undefined) t.appendChild(el("div", "", "calls from " + F[p][0] + ": " + num(n)));
+      if (n !== undefined) t.appendChild(el("div", "", CALLS + " from " + F[p][0] + ": " + num(n)));
     }
     t.style.display = "block";
     t.style.left = Math.min(e.clientX + 12, window.innerWidth - 490) + "px";
@@ -196,13 +197,13 @@
     };
     const c1 = rows(callersOf[f], 0), c2 = rows(calleesOf[f], 1);
     s.appendChild(el("h2", "", "callers (" + c1.length + ")"));
-    const t1 = s.appendChild(table(["function", "calls", D.events[ev], "%"], c1));
+    const t1 = s.appendChild(table(["function", CALLS, D.events[ev], "%"], c1));
     t1.id = "callers";
     apart(callersOf[f], 0, 1, "recursive calls (inside the calls above)");
     apart(callersOf[f], 0, 2, "calls within a cycle of functions (inside the calls above; " +
       "the profile has no recursion marks to tell more)");
     s.appendChild(el("h2", "", "callees (" + c2.length + ")"));
-    const t2 = s.appendChild(table(["function", "calls", D.events[ev], "%"], c2));
+    const t2 = s.appendChild(table(["function", CALLS, D.events[ev], "%"], c2));
     t2.id = "callees";
     apart(calleesOf[f], 1, 1, "recursive calls (to itself)");
     apart(calleesOf[f], 1, 3, "calls from its recursion levels (inside the calls above)");
@@ -313,8 +314,8 @@
     document.querySelectorAll("#events button").forEach((b, j) => b.classList.toggle("on", j === k));
     $("summary").textContent = D.events[ev] + " total " + (DIFF ? "before " + num(DIFF.totals[ev]) + ", after " : "") +
       num(D.totals[ev]) + (DIFF && DIFF.totals[ev] ? " (" + (D.totals[ev] >= DIFF.totals[ev] ? "+" : "") +
-      (100 * (D.totals[ev] - DIFF.totals[ev]) / DIFF.totals[ev]).toFixed(2) + "%)" : "") + " \u00b7 " + D.files +
-      " file" + (D.files === 1 ? "" : "s") + ", " + D.parts + " part" + (D.parts === 1 ? "" : "s");
+      (100 * (D.totals[ev] - DIFF.totals[ev]) / DIFF.totals[ev]).toFixed(2) + "%)" : "") + " \u00b7 " + (D.sub || D.files +
+      " file" + (D.files === 1 ? "" : "s") + ", " + D.parts + " part" + (D.parts === 1 ? "" : "s"));
     layout();
     render();
     renderTop();
@@ -338,6 +339,7 @@
     "each coloured by the change of its own path's self cost from BEFORE's frame on the same path (" + (DIFF.command || "no command") +
     "): red more, blue less, grey no change; the table lists the functions by the size of that change, " +
     "new and gone marked." : "");
+  if (D.note) $("note").textContent = D.note;   // a page of other frames says what they are
   D.events.forEach((n, k) => {
     const b = $("events").appendChild(el("button", "", n));
     b.dataset.value = n;

@@ -1,6 +1,6 @@
 /* cmd_alloc.c: `tare alloc`, a command's allocations counted by libtare-alloc.so (LD_PRELOAD),
  * and with --stacks by call stack (core/allocstacks.c names and adds them up; alloc_out.c shows
- * them); --from and --diff show saved stack tables. */
+ * them, alloc_page.c draws them); --from and --diff show saved stack tables. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/alloc_out.h"
+#include "cli/alloc_page.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/opt.h"
@@ -25,11 +26,13 @@
 const char cmd_alloc_usage[] =
     "tare alloc [--follow-children] [--format text|json] -- CMD [ARG...]\n"
     "tare alloc --stacks [--unwind auto|fp|dwarf] [--by MEASURE] [-n N] [--follow-children] "
-    "[--format text|tsv|json|folded] [-o FILE] -- CMD [ARG...]\n"
-    "tare alloc --from TABLE [--by MEASURE] [-n N] [--format text|tsv|json|folded] [-o FILE]\n"
-    "tare alloc --diff BEFORE AFTER [--by MEASURE] [-n N] [--format text|tsv|json] [-o FILE]";
+    "[--format text|tsv|json|folded|html] [-o FILE] -- CMD [ARG...]\n"
+    "tare alloc --from TABLE [--by MEASURE] [-n N] [--format text|tsv|json|folded|html] "
+    "[-o FILE]\n"
+    "tare alloc --diff BEFORE AFTER [--by MEASURE] [-n N] [--format text|tsv|json|html] "
+    "[-o FILE]";
 
-enum { FMT_FOLDED = 1 << 10 };   /* beside out.h's formats: stack tables only */
+enum { FMT_FOLDED = 1 << 10, FMT_HTML = 1 << 11 };   /* beside out.h's: stack tables only */
 
 /* A static binary never loads the library: say so before running it. */
 static int check_dynamic(const char *cmd, struct err *e)
@@ -213,6 +216,16 @@ static int out_close(struct output *o, struct err *e)
     return export_file_commit(o->f, o->tmp, o->path, e);
 }
 
+/* After a failure: -o's temporary removed, nothing half written. */
+static void out_discard(struct output *o)
+{
+    if (!o->path)
+        return;
+    fclose(o->f);
+    if (o->tmp[0])
+        unlink(o->tmp);
+}
+
 static void print_stacks_text(FILE *f, const struct astk_table *st, int by, size_t n)
 {
     char a[64], b[64];
@@ -245,6 +258,38 @@ static void stack_notes(const struct astk_table *st, const char *cmd)
                   st->unreadable == 1 ? "its" : "their");
 }
 
+/* The words of a command joined by spaces, for people (malloc'd; NULL out of memory). */
+static char *joined(char *const *argv)
+{
+    size_t n = 1;
+    for (size_t i = 0; argv[i]; i++)
+        n += strlen(argv[i]) + 1;
+    char *s = malloc(n), *p = s;
+    for (size_t i = 0; s && argv[i]; i++) {
+        size_t len = strlen(argv[i]);
+        if (i)
+            *p++ = ' ';
+        memcpy(p, argv[i], len);
+        p += len;
+    }
+    if (s)
+        *p = '\0';
+    return s;
+}
+
+/* The page of after (against before) to f, titled by what it shows; 0, or -1 with e set. */
+static int write_page(FILE *f, const struct astk_table *after, const struct astk_table *before,
+                      const char *what, const char *before_what, struct err *e)
+{
+    char *title = NULL;
+    if (asprintf(&title, "tare alloc%s: %s%s%s", before ? " diff" : "",
+                 before ? before_what : "", before ? " \u2192 " : "", what) < 0)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    int rc = alloc_page_write(f, after, before, title, what, before_what, e);
+    free(title);
+    return rc;
+}
+
 /* --from TABLE and --diff BEFORE AFTER: saved tables, no command run. */
 static int show_saved(const char *from, char *const *diff, int fmt, int by, long n,
                       struct output *o)
@@ -260,7 +305,7 @@ static int show_saved(const char *from, char *const *diff, int fmt, int by, long
     }
     struct astk_delta *d = NULL;
     size_t nd = 0;
-    if (diff && astk_diff(&a, &b, by, &d, &nd, &e) < 0) {
+    if (diff && fmt != FMT_HTML && astk_diff(&a, &b, by, &d, &nd, &e) < 0) {
         status = cli_fail("alloc", &e);
         goto done;
     }
@@ -270,7 +315,11 @@ static int show_saved(const char *from, char *const *diff, int fmt, int by, long
         status = cli_fail("alloc", &e);
         goto done;
     }
-    if (diff)
+    if (fmt == FMT_HTML) {
+        if (write_page(o->f, diff ? &b : &a, diff ? &a : NULL, from ? from : diff[1],
+                       diff ? diff[0] : NULL, &e) < 0)
+            status = cli_fail("alloc", &e);
+    } else if (diff)
         alloc_out_diff(o->f, fmt, &a, &b, d, nd, by, (size_t)n);
     else if (fmt == FMT_TSV)
         astk_write_tsv(&a, o->f, (size_t)n);
@@ -283,7 +332,9 @@ static int show_saved(const char *from, char *const *diff, int fmt, int by, long
         out_json_end(&w, "alloc");
     } else
         alloc_out_text(o->f, &a, by, (size_t)n);
-    if (out_close(o, &e) < 0)
+    if (status != EXIT_OK)
+        out_discard(o);
+    else if (out_close(o, &e) < 0)
         status = cli_fail("alloc", &e);
 done:
     free(d);
@@ -298,7 +349,8 @@ static bool parse_alloc_format(const char *arg, int *fmt)
     static const struct {
         const char *name;
         int fmt;
-    } f[] = {{"text", FMT_TEXT}, {"tsv", FMT_TSV}, {"json", FMT_JSON}, {"folded", FMT_FOLDED}};
+    } f[] = {{"text", FMT_TEXT},     {"tsv", FMT_TSV},   {"json", FMT_JSON},
+             {"folded", FMT_FOLDED}, {"html", FMT_HTML}};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         if (strcmp(arg, f[i].name) == 0) {
             *fmt = f[i].fmt;
@@ -362,7 +414,7 @@ static int opt_format(const struct opt *o, const char *arg, const struct opt_par
     if (parse_alloc_format(arg, o->value))
         return 0;
     cli_usage_error(p->cmd, p->usage, "unknown format '%s' (text, json; with stacks also tsv, "
-                    "folded)", arg);
+                    "folded, html)", arg);
     return -1;
 }
 
@@ -376,7 +428,9 @@ static int parse_args(int argc, char **argv, struct alloc_args *a)
                  "add up the command and every process it starts (by fork\n"
                  "or exec) that inherits the library"),
         OPT_CALLBACK('f', "format", &a->fmt, "FORMAT",
-                     "text (default) or json; with stacks also tsv and folded", opt_format),
+                     "text (default) or json; with stacks also tsv, folded and\n"
+                     "html (the page of tare cg page, a switch of the measures)",
+                     opt_format),
         OPT_BOOL(0, "stacks", &a->stacks,
                  "record the call stack of every allocation: the top stacks\n"
                  "by --by, with allocations, bytes, temporaries, bytes live\n"
@@ -390,7 +444,8 @@ static int parse_args(int argc, char **argv, struct alloc_args *a)
                      "peak (bytes live at the peak) or leaked (never freed)", opt_by,
                      .given = &a->by_set),
         OPT_LONG('n', NULL, &a->n, "N", 0, 1000000000,
-                 "stacks to show (default 20; 0: all); folded shows all", .given = &a->n_set),
+                 "stacks to show (default 20; 0: all); folded and html show all",
+                 .given = &a->n_set),
         OPT_STRING('o', NULL, &a->o.path, "FILE",
                    "write the output to FILE (whole, or not at all)"),
         OPT_STRING(0, "from", &a->from, "TABLE", "show a stack table saved with --format tsv -n 0"),
@@ -425,7 +480,8 @@ static int parse_args(int argc, char **argv, struct alloc_args *a)
                                    a->from ? "--from" : "--diff");
         return -1;
     }
-    if (!a->stacks && (a->fmt == FMT_TSV || a->fmt == FMT_FOLDED || a->by_set || a->n_set))
+    if (!a->stacks && (a->fmt == FMT_TSV || a->fmt == FMT_FOLDED || a->fmt == FMT_HTML ||
+                       a->by_set || a->n_set))
         return cli_usage_error("alloc", cmd_alloc_usage, "%s: only with --stacks",
                                a->by_set ? "--by" : a->n_set ? "-n" : "this format");
     if (optind < argc && strcmp(argv[optind - 1], "--") != 0 && strcmp(argv[optind], "--") == 0)
@@ -460,13 +516,22 @@ static int print_run(struct alloc_args *a, const struct alloc_report *rep,
         astk_write_tsv(&st, f, (size_t)a->n);
     else if (a->fmt == FMT_FOLDED)
         alloc_out_folded(f, &st, a->by);
-    else
+    else if (a->fmt == FMT_HTML) {
+        char *what = joined(a->cmd);
+        if (!what)
+            err_set(&e, ERR_SYSTEM, "out of memory");
+        if (!what || write_page(f, &st, NULL, what, NULL, &e) < 0)
+            status = cli_fail("alloc", &e);
+        free(what);
+    } else
         print_text(f, t, a->follow);
     if (a->fmt == FMT_TEXT && a->follow && rep->nprocs > 1)
         print_procs(f, rep);
     if (a->fmt == FMT_TEXT && a->stacks)
         print_stacks_text(f, &st, a->by, (size_t)a->n);
-    if (out_close(&a->o, &e) < 0)
+    if (status != EXIT_OK)
+        out_discard(&a->o);
+    else if (out_close(&a->o, &e) < 0)
         status = cli_fail("alloc", &e);
     if (a->stacks)
         stack_notes(&st, a->cmd[0]);

@@ -3,13 +3,13 @@
 #define _GNU_SOURCE
 #include "core/allocstacks.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "core/elfsym.h"
 #include "core/esc.h"
+#include "core/input.h"
 
 static const char *const measure_names[ASTK_NMEASURES] = {
     "allocations", "bytes", "temporaries", "peak_bytes", "leaked_bytes",
@@ -288,10 +288,12 @@ static struct obj *obj_get(struct namer_ctx *c, const char *path, uint64_t inode
     return o;
 }
 
+/* A path's file name; never empty ("dir/" is itself, "" is "?"): an empty frame name could
+ * not be read back from the TSV. */
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
+    return s && s[1] ? s + 1 : path[0] ? path : "?";
 }
 
 static const char *elf_namer(void *ctx, const struct alloc_proc *p, uint64_t addr, char *buf,
@@ -448,7 +450,8 @@ static int add_proc(struct astk_table *t, const struct astk_opts *o, void *nctx,
             uint32_t id = cached_name(&ac, f);
             if (id == UINT32_MAX) {
                 char buf[512];
-                id = name_id(t, frame_name(o, nctx, p, f, buf, sizeof buf), true);
+                const char *nm = frame_name(o, nctx, p, f, buf, sizeof buf);
+                id = name_id(t, nm && nm[0] ? nm : "?", true);
                 if (id != UINT32_MAX)
                     cache_name(&ac, f, id);
             }
@@ -877,33 +880,11 @@ int astk_parse_tsv(const char *text, size_t len, const char *name, struct astk_t
 
 int astk_read_tsv(const char *path, struct astk_table *t, struct err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *b;
+    size_t len;
+    if (in_read_file(path, &b, &len, e) < 0) {   /* bounded; a NUL or a directory refused */
         memset(t, 0, sizeof *t);
-        return err_errno(e, ERR_INPUT, errno, "cannot read '%s'", path);
-    }
-    size_t cap = 1 << 16, len = 0, got;
-    char *b = malloc(cap);
-    while (b && (got = fread(b + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *nb = realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!b || bad) {
-        free(b);
-        memset(t, 0, sizeof *t);
-        return err_set(e, b ? ERR_INPUT : ERR_SYSTEM, b ? "cannot read '%s'" : "out of memory",
-                       path);
+        return -1;
     }
     int rc = astk_parse_tsv(b, len, path, t, e);
     free(b);

@@ -34,9 +34,9 @@ for run in "alloc_stacks auto" "alloc_stacks dwarf" "alloc_stacks_fp auto" "allo
     expect_eq "$(grep -F -x -f <(echo "$want_own") <<<"$got")" "$want_own" \
         "$fix --unwind $mode: every stack exact"
     # (frame pointers alone stop at glibc's first frame: its stack is only allocate_dtv)
-    expect_eq "$(grep -v -F -x -f <(echo "$want_own") <<<"$got" | cut -f 1 |
-                 grep -vE '^(main;pthread_create;_dl_allocate_tls;)?allocate_dtv$')" \
-        "" "$fix --unwind $mode: no other stacks but glibc's pthread_create"
+    expect_empty "$(grep -v -F -x -f <(echo "$want_own") <<<"$got" | cut -f 1 |
+                    grep -vE '^(main;pthread_create;_dl_allocate_tls;)?allocate_dtv$')" \
+        "$fix --unwind $mode: no other stacks but glibc's pthread_create"
     expect_no_match "$got" "child_work" "$fix --unwind $mode: the child's stacks only when followed"
     run_tare alloc --unwind "$mode" --follow-children --format tsv -n 0 -- "$FIXTURES/$fix"
     expect_eq "$(grep -F "main;child_work	" <<<"$out")" "$want_child" \
@@ -125,7 +125,7 @@ run_tare alloc --stacks --by peak -f folded -- "$FIXTURES/alloc_stacks_fp"
 expect_match "$out" '^main;hold 1048576$' "folded: a stack and its value"
 expect_no_match "$out" 'temp_loop' "folded: stacks whose value is 0 are left out"
 run_tare alloc --stacks -f tsv -n 0 -o "$TMP/saved.tsv" -- "$FIXTURES/alloc_stacks_fp"
-expect_eq "$out" "" "-o: nothing on stdout"
+expect_empty "$out" "-o: nothing on stdout"
 check "-o: the table is written" test "$(wc -l < "$TMP/saved.tsv")" -ge 14
 run_tare alloc --from "$TMP/saved.tsv" --by bytes -f tsv -n 0
 expect_eq "$(tsv_rows "$out")" "$(tsv_rows "$(cat "$TMP/saved.tsv")")" "--from: the same rows"
@@ -203,6 +203,13 @@ run_tare alloc --from "$TMP/bad4.tsv"
 expect_match "$err" "bad4.tsv line 2: bad number '-1' in bytes" "a negative number"
 run_tare alloc --from "$TMP/no-such.tsv"
 expect_rc 2 "a missing table"
+run_tare alloc --from "$TMP"
+expect_rc 2 "a directory as a table"
+expect_match "$err" "a directory" "a directory: said so"
+printf "${hdr}main\t1\t1\t0\t0\t0\nma\0in;x\t1\t1\t0\t0\t0\n" > "$TMP/bad5.tsv"
+run_tare alloc --from "$TMP/bad5.tsv"
+expect_rc 2 "a NUL in a table"
+expect_match "$err" "bad5.tsv.*line 3" "a NUL: the file and its line"
 run_tare alloc --diff "$TMP/saved.tsv"
 expect_rc 2 "--diff with one table"
 run_tare alloc --by bytes -- "$FIXTURES/alloc_known"
