@@ -241,7 +241,7 @@ install: $(TARE) $(ALLOC_SO)  ## install tare, libtare-alloc, scope.h, man pages
 clean:  ## remove build/
 	rm -rf build
 
-# The house rules (README "House rules"): FILE:LINE: RULE: what is wrong, for each break.
+# The house rules (HACKING.md, "The rules"): FILE:LINE: RULE: what is wrong, for each break.
 checkstyle:  ## check the house rules on src/, include/, tests/, examples/, bench/ (scripts/check-style)
 	$(Q)scripts/check-style
 
