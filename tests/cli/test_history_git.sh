@@ -31,7 +31,7 @@ expect_match "$out" "^checked 1 metric of 1 series at commit ${C[3]:0:12} \(2026
 expect_match "$out" \
     "^b +instructions +1,000,000 +1,100,000 +\+10\.0% +2\.0% +${C[3]:0:12} +commit 4: version 4$" \
     "the step's subject beside it"
-expect_eq "$err" "" "every commit known: nothing to say"
+expect_empty "$err" "every commit known: nothing to say"
 run_tare history check "$R/count.tsv"
 expect_rc 0 "the newest is the tip (commit 6), not the last row written"
 expect_match "$out" "at commit ${C[5]:0:12} " "checked at the tip"

@@ -38,7 +38,7 @@ expect_match "$out" "^1 commit did not build \(rows NA, with the reason\):$" "sa
 expect_match "$out" "^  $(sha c9 | cut -c1-12) commit 9: no build: the build exited with status 1 \(stderr: prog\.c:3:.*error" \
     "the commit and the reason"
 expect_eq "$(git -C "$R" worktree list | wc -l)" 1 "no worktree left"
-expect_eq "$(ls -A "$TMPDIR")" "" "nothing left in TMPDIR"
+expect_empty "$(ls -A "$TMPDIR")" "nothing left in TMPDIR"
 B=$TMP/b/count.tsv
 expect_eq "$(awk -F'\t' 'NR > 1 { print $2 }' "$B" | sort -u | wc -l)" 40 "rows of 40 commits"
 check "the file holds commits 21-40 before 1-20" awk -F'\t' \
@@ -76,11 +76,11 @@ wait "$pid"
 rc=$?
 expect_rc 130 "SIGINT: 130"
 expect_eq "$(git -C "$R" worktree list | wc -l)" 1 "SIGINT: no worktree left"
-expect_eq "$(ls -A "$TMPDIR")" "" "SIGINT: nothing left in TMPDIR"
+expect_empty "$(ls -A "$TMPDIR")" "SIGINT: nothing left in TMPDIR"
 expect_eq "$(ls -A "$TMP/i" | tr '\n' ' ')" "count.tsv " "SIGINT: no temporary beside the rows"
 n=$(awk -F'\t' 'NR > 1' "$TMP/i/count.tsv" | wc -l)
 check "SIGINT: whole commits only ($n rows, fewer than 10)" test "$n" -ge 1 -a "$n" -lt 10
-expect_eq "$(awk -F'\t' 'NR == 1 { n = NF } NR > 1 && NF != n' "$TMP/i/count.tsv")" "" \
+expect_empty "$(awk -F'\t' 'NR == 1 { n = NF } NR > 1 && NF != n' "$TMP/i/count.tsv")" \
     "SIGINT: every row whole"
 
 # ---- bad input ----

@@ -1160,7 +1160,7 @@ int main(void)
         CHECK_INT(strlen(cg_str(p, p->funcs[0].name)), 5 << 20);
         cg_profile_free(p);
         p = cg_profile_new();
-        CHECK(cg_read_file(p, "/nonexistent/x.out", NULL, &e) < 0 && e.kind == ERR_SYSTEM &&
+        CHECK(cg_read_file(p, "/nonexistent/x.out", NULL, &e) < 0 && e.kind == ERR_INPUT &&
               strstr(e.msg, "cannot open '/nonexistent/x.out'"));
         cg_profile_free(p);
         unlink(path);

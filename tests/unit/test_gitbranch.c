@@ -159,7 +159,7 @@ static void test_errors(const char *tmp)
     struct gitbr_rows f = {"count.tsv", HDR ROW("c", "1"), sizeof HDR ROW("c", "1") - 1};
     CHECK_INT(gitbr_append("a..b", &f, 1, "m", NULL, &e), -1);
     CHECK_INT(e.kind, ERR_INPUT);
-    CHECK_MSG("'a..b' is not a valid branch name");
+    CHECK_MSG("'a..b' is not a branch name git accepts (git check-ref-format --branch)");
     /* rows with a column the branch's file lacks: refused, the branch where it was */
     const char bad[] = "date\tcommit\tbenchmark\tcycles\n2026\tc\tb\t5\n";
     struct gitbr_rows fb = {"hist/count.tsv", bad, sizeof bad - 1};
