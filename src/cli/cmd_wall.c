@@ -402,6 +402,46 @@ static int export_ci(const struct wall *w, const struct cli_export *x, double re
     export_free(&set);
     return status;
 }
+/* What the runs say, in the format asked, and the exports; the exit status. */
+static int report_all(struct wall *w, enum out_format fmt, struct hf_paths *exports,
+                      struct cli_export *ci_export)
+{
+    struct err e = {0};
+    double ref_median = w->ref ? timing_summarize(w->ref).median : NAN;
+    bool any_failed = w->ref && w->ref->state != SESSION_OK;
+    report_failure(w->ref, true);
+    for (int k = 0; k < w->ns; k++) {
+        report_failure(&w->s[k], false);
+        any_failed |= w->s[k].state != SESSION_OK;
+        note_cold(&w->s[k]);
+    }
+    if (w->ref)
+        note_cold(w->ref);
+    timing_relative_all(w->s, w->ns + (w->ref ? 1 : 0), w->ref, &w->rel, &w->base);
+    if (metrics_of(w) < 0) {
+        cli_error("wall", "out of memory");
+        return EXIT_USAGE;
+    }
+    metrics_notes("wall", &w->mview);
+    if (fmt == FMT_TEXT) {
+        print_text(w, ref_median);
+        print_relative(w);
+    } else if (fmt == FMT_JSON) {
+        print_json(w, ref_median);
+    } else {
+        print_machine(w, fmt, ref_median);
+    }
+    int status = any_failed ? EXIT_FAIL : EXIT_OK;
+    if (hf_export_series(exports, &w->h, w->s, w->ns, w->ref, &e) < 0)
+        status = cli_fail("wall", &e);
+    if (cli_export_wanted(ci_export)) {
+        int st = export_ci(w, ci_export, ref_median);
+        if (st != EXIT_OK)
+            status = st;
+    }
+    return status;
+}
+
 int cmd_wall(int argc, char **argv)
 {
     struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
@@ -507,38 +547,7 @@ int cmd_wall(int argc, char **argv)
         status = cli_fail("wall", &e);
         goto free_all;
     }
-    double ref_median = w.ref ? timing_summarize(w.ref).median : NAN;
-    bool any_failed = w.ref && w.ref->state != SESSION_OK;
-    report_failure(w.ref, true);
-    for (int k = 0; k < w.ns; k++) {
-        report_failure(&w.s[k], false);
-        any_failed |= w.s[k].state != SESSION_OK;
-        note_cold(&w.s[k]);
-    }
-    if (w.ref)
-        note_cold(w.ref);
-    timing_relative_all(w.s, w.ns + (w.ref ? 1 : 0), w.ref, &w.rel, &w.base);
-    if (metrics_of(&w) < 0) {
-        cli_error("wall", "out of memory");
-        goto free_all;
-    }
-    metrics_notes("wall", &w.mview);
-    if (fmt == FMT_TEXT) {
-        print_text(&w, ref_median);
-        print_relative(&w);
-    } else if (fmt == FMT_JSON) {
-        print_json(&w, ref_median);
-    } else {
-        print_machine(&w, fmt, ref_median);
-    }
-    status = any_failed ? EXIT_FAIL : EXIT_OK;
-    if (hf_export_series(&exports, &w.h, w.s, w.ns, w.ref, &e) < 0)
-        status = cli_fail("wall", &e);
-    if (cli_export_wanted(&ci_export)) {
-        int st = export_ci(&w, &ci_export, ref_median);
-        if (st != EXIT_OK)
-            status = st;
-    }
+    status = report_all(&w, fmt, &exports, &ci_export);
 
 free_all:
     metrics_view_free(&w.mview);

@@ -280,6 +280,136 @@ static const char *check_metric(int m, const char *cell, double *v)
 }
 
 /* Parses buf (len bytes and room for one more), which t takes over. */
+static int oom(const char *name, struct err *e)
+{
+    return err_set(e, ERR_SYSTEM, "'%s': out of memory", name);
+}
+
+/* The header, line 1 of a history at p: its columns, the metrics' slots, the row storage
+ * for cap_rows rows; -1 with e set. */
+static int parse_header(struct hist_table *t, char *p, size_t cap_rows, const char *name,
+                        struct err *e)
+{
+    if (!*p) {
+        err_set(e, ERR_INPUT, "'%s' line 1: no header (an empty file or first line)", name);
+        return -1;
+    }
+    int n = split_tabs(p, NULL, 0);
+    t->cols = calloc(n, sizeof *t->cols);
+    t->cells = calloc(cap_rows * n + 1, sizeof *t->cells);
+    t->line = calloc(cap_rows + 1, sizeof *t->line);
+    if (!t->cols || !t->cells || !t->line)
+        return oom(name, e);
+    t->ncols = split_tabs(p, t->cols, n);
+    for (int c = 0; c < t->ncols; c++) {
+        if (!*t->cols[c]) {
+            err_set(e, ERR_INPUT, "'%s' line 1: column %d has no name", name, c + 1);
+            return -1;
+        }
+        for (int d = 0; d < c; d++)
+            if (strcmp(hist_canonical(t->cols[c]), hist_canonical(t->cols[d])) == 0) {
+                err_set(e, ERR_INPUT, "'%s' line 1: column '%s' twice", name, t->cols[c]);
+                return -1;
+            }
+    }
+    t->c_date = find_col(t, hist_column_names[HC_DATE]);
+    t->c_commit = find_col(t, hist_column_names[HC_COMMIT]);
+    t->c_benchmark = find_col(t, hist_column_names[HC_BENCHMARK]);
+    if (t->c_commit < 0 || t->c_benchmark < 0) {
+        /* One column with commas in it: CSV (hyperfine's --export-csv, say). */
+        bool csv = t->ncols == 1 && strchr(t->cols[0], ',');
+        err_set(e, ERR_INPUT, "'%s' line 1: no '%s' column: not a history file%s", name,
+                hist_column_names[t->c_commit < 0 ? HC_COMMIT : HC_BENCHMARK],
+                csv ? " (this looks like CSV: a history file is TSV, tab-separated, "
+                "with commit and benchmark columns; see tare-history(1))" : "");
+        return -1;
+    }
+    /* Each row's values of the metrics the file has (not of every metric tare knows:
+     * a 50 MB history once held 16 doubles a row, 13 of them NAN). */
+    t->nmet = 0;
+    for (int m = 0; m < HM_MAX; m++) {
+        t->c_metric[m] = m < HM_COUNT ? find_col(t, hist_metric_names[m]) : -1;
+        t->slot[m] = t->c_metric[m] >= 0 ? t->nmet++ : -1;
+    }
+    /* The program's counters, in column order. */
+    for (int c = 0; c < t->ncols; c++) {
+        if (!hist_user_column(t->cols[c]))
+            continue;
+        if (t->nuser == HIST_USER_MAX) {
+            err_set(e, ERR_INPUT, "'%s' line 1: more than %d %sNAME columns", name,
+                    HIST_USER_MAX, METRICS_PREFIX);
+            return -1;
+        }
+        t->c_metric[HM_COUNT + t->nuser] = c;
+        t->slot[HM_COUNT + t->nuser++] = t->nmet++;
+    }
+    t->c_varied = find_col(t, hist_column_names[HC_METRICS_VARIED]);
+    t->val = malloc((cap_rows + 1) * (t->nmet ? t->nmet : 1) * sizeof *t->val);
+    if (!t->val)
+        return oom(name, e);
+    t->c_runner = find_col(t, hist_column_names[HC_RUNNER]);
+    t->c_reference = find_col(t, hist_column_names[HC_REFERENCE]);
+    t->c_toolchain = find_col(t, hist_column_names[HC_TOOLCHAIN]);
+    t->c_engine = find_col(t, hist_column_names[HC_ENGINE]);
+    t->c_vg_args = find_col(t, hist_column_names[HC_VALGRIND_ARGS]);
+    t->c_commit_date = find_col(t, hist_column_names[HC_COMMIT_DATE]);
+    t->c_subject = find_col(t, hist_column_names[HC_SUBJECT]);
+    t->c_failure = find_col(t, hist_column_names[HC_FAILURE]);
+    t->c_runs = find_col(t, hist_column_names[HC_RUNS]);
+    return 0;
+}
+
+/* A row, at line lineno: its cells split, its values checked; -1 with e set. */
+static int parse_row(struct hist_table *t, char *p, size_t lineno, const char *name,
+                     struct err *e)
+{
+    char **row = t->cells + t->nrows * t->ncols;
+    int n = split_tabs(p, row, t->ncols);
+    if (n > t->ncols) {
+        err_set(e, ERR_INPUT, "'%s' line %zu: %d fields, the header has %d", name,
+                lineno, n, t->ncols);
+        return -1;
+    }
+    /* Columns are appended at the end, so an older row may be short: the rest is NA. */
+    for (int c = n; c < t->ncols; c++)
+        row[c] = "";
+    if (!*row[t->c_commit] || !*row[t->c_benchmark]) {
+        err_set(e, ERR_INPUT, "'%s' line %zu: empty %s", name, lineno,
+                !*row[t->c_commit] ? "commit" : "benchmark");
+        return -1;
+    }
+    double *val = t->val + t->nrows * t->nmet;
+    for (int m = 0; m < HM_COUNT + t->nuser; m++) {
+        int c = t->c_metric[m];
+        if (c < 0)
+            continue;
+        double *v = &val[t->slot[m]];
+        *v = NAN;
+        const char *why = check_metric(m, row[c], v);
+        if (why) {
+            err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': %s: '%.40s'",
+                    name, lineno, t->cols[c], why, row[c]);
+            return -1;
+        }
+    }
+    if (t->c_runs >= 0 && !is_na(row[t->c_runs]) && !is_count(row[t->c_runs])) {
+        err_set(e, ERR_INPUT, "'%s' line %zu: column 'runs': not a count (a whole "
+                "number, 0 or more): '%.40s'", name, lineno, row[t->c_runs]);
+        return -1;
+    }
+    for (int k = 0; k < 2; k++) {
+        int c = k ? t->c_commit_date : t->c_date;
+        if (c >= 0 && !is_na(row[c]) && !is_date(row[c])) {
+            err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': not an ISO 8601 date "
+                    "(2026-07-12T06:07:21Z): '%.40s'", name, lineno, t->cols[c],
+                    row[c]);
+            return -1;
+        }
+    }
+    t->line[t->nrows++] = lineno;
+    return 0;
+}
+
 static int parse_owned(const char *name, char *buf, size_t len, struct hist_table *t,
                        struct err *e)
 {
@@ -320,117 +450,10 @@ static int parse_owned(const char *name, char *buf, size_t len, struct hist_tabl
             break;
         }
         if (lineno == 1) {
-            if (!*p) {
-                err_set(e, ERR_INPUT, "'%s' line 1: no header (an empty file or first line)", name);
+            if (parse_header(t, p, cap_rows, name, e) < 0)
                 goto fail;
-            }
-            int n = split_tabs(p, NULL, 0);
-            t->cols = calloc(n, sizeof *t->cols);
-            t->cells = calloc(cap_rows * n + 1, sizeof *t->cells);
-            t->line = calloc(cap_rows + 1, sizeof *t->line);
-            if (!t->cols || !t->cells || !t->line)
-                goto oom;
-            t->ncols = split_tabs(p, t->cols, n);
-            for (int c = 0; c < t->ncols; c++) {
-                if (!*t->cols[c]) {
-                    err_set(e, ERR_INPUT, "'%s' line 1: column %d has no name", name, c + 1);
-                    goto fail;
-                }
-                for (int d = 0; d < c; d++)
-                    if (strcmp(hist_canonical(t->cols[c]), hist_canonical(t->cols[d])) == 0) {
-                        err_set(e, ERR_INPUT, "'%s' line 1: column '%s' twice", name, t->cols[c]);
-                        goto fail;
-                    }
-            }
-            t->c_date = find_col(t, hist_column_names[HC_DATE]);
-            t->c_commit = find_col(t, hist_column_names[HC_COMMIT]);
-            t->c_benchmark = find_col(t, hist_column_names[HC_BENCHMARK]);
-            if (t->c_commit < 0 || t->c_benchmark < 0) {
-                /* One column with commas in it: CSV (hyperfine's --export-csv, say). */
-                bool csv = t->ncols == 1 && strchr(t->cols[0], ',');
-                err_set(e, ERR_INPUT, "'%s' line 1: no '%s' column: not a history file%s", name,
-                        hist_column_names[t->c_commit < 0 ? HC_COMMIT : HC_BENCHMARK],
-                        csv ? " (this looks like CSV: a history file is TSV, tab-separated, "
-                        "with commit and benchmark columns; see tare-history(1))" : "");
-                goto fail;
-            }
-            /* Each row's values of the metrics the file has (not of every metric tare knows:
-             * a 50 MB history once held 16 doubles a row, 13 of them NAN). */
-            t->nmet = 0;
-            for (int m = 0; m < HM_MAX; m++) {
-                t->c_metric[m] = m < HM_COUNT ? find_col(t, hist_metric_names[m]) : -1;
-                t->slot[m] = t->c_metric[m] >= 0 ? t->nmet++ : -1;
-            }
-            /* The program's counters, in column order. */
-            for (int c = 0; c < t->ncols; c++) {
-                if (!hist_user_column(t->cols[c]))
-                    continue;
-                if (t->nuser == HIST_USER_MAX) {
-                    err_set(e, ERR_INPUT, "'%s' line 1: more than %d %sNAME columns", name,
-                            HIST_USER_MAX, METRICS_PREFIX);
-                    goto fail;
-                }
-                t->c_metric[HM_COUNT + t->nuser] = c;
-                t->slot[HM_COUNT + t->nuser++] = t->nmet++;
-            }
-            t->c_varied = find_col(t, hist_column_names[HC_METRICS_VARIED]);
-            t->val = malloc((cap_rows + 1) * (t->nmet ? t->nmet : 1) * sizeof *t->val);
-            if (!t->val)
-                goto oom;
-            t->c_runner = find_col(t, hist_column_names[HC_RUNNER]);
-            t->c_reference = find_col(t, hist_column_names[HC_REFERENCE]);
-            t->c_toolchain = find_col(t, hist_column_names[HC_TOOLCHAIN]);
-            t->c_engine = find_col(t, hist_column_names[HC_ENGINE]);
-            t->c_vg_args = find_col(t, hist_column_names[HC_VALGRIND_ARGS]);
-            t->c_commit_date = find_col(t, hist_column_names[HC_COMMIT_DATE]);
-            t->c_subject = find_col(t, hist_column_names[HC_SUBJECT]);
-            t->c_failure = find_col(t, hist_column_names[HC_FAILURE]);
-            t->c_runs = find_col(t, hist_column_names[HC_RUNS]);
-        } else if (*p) {
-            char **row = t->cells + t->nrows * t->ncols;
-            int n = split_tabs(p, row, t->ncols);
-            if (n > t->ncols) {
-                err_set(e, ERR_INPUT, "'%s' line %zu: %d fields, the header has %d", name,
-                        lineno, n, t->ncols);
-                goto fail;
-            }
-            /* Columns are appended at the end, so an older row may be short: the rest is NA. */
-            for (int c = n; c < t->ncols; c++)
-                row[c] = "";
-            if (!*row[t->c_commit] || !*row[t->c_benchmark]) {
-                err_set(e, ERR_INPUT, "'%s' line %zu: empty %s", name, lineno,
-                        !*row[t->c_commit] ? "commit" : "benchmark");
-                goto fail;
-            }
-            double *val = t->val + t->nrows * t->nmet;
-            for (int m = 0; m < HM_COUNT + t->nuser; m++) {
-                int c = t->c_metric[m];
-                if (c < 0)
-                    continue;
-                double *v = &val[t->slot[m]];
-                *v = NAN;
-                const char *why = check_metric(m, row[c], v);
-                if (why) {
-                    err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': %s: '%.40s'",
-                            name, lineno, t->cols[c], why, row[c]);
-                    goto fail;
-                }
-            }
-            if (t->c_runs >= 0 && !is_na(row[t->c_runs]) && !is_count(row[t->c_runs])) {
-                err_set(e, ERR_INPUT, "'%s' line %zu: column 'runs': not a count (a whole "
-                        "number, 0 or more): '%.40s'", name, lineno, row[t->c_runs]);
-                goto fail;
-            }
-            for (int k = 0; k < 2; k++) {
-                int c = k ? t->c_commit_date : t->c_date;
-                if (c >= 0 && !is_na(row[c]) && !is_date(row[c])) {
-                    err_set(e, ERR_INPUT, "'%s' line %zu: column '%s': not an ISO 8601 date "
-                            "(2026-07-12T06:07:21Z): '%.40s'", name, lineno, t->cols[c],
-                            row[c]);
-                    goto fail;
-                }
-            }
-            t->line[t->nrows++] = lineno;
+        } else if (*p && parse_row(t, p, lineno, name, e) < 0) {
+            goto fail;
         }
         p = next;
         if (!nl)

@@ -117,6 +117,19 @@ cp "$TMP/src/core/p.c" "$TMP/p.c"
 "$style" "$TMP/p.c" > "$TMP/out" 2>&1
 expect_no_match "$(cat "$TMP/out")" "core-prints" "outside src/core printing is the CLI's job"
 
+# function-length: 150 lines from a function's name to its closing brace pass, 151 fail
+{ printf '/* len.c: two functions, 150 and 151 lines. */\nint f(void)\n{\n'
+  for i in $(seq 147); do echo '    (void)0;'; done
+  printf '}\nint g(void)\n{\n'
+  for i in $(seq 148); do echo '    (void)0;'; done
+  echo '}'; } > "$TMP/src/core/len.c"
+"$style" "$TMP/src/core/len.c" > "$TMP/out" 2>&1
+rc=$?; out=$(cat "$TMP/out")
+expect_eq "$rc" 1 "a function of 151 lines fails"
+expect_no_match "$out" "len\.c:2:" "a function of 150 lines passes"
+expect_match "$out" "len\.c:152: function-length: a function of 151 lines" \
+    "the long one flagged at its first line, with its length"
+
 "$style" > "$TMP/out" 2>&1
 rc=$?
 expect_eq "$rc" 0 "the tree keeps the house rules: $(head -3 "$TMP/out")"
