@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/budget.h"
-#include "core/suite.h"
+#include "core/engine/budget.h"
+#include "core/engine/suite.h"
 #include "unit.h"
 
 /* e.msg against a whole expected message (CHECK_STR would warn on its 1 KiB size). */
