@@ -24,7 +24,7 @@ else
 Q := @
 endif
 
-CORE_SRC := $(wildcard src/core/*.c)
+CORE_SRC := $(wildcard src/core/*/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FIX_SRC  := $(wildcard tests/fixtures/*.c)
@@ -107,7 +107,7 @@ $(BUILD)/src/cli/cmd_selftest.o: ALL_CFLAGS += -I$(BUILD)/gen
 # main.c prints VERSION (-DTARE_VERSION): a new version in this file rebuilds it.
 $(BUILD)/src/cli/main.o: Makefile
 # The callgrind lexer is most of tare cg's time: at -O3 the whole read measured 4% faster.
-$(BUILD)/src/core/cg_lex.o: ALL_CFLAGS += -O3
+$(BUILD)/src/core/profile/cg_lex.o: ALL_CFLAGS += -O3
 
 # Fixtures are the known-answer programs the tests measure; always built plainly
 # (no sanitizers), since their cost and allocations are what the tests check.

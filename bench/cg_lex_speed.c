@@ -1,4 +1,4 @@
-/* bench/cg_lex_speed.c: the callgrind reader's first pass (src/core/cg_lex.c) alone, on one
+/* bench/cg_lex_speed.c: the callgrind reader's first pass (src/core/profile/cg_lex.c) alone, on one
  * profile, against the floor of any reader of lines: counting the newline bytes of the same
  * mapped bytes, sixteen at a time (what `wc -l` does, less its read()). The whole read (`tare cg
  * top`) is timed by bench_cg.sh; this times what most of its CPU goes to, with nothing else in the
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/cg_lex.h"
+#include "core/profile/cg_lex.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>

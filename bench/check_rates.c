@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/history.h"
+#include "core/history/history.h"
 
 static uint64_t rng = 88172645463325252ULL;
 static double unif(void)

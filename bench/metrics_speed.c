@@ -1,4 +1,4 @@
-/* bench/metrics_speed.c: the counter-line reader (src/core/metrics.c's metrics_feed, what
+/* bench/metrics_speed.c: the counter-line reader (src/core/util/metrics.c's metrics_feed, what
  * --metrics-from stderr runs on every chunk of the program's stderr while it runs) alone,
  * against the floor of any reader of lines: finding the same bytes' newlines with memchr. Fed
  * in the 4 KiB chunks proc's drain reads, in passes: the best of PASSES. Three streams of
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/metrics.h"
+#include "core/util/metrics.h"
 
 #define LINES 300000
 #define CHUNK 4096

@@ -10,7 +10,7 @@
 #include "cli/counters_out.h"
 #include "cli/metrics_out.h"
 #include "cli/out.h"
-#include "core/json.h"
+#include "core/util/json.h"
 
 static const char *pct(char *buf, double ratio)
 {

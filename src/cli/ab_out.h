@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "core/ab.h"
+#include "core/engine/ab.h"
 
 /* The sides' times, the interval and the verdict; the counters' medians; the counts' table
  * and verdicts. */

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/allocstacks.h"
-#include "core/json.h"
+#include "core/profile/allocstacks.h"
+#include "core/util/json.h"
 
 /* The top n rows (0: all) of t, sorted by measure by, as a table for people: the measures,
  * then the stack innermost frame first ("leaf < caller < main"), long stacks shortened. */

@@ -1,9 +1,10 @@
 /* alloc_page.c: tare alloc --format html: the page of `tare cg page` (its script and style,
  * cg_page.js and cg_page.css, put into tare by cg_page.c) over a stack table. The frames are
- * the exact stacks (core/alloctree.c), the events switch is the five measures, the functions'
+ * the exact stacks (core/profile/alloctree.c), the events switch is the five measures, the
+ * functions'
  * costs are their self and inclusive values, and a call between two functions counts the
  * stacks that hold it. With BEFORE, AFTER's frames each carry BEFORE's value on the same
- * path, as `cg page --diff` does. The data is one JSON block (core/json.h, every string safe
+ * path, as `cg page --diff` does. The data is one JSON block (core/util/json.h, every string safe
  * inside <script>). */
 #include "cli/alloc_page.h"
 
@@ -12,9 +13,9 @@
 #include <string.h>
 
 #include "cli/out.h"
-#include "core/alloctree.h"
-#include "core/json.h"
-#include "core/xml.h"
+#include "core/profile/alloctree.h"
+#include "core/util/json.h"
+#include "core/util/xml.h"
 
 extern const char cg_page_js_text[], cg_page_css_text[];   /* cg_page.c */
 

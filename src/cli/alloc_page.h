@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-#include "core/allocstacks.h"
-#include "core/err.h"
+#include "core/profile/allocstacks.h"
+#include "core/util/err.h"
 
 /* The page of after (compared with before, or NULL) to f: the flame graph of its exact
  * stacks with the measure switch, the functions, the calls. title and what (the command or

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
-#include "core/gitbranch.h"
+#include "core/history/gitbranch.h"
 
 int cli_branch_resolve(const char *cmd, char **paths, int n, char ***tmps)
 {

@@ -1,4 +1,5 @@
-/* branch_out.h: history FILE arguments given as BRANCH:PATH, read from git (core/gitbranch.h). */
+/* branch_out.h: history FILE arguments given as BRANCH:PATH, read from git
+ * (core/history/gitbranch.h). */
 #ifndef TARE_BRANCH_OUT_H
 #define TARE_BRANCH_OUT_H
 

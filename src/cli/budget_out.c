@@ -7,8 +7,8 @@
 
 #include "cli/cli.h"
 #include "cli/out.h"
-#include "core/input.h"
-#include "core/suite.h"
+#include "core/util/input.h"
+#include "core/engine/suite.h"
 
 bool cli_budget_check(const char *cmd, const char *series, const struct budget *b,
                       const uint64_t cnt[BUDGET_N], char why[BUDGET_N][160])

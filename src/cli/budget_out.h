@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/budget.h"
+#include "core/engine/budget.h"
 
 /* Says on stderr each count of series (instructions, allocations, bytes, peak_bytes: cnt[],
  * UINT64_MAX for NA) over its budget in b, with the exact figures; why[m] (size n each, may

@@ -1,5 +1,5 @@
 /* cg_graph.c: `tare cg folded` (Brendan Gregg's folded stacks, from the frame tree of
- * core/flame.c) and `tare cg dot` (a Graphviz call graph pruned as gprof2dot prunes). */
+ * core/profile/flame.c) and `tare cg dot` (a Graphviz call graph pruned as gprof2dot prunes). */
 #define _GNU_SOURCE
 #include "cli/cg_graph.h"
 
@@ -11,8 +11,8 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
-#include "core/esc.h"
-#include "core/flame.h"
+#include "core/util/esc.h"
+#include "core/profile/flame.h"
 
 int cg_graph_read(char **files, int n, const struct cg_read_opts *o, struct cg_profile **out)
 {

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/profile.h"
+#include "core/profile/profile.h"
 
 int cg_folded_main(int argc, char **argv);
 int cg_dot_main(int argc, char **argv);

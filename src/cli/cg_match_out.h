@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "core/profile_match.h"
+#include "core/profile/profile_match.h"
 
 /*
  * Matches the objects of BEFORE (pa, event ea, read from file_a) and AFTER (pb, eb, file_b)

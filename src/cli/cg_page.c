@@ -1,6 +1,6 @@
 /* cg_page.c: `tare cg page`: one self-contained HTML file (no external script, style or font;
  * a content security policy that forbids fetching) with a flame graph of the frame tree
- * (core/flame.c), a function view with callers and callees, and the top table. The script
+ * (core/profile/flame.c), a function view with callers and callees, and the top table. The script
  * and style are cg_page.js and cg_page.css, put into tare at build time (.incbin); the data
  * is one JSON block, every name in it escaped so that it reaches the page only as text. */
 #define _GNU_SOURCE
@@ -15,9 +15,9 @@
 #include "cli/cg_graph.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "core/flame.h"
-#include "core/json.h"
-#include "core/xml.h"
+#include "core/profile/flame.h"
+#include "core/util/json.h"
+#include "core/util/xml.h"
 
 /* the page's script and style, NUL-terminated */
 __asm__(".section .rodata\n"
@@ -45,7 +45,7 @@ static const char page_body[] =
     "function</p></section>\n</div>\n</main>\n<div id=\"tip\"></div>\n";
 
 /* A JSON string safe inside <script> ('<', '>' and '&' as \u escapes: no "</script>" or
- * "<!--"), by the one JSON writer's rule (core/json.h). */
+ * "<!--"), by the one JSON writer's rule (core/util/json.h). */
 static void js_str(FILE *f, const char *s)
 {
     jw_write_string(f, s, true);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/proc.h"
+#include "core/util/proc.h"
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/err.h"
+#include "core/util/err.h"
 
 /* Exit statuses, named as the guide asks. */
 enum {

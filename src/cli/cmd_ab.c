@@ -15,19 +15,19 @@
 #include "cli/counters_out.h"
 #include "cli/export_out.h"
 #include "cli/harness.h"
-#include "core/hyperfine_export.h"
+#include "core/engine/hyperfine_export.h"
 #include "cli/measure_opts.h"
 #include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
-#include "core/ab.h"
-#include "core/count.h"
-#include "core/counters.h"
-#include "core/gitwt.h"
-#include "core/json.h"
-#include "core/proc.h"
-#include "core/session.h"
-#include "core/stats.h"
+#include "core/engine/ab.h"
+#include "core/engine/count.h"
+#include "core/engine/counters.h"
+#include "core/git/gitwt.h"
+#include "core/util/json.h"
+#include "core/util/proc.h"
+#include "core/engine/session.h"
+#include "core/util/stats.h"
 
 const char cmd_ab_usage[] =
     "tare ab [options] 'CMD A' 'CMD B'\n"
@@ -44,12 +44,12 @@ struct ab_cli {
     char valgrind[4096], alloc_lib[4096];
     char alloc_why[1024];   /* why bytes and peak heap are NA, or "" */
     /* The two sides' targets, and the worktree of git mode. */
-    struct target *targets, *targets_b;
+    struct series *targets, *targets_b;
     int nt, nt_b;
-    struct target *ta, *tb;
+    struct series *ta, *tb;
     struct gitwt git;
     /* What the options left for the plan. */
-    struct target_spec spec;
+    struct series_spec spec;
     char *names[2];         /* room for two --name values */
     const char *base, *build;
     bool max_pairs_set, count_runs_set, engine_set;
@@ -111,7 +111,7 @@ static int export_ci(const struct ab_cli *c, const struct ab_result *r, const ch
 /* Two command strings, A and B: their targets. 0, or the exit status after saying why. */
 static int plan_strings(struct ab_cli *c, char **argv, int dd, struct err *e)
 {
-    struct target_spec *spec = &c->spec;
+    struct series_spec *spec = &c->spec;
     if (c->base || c->build)
         return cli_usage_error("ab", cmd_ab_usage, "%s takes the command after '--'",
                                c->base ? "--base" : "--build");
@@ -127,7 +127,7 @@ static int plan_strings(struct ab_cli *c, char **argv, int dd, struct err *e)
         c->names[1] = "B";
     }
     spec->nnames = 2;
-    if (targets_build(spec, argv + optind, 2, false, &c->targets, &c->nt, e) < 0)
+    if (series_build(spec, argv + optind, 2, false, &c->targets, &c->nt, e) < 0)
         return cli_fail("ab", e);
     c->ta = &c->targets[0];
     c->tb = &c->targets[1];
@@ -138,20 +138,20 @@ static int plan_strings(struct ab_cli *c, char **argv, int dd, struct err *e)
  * status after saying why. */
 static int plan_git(struct ab_cli *c, int argc, char **argv, int dd, struct err *e)
 {
-    struct target_spec *spec = &c->spec;
+    struct series_spec *spec = &c->spec;
     if (argc - dd - 1 <= 0)
         return cli_usage_error("ab", cmd_ab_usage, "no command after '--'");
     if (spec->shell)
         return cli_usage_error("ab", cmd_ab_usage,
                                "--shell takes command strings, not a command after '--'");
     /* The same command on both sides, in the two trees, named after them. */
-    struct target_spec one = {0};
+    struct series_spec one = {0};
     char **cmdv = argv + dd + 1;
     int cmdc = argc - dd - 1;
-    if (targets_build(&one, cmdv, cmdc, true, &c->targets, &c->nt, e) < 0 ||
-        targets_build(&one, cmdv, cmdc, true, &c->targets_b, &c->nt_b, e) < 0)
+    if (series_build(&one, cmdv, cmdc, true, &c->targets, &c->nt, e) < 0 ||
+        series_build(&one, cmdv, cmdc, true, &c->targets_b, &c->nt_b, e) < 0)
         return cli_fail("ab", e);
-    struct target *ta = &c->targets[0], *tb = &c->targets_b[0];
+    struct series *ta = &c->targets[0], *tb = &c->targets_b[0];
     free(ta->name);
     free(tb->name);
     ta->name = tb->name = NULL;
@@ -198,7 +198,7 @@ static int ab_plan(struct ab_cli *c, int argc, char **argv, int dd, struct err *
     int st = dashdash ? plan_git(c, argc, argv, dd, e) : plan_strings(c, argv, dd, e);
     if (st != 0)
         return st;
-    const struct target *t[2] = {c->ta, c->tb};
+    const struct series *t[2] = {c->ta, c->tb};
     for (int k = 0; k < 2; k++)
         o->side[k] = (struct ab_side){.name = t[k]->name, .command = t[k]->command,
                                       .argv = t[k]->argv, .env = t[k]->env};
@@ -427,9 +427,9 @@ int cmd_ab(int argc, char **argv)
         goto done;
     status = ab_measure(&c);
 done:
-    targets_free(c.targets, c.nt);
+    series_free(c.targets, c.nt);
     free(c.targets);
-    targets_free(c.targets_b, c.nt_b);
+    series_free(c.targets_b, c.nt_b);
     free(c.targets_b);
     free(c.vg_args);
     if (c.o.ctr)

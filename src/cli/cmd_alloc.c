@@ -1,5 +1,6 @@
 /* cmd_alloc.c: `tare alloc`, a command's allocations counted by libtare-alloc.so (LD_PRELOAD),
- * and with --stacks by call stack (core/allocstacks.c names and adds them up; alloc_out.c shows
+ * and with --stacks by call stack (core/profile/allocstacks.c names and adds them up; alloc_out.c
+ * shows
  * them, alloc_page.c draws them); --from and --diff show saved stack tables. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,12 +17,12 @@
 #include "cli/commands.h"
 #include "cli/opt.h"
 #include "cli/out.h"
-#include "core/allocreport.h"
-#include "core/allocstacks.h"
-#include "core/exe.h"
-#include "core/export.h"
-#include "core/json.h"
-#include "core/proc.h"
+#include "core/profile/allocreport.h"
+#include "core/profile/allocstacks.h"
+#include "core/util/exe.h"
+#include "core/util/export.h"
+#include "core/util/json.h"
+#include "core/util/proc.h"
 
 const char cmd_alloc_usage[] =
     "tare alloc [--follow-children] [--format text|json] -- CMD [ARG...]\n"

@@ -11,8 +11,8 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/out.h"
-#include "core/json.h"
-#include "core/profile.h"
+#include "core/util/json.h"
+#include "core/profile/profile.h"
 
 /* Each subcommand's usage line, once: the subcommand table and the usage are made of them. */
 #define CG_USAGE_TOP \

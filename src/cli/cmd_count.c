@@ -17,9 +17,9 @@
 #include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
-#include "core/count.h"
-#include "core/count_plan.h"
-#include "core/json.h"
+#include "core/engine/count.h"
+#include "core/engine/count_plan.h"
+#include "core/util/json.h"
 
 const char cmd_count_usage[] =
     "tare count [options] -- CMD [ARG...]\n"
@@ -35,7 +35,7 @@ static const char *status_name(enum count_status s)
     }
 }
 
-static void print_json(const struct count_job *jobs, const struct target *t, int n,
+static void print_json(const struct count_job *jobs, const struct series *t, int n,
                        const struct count_view *v, const struct metrics_view *mv,
                        const struct growth *g, int ng)
 {
@@ -79,7 +79,7 @@ static void print_json(const struct count_job *jobs, const struct target *t, int
     out_json_end(&w, "count");
 }
 
-static void print_table(const struct count_job *jobs, const struct target *t, int n,
+static void print_table(const struct count_job *jobs, const struct series *t, int n,
                         enum out_format fmt, const struct count_view *v,
                         const struct metrics_view *mv)
 {
@@ -142,7 +142,7 @@ enum { EXIT_BISECT_SKIP = 125 };
 
 /* --fail-above/--fail-below: the metric of every series against the limits. Returns the
  * status git bisect run expects: 0 good, 1 bad, 125 when a series has no such count. */
-static int fail_limits(const struct count_job *jobs, const struct target *t, int n,
+static int fail_limits(const struct count_job *jobs, const struct series *t, int n,
                        const struct count_limits *l)
 {
     int status = EXIT_OK;
@@ -212,7 +212,7 @@ struct count_cli {
     struct count_opts co;
     struct count_limits lim;    /* --metric, --fail-above, --fail-below */
     struct harness h;
-    struct target_spec spec;
+    struct series_spec spec;
     enum out_format fmt;
     struct cli_export ci_export;
     char **toggles, **vg_args;  /* co's, owned */
@@ -221,7 +221,7 @@ struct count_cli {
     bool engine_given;
     char valgrind[4096], alloc_lib[4096];
     struct err lib_err;         /* why the counting allocator is not there */
-    struct target *targets;
+    struct series *targets;
     int nt, nall;               /* the series, then the baselines of --subtract (one a lane) */
     struct count_job *jobs;
     struct growth *growth;
@@ -495,7 +495,7 @@ int cmd_count(int argc, char **argv)
     int dd = find_dashdash(argc, argv);
     c->toggles = calloc(argc + 1, sizeof *c->toggles);
     c->vg_args = calloc(argc + 1, sizeof *c->vg_args);
-    if (c->toggles && c->vg_args && target_spec_init(&c->spec, argc) &&
+    if (c->toggles && c->vg_args && series_spec_init(&c->spec, argc) &&
         harness_init_cli("count", &c->h, argc)) {
         int rc = count_options(c, argv, dd);
         status = rc != 0 ? opt_status(rc) : count_plan(c, argc, argv, dd);
@@ -511,9 +511,9 @@ int cmd_count(int argc, char **argv)
     free(c->jobs);
     metrics_view_free(&c->mview);
     metrics_spec_free(&c->mspec);
-    targets_free(c->targets, c->nall > c->nt ? c->nall : c->nt);
+    series_free(c->targets, c->nall > c->nt ? c->nall : c->nt);
     free(c->targets);
-    target_spec_free(&c->spec);
+    series_spec_free(&c->spec);
     free(c);
     return status;
 }

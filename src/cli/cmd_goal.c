@@ -10,8 +10,8 @@
 #include "cli/commands.h"
 #include "cli/opt.h"
 #include "cli/out.h"
-#include "core/goal.h"
-#include "core/json.h"
+#include "core/engine/goal.h"
+#include "core/util/json.h"
 
 const char cmd_goal_usage[] =
     "tare goal [options] --from X --to Y [SLICE...]";

@@ -16,11 +16,11 @@
 #include "cli/export_out.h"
 #include "cli/history_in.h"
 #include "cli/out.h"
-#include "core/gitbranch.h"
-#include "core/history.h"
-#include "core/input.h"
-#include "core/json.h"
-#include "core/stats.h"
+#include "core/history/gitbranch.h"
+#include "core/history/history.h"
+#include "core/util/input.h"
+#include "core/util/json.h"
+#include "core/util/stats.h"
 
 /* Each subcommand's usage line, once: the subcommand table and the usage are made of them. */
 #define HISTORY_USAGE_APPEND "tare history append FILE < ROWS"

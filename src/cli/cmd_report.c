@@ -13,10 +13,10 @@
 #include "cli/commands.h"
 #include "cli/history_in.h"
 #include "cli/out.h"
-#include "core/ab.h"
-#include "core/esc.h"
-#include "core/export.h"
-#include "core/history.h"
+#include "core/engine/ab.h"
+#include "core/util/esc.h"
+#include "core/util/export.h"
+#include "core/history/history.h"
 
 const char cmd_report_usage[] =
     "tare report [options] FILE...";

@@ -1,5 +1,5 @@
 /* cmd_selftest.c: `tare self-test`, the reader and the counting pipeline against known answers
- * (core/selftest.h), one line per check. */
+ * (core/engine/selftest.h), one line per check. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -11,8 +11,8 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/opt.h"
-#include "core/proc.h"
-#include "core/selftest.h"
+#include "core/util/proc.h"
+#include "core/engine/selftest.h"
 
 const char cmd_selftest_usage[] = "tare self-test";
 

@@ -10,20 +10,20 @@
 #include "cli/commands.h"
 #include "cli/counters_out.h"
 #include "cli/harness.h"
-#include "core/hyperfine_export.h"
+#include "core/engine/hyperfine_export.h"
 #include "cli/measure_opts.h"
 #include "cli/out.h"
 #include "cli/targets.h"
-#include "core/counters.h"
-#include "core/json.h"
-#include "core/proc.h"
-#include "core/session.h"
+#include "core/engine/counters.h"
+#include "core/util/json.h"
+#include "core/util/proc.h"
+#include "core/engine/session.h"
 
 const char cmd_stat_usage[] =
     "tare stat [options] -- CMD [ARG...]\n"
     "tare stat [options] 'CMD 1' 'CMD 2' ...";
 
-/* The series are the engine's (core/session.h); each one's user pointer is its target. */
+/* The series are the engine's (core/engine/session.h); each one's user pointer is its target. */
 struct stat_run {
     long runs, warmup;
     double timeout;
@@ -37,7 +37,7 @@ struct stat_run {
     struct session sess;
 };
 
-static const struct target *tgt(const struct session_series *s)
+static const struct series *tgt(const struct session_series *s)
 {
     return s->user;
 }
@@ -255,7 +255,7 @@ static void list_events(const struct ctr_set *set)
 int cmd_stat(int argc, char **argv)
 {
     struct stat_run st = {.runs = 7, .warmup = 1, .pin = -1};
-    struct target_spec spec = {0};
+    struct series_spec spec = {0};
     struct ctr_config cfg = {.pin_cpu = -1};
     enum out_format fmt = FMT_TEXT;
     bool list = false;
@@ -263,10 +263,10 @@ int cmd_stat(int argc, char **argv)
     struct err e = {0};
     int status = EXIT_USAGE;
     int dd = find_dashdash(argc, argv);
-    struct target *targets = NULL;
+    struct series *targets = NULL;
     int nt = 0;
 
-    if (!target_spec_init(&spec, argc) || !harness_init_cli("stat", &st.h, argc))
+    if (!series_spec_init(&spec, argc) || !harness_init_cli("stat", &st.h, argc))
         goto done;
     const struct opt opts[] = {
         OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings):"),
@@ -376,11 +376,11 @@ int cmd_stat(int argc, char **argv)
 free_all:
     session_free(&st.sess);
     free(st.s);
-    targets_free(targets, nt);
+    series_free(targets, nt);
     free(targets);
     ctr_set_free(&st.set);
 done:
     harness_free(&st.h);
-    target_spec_free(&spec);
+    series_spec_free(&spec);
     return status;
 }

@@ -10,12 +10,12 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/history_in.h"
-#include "core/trend_page.h"
-#include "core/esc.h"
-#include "core/export.h"
-#include "core/history.h"
-#include "core/json.h"
-#include "core/xml.h"
+#include "core/history/trend_page.h"
+#include "core/util/esc.h"
+#include "core/util/export.h"
+#include "core/history/history.h"
+#include "core/util/json.h"
+#include "core/util/xml.h"
 
 const char cmd_trend_usage[] =
     "tare trend [--title TEXT] [--commit-url URL] [--repo DIR] FILE... -o OUT";
@@ -31,20 +31,20 @@ static const char trend_options[] =
 
 #define CMD "trend"
 
-/* HTML text: XML's escapes, names by the one rule (core/xml.h). */
+/* HTML text: XML's escapes, names by the one rule (core/util/xml.h). */
 static void html_text(FILE *f, const char *s)
 {
     xw_write_escaped(f, s);
 }
 
 /* A JSON string safe inside <script> ('<', '>', '&', U+2028/9 as \u escapes: no "</script>"
- * or "<!--"), by the one JSON writer's rule (core/json.h). */
+ * or "<!--"), by the one JSON writer's rule (core/util/json.h). */
 static void js_str(FILE *f, const char *s)
 {
     jw_write_string(f, s, true);
 }
 
-/* A figure by the one number rule (core/esc.h): a count whole, others to 9 digits. */
+/* A figure by the one number rule (core/util/esc.h): a count whole, others to 9 digits. */
 static void js_num(FILE *f, double v)
 {
     char b[ESC_NUM_MAX];

@@ -13,22 +13,22 @@
 #include "cli/counters_out.h"
 #include "cli/export_out.h"
 #include "cli/harness.h"
-#include "core/hyperfine_export.h"
+#include "core/engine/hyperfine_export.h"
 #include "cli/measure_opts.h"
 #include "cli/metrics_out.h"
 #include "cli/out.h"
 #include "cli/targets.h"
-#include "core/counters.h"
-#include "core/json.h"
-#include "core/proc.h"
-#include "core/session.h"
-#include "core/timing.h"
+#include "core/engine/counters.h"
+#include "core/util/json.h"
+#include "core/util/proc.h"
+#include "core/engine/session.h"
+#include "core/engine/timing.h"
 
 const char cmd_wall_usage[] =
     "tare wall [options] -- CMD [ARG...]\n"
     "tare wall [options] 'CMD 1' 'CMD 2' ...";
 
-/* The series are the engine's (core/session.h); each one's user pointer is its target. */
+/* The series are the engine's (core/engine/session.h); each one's user pointer is its target. */
 struct wall {
     long runs, warmup;
     double timeout;
@@ -47,7 +47,7 @@ struct wall {
     const struct session_series *base;   /* what they are compared with, or NULL */
 };
 
-static const struct target *tgt(const struct session_series *s)
+static const struct series *tgt(const struct session_series *s)
 {
     return s->user;
 }
@@ -445,7 +445,7 @@ static int report_all(struct wall *w, enum out_format fmt, struct hf_paths *expo
 int cmd_wall(int argc, char **argv)
 {
     struct wall w = {.runs = 7, .warmup = 1, .pin = -1};
-    struct target_spec spec = {0};
+    struct series_spec spec = {0};
     enum out_format fmt = FMT_TEXT;
     const char *reference = NULL;
     struct hf_paths exports = {0};
@@ -457,7 +457,7 @@ int cmd_wall(int argc, char **argv)
     int dd = find_dashdash(argc, argv);
 
     const char *metrics_from = NULL, *metrics_pattern = NULL;
-    if (!target_spec_init(&spec, argc) || !harness_init_cli("wall", &w.h, argc))
+    if (!series_spec_init(&spec, argc) || !harness_init_cli("wall", &w.h, argc))
         goto done;
     const struct opt opts[] = {
         OPT_GROUP("Options (hyperfine's letters, with hyperfine's meanings):"),
@@ -500,7 +500,7 @@ int cmd_wall(int argc, char **argv)
         status = opt_status(rc);
         goto done;
     }
-    struct target *targets = NULL, ref_target;
+    struct series *targets = NULL, ref_target;
     int nt = 0;
     if ((status = cli_metrics_spec("wall", cmd_wall_usage, metrics_from, metrics_pattern,
                                    &w.metrics)) != 0 ||
@@ -511,9 +511,9 @@ int cmd_wall(int argc, char **argv)
                                   &targets, &nt)) != 0)
         goto done;
     status = EXIT_USAGE;
-    if (reference && target_from_string(reference, NULL, spec.shell, &ref_target, &e) < 0) {
+    if (reference && series_from_string(reference, NULL, spec.shell, &ref_target, &e) < 0) {
         status = cli_fail("wall", &e);
-        targets_free(targets, nt);
+        series_free(targets, nt);
         free(targets);
         goto done;
     }
@@ -557,12 +557,12 @@ free_all:
     session_free(&w.sess);
     free(w.s);
     if (reference)
-        targets_free(&ref_target, 1);
-    targets_free(targets, nt);
+        series_free(&ref_target, 1);
+    series_free(targets, nt);
     free(targets);
 done:
     metrics_spec_free(&w.metrics);
     harness_free(&w.h);
-    target_spec_free(&spec);
+    series_spec_free(&spec);
     return status;
 }

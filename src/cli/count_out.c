@@ -5,8 +5,8 @@
 
 #include "cli/cli.h"
 #include "cli/out.h"
-#include "core/json.h"
-#include "core/proc.h"
+#include "core/util/json.h"
+#include "core/util/proc.h"
 
 void count_progress_print(void *ctx, const struct count_job *job, bool finished, int done,
                           int total)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "cli/opt.h"
-#include "core/count.h"
+#include "core/engine/count.h"
 
 /* The count pass's options (opt.h callbacks) that count, run and ab share:
  * --engine ENGINE into an enum count_engine, --valgrind-arg ARG appended to the array value

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/counters.h"
+#include "core/engine/counters.h"
 
 /*
  * Says which counters of s cannot be counted here and why (grouped by reason, errno last),

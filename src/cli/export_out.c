@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/count.h"
-#include "core/history.h"
-#include "core/metrics.h"
-#include "core/stats.h"
+#include "core/engine/count.h"
+#include "core/history/history.h"
+#include "core/util/metrics.h"
+#include "core/util/stats.h"
 
 static double count_value(uint64_t v)
 {

@@ -1,11 +1,11 @@
 /* export_out.h: the --export-bmf/--export-gab/--export-junit options every measuring command
- * shares, and writing the files they name (core/export.h does the formats). */
+ * shares, and writing the files they name (core/util/export.h does the formats). */
 #ifndef TARE_EXPORT_OUT_H
 #define TARE_EXPORT_OUT_H
 
 #include <stdbool.h>
 
-#include "core/export.h"
+#include "core/util/export.h"
 
 /* getopt values: the harness has 0x100..., each command its own from 0x180, these 0x1c0 */
 enum { CLI_OPT_EXPORT_BMF = 0x1c0, CLI_OPT_EXPORT_GAB, CLI_OPT_EXPORT_JUNIT };
@@ -27,7 +27,8 @@ struct cli_export {
 };
 
 struct count_job;
-/* Adds one counted series (a count_job of core/count.h): instructions, allocations, bytes and
+/* Adds one counted series (a count_job of core/engine/count.h): instructions, allocations, bytes
+ * and
  * peak_bytes, runs 1 (2 with check_warm, the two passes' range beside instructions and
  * allocations); a failed job's counts NA with its reason; bytes NA without the allocator:
  * skipped with its note. 0, or -1 with e set. */
@@ -44,7 +45,7 @@ int cli_export_add_cache(struct export_set *s, const char *name, const struct co
 
 struct metrics;
 struct metrics_spec;
-/* Adds one series' own counters (core/metrics.h), each as metric.NAME: its value (the runs'
+/* Adds one series' own counters (core/util/metrics.h), each as metric.NAME: its value (the runs'
  * median where they differ) with the runs' min .. max beside it and how many runs reported
  * it. asked (--metrics-from) and none reported: one skipped record, metrics, saying so. A
  * failed series (ms NULL) adds nothing: its other records fail already. 0, or -1. */

@@ -1,9 +1,10 @@
-/* growth_out.c: how tare count shows its growth fits (core/growth.h): text, a table, JSON. */
+/* growth_out.c: how tare count shows its growth fits (core/engine/growth.h): text, a table, JSON.
+ * */
 #define _GNU_SOURCE
 #include "cli/growth_out.h"
 
 #include "cli/out.h"
-#include "core/json.h"
+#include "core/util/json.h"
 
 void growth_print_text(FILE *f, const struct growth *g, int n)
 {

@@ -1,11 +1,11 @@
-/* growth_out.h: how tare count shows its growth fits (core/growth.h). */
+/* growth_out.h: how tare count shows its growth fits (core/engine/growth.h). */
 #ifndef TARE_GROWTH_OUT_H
 #define TARE_GROWTH_OUT_H
 
 #include <stdio.h>
 
 #include "cli/out.h"
-#include "core/growth.h"
+#include "core/engine/growth.h"
 
 /* "growth of 'S' over n from 1000 to 2000 (3 values; ...):" and a line per metric. */
 void growth_print_text(FILE *f, const struct growth *g, int n);

@@ -1,4 +1,4 @@
-/* harness.c: the options and errors of core/harness.c's hooks, stdin, stdout and parameters,
+/* harness.c: the options and errors of core/engine/harness.c's hooks, stdin, stdout and parameters,
  * shared by wall, ab, stat, count. */
 #define _GNU_SOURCE
 #include "cli/harness.h"
@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "cli/measure_opts.h"
 #include "cli/out.h"
-#include "core/hyperfine_export.h"
+#include "core/engine/hyperfine_export.h"
 
 bool harness_init_cli(const char *cmd, struct harness *h, int argc)
 {
@@ -167,12 +167,12 @@ int harness_finish(const char *cmd, const char *usage, struct harness *h, const 
 }
 
 int harness_targets(const char *cmd, const char *usage, const struct harness *h, int argc,
-                    char **argv, int dd, const struct target_spec *spec, struct target **out,
+                    char **argv, int dd, const struct series_spec *spec, struct series **out,
                     int *nout)
 {
-    struct target *raw = NULL;
+    struct series *raw = NULL;
     int nraw = 0, st;
-    if ((st = targets_from_args(cmd, usage, argc, argv, dd, spec, &raw, &nraw)) != 0)
+    if ((st = series_from_args(cmd, usage, argc, argv, dd, spec, &raw, &nraw)) != 0)
         return st;
     if (h->nparam == 0) {
         *out = raw;
@@ -190,7 +190,7 @@ int harness_targets(const char *cmd, const char *usage, const struct harness *h,
                              "where its value goes)", unused, unused);
     else if (harness_series(h, spec, cmds, ncmds, dashdash, raw, nraw, out, nout, &e) < 0)
         st = cli_fail(cmd, &e);
-    targets_free(raw, nraw);
+    series_free(raw, nraw);
     free(raw);
     return st;
 }

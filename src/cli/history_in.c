@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/gitwt.h"
+#include "core/git/gitwt.h"
 
 const char *cli_history_guess(const char *arg, char *const *tmps, char *buf, size_t n)
 {

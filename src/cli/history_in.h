@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "core/history.h"
+#include "core/history/history.h"
 
 /* The --repo option's help line, shared by the commands that read histories. */
 #define CLI_REPO_HELP \

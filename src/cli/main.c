@@ -5,7 +5,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "core/proc.h"
+#include "core/util/proc.h"
 
 /*
  * Adding a command is this list, and nothing else (HACKING.md, "Adding a command"):
@@ -18,7 +18,7 @@
  *      three for every command `tare help --commands` lists);
  *   4. tests/cli/test_NAME.sh (tests/run finds it by wildcard), and a README section with
  *      real output.
- * A command that times runs describes them as a plan for core/session.h (series, warm-up,
+ * A command that times runs describes them as a plan for core/engine/session.h (series, warm-up,
  * order, hooks) and prints what the engine reports; it keeps no run loop of its own.
  */
 const struct cli_command cli_commands[] = {

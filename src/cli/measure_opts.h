@@ -9,13 +9,13 @@
 
 #include "cli/export_out.h"
 #include "cli/harness.h"
-#include "core/hyperfine_export.h"
+#include "core/engine/hyperfine_export.h"
 #include "cli/opt.h"
 #include "cli/targets.h"
 
-/* The callbacks behind them: a struct target_spec's (targets.c), a struct harness's
+/* The callbacks behind them: a struct series_spec's (targets.c), a struct harness's
  * (harness.c, which hook in defval). */
-opt_cb target_opt_lane, target_opt_name, target_opt_shell, target_opt_no_shell;
+opt_cb series_opt_lane, series_opt_name, series_opt_shell, series_opt_no_shell;
 opt_cb harness_opt_hook, harness_opt_output, harness_opt_show_output, harness_opt_scan,
     harness_opt_list, harness_opt_time_unit, harness_opt_style, harness_opt_sort;
 
@@ -27,24 +27,24 @@ opt_cb harness_opt_hook, harness_opt_output, harness_opt_show_output, harness_op
 #define MOPT_WARMUP(v) \
     OPT_LONG('w', "warmup", (v), "N", 0, 1000000, \
              "runs before the measured ones, never counted (default 1)")
-/* -l, --lane, into a struct target_spec. */
+/* -l, --lane, into a struct series_spec. */
 #define MOPT_LANE(spec) \
     OPT_CALLBACK('l', "lane", (spec), "NAME:VAR=VALUE[,VAR=VALUE...]", \
                  "run each command in this environment, as series NAME+LANE\n" \
                  "(repeatable; lanes replace the plain run, add 'NAME:' for it)", \
-                 target_opt_lane)
-/* -n, --command-name (--name), into a struct target_spec. */
+                 series_opt_lane)
+/* -n, --command-name (--name), into a struct series_spec. */
 #define MOPT_NAME(spec) \
     OPT_CALLBACK('n', "command-name", (spec), "NAME", \
                  "name the commands in order (default: first word's basename;\n" \
-                 "--name is the same)", target_opt_name, .alias = "name")
-/* -S, --shell SHELL and -N, into a struct target_spec. */
+                 "--name is the same)", series_opt_name, .alias = "name")
+/* -S, --shell SHELL and -N, into a struct series_spec. */
 #define MOPT_SHELL(spec) \
     OPT_CALLBACK('S', "shell", (spec), "SHELL", \
                  "run each command string with SHELL -c (sh, bash, 'bash --norc'\n" \
-                 "or a path; default: none, the words run as they are)", target_opt_shell), \
+                 "or a path; default: none, the words run as they are)", series_opt_shell), \
     OPT_CALLBACK('N', NULL, (spec), NULL, "no shell (the default: accepted for hyperfine's -N)", \
-                 target_opt_no_shell)
+                 series_opt_no_shell)
 /* -t, --timeout SECONDS into a double; dflt: "" or " (default 1800: ...)". */
 #define MOPT_TIMEOUT(v, dflt) \
     OPT_SECONDS('t', "timeout", (v), "SECONDS", \
@@ -134,7 +134,7 @@ opt_cb harness_opt_hook, harness_opt_output, harness_opt_show_output, harness_op
                 "least --min-runs and at most --max-runs of them"), \
     OPT_SECONDS(0, "min-benchmarking-time", &(h)->min_time, "SECONDS", \
                 "the same as --min-time (hyperfine's name)")
-/* --metrics-from WHERE, --metrics-pattern REGEX: the program's own counters (core/metrics.h),
+/* --metrics-from WHERE, --metrics-pattern REGEX: the program's own counters (core/util/metrics.h),
  * into two strings (cli_metrics_spec makes them one spec). */
 #define MOPT_METRICS(from, pattern) \
     OPT_STRING(0, "metrics-from", (from), "WHERE", \

@@ -8,9 +8,9 @@
 
 #include "cli/cli.h"
 #include "cli/out.h"
-#include "core/ab_metrics.h"
-#include "core/count.h"
-#include "core/json.h"
+#include "core/engine/ab_metrics.h"
+#include "core/engine/count.h"
+#include "core/util/json.h"
 
 int metrics_view_init(struct metrics_view *v, const struct metrics_spec *spec, int n)
 {

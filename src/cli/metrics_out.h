@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/metrics.h"
+#include "core/util/metrics.h"
 
 struct jw;
 struct table;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/esc.h"
-#include "core/json.h"
+#include "core/util/esc.h"
+#include "core/util/json.h"
 
 static void *xrealloc(void *p, size_t n)
 {

@@ -23,7 +23,7 @@ void table_set(struct table *t, int col, const char *fmt, ...)
 /* The cell shown red in text (a failed status): the colour is the table's, never the
  * cell's bytes, which are shown as text like any other. */
 void table_set_red(struct table *t, int col, const char *s);
-/* Text (aligned), TSV, CSV or markdown (JSON: core/json.h). Every cell is written in
+/* Text (aligned), TSV, CSV or markdown (JSON: core/util/json.h). Every cell is written in
  * its text form (esc.h): control characters and bytes that are not UTF-8 visibly, \x1b. */
 void table_print(const struct table *t, FILE *f, enum out_format fmt);
 void table_free(struct table *t);

@@ -1,5 +1,5 @@
 /* run_revs.c: tare run --revisions (run_revs.h) as people see it: the backfill is the
- * library's (core/revs.h); this says what it does as it goes and what it did. */
+ * library's (core/engine/revs.h); this says what it does as it goes and what it did. */
 #define _GNU_SOURCE
 #include "cli/run_revs.h"
 

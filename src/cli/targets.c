@@ -1,4 +1,4 @@
-/* targets.c: the measuring commands' command line -> series (core/series.c builds them):
+/* targets.c: the measuring commands' command line -> series (core/engine/series.c builds them):
  * commands as strings or after "--", --lane values, errors worded for the command. */
 #define _GNU_SOURCE
 #include "cli/targets.h"
@@ -9,8 +9,8 @@
 
 #include "cli/cli.h"
 #include "cli/measure_opts.h"
-#include "core/exe.h"
-#include "core/words.h"
+#include "core/util/exe.h"
+#include "core/util/words.h"
 
 int find_dashdash(int argc, char **argv)
 {
@@ -20,8 +20,8 @@ int find_dashdash(int argc, char **argv)
     return argc;
 }
 
-int targets_from_args(const char *cmd, const char *usage, int argc, char **argv, int dd,
-                      const struct target_spec *spec, struct target **out, int *nout)
+int series_from_args(const char *cmd, const char *usage, int argc, char **argv, int dd,
+                      const struct series_spec *spec, struct series **out, int *nout)
 {
     bool dashdash = dd < argc;
     if (dashdash && optind < dd)
@@ -35,12 +35,12 @@ int targets_from_args(const char *cmd, const char *usage, int argc, char **argv,
         return cli_usage_error(cmd, usage,
                                "--shell takes command strings, not a command after '--'");
     struct err e = {0};
-    if (targets_build(spec, cmds, ncmds, dashdash, out, nout, &e) < 0)
+    if (series_build(spec, cmds, ncmds, dashdash, out, nout, &e) < 0)
         return cli_fail(cmd, &e);
     return 0;
 }
 
-bool target_spec_set_shell(struct target_spec *spec, const char *cmd, const char *usage,
+bool series_spec_set_shell(struct series_spec *spec, const char *cmd, const char *usage,
                            const char *arg)
 {
     if (strcmp(arg, "none") == 0) {
@@ -69,7 +69,7 @@ bool target_spec_set_shell(struct target_spec *spec, const char *cmd, const char
     spec->shell = arg;
     return true;
 }
-bool target_spec_add_lane(struct target_spec *spec, const char *cmd, const char *usage,
+bool series_spec_add_lane(struct series_spec *spec, const char *cmd, const char *usage,
                           const char *arg)
 {
     struct err e = {0};
@@ -81,28 +81,28 @@ bool target_spec_add_lane(struct target_spec *spec, const char *cmd, const char 
     return true;
 }
 
-/* The options of measure_opts.h that fill a struct target_spec. */
-int target_opt_lane(const struct opt *o, const char *arg, const struct opt_parser *p)
+/* The options of measure_opts.h that fill a struct series_spec. */
+int series_opt_lane(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
-    return target_spec_add_lane(o->value, p->cmd, p->usage, arg) ? 0 : -1;
+    return series_spec_add_lane(o->value, p->cmd, p->usage, arg) ? 0 : -1;
 }
 
-int target_opt_name(const struct opt *o, const char *arg, const struct opt_parser *p)
+int series_opt_name(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
-    struct target_spec *spec = o->value;
+    struct series_spec *spec = o->value;
     (void)p;
     spec->names[spec->nnames++] = (char *)arg;
     return 0;
 }
 
-int target_opt_shell(const struct opt *o, const char *arg, const struct opt_parser *p)
+int series_opt_shell(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
-    return target_spec_set_shell(o->value, p->cmd, p->usage, arg) ? 0 : -1;
+    return series_spec_set_shell(o->value, p->cmd, p->usage, arg) ? 0 : -1;
 }
 
-int target_opt_no_shell(const struct opt *o, const char *arg, const struct opt_parser *p)
+int series_opt_no_shell(const struct opt *o, const char *arg, const struct opt_parser *p)
 {
-    struct target_spec *spec = o->value;
+    struct series_spec *spec = o->value;
     (void)arg, (void)p;
     spec->shell = NULL;
     return 0;

@@ -6,7 +6,7 @@
  * atomic on the hot path. Live bytes (usable sizes, as the allocator reports them) reach a
  * shared total in batches of at most peak_batch bytes per thread, which bounds the error
  * of the peak; a single-threaded process has an exact peak, and TARE_ALLOC_PEAK=exact makes
- * every call flush. The report format is documented in src/core/allocreport.h.
+ * every call flush. The report format is documented in src/core/profile/allocreport.h.
  *
  * malloc and free have a fast path (g_path == PATH_FAST: resolved, glibc's chunk headers
  * read in place, no stack recording): one compare of the new live bytes against the slot's

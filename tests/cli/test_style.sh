@@ -136,7 +136,7 @@ expect_eq "$rc" 0 "the tree keeps the house rules: $(head -3 "$TMP/out")"
 # The tree's default set reaches tests/, examples/ and bench/, their scripts too, but not the
 # fuzz corpora or the golden files.
 "$style" --list > "$TMP/list"
-for f in src/core/history.c include/tare/scope.h tests/cli/test_style.sh tests/run \
+for f in src/core/history/history.c include/tare/scope.h tests/cli/test_style.sh tests/run \
     tests/unit/unit.h tests/fixtures/cg/inl.h examples/sort.c examples/suite.ini bench/run \
     bench/ab_aa.py tests/cli/trend_browser.js scripts/install-deps; do
     check "check-style checks $f" grep -qx "$f" "$TMP/list"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/allocreport.h"
+#include "core/profile/allocreport.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/allocstacks.h"
-#include "core/alloctree.h"
+#include "core/profile/allocstacks.h"
+#include "core/profile/alloctree.h"
 
 static const char *namer(void *ctx, const struct alloc_proc *p, uint64_t addr, char *buf,
                          size_t n)

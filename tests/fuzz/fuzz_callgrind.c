@@ -5,7 +5,8 @@
  * that may not pass 2^64 (the reader refuses costs that do: a sum here that wraps is a total
  * it let through wrapped). Read in one range and again cut into small
  * ranges lexed in threads, it must give the same model or the same error. Its frame tree
- * (core/flame.c, what folded stacks and the page draw) keeps its invariants (cg_flame_check:
+ * (core/profile/flame.c, what folded stacks and the page draw) keeps its invariants
+ * (cg_flame_check:
  * where no frame was merged, the frames of every function hold its self cost, whatever the
  * file's calls say, and the outermost ones its inclusive cost but where the tree says they
  * are an estimate), or is refused as too big, also when built from the file's
@@ -14,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/flame.h"
-#include "core/profile.h"
+#include "core/profile/flame.h"
+#include "core/profile/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/history.h"
+#include "core/history/history.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

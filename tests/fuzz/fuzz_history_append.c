@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/history.h"
+#include "core/history/history.h"
 
 static char path[64];
 

@@ -1,4 +1,4 @@
-/* fuzz_input.c: the bounded reader (core/input.c) must accept exactly the inputs within its
+/* fuzz_input.c: the bounded reader (core/util/input.c) must accept exactly the inputs within its
  * limits (no NUL, no line over max_line, at most max_file bytes), give them back byte for
  * byte, and name the right line when it refuses one; read from a pipe (as it comes) and
  * from a seekable file alike. */
@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/input.h"
+#include "core/util/input.h"
 
 #define MAX_FILE 4096
 #define MAX_LINE 64

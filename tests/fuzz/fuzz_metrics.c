@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/esc.h"
-#include "core/metrics.h"
+#include "core/util/esc.h"
+#include "core/util/metrics.h"
 
 /* The data fed in one piece, then in pieces of `step` bytes; the two runs must agree. */
 static void both_ways(const struct metrics_spec *s, bool pair, const uint8_t *data, size_t size,

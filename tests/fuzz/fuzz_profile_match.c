@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/profile_match.h"
+#include "core/profile/profile_match.h"
 
 static struct cg_profile *read_one(const uint8_t *data, size_t size)
 {

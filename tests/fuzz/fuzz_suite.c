@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ini.h"
-#include "core/suite.h"
-#include "core/words.h"
+#include "core/util/ini.h"
+#include "core/engine/suite.h"
+#include "core/util/words.h"
 
 static void check_ini(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/toolchain.h"
+#include "core/profile/toolchain.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,8 +1,9 @@
-/* test_ab.c: tare ab's verdict rules (core/ab.h) held to made-up numbers, in milliseconds. */
+/* test_ab.c: tare ab's verdict rules (core/engine/ab.h) held to made-up numbers, in milliseconds.
+ * */
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/ab.h"
+#include "core/engine/ab.h"
 #include "unit.h"
 
 /* ---- the wall clock ---- */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/ab_metrics.h"
+#include "core/engine/ab_metrics.h"
 #include "unit.h"
 
 /* A side of nruns runs; counter name takes v[run] (absent where v is 0). */

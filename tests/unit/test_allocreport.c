@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/allocreport.h"
-#include "core/exe.h"
+#include "core/profile/allocreport.h"
+#include "core/util/exe.h"
 #include "unit.h"
 
 static int parse(const char *s, struct alloc_report *r, struct err *e)

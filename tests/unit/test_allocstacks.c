@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/allocstacks.h"
+#include "core/profile/allocstacks.h"
 #include "unit.h"
 
 /* Frames named "f" + the address in hex: no files read. */

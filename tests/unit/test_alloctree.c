@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloctree.h"
+#include "core/profile/alloctree.h"
 #include "unit.h"
 
 #define HDR "stack\tallocations\tbytes\ttemporaries\tpeak_bytes\tleaked_bytes\n"

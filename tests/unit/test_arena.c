@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
+#include "core/util/arena.h"
 #include "unit.h"
 
 static bool aligned(const void *p, uintptr_t to)

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/bisect.h"
+#include "core/history/bisect.h"
 #include "unit.h"
 
 /* A history: a value per commit, commits that "do not build", and a count of probes of each. */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/budget.h"
-#include "core/suite.h"
+#include "core/engine/budget.h"
+#include "core/engine/suite.h"
 #include "unit.h"
 
 /* e.msg against a whole expected message (CHECK_STR would warn on its 1 KiB size). */
@@ -110,7 +110,8 @@ static void test_bad(void)
         "'s.ini' line 5: bad max_peak_bytes '18446744073709551616': want a whole number");
     bad(HEAD "[bench w]\n\nmax_cycles = 5\n",
         "'s.ini' line 6: unknown key 'max_cycles' in [bench w] (want threshold, "
-        "max_instructions, max_allocations, max_bytes or max_peak_bytes)");
+        "max_instructions, max_allocations, max_bytes, max_peak_bytes, metrics or "
+        "metrics-pattern)");
     bad(HEAD "[bench w]\nthreshold = 0\n",
         "'s.ini' line 5: bad threshold '0': want a percentage above 0, such as 1%");
     bad(HEAD "[bench w]\nthreshold = -1%\n",

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/profile.h"
+#include "core/profile/profile.h"
 #include "unit.h"
 
 static struct cg_profile *load_in(const char *text, const struct cg_read_opts *o, struct err *e)

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/counters.h"
-#include "core/proc.h"
+#include "core/engine/counters.h"
+#include "core/util/proc.h"
 #include "unit.h"
 
 static bool bit(const uint64_t *b, int i)

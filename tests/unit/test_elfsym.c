@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/elfsym.h"
+#include "core/profile/elfsym.h"
 #include "unit.h"
 
 /* Not static: the test finds it in the binary's symbol table by name. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/export.h"
+#include "core/util/export.h"
 #include "unit.h"
 
 static char *slurp(const char *path)

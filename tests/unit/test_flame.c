@@ -1,4 +1,4 @@
-/* test_flame.c: the frame tree (core/flame.c) of hand-written profiles, each answer worked
+/* test_flame.c: the frame tree (core/profile/flame.c) of hand-written profiles, each answer worked
  * out by hand: exact stacks, the estimate below a function with two callers (rounded so that
  * its parts add up), recursion collapsed (a direct one into one frame, A <-> B drawn
  * main;A;B;A;B), the recursion marks telling where a shared function's calls are made,
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/flame.h"
-#include "core/profile.h"
+#include "core/profile/flame.h"
+#include "core/profile/profile.h"
 #include "unit.h"
 
 static struct cg_profile *load_as(const char *text, bool keep_callers)

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/gitbranch.h"
+#include "core/history/gitbranch.h"
 #include "unit.h"
 
 static char top[] = "/tmp/tare-test-gitbranch-XXXXXX";

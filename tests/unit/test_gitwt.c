@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/gitwt.h"
+#include "core/git/gitwt.h"
 #include "unit.h"
 
 /* The first line a shell command prints, or "". */

@@ -1,8 +1,8 @@
-/* test_goal.c: core/goal.c's slice notation and the required-multiple arithmetic, with
+/* test_goal.c: core/engine/goal.c's slice notation and the required-multiple arithmetic, with
  * made-up figures whose answers follow by hand. */
 #include <math.h>
 
-#include "core/goal.h"
+#include "core/engine/goal.h"
 #include "unit.h"
 
 static void test_parse(void)

@@ -1,10 +1,10 @@
-/* test_harness.c: core/harness.c's parameters, combinations, hooks, series and run counts,
- * and core/growth.c's fits, with made-up values and counts. */
+/* test_harness.c: core/engine/harness.c's parameters, combinations, hooks, series and run counts,
+ * and core/engine/growth.c's fits, with made-up values and counts. */
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/growth.h"
-#include "core/harness.h"
+#include "core/engine/growth.h"
+#include "core/engine/harness.h"
 #include "unit.h"
 
 static struct harness new_harness(void)
@@ -105,21 +105,21 @@ static void test_combos(void)
     h.nhook[HARNESS_PREPARE] = 1;
 
     /* series: the raw series' names, each combination's label after them */
-    struct target_spec spec = {0};
+    struct series_spec spec = {0};
     char *raw_cmds[] = {"prog {a} {b}"}, *names[] = {"p"};
     spec.names = names;
     spec.nnames = 1;
-    struct target *raw = NULL, *t = NULL;
+    struct series *raw = NULL, *t = NULL;
     int nraw = 0, nt = 0;
-    CHECK_INT(targets_build(&spec, raw_cmds, 1, false, &raw, &nraw, &e), 0);
+    CHECK_INT(series_build(&spec, raw_cmds, 1, false, &raw, &nraw, &e), 0);
     CHECK_INT(harness_series(&h, &spec, raw_cmds, 1, false, raw, nraw, &t, &nt, &e), 0);
     CHECK_INT(nt, 6);
     CHECK_STR(t[2].name, "p a=1 b=z");
     CHECK_STR(t[2].argv[1], "1");
     CHECK_STR(t[2].argv[2], "z");
-    targets_free(raw, nraw);
+    series_free(raw, nraw);
     free(raw);
-    targets_free(t, nt);
+    series_free(t, nt);
     free(t);
     harness_free(&h);
 }
@@ -157,7 +157,7 @@ static void test_growth(void)
     p->list = "10,20,40";
     CHECK_INT(harness_expand(&h, NULL, &e), 0);
     struct count_job jobs[3] = {{0}};
-    struct target t[3] = {{.name = "sq n=10"}, {.name = "sq n=20"}, {.name = "sq n=40"}};
+    struct series t[3] = {{.name = "sq n=10"}, {.name = "sq n=20"}, {.name = "sq n=40"}};
     for (int i = 0; i < 3; i++) {
         double n = 10 << i;
         jobs[i].status = COUNT_OK;

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/history.h"
-#include "core/proc.h"
+#include "core/history/history.h"
+#include "core/util/proc.h"
 #include "unit.h"
 
 static char dir[256];

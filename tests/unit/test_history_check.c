@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/history.h"
+#include "core/history/history.h"
 #include "unit.h"
 
 static void load(struct hist_db *db, const char *const *texts, int n)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/history.h"
+#include "core/history/history.h"
 #include "unit.h"
 
 static void test_table(void)

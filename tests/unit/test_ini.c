@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ini.h"
+#include "core/util/ini.h"
 #include "unit.h"
 
 static int parse(const char *text, struct ini *ini, struct err *e)

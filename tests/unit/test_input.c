@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/input.h"
+#include "core/util/input.h"
 #include "unit.h"
 
 /* Reads s through a pipe with the given limits: 0 and the text, or -1 and the message. */

@@ -4,9 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/esc.h"
-#include "core/json.h"
-#include "core/xml.h"
+#include "core/util/esc.h"
+#include "core/util/json.h"
+#include "core/util/xml.h"
 #include "unit.h"
 
 static char *buf;

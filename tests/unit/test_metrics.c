@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/metrics.h"
+#include "core/util/metrics.h"
 #include "unit.h"
 
 static struct metrics_spec spec_default;

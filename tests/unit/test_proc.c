@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/proc.h"
+#include "core/util/proc.h"
 #include "unit.h"
 
 static const char *fixtures;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/proc.h"
+#include "core/util/proc.h"
 #include "unit.h"
 
 struct seen {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/proc.h"
+#include "core/util/proc.h"
 #include "unit.h"
 
 static const char *fixtures;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/profile_match.h"
+#include "core/profile/profile_match.h"
 #include "unit.h"
 
 /* A profile of the functions in spec, one "OBJECT|FUNCTION|SELF" a line, with the command cmd

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/series.h"
+#include "core/engine/series.h"
 #include "unit.h"
 
 static void test_lanes(void)
@@ -46,13 +46,13 @@ static void test_lanes(void)
 static void test_names(void)
 {
     struct err e = {0};
-    struct target_spec spec;
-    CHECK(target_spec_init(&spec, 8));
-    struct target *t = NULL;
+    struct series_spec spec;
+    CHECK(series_spec_init(&spec, 8));
+    struct series *t = NULL;
     int n = 0;
     /* Two commands of one basename, a third alike: "basename args", then "#2". */
     char *cmds[] = {"/usr/bin/python3 a.py", "python3 b.py", "python3 b.py"};
-    CHECK_INT(targets_build(&spec, cmds, 3, false, &t, &n, &e), 0);
+    CHECK_INT(series_build(&spec, cmds, 3, false, &t, &n, &e), 0);
     CHECK_INT(n, 3);
     if (n == 3) {
         CHECK_STR(t[0].name, "python3 a.py");
@@ -61,7 +61,7 @@ static void test_names(void)
         CHECK_STR(t[0].argv[0], "/usr/bin/python3");
         CHECK(t[0].env == NULL && t[0].lane == NULL);
     }
-    targets_free(t, n);
+    series_free(t, n);
     free(t);
     /* Lanes: one series per command and lane, by command then lane; lane variables first in
      * the command as a person would type it. */
@@ -69,7 +69,7 @@ static void test_names(void)
     CHECK(lane_parse(":J=0", &spec.lanes[spec.nlanes++], &e) == 0);
     spec.names[spec.nnames++] = "first";
     char *two[] = {"echo x", "true"};
-    CHECK_INT(targets_build(&spec, two, 2, false, &t, &n, &e), 0);
+    CHECK_INT(series_build(&spec, two, 2, false, &t, &n, &e), 0);
     CHECK_INT(n, 4);
     if (n == 4) {
         CHECK_STR(t[0].name, "first+jit");
@@ -81,49 +81,49 @@ static void test_names(void)
         CHECK_STR(t[2].name, "true+jit");
         CHECK_STR(t[3].name, "true");
     }
-    targets_free(t, n);
+    series_free(t, n);
     free(t);
     /* Names given twice, and lanes that make two series one name, are refused. */
     spec.names[spec.nnames++] = "first";
-    CHECK_INT(targets_build(&spec, two, 2, false, &t, &n, &e), -1);
+    CHECK_INT(series_build(&spec, two, 2, false, &t, &n, &e), -1);
     CHECK_STR(e.msg, "two commands are both named 'first'");
     spec.nnames = 0;
     lane_free(&spec.lanes[1]);
     CHECK(lane_parse("jit:J=2", &spec.lanes[1], &e) == 0);
-    CHECK_INT(targets_build(&spec, two, 2, false, &t, &n, &e), -1);
+    CHECK_INT(series_build(&spec, two, 2, false, &t, &n, &e), -1);
     CHECK_STR(e.msg, "two series are both named 'echo+jit'; give each lane its own name");
-    CHECK_INT(targets_build(&spec, two, 0, false, &t, &n, &e), -1);
+    CHECK_INT(series_build(&spec, two, 0, false, &t, &n, &e), -1);
     CHECK_STR(e.msg, "no command to measure");
-    target_spec_free(&spec);
+    series_spec_free(&spec);
 
     /* After "--": one argv as given, named after its first word. */
-    CHECK(target_spec_init(&spec, 2));
+    CHECK(series_spec_init(&spec, 2));
     char *argv[] = {"/bin/echo", "a b", NULL};
-    CHECK_INT(targets_build(&spec, argv, 2, true, &t, &n, &e), 0);
+    CHECK_INT(series_build(&spec, argv, 2, true, &t, &n, &e), 0);
     CHECK_INT(n, 1);
     if (n == 1) {
         CHECK_STR(t[0].name, "echo");
         CHECK_STR(t[0].argv[1], "a b");
     }
-    targets_free(t, n);
+    series_free(t, n);
     free(t);
-    target_spec_free(&spec);
+    series_spec_free(&spec);
 }
 
 static void test_split(void)
 {
     struct err e = {0};
     char **argv = NULL;
-    CHECK_INT(target_split("ls | wc", NULL, &argv, &e), -1);
+    CHECK_INT(series_split("ls | wc", NULL, &argv, &e), -1);
     CHECK(strstr(e.msg, "uses shell syntax ('|')") != NULL);
-    CHECK_INT(target_split("ls | wc", "/bin/sh", &argv, &e), 0);
+    CHECK_INT(series_split("ls | wc", "/bin/sh", &argv, &e), 0);
     CHECK_STR(argv[0], "/bin/sh");
     CHECK_STR(argv[2], "ls | wc");
     for (int i = 0; argv[i]; i++)
         free(argv[i]);
     free(argv);
     /* A shell with its own words: "bash --norc" -c STRING. */
-    CHECK_INT(target_split("ls | wc", "bash --norc", &argv, &e), 0);
+    CHECK_INT(series_split("ls | wc", "bash --norc", &argv, &e), 0);
     CHECK_STR(argv[0], "bash");
     CHECK_STR(argv[1], "--norc");
     CHECK_STR(argv[2], "-c");
@@ -133,10 +133,10 @@ static void test_split(void)
         free(argv[i]);
     free(argv);
     /* With --shell, the name is the command's own first word, not "sh". */
-    struct target t;
-    CHECK_INT(target_from_string("sleep 0 && true", NULL, "sh", &t, &e), 0);
+    struct series t;
+    CHECK_INT(series_from_string("sleep 0 && true", NULL, "sh", &t, &e), 0);
     CHECK_STR(t.name, "sleep");
-    targets_free(&t, 1);
+    series_free(&t, 1);
 }
 
 int main(void)

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/session.h"
+#include "core/engine/session.h"
 #include "unit.h"
 
 static const char *fixtures;

@@ -1,7 +1,7 @@
 /* test_stats.c: order statistics on samples whose answers follow from their definitions. */
 #include <math.h>
 
-#include "core/stats.h"
+#include "core/util/stats.h"
 #include "unit.h"
 
 int main(void)

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/stats.h"
+#include "core/util/stats.h"
 #include "unit.h"
 
 /* P(T+ <= t) by enumerating all 2^n sign patterns: the definition itself. */

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/stats.h"
+#include "core/util/stats.h"
 #include "unit.h"
 
 /* P(U <= u) by brute force: every way to place m x's among m + n ranks, U counting the

@@ -1,9 +1,9 @@
-/* test_timing.c: core/timing.c's summary, cold first run and relative verdicts, with made-up
+/* test_timing.c: core/engine/timing.c's summary, cold first run and relative verdicts, with made-up
  * run times. */
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/timing.h"
+#include "core/engine/timing.h"
 #include "unit.h"
 
 /* A measured series of n runs with the times t (user, sys 0; max RSS 100 KiB). */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/toolchain.h"
+#include "core/profile/toolchain.h"
 #include "unit.h"
 
 static void put(unsigned char *p, uint64_t v, int size, int big)

@@ -1,7 +1,7 @@
 /* test_words.c: the command-string splitter, against what a POSIX shell would do. */
 #include <stdlib.h>
 
-#include "core/words.h"
+#include "core/util/words.h"
 #include "unit.h"
 
 /* Splits s and checks the words, joined with '|' for a compact comparison. */
