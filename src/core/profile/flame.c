@@ -147,69 +147,6 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* ---- strongly connected components (Tarjan's, without recursion of its own) ---- */
-
-/* comp[v] for the n vertices of the graph adj[off[v] .. off[v + 1]); returns the number of
- * components (numbered in reverse topological order: a component's successors have lower
- * numbers), or -1 out of memory */
-static long scc(uint32_t n, const uint32_t *off, const uint32_t *adj, uint32_t *comp)
-{
-    uint32_t *index = malloc(((size_t)n + 1) * sizeof *index);
-    uint32_t *low = malloc(((size_t)n + 1) * sizeof *low);
-    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    uint32_t *walk = malloc(((size_t)n + 1) * sizeof *walk);
-    uint32_t *pos = malloc(((size_t)n + 1) * sizeof *pos);
-    bool *on = calloc((size_t)n + 1, sizeof *on);
-    long ncomp = -1;
-    if (!index || !low || !stack || !walk || !pos || !on)
-        goto done;
-    for (uint32_t v = 0; v < n; v++)
-        index[v] = NONE;
-    uint32_t next = 0, nstack = 0;
-    ncomp = 0;
-    for (uint32_t root = 0; root < n; root++) {
-        if (index[root] != NONE)
-            continue;
-        uint32_t depth = 0;
-        walk[depth] = root, pos[depth++] = off[root];
-        index[root] = low[root] = next++;
-        stack[nstack++] = root, on[root] = true;
-        while (depth) {
-            uint32_t v = walk[depth - 1];
-            if (pos[depth - 1] < off[v + 1]) {
-                uint32_t w = adj[pos[depth - 1]++];
-                if (index[w] == NONE) {
-                    walk[depth] = w, pos[depth++] = off[w];
-                    index[w] = low[w] = next++;
-                    stack[nstack++] = w, on[w] = true;
-                } else if (on[w] && index[w] < low[v])
-                    low[v] = index[w];
-                continue;
-            }
-            depth--;
-            if (low[v] == index[v]) {
-                uint32_t w;
-                do {
-                    w = stack[--nstack];
-                    on[w] = false;
-                    comp[w] = (uint32_t)ncomp;
-                } while (w != v);
-                ncomp++;
-            }
-            if (depth && low[v] < low[walk[depth - 1]])
-                low[walk[depth - 1]] = low[v];
-        }
-    }
-done:
-    free(index);
-    free(low);
-    free(stack);
-    free(walk);
-    free(pos);
-    free(on);
-    return ncomp;
-}
-
 /* ---- levels and columns ---- */
 
 /* Which level each function of g draws into: outer[f] (its outermost level) and deep[f] (its
@@ -428,7 +365,7 @@ static long relevant(struct build *b, uint32_t *rel)
         off[v + 1] = off[v] + b->lev[v].nc;
     for (uint32_t c = 0; c < b->ncol; c++)
         adj[c] = b->col[c].to;
-    if (scc(nlev, off, adj, comp) < 0) {
+    if (cg_graph_scc(nlev, off, adj, comp) < 0) {
         err_set(b->e, ERR_SYSTEM, "out of memory");
         goto done;
     }
@@ -1045,7 +982,7 @@ static int order_states(struct build *b, uint32_t *order, uint32_t *inat, uint32
     for (uint32_t st = 0; st < nst; st++)
         for (uint32_t i = 0; i < b->st[st].nt; i++)
             intr[inat[b->tr[b->st[st].t0 + i].target + 1]++] = b->st[st].t0 + i;
-    long ncomp = scc(nst, off, adj, comp);
+    long ncomp = cg_graph_scc(nst, off, adj, comp);
     if (ncomp < 0) {
         err_set(b->e, ERR_SYSTEM, "out of memory");
         goto done;
@@ -1238,7 +1175,7 @@ static int make_units(struct build *b)
                 adj[m++] = b->setgt[e];
     }
     off[nst] = m;
-    long nc = scc(nst, off, adj, comp);
+    long nc = cg_graph_scc(nst, off, adj, comp);
     if (nc < 0) {
         err_set(b->e, ERR_SYSTEM, "out of memory");
         goto done;

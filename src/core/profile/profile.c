@@ -797,36 +797,22 @@ static int fold_stubs(struct cg_profile *p, const uint32_t *target)
 
 /* ---- cycles ---- */
 
-/* The strongly connected components of the calls seen in a file without recursion marks
- * (Tarjan's algorithm, without recursion of its own): comp[f] its component, size[c] how
- * many functions are in it. Returns -1: no memory. */
-static int cycles(const struct cg_profile *p, uint32_t *comp, uint32_t *size)
+/* Tarjan's algorithm, without recursion of its own (profile.h). */
+long cg_graph_scc(uint32_t n, const uint32_t *off, const uint32_t *adj, uint32_t *comp)
 {
-    uint32_t n = p->nfunc, m = 0;
-    uint32_t *off = calloc((size_t)n + 2, sizeof *off), *adj = NULL;
     uint32_t *index = malloc(((size_t)n + 1) * sizeof *index);
     uint32_t *low = malloc(((size_t)n + 1) * sizeof *low);
     uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    uint32_t *walk = malloc(((size_t)n + 1) * sizeof *walk),
-             *pos = malloc(((size_t)n + 1) * sizeof *pos);
+    uint32_t *walk = malloc(((size_t)n + 1) * sizeof *walk);
+    uint32_t *pos = malloc(((size_t)n + 1) * sizeof *pos);
     bool *on = calloc((size_t)n + 1, sizeof *on);
-    int rc = -1;
-    if (!off || !index || !low || !stack || !walk || !pos || !on)
+    long ncomp = -1;
+    if (!index || !low || !stack || !walk || !pos || !on)
         goto done;
-    for (uint32_t x = 0; x < p->nedge; x++)
-        if (p->edges[x].unmarked && p->edges[x].caller != p->edges[x].callee)
-            off[p->edges[x].caller + 2]++, m++;
-    if (!(adj = malloc(((size_t)m + 1) * sizeof *adj)))
-        goto done;
-    for (uint32_t f = 0; f < n; f++)
-        off[f + 2] += off[f + 1];
-    for (uint32_t x = 0; x < p->nedge; x++)
-        if (p->edges[x].unmarked && p->edges[x].caller != p->edges[x].callee)
-            adj[off[p->edges[x].caller + 1]++] = p->edges[x].callee;
-    /* now off[f] .. off[f + 1] are f's callees */
-    for (uint32_t f = 0; f < n; f++)
-        index[f] = NONE;
-    uint32_t next = 0, nstack = 0, ncomp = 0;
+    for (uint32_t v = 0; v < n; v++)
+        index[v] = NONE;
+    uint32_t next = 0, nstack = 0;
+    ncomp = 0;
     for (uint32_t root = 0; root < n; root++) {
         if (index[root] != NONE)
             continue;
@@ -848,29 +834,60 @@ static int cycles(const struct cg_profile *p, uint32_t *comp, uint32_t *size)
             }
             depth--;
             if (low[v] == index[v]) {
-                uint32_t w, k = 0;
+                uint32_t w;
                 do {
                     w = stack[--nstack];
                     on[w] = false;
-                    comp[w] = ncomp;
-                    k++;
+                    comp[w] = (uint32_t)ncomp;
                 } while (w != v);
-                size[ncomp++] = k;
+                ncomp++;
             }
             if (depth && low[v] < low[walk[depth - 1]])
                 low[walk[depth - 1]] = low[v];
         }
     }
-    rc = 0;
 done:
-    free(off);
-    free(adj);
     free(index);
     free(low);
     free(stack);
     free(walk);
     free(pos);
     free(on);
+    return ncomp;
+}
+
+
+/* The strongly connected components of the calls seen in a file without recursion marks:
+ * comp[f] its component, size[c] how many functions are in it. Returns -1: no memory. */
+static int cycles(const struct cg_profile *p, uint32_t *comp, uint32_t *size)
+{
+    uint32_t n = p->nfunc, m = 0;
+    uint32_t *off = calloc((size_t)n + 2, sizeof *off), *adj = NULL;
+    int rc = -1;
+    if (!off)
+        goto done;
+    for (uint32_t x = 0; x < p->nedge; x++)
+        if (p->edges[x].unmarked && p->edges[x].caller != p->edges[x].callee)
+            off[p->edges[x].caller + 2]++, m++;
+    if (!(adj = malloc(((size_t)m + 1) * sizeof *adj)))
+        goto done;
+    for (uint32_t f = 0; f < n; f++)
+        off[f + 2] += off[f + 1];
+    for (uint32_t x = 0; x < p->nedge; x++)
+        if (p->edges[x].unmarked && p->edges[x].caller != p->edges[x].callee)
+            adj[off[p->edges[x].caller + 1]++] = p->edges[x].callee;
+    /* now off[f] .. off[f + 1] are f's callees */
+    long ncomp = cg_graph_scc(n, off, adj, comp);
+    if (ncomp < 0)
+        goto done;
+    for (long c = 0; c < ncomp; c++)
+        size[c] = 0;
+    for (uint32_t v = 0; v < n; v++)
+        size[comp[v]]++;
+    rc = 0;
+done:
+    free(off);
+    free(adj);
     return rc;
 }
 

@@ -220,6 +220,12 @@ int cg_profile_finish(struct cg_profile *p, struct err *e);
  * add up to it. False and why where one fails (a bug: tests and the fuzz target ask). */
 bool cg_profile_check(const struct cg_profile *p, char *why, size_t n);
 
+/* The strongly connected components of the graph whose vertex v has the edges to
+ * adj[off[v] .. off[v + 1]): comp[v] for each of the n vertices, numbered in reverse
+ * topological order (a component's successors have lower numbers); returns how many, or -1
+ * out of memory. Shared by the profile's cycles and the flame graph's levels. */
+long cg_graph_scc(uint32_t n, const uint32_t *off, const uint32_t *adj, uint32_t *comp);
+
 /* The index of an event by name ("Ir"), or -1. */
 int cg_event_index(const struct cg_profile *p, const char *name);
 const char *cg_event_name(const struct cg_profile *p, int ev);
