@@ -81,8 +81,10 @@ if command -v cc > /dev/null; then
         kill -"$sig" "$pid"
         wait "$pid"
         got=$?
-        expect_eq "$got $seen $(ls "$TMP/cctmp" | wc -l)" "$want 1 0" \
-            "SIG$sig while cc compiles: exit $want, cc's temporary removed ($(ls "$TMP/cctmp"))"
+        # the signal came while cc had its temporaries (one or more, by how far it got)
+        check "SIG$sig came while cc had temporaries ($seen)" test "$seen" -ge 1
+        expect_eq "$got $(ls "$TMP/cctmp" | wc -l)" "$want 0" \
+            "SIG$sig while cc compiles: exit $want, cc's temporaries removed ($(ls "$TMP/cctmp"))"
     done
 fi
 
