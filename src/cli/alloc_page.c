@@ -12,25 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cg_graph.h"
 #include "cli/out.h"
 #include "core/profile/alloctree.h"
 #include "core/util/json.h"
-#include "core/util/xml.h"
-
-extern const char cg_page_js_text[], cg_page_css_text[];   /* cg_page.c */
-
-/* cg_page.c's markup with the switch named "measure" */
-static const char page_body[] =
-    "<header>\n<h1 id=\"title\"></h1>\n"
-    "<div class=\"group\" id=\"events\"><span class=\"lab\">measure</span></div>\n"
-    "<input type=\"search\" id=\"search\" placeholder=\"search frames\" aria-label=\"search "
-    "frames\">\n<span id=\"matched\"></span>\n<button id=\"reset\">reset zoom</button>\n"
-    "<span id=\"summary\"></span>\n</header>\n<main>\n"
-    "<div class=\"muted\" id=\"command\"></div>\n<p id=\"note\"></p>\n<div id=\"flame\"></div>\n"
-    "<div id=\"panes\">\n<section><h2>functions</h2>\n<input type=\"search\" id=\"topfilter\" "
-    "placeholder=\"filter functions\" aria-label=\"filter functions\">\n<div id=\"top\"></div>"
-    "</section>\n<section id=\"func\"><h2>function</h2><p class=\"muted\">click a frame or a "
-    "function</p></section>\n</div>\n</main>\n<div id=\"tip\"></div>\n";
 
 /* The switch's words, in the order of enum astk_measure. */
 static const char *const measure_label[ASTK_NMEASURES] = {
@@ -199,6 +184,25 @@ static void write_data(struct jw *w, const struct atree *t, const struct astk_ta
     jw_end(w);
 }
 
+/* What write_data needs, through cg_page_html */
+struct page_args {
+    const struct atree *t;
+    const struct astk_table *after, *before;
+    const char *title, *what, *before_what;
+    uint32_t *fid;
+    struct err *e;
+};
+
+static int write_page_data(FILE *f, void *arg)
+{
+    struct page_args *a = arg;
+    struct jw w;
+    jw_init(&w, f);
+    w.html = true;   /* no "</script>" or "<!--" in a name */
+    write_data(&w, a->t, a->after, a->before, a->title, a->what, a->before_what, a->fid);
+    return jw_done(&w, a->e);
+}
+
 int alloc_page_write(FILE *f, const struct astk_table *after, const struct astk_table *before,
                      const char *title, const char *what, const char *before_what,
                      struct err *e)
@@ -211,24 +215,8 @@ int alloc_page_write(FILE *f, const struct astk_table *after, const struct astk_
         atree_free(&t);
         return err_set(e, ERR_SYSTEM, "out of memory");
     }
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-          "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>", f);
-    xw_write_escaped(f, title);
-    fputs("</title>\n<style>\n", f);
-    fputs(cg_page_css_text, f);
-    fputs("</style>\n</head>\n<body>\n", f);
-    fputs(page_body, f);
-    fputs("<script type=\"application/json\" id=\"cg-data\">", f);
-    struct jw w;
-    jw_init(&w, f);
-    w.html = true;   /* no "</script>" or "<!--" in a name */
-    write_data(&w, &t, after, before, title, what, before_what, fid);
-    int rc = jw_done(&w, e);
-    fputs("</script>\n<script>\n", f);
-    fputs(cg_page_js_text, f);
-    fputs("</script>\n</body>\n</html>\n", f);
+    struct page_args a = {&t, after, before, title, what, before_what, fid, e};
+    int rc = cg_page_html(f, title, "measure", write_page_data, &a);
     free(fid);
     atree_free(&t);
     return rc;

@@ -12,6 +12,12 @@ int cg_folded_main(int argc, char **argv);
 int cg_dot_main(int argc, char **argv);
 int cg_page_main(int argc, char **argv);
 
+/* The page of cg page (and of alloc --format html) to f, whole: its head (title, style), its
+ * markup with the switch labelled switch_label, write_data(f, arg)'s JSON in the data block
+ * the script reads (cg_page.js), the script. Returns what write_data returns. */
+int cg_page_html(FILE *f, const char *title, const char *switch_label,
+                 int (*write_data)(FILE *f, void *arg), void *arg);
+
 /* Reads and finishes the profile of files[0..n) with options o (every cg subcommand loads
  * through this); an exit status (EXIT_OK, or the error printed). */
 int cg_graph_read(char **files, int n, const struct cg_read_opts *o, struct cg_profile **out);

@@ -32,9 +32,12 @@ __asm__(".section .rodata\n"
         ".previous\n");
 extern const char cg_page_js_text[], cg_page_css_text[];
 
-static const char page_body[] =
+/* The markup, around the label of the switch (cg: "event"; alloc's page: "measure"). */
+static const char page_body_head[] =
     "<header>\n<h1 id=\"title\"></h1>\n"
-    "<div class=\"group\" id=\"events\"><span class=\"lab\">event</span></div>\n"
+    "<div class=\"group\" id=\"events\"><span class=\"lab\">";
+static const char page_body_tail[] =
+    "</span></div>\n"
     "<input type=\"search\" id=\"search\" placeholder=\"search frames\" aria-label=\"search "
     "frames\">\n<span id=\"matched\"></span>\n<button id=\"reset\">reset zoom</button>\n"
     "<span id=\"summary\"></span>\n</header>\n<main>\n"
@@ -44,6 +47,28 @@ static const char page_body[] =
     "</section>\n<section id=\"func\"><h2>function</h2><p class=\"muted\">click a frame or a "
     "function</p></section>\n</div>\n</main>\n<div id=\"tip\"></div>\n";
 
+int cg_page_html(FILE *f, const char *title, const char *switch_label,
+                 int (*write_data)(FILE *f, void *arg), void *arg)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>", f);
+    xw_write_escaped(f, title);
+    fputs("</title>\n<style>\n", f);
+    fputs(cg_page_css_text, f);
+    fputs("</style>\n</head>\n<body>\n", f);
+    fputs(page_body_head, f);
+    xw_write_escaped(f, switch_label);
+    fputs(page_body_tail, f);
+    fputs("<script type=\"application/json\" id=\"cg-data\">", f);
+    int rc = write_data(f, arg);
+    fputs("</script>\n<script>\n", f);
+    fputs(cg_page_js_text, f);
+    fputs("</script>\n</body>\n</html>\n", f);
+    return rc;
+}
+
 /* A JSON string safe inside <script> ('<', '>' and '&' as \u escapes: no "</script>" or
  * "<!--"), by the one JSON writer's rule (core/util/json.h). */
 static void js_str(FILE *f, const char *s)
@@ -52,11 +77,6 @@ static void js_str(FILE *f, const char *s)
 }
 
 /* The same text for the HTML <title> (XML's escapes are HTML's). */
-static void html_text(FILE *f, const char *s)
-{
-    xw_write_escaped(f, s);
-}
-
 static const char *base(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -494,6 +514,12 @@ out:
     return rc;
 }
 
+/* write_data as cg_page_html calls it */
+static int write_page_data(FILE *f, void *in)
+{
+    return write_data(f, in);
+}
+
 /* ---- annotated source ---- */
 
 #define SRC_MAX_LINES 5000               /* of one file: more, line numbers and costs only */
@@ -788,20 +814,7 @@ static int page_write(const char *outp, struct page_in *in)
         cli_error("cg", "cannot create '%s': %s", tmp, strerror(errno));
         goto fail;
     }
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-          "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<title>", f);
-    html_text(f, in->title);
-    fputs("</title>\n<style>\n", f);
-    fputs(cg_page_css_text, f);
-    fputs("</style>\n</head>\n<body>\n", f);
-    fputs(page_body, f);
-    fputs("<script type=\"application/json\" id=\"cg-data\">", f);
-    int w = write_data(f, in);
-    fputs("</script>\n<script>\n", f);
-    fputs(cg_page_js_text, f);
-    fputs("</script>\n</body>\n</html>\n", f);
+    int w = cg_page_html(f, in->title, "event", write_page_data, in);
     if (w < 0 || ferror(f) || fclose(f) != 0) {
         f = NULL;
         cli_error("cg", "cannot write '%s': %s", tmp, w < 0 ? "out of memory" : strerror(errno));
