@@ -14,14 +14,14 @@ cgrun() {
     shift
     local key a made fd
     if [ -n "${TEST_CACHE:-}" ] && command -v flock > /dev/null; then
-        key=$(for a in "${opts[@]}" -- "$(command -v "$1")" "${@:2}"; do
-                  # a profile names its objects by path: a program a file made in its own
-                  # $TMP is that file's alone (the other suite's copy lies elsewhere)
-                  if [ -f "$a" ] && [ "${a#"$TMP"/}" != "$a" ]; then
-                      echo "file $a $(cksum < "$a")"
-                  elif [ -f "$a" ]; then echo "file $(basename "$a") $(cksum < "$a")"
-                  else echo "word $a"; fi
-              done | cksum | tr ' ' .)
+        # the program by its path (a profile names its objects by path: the same program
+        # copied elsewhere is another profile), the files it reads by name and content
+        key=$({ prog=$(command -v "$1")
+                echo "program $prog $(cksum < "$prog")"
+                for a in "${opts[@]}" -- "${@:2}"; do
+                    if [ -f "$a" ]; then echo "file $(basename "$a") $(cksum < "$a")"
+                    else echo "word $a"; fi
+                done; } | cksum | tr ' ' .)
         made=$TEST_CACHE/cgrun.$key
         exec {fd}> "$made.lock"
         flock "$fd"
