@@ -14,6 +14,12 @@ trap 'rm -rf "$TMP"' EXIT
 ok()     { passed=$((passed + 1)); }
 not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
 
+# repeats FULL FEW: how many times to repeat a statistical trial (the same code on new draws):
+# FULL in the plain suite, FEW in the sanitizer suite (TARE_TEST_SANITIZED, set by make), which
+# looks for memory errors: a repeat runs no code the first did not, and the plain suite holds
+# the statistical claim at full strength.
+repeats() { if [ -n "${TARE_TEST_SANITIZED:-}" ]; then echo "$2"; else echo "$1"; fi; }
+
 # check DESC CMD...: CMD must succeed.
 check() {
     local desc=$1; shift

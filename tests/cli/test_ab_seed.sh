@@ -32,12 +32,13 @@ ab_many() {
 # Every pass is a new draw, in allocations and (by their cost) in instructions, as two runs of
 # an interpreter are. Twenty A/A runs: no change, each time. seeded 505 runs 1% more of its
 # loop than seeded 500 (+1.0% instructions, against a spread of about 0.25%): twenty runs,
-# more work each time. The old rule (medians apart by more than each side's own two passes,
+# more work each time (four in the sanitizer suite: `repeats`). The old rule (medians apart by more than each side's own two passes,
 # taken side by side in one second) called A/A on Lua "more work" in 2 runs of 3.
-ab_many "$TMP/aa" 20 "$F/seeded 500" "$F/seeded 500"
-ab_many "$TMP/up" 20 "$F/seeded 500" "$F/seeded 505"
+runs=$(repeats 20 4)
+ab_many "$TMP/aa" "$runs" "$F/seeded 500" "$F/seeded 500"
+ab_many "$TMP/up" "$runs" "$F/seeded 500" "$F/seeded 505"
 same=0; more=0; varied=0
-for i in $(seq 1 20); do
+for i in $(seq 1 "$runs"); do
     out=$(cat "$TMP/aa.$i")
     if [ "$(cat "$TMP/aa.$i.rc")" = 0 ] && [ "$(jget "$out" work)" = same ] &&
         [ "$(cget "$out" change instructions)" = none ] &&
@@ -56,9 +57,9 @@ for i in $(seq 1 20); do
         echo "+1% run $i: $(jget "$out" work) $(head -c 300 "$TMP/up.$i.err")"
     fi
 done
-expect_eq "$varied" 20 "seeded A/A: the counts varied, so each run took six passes of each side"
-expect_eq "$same" 20 "seeded A/A: no change in all 20 runs"
-expect_eq "$more" 20 "seeded +1%: more work (instructions) in all 20 runs"
+expect_eq "$varied" "$runs" "seeded A/A: the counts varied, so each run took six passes of each side"
+expect_eq "$same" "$runs" "seeded A/A: no change in all $runs runs"
+expect_eq "$more" "$runs" "seeded +1%: more work (instructions) in all $runs runs"
 out=$(cat "$TMP/up.1")
 # 5,000 more iterations of about 7 instructions on 3.55 million: +1.0%, give or take the
 # seeds' spread of a quarter percent.
