@@ -32,8 +32,9 @@ ab_many() {
 # Every pass is a new draw, in allocations and (by their cost) in instructions, as two runs of
 # an interpreter are. Twenty A/A runs: no change, each time. seeded 505 runs 1% more of its
 # loop than seeded 500 (+1.0% instructions, against a spread of about 0.25%): twenty runs,
-# more work each time (four in the sanitizer suite: `repeats`). The old rule (medians apart by more than each side's own two passes,
-# taken side by side in one second) called A/A on Lua "more work" in 2 runs of 3.
+# more work each time (four in the sanitizer suite: `repeats`). The old rule (medians apart by
+# more than each side's own two passes, taken side by side in one second) called A/A on Lua
+# "more work" in 2 runs of 3.
 runs=$(repeats 20 4)
 ab_many "$TMP/aa" "$runs" "$F/seeded 500" "$F/seeded 500"
 ab_many "$TMP/up" "$runs" "$F/seeded 500" "$F/seeded 505"
@@ -57,7 +58,8 @@ for i in $(seq 1 "$runs"); do
         echo "+1% run $i: $(jget "$out" work) $(head -c 300 "$TMP/up.$i.err")"
     fi
 done
-expect_eq "$varied" "$runs" "seeded A/A: the counts varied, so each run took six passes of each side"
+expect_eq "$varied" "$runs" \
+    "seeded A/A: the counts varied, so each run took six passes of each side"
 expect_eq "$same" "$runs" "seeded A/A: no change in all $runs runs"
 expect_eq "$more" "$runs" "seeded +1%: more work (instructions) in all $runs runs"
 out=$(cat "$TMP/up.1")
