@@ -1,4 +1,5 @@
-/* cg_match_out.c: the lines `tare cg diff` says about the objects it matched (cg_match_out.h). */
+/* cg_match_out.c: the lines `tare cg diff` and `cg page --diff` say about the objects they
+ * matched (cg_match_out.h). */
 #include "cli/cg_match_out.h"
 
 #include <inttypes.h>
@@ -14,16 +15,16 @@ static void say_counts(const struct cg_obj_pair *pr)
             " only after", pr->common, pr->common == 1 ? "" : "s", pr->only_a, pr->only_b);
 }
 
-int cg_diff_match(const struct cg_profile *pa, int ea, const struct cg_profile *pb, int eb,
-                  const char *file_a, const char *file_b, const struct cg_obj_map *maps,
-                  size_t nmaps, struct cg_match *m)
+int cg_diff_match(const char *who, const struct cg_profile *pa, int ea,
+                  const struct cg_profile *pb, int eb, const char *file_a, const char *file_b,
+                  const struct cg_obj_map *maps, size_t nmaps, struct cg_match *m)
 {
     struct err e;
     if (cg_match_objects(pa, ea, pb, eb, maps, nmaps, m, &e) < 0)
-        return cli_fail("cg diff", &e);
+        return cli_fail(who, &e);
     if (m->prog_apart) {
         const char *x = cg_obj_base(cg_str(pa, m->prog_a)), *y = cg_obj_base(cg_str(pb, m->prog_b));
-        cli_error("cg diff", "nothing matched: the programs '%s' ('%s') and '%s' ('%s') have no "
+        cli_error(who, "nothing matched: the programs '%s' ('%s') and '%s' ('%s') have no "
                   "function in common but main and the C start-up code; not compared "
                   "(--map-object %s=%s compares them)", out_vis(x), out_vis(file_a), out_vis(y),
                   out_vis(file_b), out_vis(x), out_vis(y));
@@ -31,7 +32,7 @@ int cg_diff_match(const struct cg_profile *pa, int ea, const struct cg_profile *
         return EXIT_USAGE;
     }
     if (m->common == 0 && m->funcs_a && m->funcs_b && nmaps == 0) {   /* a map: as asked */
-        cli_error("cg diff", "nothing matched: no function of '%s' is in '%s' (by name, in "
+        cli_error(who, "nothing matched: no function of '%s' is in '%s' (by name, in "
                   "objects of one name); not compared (--map-object OLD=NEW matches objects)",
                   out_vis(file_a), out_vis(file_b));
         cg_match_free(m);
@@ -43,10 +44,10 @@ int cg_diff_match(const struct cg_profile *pa, int ea, const struct cg_profile *
         if (pr->how == CG_PAIR_PATH)
             continue;
         if (pr->how == CG_PAIR_NAME) {  /* one file name: the paths tell them apart */
-            fprintf(stderr, "tare cg diff: matched %s with %s (one file name in two "
-                    "directories: ", out_vis(x), out_vis(y));
+            fprintf(stderr, "tare %s: matched %s with %s (one file name in two directories: ",
+                    who, out_vis(x), out_vis(y));
         } else {
-            fprintf(stderr, "tare cg diff: %s %s %s %s (%s: ",
+            fprintf(stderr, "tare %s: %s %s %s %s (%s: ", who,
                     pr->how == CG_PAIR_MAP ? "mapped" : "matched", out_vis(cg_obj_base(x)),
                     pr->how == CG_PAIR_MAP ? "to" : "with",
                     out_vis(cg_obj_base(y)),

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cg_graph.h"
+#include "cli/cg_match_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "core/profile/flame.h"
@@ -105,33 +106,40 @@ static int by_incl(const void *a, const void *b)
 static int write_lines(FILE *f, const struct cg_profile *p, const uint32_t *id, uint32_t n,
                        const char *root);
 
-/* BEFORE's functions by (name, object file name), for --diff: two builds in two work trees
- * compare, as in `tare cg diff`. */
+/* BEFORE's functions by (name, object), for --diff, the objects matched as `tare cg diff`
+ * matches them (cg_match_objects: one path, one file name in two work trees, each profile's
+ * program under two names, --map-object): key[id] is the key of the object with string id. */
 static const struct cg_profile *key_p;
+static const uint32_t *key_k;
 
 static int by_key(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     int c = strcmp(cg_str(key_p, key_p->funcs[x].name), cg_str(key_p, key_p->funcs[y].name));
-    return c ? c : strcmp(base(cg_str(key_p, key_p->funcs[x].obj)),
-                          base(cg_str(key_p, key_p->funcs[y].obj)));
+    uint32_t kx = key_k[key_p->funcs[x].obj], ky = key_k[key_p->funcs[y].obj];
+    return c ? c : kx < ky ? -1 : kx > ky;
 }
 
 struct side {
     const struct cg_profile *p;
-    uint32_t *sorted, n;   /* its live functions, by key */
+    const uint32_t *key;   /* its objects' keys, by string id */
+    uint32_t *sorted, n;   /* its live functions, by name and key */
 };
 
-/* The function of b named as function g of a, or UINT32_MAX. */
-static uint32_t side_find(const struct side *b, const struct cg_profile *a, uint32_t g)
+/* The function of b named as function g of a (whose objects' keys are a_key), or
+ * UINT32_MAX. */
+static uint32_t side_find(const struct side *b, const struct side *a, uint32_t g)
 {
-    const char *name = cg_str(a, a->funcs[g].name), *obj = base(cg_str(a, a->funcs[g].obj));
+    const char *name = cg_str(a->p, a->p->funcs[g].name);
+    uint32_t k = a->key[a->p->funcs[g].obj];
     uint32_t lo = 0, hi = b->n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2, f = b->sorted[mid];
         int c = strcmp(cg_str(b->p, b->p->funcs[f].name), name);
-        if (!c)
-            c = strcmp(base(cg_str(b->p, b->p->funcs[f].obj)), obj);
+        if (!c) {
+            uint32_t kf = b->key[b->p->funcs[f].obj];
+            c = kf < k ? -1 : kf > k;
+        }
         if (!c)
             return f;
         if (c < 0)
@@ -142,9 +150,10 @@ static uint32_t side_find(const struct side *b, const struct cg_profile *a, uint
     return UINT32_MAX;
 }
 
-static bool side_init(struct side *b, const struct cg_profile *p)
+static bool side_init(struct side *b, const struct cg_profile *p, const uint32_t *key)
 {
     b->p = p;
+    b->key = key;
     b->n = 0;
     b->sorted = malloc(((size_t)p->nfunc + 1) * sizeof *b->sorted);
     if (!b->sorted)
@@ -153,6 +162,7 @@ static bool side_init(struct side *b, const struct cg_profile *p)
         if (!p->funcs[f].folded)
             b->sorted[b->n++] = f;
     key_p = p;
+    key_k = key;
     qsort(b->sorted, b->n, sizeof *b->sorted, by_key);
     return true;
 }
@@ -256,9 +266,11 @@ static int write_path_before(FILE *f, const struct cg_profile *p, const struct c
 }
 
 /* What the page draws: p, its frames, the threshold; with --diff, BEFORE (its functions by
- * key in bs, p's in as) and its frames at the threshold and a tenth of it. */
+ * key in bs, p's in as; the keys of their objects in match) and its frames at the threshold
+ * and a tenth of it. */
 struct page_in {
     const struct cg_profile *p, *before;
+    const struct cg_match *match;
     const struct cg_flame *fl, *bfl, *bfine;
     double threshold;
     const char *title, *root;
@@ -272,7 +284,7 @@ static uint32_t find_gone(const struct page_in *in, uint32_t *gone)
     for (uint32_t g = 0; g < in->before->nfunc; g++) {
         bool any;
         if (!in->before->funcs[g].folded && big_func(in->before, g, in->threshold, &any) &&
-            side_find(&in->as, in->before, g) == UINT32_MAX)
+            side_find(&in->as, &in->bs, g) == UINT32_MAX)
             gone[n++] = g;
     }
     return n;
@@ -297,7 +309,7 @@ static uint32_t pick_funcs(const struct page_in *in, uint32_t *id, uint32_t *ord
             continue;
         bool any, big = big_func(p, g, in->threshold, &any);
         if (in->before && !big) {   /* a function that was big before is a row too */
-            uint32_t b = side_find(&in->bs, p, g);
+            uint32_t b = side_find(&in->bs, &in->as, g);
             bool bany;
             big = b != UINT32_MAX && big_func(in->before, b, in->threshold, &bany);
         }
@@ -331,7 +343,7 @@ static void write_func(FILE *f, const struct page_in *in, uint32_t g)
     fprintf(f, ",%d", p->funcs[g].incl_bound ? 1 : 0);
     if (!in->before)
         return;
-    uint32_t b = side_find(&in->bs, p, g);
+    uint32_t b = side_find(&in->bs, &in->as, g);
     if (b == UINT32_MAX) {
         fputs(",null,null", f);
         return;
@@ -489,7 +501,8 @@ static int write_data(FILE *f, struct page_in *in)
     if (!id || !order || !cost)
         goto out;
     if (before) {
-        if (!side_init(&in->bs, before) || !side_init(&in->as, p) ||
+        if (!side_init(&in->bs, before, in->match->key_a) ||
+            !side_init(&in->as, p, in->match->key_b) ||
             !(gone = malloc(((size_t)before->nfunc + 1) * sizeof *gone)))
             goto out;
         ngone = find_gone(in, gone);
@@ -680,12 +693,14 @@ static int write_lines(FILE *f, const struct cg_profile *p, const uint32_t *id, 
     return 0;
 }
 
-enum { OPT_THRESHOLD = 0x100, OPT_TITLE, OPT_DIFF, OPT_SOURCE_ROOT, OPT_HELP };
+enum { OPT_THRESHOLD = 0x100, OPT_TITLE, OPT_DIFF, OPT_SOURCE_ROOT, OPT_MAP, OPT_HELP };
 
 struct page_cli {
     const char *outp, *title, *root;
     double threshold;
     bool diff;
+    struct cg_obj_map maps[64];   /* --map-object */
+    int nmaps;
 };
 
 /* The options; -1 to go on, else the exit status. */
@@ -697,6 +712,7 @@ static int page_parse(int argc, char **argv, struct page_cli *c)
         {"title", required_argument, NULL, OPT_TITLE},
         {"diff", no_argument, NULL, OPT_DIFF},
         {"source-root", required_argument, NULL, OPT_SOURCE_ROOT},
+        {"map-object", required_argument, NULL, OPT_MAP},
         {"help", no_argument, NULL, OPT_HELP},
         {0},
     };
@@ -713,6 +729,14 @@ static int page_parse(int argc, char **argv, struct page_cli *c)
         case OPT_TITLE: c->title = optarg; break;
         case OPT_DIFF: c->diff = true; break;
         case OPT_SOURCE_ROOT: c->root = optarg; break;
+        case OPT_MAP: {
+            struct err e;
+            if (c->nmaps == (int)(sizeof c->maps / sizeof c->maps[0]))
+                return cli_usage_error("cg", cmd_cg_usage, "more than %d --map-object", c->nmaps);
+            if (cg_obj_map_parse(optarg, &c->maps[c->nmaps++], &e) < 0)
+                return cli_usage_error("cg", cmd_cg_usage, "%s", e.msg);
+            break;
+        }
         case 'h':
         case OPT_HELP: cli_print_usage(stdout, cmd_cg_usage); return EXIT_OK;
         case ':':
@@ -728,6 +752,8 @@ static int page_parse(int argc, char **argv, struct page_cli *c)
         return cli_usage_error("cg", cmd_cg_usage, "page: no -o OUT");
     if (c->diff && argc - optind != 2)
         return cli_usage_error("cg", cmd_cg_usage, "page --diff: want BEFORE and AFTER");
+    if (c->nmaps && !c->diff)
+        return cli_usage_error("cg", cmd_cg_usage, "page: --map-object is for --diff");
     return -1;
 }
 
@@ -849,10 +875,20 @@ int cg_page_main(int argc, char **argv)
     struct cg_profile *p, *before;
     if ((rc = page_load(argc, argv, c.diff, &p, &before)))
         return rc;
+    /* the objects of the two taken as one, as `tare cg diff` takes them (said on stderr) */
+    struct cg_match match = {0};
+    if (before && (rc = cg_diff_match("cg page", before, 0, p, 0, argv[optind - 1], argv[optind],
+                                      c.maps, (size_t)c.nmaps, &match))) {
+        cg_profile_free(before);
+        cg_profile_free(p);
+        return rc;
+    }
     struct cg_flame fl = {0}, bfl = {0}, bfine = {0};
     if ((rc = page_frames(argc, argv, p, before, c.threshold, &fl, &bfl, &bfine))) {
-        if (before)
+        if (before) {
+            cg_match_free(&match);
             cg_profile_free(before);
+        }
         cg_profile_free(p);
         return rc;
     }
@@ -862,7 +898,7 @@ int cg_page_main(int argc, char **argv)
                  p->command ? p->command : base(argv[optind]));
         c.title = deftitle;
     }
-    struct page_in in = {.p = p, .before = before, .fl = &fl, .bfl = before ? &bfl : NULL,
+    struct page_in in = {.p = p, .before = before, .match = &match, .fl = &fl, .bfl = before ? &bfl : NULL,
                          .bfine = before ? &bfine : NULL, .threshold = c.threshold,
                          .title = c.title, .root = c.root};
     int status = page_write(c.outp, &in);
@@ -870,7 +906,9 @@ int cg_page_main(int argc, char **argv)
     cg_flame_free(&bfl);
     cg_flame_free(&bfine);
     cg_profile_free(p);
-    if (before)
+    if (before) {
+        cg_match_free(&match);
         cg_profile_free(before);
+    }
     return status;
 }

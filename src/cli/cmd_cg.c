@@ -31,7 +31,8 @@
     "tare cg dot FILE... [--event EV] [--node-threshold PCT] [--edge-threshold PCT]"
 #define CG_USAGE_PAGE \
     "tare cg page FILE... -o OUT [--threshold PCT] [--title TEXT] [--source-root DIR]\n" \
-    "tare cg page --diff BEFORE AFTER -o OUT [--threshold PCT] [--title TEXT]"
+    "tare cg page --diff BEFORE AFTER -o OUT [--threshold PCT] [--title TEXT] " \
+    "[--map-object OLD=NEW]..."
 
 const char cmd_cg_usage[] =
     CG_USAGE_TOP "\n"
@@ -55,8 +56,8 @@ static const char cg_options[] =
     "      --grep TEXT      top: only functions whose name contains TEXT\n"
     "      --allocs         diff: allocation counts by call site instead of cost\n"
     "      --map-object OLD=NEW\n"
-    "                       diff: object OLD of BEFORE is object NEW of AFTER (a path\n"
-    "                       or a file name; repeatable)\n"
+    "                       diff, page --diff: object OLD of BEFORE is object NEW of\n"
+    "                       AFTER (a path or a file name; repeatable)\n"
     "      --by-line        lines: the lines shown in source order (default: costliest\n"
     "                       first)\n"
     "  -j, --jobs N         read each file with N threads (default: one per CPU this\n"
@@ -647,8 +648,8 @@ static int cg_diff(struct cg_cli *c)
                          : c->inclusive ? CG_DIFF_INCLUSIVE
                                         : CG_DIFF_SELF;
     struct cg_match m;
-    if ((rc = cg_diff_match(pa, ea, pb, eb, c->args[0], c->args[1], c->maps, (size_t)c->nmaps,
-                            &m))) {
+    if ((rc = cg_diff_match("cg diff", pa, ea, pb, eb, c->args[0], c->args[1], c->maps,
+                            (size_t)c->nmaps, &m))) {
         cg_profile_free(pa);
         cg_profile_free(pb);
         return rc;

@@ -145,6 +145,52 @@ expect_eq "$(awk -F'\t' 'NR > 1 { print $1, $2, $3, $4, $6 }' <<<"$out" | tr '\n
     "mix /x/one 50 NA gone work /y/two NA 40 new run_rounds /x/one 7 NA gone " \
     "mapped: each function gone or new, biggest first"
 
+# ---- cg page --diff matches objects as cg diff does ----
+# page_rows HTML NAME...: "name object self-before self-after" of each NAME from the page's
+# own data ("f" rows: name, object, self, inclusive, bound, BEFORE's self and inclusive)
+page_rows() {
+    node -e '
+        const h = require("fs").readFileSync(process.argv[1], "utf8");
+        const a = h.indexOf("id=\"cg-data\">") + 13;
+        const D = JSON.parse(h.slice(a, h.indexOf("</script>", a)));
+        for (const n of process.argv.slice(2)) {
+            const r = D.f.find((x) => x[0] === n);
+            console.log(r ? [n, r[1], r[5] === null ? "null" : r[5][0], r[2][0]].join(" ")
+                          : n + " none");
+        }' "$@"
+}
+run_tare cg page --diff "$TMP/b1.out" "$TMP/b2.out" -o "$TMP/b.html"
+expect_rc 0 "page --diff of two builds"
+expect_match "$err" \
+    "^tare cg page: matched builds-3507c338 with builds-5edacafc \(the program of each profile: [0-9]+ functions in both, 0 only before, 1 only after\)$" \
+    "page --diff of two builds: matched, said as cg diff says it"
+self_of() {   # self_of PROFILE FUNCTION: its self cost from cg top
+    "$TARE" cg top -n 0 --format=tsv "$1" | awk -F'\t' -v f="$2" '$1 == f { print $3 }'
+}
+expect_eq "$(page_rows "$TMP/b.html" mix run_rounds main extra_step)" \
+    "mix builds-5edacafc $(self_of "$TMP/b1.out" mix) $(self_of "$TMP/b2.out" mix)
+run_rounds builds-5edacafc $(self_of "$TMP/b1.out" run_rounds) $(self_of "$TMP/b2.out" run_rounds)
+main builds-5edacafc $(self_of "$TMP/b1.out" main) $(self_of "$TMP/b2.out" main)
+extra_step builds-5edacafc null $(self_of "$TMP/b2.out" extra_step)" \
+    "page --diff of two builds: each function's row has BEFORE's cost (cg top's), extra_step new"
+run_tare cg page --diff "$TMP/b1.out" "$TMP/d1.out" -o "$TMP/bd.html"
+expect_rc 2 "page --diff of unrelated programs"
+expect_eq "$err" "tare cg page: nothing matched: the programs 'builds-3507c338' ('$TMP/b1.out') and 'dup' ('$TMP/d1.out') have no function in common but main and the C start-up code; not compared (--map-object builds-3507c338=dup compares them)" \
+    "page --diff of unrelated programs: cg diff's line"
+check "page --diff of unrelated programs: no page" test ! -e "$TMP/bd.html"
+run_tare cg page --diff --map-object builds-3507c338=dup "$TMP/b1.out" "$TMP/d1.out" \
+    -o "$TMP/bd.html"
+expect_rc 0 "page --diff --map-object"
+expect_match "$err" "^tare cg page: mapped builds-3507c338 to dup \(--map-object: " \
+    "page --diff --map-object: said"
+expect_eq "$(page_rows "$TMP/bd.html" main)" \
+    "main dup $(self_of "$TMP/b1.out" main) $(self_of "$TMP/d1.out" main)" \
+    "page --diff --map-object: main's row has BEFORE's cost"
+run_tare cg page --map-object a=b "$TMP/b1.out" -o "$TMP/x.html"
+expect_rc 2 "page --map-object without --diff"
+expect_match "$err" "^tare cg: page: --map-object is for --diff$" \
+    "page --map-object without --diff: said"
+
 # ---- --map-object ----
 run_tare cg diff -n 0 --format=tsv --map-object builds-3507c338=dup "$TMP/b1.out" "$TMP/d1.out"
 expect_rc 0 "--map-object: unrelated programs compared"

@@ -237,8 +237,11 @@ run_tare cg page --diff "$TMP/dc0.out" "$TMP/dd0.out" -o "$TMP/diff4.html"
 res=$(browse "$TMP/diff4.html" "" deep)
 expect_match "$(field "$res" changed_paths)" 'main;left;shared;deep' \
     "diff page without contexts: the estimate moves deep under left too"
-# new and gone: cg_recurse before, cg_stacks after
-run_tare cg page --diff "$TMP/rec.out" "$TMP/da.out" -o "$TMP/diff2.html"
+# new and gone: cg_recurse before, cg_stacks after (two programs: compared as asked, as
+# `cg diff` compares them)
+run_tare cg page --diff --map-object cg_recurse=cg_stacks "$TMP/rec.out" "$TMP/da.out" \
+    -o "$TMP/diff2.html"
+expect_rc 0 "page --diff of two programs, mapped"
 res=$(browse "$TMP/diff2.html")
 expect_eq "$(field "$res" errors)" "[]" "new/gone diff page: no errors"
 expect_match "$(field "$res" moved)" '"fib -[0-9,]+ gone"' "diff page: fib, only before, is gone"
