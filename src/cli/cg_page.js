@@ -101,6 +101,7 @@
       if (FR.f[i] === -1) e.classList.add("other");
       if (matches(i)) e.classList.add("match");
       if (i === zoom) e.classList.add("zoom");
+      if (w < 8) e.classList.add("thin");   // no padding: it would draw the frame wider
       if (DIFF && FR.f[i] >= 0 && pdelta(i) !== 0) e.classList.add(pdelta(i) > 0 ? "up" : "down");
       e.style.left = x + "px";
       e.style.width = w + "px";

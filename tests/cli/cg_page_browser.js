@@ -43,6 +43,18 @@ async function visit({ send, errors, evaluate, nextLoad },
                flame_width: document.getElementById('flame').clientWidth }; }; 0`);
   out.root = await evaluate("__root()");
   out.frames = await evaluate("document.querySelectorAll('#flame .fr').length");
+  // every frame drawn as wide as its share of the root's width (the root's value over the
+  // flame's width): the most any is off in px, and how many are under 7 px (padding and
+  // border once drew those at 7)
+  out.widths = await evaluate(`(() => {
+    const W = document.getElementById('flame').clientWidth, v0 = __d.fr.v[0][0];
+    let off = 0, thin = 0;
+    document.querySelectorAll('#flame .fr').forEach((e) => {
+      const want = Number(e.dataset.v) / v0 * W, got = e.getBoundingClientRect().width;
+      if (want < 7) thin++;
+      off = Math.max(off, Math.abs(got - want));
+    });
+    return { off, thin }; })()`);
   // --diff: the functions whose frames are coloured as changed, and the movers table
   out.changed = await evaluate(`Array.from(new Set(Array.from(document.querySelectorAll('#flame .fr.up, #flame .fr.down'))
     .map(e => (e.classList.contains('up') ? '+' : '-') + __d.f[__d.fr.f[Number(e.dataset.i)]][0]))).sort()`);

@@ -110,6 +110,11 @@ expect_eq "$(field "$res" root.value)" "$(total_of "$TMP/st.out" Ir)" \
     "the root frame is the program total"
 expect_eq "$(field "$res" root.width)" "$(field "$res" root.flame_width)" \
     "the root frame is the whole width"
+# every frame its share of the width, the thin ones too (padding once drew them at 7 px)
+check "frames under 7 px drawn ($(field "$res" widths.thin))" \
+    test "$(field "$res" widths.thin)" -gt 0
+check "every frame drawn at its share of the width (off by $(field "$res" widths.off) px at most)" \
+    awk -v d="$(field "$res" widths.off)" 'BEGIN { exit !(d < 0.5) }'
 incl=$(incl_of "$TMP/st.out" left)
 expect_eq "$(field "$res" name_frames.0.value)" "$incl" \
     "left's frame = its inclusive cost from tare cg top --inclusive ($incl)"
