@@ -234,7 +234,9 @@
       } else {
         ls.forEach((l) => rows.push([String(l[1]), num(l[2 + ev]), pct(l[2 + ev], D.totals[ev]), ""]));
       }
-      const t = s.appendChild(table(["line", D.events[ev], "%", "source"], rows));
+      // long source lines scroll in their own box, not the page sideways
+      const t = s.appendChild(el("div", "srcbox")).appendChild(
+        table(["line", D.events[ev], "%", "source"], rows));
       t.className = "src";
       t.querySelectorAll("tbody tr").forEach((tr, k) => { if (rows[k][1] !== "") tr.classList.add("hot"); });
     });

@@ -43,6 +43,13 @@ async function visit({ send, errors, evaluate, nextLoad },
                flame_width: document.getElementById('flame').clientWidth }; }; 0`);
   out.root = await evaluate("__root()");
   out.frames = await evaluate("document.querySelectorAll('#flame .fr').length");
+  // how far the page is wider than the window (a sideways scroll bar), and what pokes out
+  const overflow = `(() => { const d = document.documentElement;
+    const wide = Array.from(document.querySelectorAll('body *')).filter(e =>
+      e.getBoundingClientRect().right > d.clientWidth + 0.5).slice(0, 5)
+      .map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className);
+    return { px: d.scrollWidth - d.clientWidth, wide }; })()`;
+  out.overflow_x = await evaluate(overflow);
   // every frame drawn as wide as its share of the root's width (the root's value over the
   // flame's width): the most any is off in px, and how many are under 7 px (padding and
   // border once drew those at 7)
@@ -149,6 +156,7 @@ async function visit({ send, errors, evaluate, nextLoad },
     out.root_after_event = await evaluate("__root()");
     out.event_on = await evaluate("document.querySelector('#events button.on')?.dataset.value");
   }
+  out.overflow_x_end = await evaluate(overflow);   // after the function view, the event
   out.html_bytes = fs.statSync(page).size;
   if (shot) {
     await evaluate("document.getElementById('events').querySelector('button').click()");

@@ -110,6 +110,10 @@ expect_eq "$(field "$res" root.value)" "$(total_of "$TMP/st.out" Ir)" \
     "the root frame is the program total"
 expect_eq "$(field "$res" root.width)" "$(field "$res" root.flame_width)" \
     "the root frame is the whole width"
+# the page as wide as the window, before and after the function view opened (its source
+# lines once widened the page by 157 px: a sideways scroll bar)
+expect_eq "$(field "$res" overflow_x.px) $(field "$res" overflow_x_end.px)" "0 0" \
+    "no sideways scrolling ($(field "$res" overflow_x_end.wide))"
 # every frame its share of the width, the thin ones too (padding once drew them at 7 px)
 check "frames under 7 px drawn ($(field "$res" widths.thin))" \
     test "$(field "$res" widths.thin)" -gt 0
