@@ -120,6 +120,10 @@ struct build {
     struct cand *cand;               /* share()'s scratch: an entry per entry of a unit */
     struct tmpl **tmpl_of;           /* per state: its group's drawing entered there, once made */
     uint8_t *nokbuf;                 /* transport()'s scratch: a count per column of a level */
+    uint32_t *name_rank;             /* per function of p: its place by name (the same name: the
+                                        same place), for by_kid */
+    uint32_t *first_kid;             /* per state: kids_merge()'s scratch (NONE between uses) */
+    uint64_t *pass_piece;            /* pass_over()'s scratch: a piece per entry of a unit */
 };
 
 static void *xcalloc(struct build *b, size_t n, size_t size)
@@ -1411,10 +1415,11 @@ static uint64_t spread(struct build *b, const uint64_t *amt, uint64_t *acc, uint
                        uint64_t M, uint64_t C, uint64_t v, uint64_t *piece, int k)
 {
     int nev = b->nev;
-    for (uint32_t j = 0; j < ne; j++)
-        piece[(size_t)j * nev + k] = 0;
-    if (M == 0 || C >= M)
+    if (M == 0 || C >= M) {
+        for (uint32_t j = 0; j < ne; j++)
+            piece[(size_t)j * nev + k] = 0;
         return C;
+    }
     uint64_t end = C + v > M || C + v < C ? M : C + v, want = end - C, got = 0;
     if (C == 0 && end == M) {   /* the whole in one frame (the most common) */
         for (uint32_t j = 0; j < ne; j++) {
@@ -1428,10 +1433,10 @@ static uint64_t spread(struct build *b, const uint64_t *amt, uint64_t *acc, uint
     uint32_t nc = 0;
     /* (rounded down; those ahead of theirs get 0 for now) */
     for (uint32_t j = 0; j < ne; j++) {
-        uint64_t a = amt[(size_t)j * nev + k], q, r;
-        if (a == 0 || end <= UINT64_MAX / a) {    /* (no 128-bit division where none is needed) */
-            q = end * a / M;
-            r = end * a - q * M;
+        uint64_t a = amt[(size_t)j * nev + k], q, r, ea;
+        if (!__builtin_mul_overflow(end, a, &ea)) { /* (no 128-bit division where none is needed) */
+            q = ea / M;
+            r = ea - q * M;
         } else {
             unsigned __int128 t = (unsigned __int128)end * a;
             q = (uint64_t)(t / M);
@@ -1735,55 +1740,34 @@ static int kids_add(struct build *b, struct kids *kl, struct kid kd, const uint6
     return 0;
 }
 
-static const struct kids *merge_kl;
-
-static int by_state_added(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint32_t sx = merge_kl->k[x].state, sy = merge_kl->k[y].state;
-    return sx != sy ? (sx > sy) - (sx < sy) : (x > y) - (x < y);
-}
-
 /* The kids that enter the same unit at the same state made one, the first added, worth all
- * of them (sorted apart, not looked for at each kids_add: a frame of an eval loop has
- * thousands of kids); the others left out, the order kept. 0, or -1 out of memory. */
-static int kids_merge(struct build *b, struct kids *kl)
+ * of them (found through a mark per state, not looked for at each kids_add: a frame of an
+ * eval loop has thousands of kids); the others left out, the order kept. */
+static void kids_merge(struct build *b, struct kids *kl)
 {
     int nev = b->nev;
-    if (kl->n < 2)
-        return 0;
-    uint32_t *ix = malloc((size_t)kl->n * sizeof *ix), m = 0;
-    bool *drop = calloc(kl->n, sizeof *drop);
-    if (!ix || !drop) {
-        free(ix), free(drop);
-        return err_set(b->e, ERR_SYSTEM, "out of memory");
-    }
-    for (uint32_t i = 0; i < kl->n; i++)
-        if (kl->k[i].gi == NULL)
-            ix[m++] = i;
-    merge_kl = kl;
-    qsort(ix, m, sizeof *ix, by_state_added);
-    for (uint32_t r = 0; r < m;) {
-        uint32_t first = ix[r], e = r + 1;
-        for (; e < m && kl->k[ix[e]].state == kl->k[first].state; e++) {
-            struct kid *d = &kl->k[ix[e]];
-            for (int k = 0; k < nev; k++)
-                kl->v[kl->k[first].voff + k] += kl->v[d->voff + k];
-            kl->k[first].exact &= d->exact;
-            drop[ix[e]] = true;
-        }
-        r = e;
-    }
     uint32_t n = 0;
-    for (uint32_t i = 0; i < kl->n; i++)
-        if (!drop[i])
-            kl->k[n++] = kl->k[i];
+    for (uint32_t i = 0; i < kl->n; i++) {
+        struct kid *d = &kl->k[i];
+        uint32_t *first = d->gi ? NULL : &b->first_kid[d->state];
+        if (first && *first != NONE) {
+            struct kid *f = &kl->k[*first];
+            for (int k = 0; k < nev; k++)
+                kl->v[f->voff + k] += kl->v[d->voff + k];
+            f->exact &= d->exact;
+            continue;
+        }
+        if (first)
+            *first = n;
+        kl->k[n++] = *d;
+    }
     kl->n = n;
-    free(ix), free(drop);
-    return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!kl->k[i].gi)
+            b->first_kid[kl->k[i].state] = NONE;
 }
 
-static const struct cg_profile *sort_p;
+static const uint32_t *sort_rank;
 
 /* The order kids are drawn in: by name (then state, appearance), not by value, so that where
  * a unit's frames get rounded shares, which frame gets a unit depends on the graph alone, not
@@ -1792,10 +1776,9 @@ static const struct cg_profile *sort_p;
 static int by_kid(const void *a, const void *b)
 {
     const struct kid *x = a, *y = b;
-    int c = strcmp(cg_str(sort_p, sort_p->funcs[x->func].name),
-                   cg_str(sort_p, sort_p->funcs[y->func].name));
-    if (c)
-        return c;
+    uint32_t rx = sort_rank[x->func], ry = sort_rank[y->func];
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
     if ((x->gi != NULL) != (y->gi != NULL))
         return x->gi ? 1 : -1;
     return (x->state > y->state) - (x->state < y->state);
@@ -1818,7 +1801,8 @@ static int gather_unit(struct build *b, struct kids *kl, uint32_t s, const uint6
     int nev = b->nev;
     uint32_t u = b->st[s].unit;
     const struct unit *un = &b->un[u];
-    uint64_t *piece = calloc(((size_t)un->ne + 1) * nev, sizeof *piece);
+    /* (share() sets every entry's piece of every event) */
+    uint64_t *piece = malloc(((size_t)un->ne + 1) * nev * sizeof *piece);
     if (!piece)
         return err_set(b->e, ERR_SYSTEM, "out of memory");
     bool whole = true;
@@ -1934,12 +1918,8 @@ static int pass_over(struct build *b, uint32_t s, const uint64_t *v)
 {
     int nev = b->nev;
     uint32_t u = b->st[s].unit;
-    uint64_t *piece = calloc(((size_t)b->un[u].ne + 1) * nev, sizeof *piece);
-    if (!piece)
-        return err_set(b->e, ERR_SYSTEM, "out of memory");
     for (int k = 0; k < nev; k++)
-        share(b, u, k, v[k], piece);
-    free(piece);
+        share(b, u, k, v[k], b->pass_piece);
     return 0;
 }
 
@@ -1957,9 +1937,8 @@ static int draw(struct build *b, const struct kid *kd, const uint64_t *val, uint
                     : gather_unit(b, &kl, kd->state, val, kd->func, kd->exact);
     if (rc < 0)
         goto done;
-    if ((rc = kids_merge(b, &kl)) < 0)
-        goto done;
-    sort_p = b->p;
+    kids_merge(b, &kl);
+    sort_rank = b->name_rank;
     if (kl.n)     /* (kl.k is NULL without kids) */
         qsort(kl.k, kl.n, sizeof *kl.k, by_kid);
     uint32_t o = NONE;
@@ -1992,13 +1971,55 @@ done:
     return rc;
 }
 
+static const struct cg_profile *rank_p;
+
+static int by_name(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(cg_str(rank_p, rank_p->funcs[x].name), cg_str(rank_p, rank_p->funcs[y].name));
+    return c ? c : (x > y) - (x < y);
+}
+
+/* The drawing's scratch: each function's place by name (by_kid compares those, not the
+ * names: the kids of a frame are sorted at every frame), a mark per state for kids_merge,
+ * a piece per entry of the largest unit for pass_over. 0, or -1 out of memory. */
+static int draw_scratch(struct build *b)
+{
+    uint32_t nf = b->p->nfunc, most = 0;
+    uint32_t *ix = xcalloc(b, (size_t)nf + 1, sizeof *ix);
+    b->name_rank = xcalloc(b, (size_t)nf + 1, sizeof *b->name_rank);
+    b->first_kid = xcalloc(b, (size_t)b->nst + 1, sizeof *b->first_kid);
+    for (uint32_t u = 0; u < b->nunit; u++)
+        most = b->un[u].ne > most ? b->un[u].ne : most;
+    b->pass_piece = xcalloc(b, ((size_t)most + 1) * (b->nev ? b->nev : 1),
+                            sizeof *b->pass_piece);
+    if (!ix || !b->name_rank || !b->first_kid || !b->pass_piece) {
+        free(ix);
+        return -1;
+    }
+    for (uint32_t s = 0; s < b->nst; s++)
+        b->first_kid[s] = NONE;
+    for (uint32_t f = 0; f < nf; f++)
+        ix[f] = f;
+    rank_p = b->p;
+    qsort(ix, nf, sizeof *ix, by_name);
+    for (uint32_t i = 0, r = 0; i < nf; i++) {
+        if (i > 0 && strcmp(cg_str(b->p, b->p->funcs[ix[i]].name),
+                            cg_str(b->p, b->p->funcs[ix[i - 1]].name)))
+            r = i;
+        b->name_rank[ix[i]] = r;
+    }
+    free(ix);
+    return 0;
+}
+
 /* The root: the units nobody calls (the program's entry, thread starts), each worth its
  * content, and what none of them holds. */
 static int draw_root(struct build *b)
 {
     int nev = b->nev;
     struct cg_flame *fl = b->fl;
-    if (add_frame(b, CG_FRAME_ROOT, NONE, true, b->total) < 0)
+    if (add_frame(b, CG_FRAME_ROOT, NONE, true, b->total) < 0 || draw_scratch(b) < 0)
         return -1;
     bool *called = xcalloc(b, (size_t)b->nunit + 1, sizeof *called);
     struct kids kl = {0};
@@ -2040,8 +2061,7 @@ static int draw_root(struct build *b)
         if (kids_add(b, &kl, (struct kid){s, 0, func_of(b, s), false, NULL}, d) < 0)
             goto done;
     }
-    if (kids_merge(b, &kl) < 0)
-        goto done;
+    kids_merge(b, &kl);
     /* (roots worth more than the total: a profile at odds with itself, scaled down) */
     for (int k = 0; k < nev; k++)
         if (held[k] > b->total[k])
@@ -2052,7 +2072,7 @@ static int draw_root(struct build *b)
             }
     if (nev)
         fl->unreached = held[0] < b->total[0] ? b->total[0] - held[0] : 0;
-    sort_p = b->p;
+    sort_rank = b->name_rank;
     if (kl.n)
         qsort(kl.k, kl.n, sizeof *kl.k, by_kid);
     rc = 0;
@@ -2311,6 +2331,9 @@ static void build_free(struct build *b)
     free(b->total);
     free(b->cand);
     free(b->nokbuf);
+    free(b->name_rank);
+    free(b->first_kid);
+    free(b->pass_piece);
     for (uint32_t s = 0; b->tmpl_of && s < b->nst; s++)
         tmpl_free(b->tmpl_of[s]);
     free(b->tmpl_of);
