@@ -65,6 +65,7 @@ struct uentry {
     uint32_t member;        /* the state it is of */
     uint32_t col;           /* column, or NONE: the member's self cost */
     uint32_t target;        /* the state the call reaches, or NONE */
+    uint32_t tfunc;         /* its function (of p), or NONE */
     bool exact;             /* all of the column is this state's (not an estimate's share) */
 };
 
@@ -1161,6 +1162,11 @@ done:
 
 /* ---- units: the states, cycles among them drawn as groups ---- */
 
+static uint32_t func_of(const struct build *b, uint32_t s)
+{
+    return b->lev[b->st[s].level].base;
+}
+
 static int make_units(struct build *b)
 {
     int nev = b->nev;
@@ -1237,7 +1243,7 @@ static int make_units(struct build *b)
                 if (t != NONE && comp[t] == u)
                     continue;       /* within the group: inside its calls already */
                 const struct level *l = &b->lev[b->st[s].level];
-                b->ue[n] = (struct uentry){s, c, t,
+                b->ue[n] = (struct uentry){s, c, t, t == NONE ? NONE : func_of(b, t),
                                            !un->group && (b->seexact[e] || l->ns == 1)};
                 memcpy(b->uamt + (size_t)n * nev, b->seamt + (size_t)e * nev,
                        nev * sizeof *b->uamt);
@@ -1707,6 +1713,14 @@ static void kids_free(struct kids *kl)
     free(kl->v);
 }
 
+static bool zero(const uint64_t *val, int nev)
+{
+    for (int k = 0; k < nev; k++)
+        if (val[k])
+            return false;
+    return true;
+}
+
 static int kids_add(struct build *b, struct kids *kl, struct kid kd, const uint64_t *val)
 {
     int nev = b->nev;
@@ -1784,11 +1798,6 @@ static int by_kid(const void *a, const void *b)
     return (x->state > y->state) - (x->state < y->state);
 }
 
-static uint32_t func_of(const struct build *b, uint32_t s)
-{
-    return b->lev[b->st[s].level].base;
-}
-
 static int gather_app(struct build *b, struct kids *kl, struct ginst *gi, uint32_t a,
                       uint32_t func, bool exact);
 
@@ -1818,10 +1827,10 @@ static int gather_unit(struct build *b, struct kids *kl, uint32_t s, const uint6
             if (x->col == NONE)
                 continue;
             bool ex = exact && whole && x->exact;
-            rc = func_of(b, x->target) == func
-                     ? gather_unit(b, kl, x->target, pc, func, ex)
-                     : kids_add(b, kl, (struct kid){x->target, 0, func_of(b, x->target), ex,
-                                                   NULL}, pc);
+            if (x->tfunc == func)
+                rc = gather_unit(b, kl, x->target, pc, func, ex);
+            else if (!zero(pc, nev))
+                rc = kids_add(b, kl, (struct kid){x->target, 0, x->tfunc, ex, NULL}, pc);
         }
         free(piece);
         return rc;
@@ -1876,7 +1885,7 @@ static int gather_app(struct build *b, struct kids *kl, struct ginst *gi, uint32
     const struct tmpl *t = gi->t;
     uint32_t m = t->member[a];
     const struct state *st = &b->st[b->umem[un->m0 + m]];
-    uint64_t *part = calloc(((size_t)st->nue + 1) * nev, sizeof *part);
+    uint64_t *part = malloc(((size_t)st->nue + 1) * nev * sizeof *part);  /* (spread sets it) */
     if (!part)
         return err_set(b->e, ERR_SYSTEM, "out of memory");
     (void)exact;    /* (below the member entered, the paths are an estimate) */
@@ -1890,10 +1899,9 @@ static int gather_app(struct build *b, struct kids *kl, struct ginst *gi, uint32
         if (x->col == NONE)
             continue;
         const uint64_t *pc = part + (size_t)i * nev;
-        int rc = func_of(b, x->target) == func
-                     ? gather_unit(b, kl, x->target, pc, func, false)
-                     : kids_add(b, kl, (struct kid){x->target, 0, func_of(b, x->target), false,
-                                                   NULL}, pc);
+        int rc = x->tfunc == func ? gather_unit(b, kl, x->target, pc, func, false)
+                 : zero(pc, nev)  ? 0      /* (a kid worth nothing is none: kids_add) */
+                 : kids_add(b, kl, (struct kid){x->target, 0, x->tfunc, false, NULL}, pc);
         if (rc < 0) {
             free(part);
             return -1;
