@@ -2115,7 +2115,7 @@ done:
 /* The frames again in depth-first order, each frame's children biggest first (by the first
  * event, then by name; "other" last). */
 static const struct cg_flame *ro_fl;
-static const struct cg_profile *ro_p;
+static const uint32_t *ro_rank;      /* each function's place by name (draw_scratch) */
 
 static int by_size(const void *a, const void *b)
 {
@@ -2126,12 +2126,9 @@ static int by_size(const void *a, const void *b)
     uint64_t vx = cg_frame_value(ro_fl, x, 0), vy = cg_frame_value(ro_fl, y, 0);
     if (vx != vy)
         return vx > vy ? -1 : 1;
-    if (fx->func < CG_FRAME_OTHER && fy->func < CG_FRAME_OTHER) {
-        int c = strcmp(cg_str(ro_p, ro_p->funcs[fx->func].name),
-                       cg_str(ro_p, ro_p->funcs[fy->func].name));
-        if (c)
-            return c;
-    }
+    if (fx->func < CG_FRAME_OTHER && fy->func < CG_FRAME_OTHER &&
+        ro_rank[fx->func] != ro_rank[fy->func])
+        return ro_rank[fx->func] < ro_rank[fy->func] ? -1 : 1;
     return (x > y) - (x < y);
 }
 
@@ -2159,7 +2156,7 @@ static int reorder(struct build *b)
     for (uint32_t i = 1; i < n; i++)
         kids[at[fl->frames[i].parent + 1]++] = i;
     ro_fl = fl;
-    ro_p = b->p;
+    ro_rank = b->name_rank;
     for (uint32_t i = 0; i < n; i++)
         qsort(kids + at[i], at[i + 1] - at[i], sizeof *kids, by_size);
     uint32_t m = 0, sp = 0;
