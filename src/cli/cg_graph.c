@@ -151,7 +151,7 @@ static bool parse(int argc, char **argv, struct graph_cli *c, int *rc)
 
 /* The folded line of each frame is its parent's and its own name: the names of the path so
  * far, kept in one buffer (buf[0 .. end[d]) to depth d), so that a line is one write, not a
- * write per name (13% of folded's instructions on the cc1 profile went to writing names). */
+ * write per name (the writing took 23% of folded's instructions on the cc1 profile). */
 struct folded_line {
     char *buf;
     size_t *end;        /* per depth */
