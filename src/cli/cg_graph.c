@@ -149,14 +149,41 @@ static bool parse(int argc, char **argv, struct graph_cli *c, int *rc)
 
 /* ---- folded ---- */
 
-/* A name in a folded line: ';' separates frames there, so one in a name is written ':'. */
-static void put_folded_name(FILE *f, const char *s)
+/* The folded line of each frame is its parent's and its own name: the names of the path so
+ * far, kept in one buffer (buf[0 .. end[d]) to depth d), so that a line is one write, not a
+ * write per name (the writing took 23% of folded's instructions on the cc1 profile). */
+struct folded_line {
+    char *buf;
+    size_t *end;        /* per depth */
+};
+
+/* Puts frame name s at depth d (after the path's names to d - 1); ';' separates frames in a
+ * line, so one in a name is written ':'. */
+static void folded_name(struct folded_line *ln, uint32_t d, const char *s)
 {
-    for (const char *semi; (semi = strchr(s, ';')); s = semi + 1) {
-        fwrite(s, 1, (size_t)(semi - s), f);
-        fputc(':', f);
-    }
-    fputs(s, f);
+    size_t at = d > 1 ? ln->end[d - 1] + 1 : 0, len = strlen(s);
+    if (d > 1)
+        ln->buf[at - 1] = ';';
+    char *o = ln->buf + at;
+    memcpy(o, s, len);
+    for (char *semi = memchr(o, ';', len); semi; semi = memchr(semi + 1, ';', o + len - semi - 1))
+        *semi = ':';
+    ln->end[d] = at + len;
+}
+
+/* Writes the line of the names to depth d and its value. */
+static void folded_put(struct folded_line *ln, uint32_t d, uint64_t v)
+{
+    char *o = ln->buf + ln->end[d], num[24];
+    int n = 0;
+    do
+        num[n++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    *o++ = ' ';
+    while (n)
+        *o++ = num[--n];
+    *o++ = '\n';
+    fwrite(ln->buf, 1, (size_t)(o - ln->buf), stdout);
 }
 
 static const char *frame_name(const struct cg_profile *p, const struct cg_flame *fl, uint32_t i)
@@ -239,22 +266,33 @@ int cg_folded_main(int argc, char **argv)
                 "bounds in the profile; tare-cg(1) STACKS)\n", nf, fl.self_est, fl.incl_est,
                 bounds);
     }
-    if (self[0])     /* cost no root's calls hold */
-        printf("[unreached] %" PRIu64 "\n", self[0]);
-    for (uint32_t i = 1; i < fl.n; i++) {
+    /* the longest line first (one buffer, no failure halfway through the output) */
+    struct folded_line ln = {.end = malloc(((size_t)fl.n + 1) * sizeof *ln.end)};
+    size_t longest = 0;
+    for (uint32_t i = 1; ln.end && i < fl.n; i++) {
         uint32_t d = fl.frames[i].depth;
-        path[d] = i;
-        if (!self[i])
-            continue;
-        for (uint32_t k = 1; k <= d; k++) {
-            if (k > 1)
-                fputc(';', stdout);
-            put_folded_name(stdout, frame_name(p, &fl, path[k]));
-        }
-        printf(" %" PRIu64 "\n", self[i]);
+        ln.end[d] = (d > 1 ? ln.end[d - 1] + 1 : 0) + strlen(frame_name(p, &fl, i));
+        longest = ln.end[d] > longest ? ln.end[d] : longest;
     }
+    bool ok = ln.end && (ln.buf = malloc(longest + 24));
+    if (ok && self[0])     /* cost no root's calls hold */
+        printf("[unreached] %" PRIu64 "\n", self[0]);
+    for (uint32_t i = 1; ok && i < fl.n; i++) {
+        uint32_t d = fl.frames[i].depth;
+        folded_name(&ln, d, frame_name(p, &fl, i));
+        if (self[i])
+            folded_put(&ln, d, self[i]);
+    }
+    free(ln.end);
+    free(ln.buf);
     free(self);
     free(path);
+    if (!ok) {
+        cg_flame_free(&fl);
+        cg_profile_free(p);
+        cli_error("cg", "out of memory");
+        return EXIT_USAGE;
+    }
     cg_flame_free(&fl);
     cg_profile_free(p);
     return EXIT_OK;

@@ -19,6 +19,10 @@
 
 #define NONE UINT32_MAX
 #define MAXT 32        /* functions whose presence one level's calls depend on, at most */
+/* (more is no cure: on Debian's CPython, the levels of its eval cycle depend on up to 663
+ * of 678 functions; following only the 16 or 32 costliest everywhere made 51,000 states in
+ * place of 2,700, MAXST overflowing at 262 levels, 5x the time, and left 578 or 639
+ * functions' outermost frames an estimate in place of 668: issue 33) */
 #define MAXST 64      /* states of one level, at most */
 #define ROUNDS 200    /* rounds of the states' masses at most (then their jitter settled), */
 #define ROUND_WORK 4000000    /* and about this much work (states, calls, shares) in all */
@@ -65,6 +69,7 @@ struct uentry {
     uint32_t member;        /* the state it is of */
     uint32_t col;           /* column, or NONE: the member's self cost */
     uint32_t target;        /* the state the call reaches, or NONE */
+    uint32_t tfunc;         /* its function (of p), or NONE */
     bool exact;             /* all of the column is this state's (not an estimate's share) */
 };
 
@@ -120,6 +125,10 @@ struct build {
     struct cand *cand;               /* share()'s scratch: an entry per entry of a unit */
     struct tmpl **tmpl_of;           /* per state: its group's drawing entered there, once made */
     uint8_t *nokbuf;                 /* transport()'s scratch: a count per column of a level */
+    uint32_t *name_rank;             /* per function of p: its place by name (the same name: the
+                                        same place), for kid_before */
+    uint32_t *first_kid;             /* per state: kids_merge()'s scratch (NONE between uses) */
+    uint64_t *pass_piece;            /* pass_over()'s scratch: a piece per entry of a unit */
 };
 
 static void *xcalloc(struct build *b, size_t n, size_t size)
@@ -1157,6 +1166,11 @@ done:
 
 /* ---- units: the states, cycles among them drawn as groups ---- */
 
+static uint32_t func_of(const struct build *b, uint32_t s)
+{
+    return b->lev[b->st[s].level].base;
+}
+
 static int make_units(struct build *b)
 {
     int nev = b->nev;
@@ -1233,7 +1247,7 @@ static int make_units(struct build *b)
                 if (t != NONE && comp[t] == u)
                     continue;       /* within the group: inside its calls already */
                 const struct level *l = &b->lev[b->st[s].level];
-                b->ue[n] = (struct uentry){s, c, t,
+                b->ue[n] = (struct uentry){s, c, t, t == NONE ? NONE : func_of(b, t),
                                            !un->group && (b->seexact[e] || l->ns == 1)};
                 memcpy(b->uamt + (size_t)n * nev, b->seamt + (size_t)e * nev,
                        nev * sizeof *b->uamt);
@@ -1411,10 +1425,11 @@ static uint64_t spread(struct build *b, const uint64_t *amt, uint64_t *acc, uint
                        uint64_t M, uint64_t C, uint64_t v, uint64_t *piece, int k)
 {
     int nev = b->nev;
-    for (uint32_t j = 0; j < ne; j++)
-        piece[(size_t)j * nev + k] = 0;
-    if (M == 0 || C >= M)
+    if (M == 0 || C >= M) {
+        for (uint32_t j = 0; j < ne; j++)
+            piece[(size_t)j * nev + k] = 0;
         return C;
+    }
     uint64_t end = C + v > M || C + v < C ? M : C + v, want = end - C, got = 0;
     if (C == 0 && end == M) {   /* the whole in one frame (the most common) */
         for (uint32_t j = 0; j < ne; j++) {
@@ -1428,10 +1443,10 @@ static uint64_t spread(struct build *b, const uint64_t *amt, uint64_t *acc, uint
     uint32_t nc = 0;
     /* (rounded down; those ahead of theirs get 0 for now) */
     for (uint32_t j = 0; j < ne; j++) {
-        uint64_t a = amt[(size_t)j * nev + k], q, r;
-        if (a == 0 || end <= UINT64_MAX / a) {    /* (no 128-bit division where none is needed) */
-            q = end * a / M;
-            r = end * a - q * M;
+        uint64_t a = amt[(size_t)j * nev + k], q, r, ea;
+        if (!__builtin_mul_overflow(end, a, &ea)) { /* (no 128-bit division where none is needed) */
+            q = ea / M;
+            r = ea - q * M;
         } else {
             unsigned __int128 t = (unsigned __int128)end * a;
             q = (uint64_t)(t / M);
@@ -1702,6 +1717,14 @@ static void kids_free(struct kids *kl)
     free(kl->v);
 }
 
+static bool zero(const uint64_t *val, int nev)
+{
+    for (int k = 0; k < nev; k++)
+        if (val[k])
+            return false;
+    return true;
+}
+
 static int kids_add(struct build *b, struct kids *kl, struct kid kd, const uint64_t *val)
 {
     int nev = b->nev;
@@ -1735,75 +1758,100 @@ static int kids_add(struct build *b, struct kids *kl, struct kid kd, const uint6
     return 0;
 }
 
-static const struct kids *merge_kl;
-
-static int by_state_added(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint32_t sx = merge_kl->k[x].state, sy = merge_kl->k[y].state;
-    return sx != sy ? (sx > sy) - (sx < sy) : (x > y) - (x < y);
-}
-
 /* The kids that enter the same unit at the same state made one, the first added, worth all
- * of them (sorted apart, not looked for at each kids_add: a frame of an eval loop has
- * thousands of kids); the others left out, the order kept. 0, or -1 out of memory. */
-static int kids_merge(struct build *b, struct kids *kl)
+ * of them (found through a mark per state, not looked for at each kids_add: a frame of an
+ * eval loop has thousands of kids); the others left out, the order kept. */
+static void kids_merge(struct build *b, struct kids *kl)
 {
     int nev = b->nev;
-    if (kl->n < 2)
-        return 0;
-    uint32_t *ix = malloc((size_t)kl->n * sizeof *ix), m = 0;
-    bool *drop = calloc(kl->n, sizeof *drop);
-    if (!ix || !drop) {
-        free(ix), free(drop);
-        return err_set(b->e, ERR_SYSTEM, "out of memory");
-    }
-    for (uint32_t i = 0; i < kl->n; i++)
-        if (kl->k[i].gi == NULL)
-            ix[m++] = i;
-    merge_kl = kl;
-    qsort(ix, m, sizeof *ix, by_state_added);
-    for (uint32_t r = 0; r < m;) {
-        uint32_t first = ix[r], e = r + 1;
-        for (; e < m && kl->k[ix[e]].state == kl->k[first].state; e++) {
-            struct kid *d = &kl->k[ix[e]];
-            for (int k = 0; k < nev; k++)
-                kl->v[kl->k[first].voff + k] += kl->v[d->voff + k];
-            kl->k[first].exact &= d->exact;
-            drop[ix[e]] = true;
-        }
-        r = e;
-    }
     uint32_t n = 0;
-    for (uint32_t i = 0; i < kl->n; i++)
-        if (!drop[i])
-            kl->k[n++] = kl->k[i];
+    for (uint32_t i = 0; i < kl->n; i++) {
+        struct kid *d = &kl->k[i];
+        uint32_t *first = d->gi ? NULL : &b->first_kid[d->state];
+        if (first && *first != NONE) {
+            struct kid *f = &kl->k[*first];
+            for (int k = 0; k < nev; k++)
+                kl->v[f->voff + k] += kl->v[d->voff + k];
+            f->exact &= d->exact;
+            continue;
+        }
+        if (first)
+            *first = n;
+        kl->k[n++] = *d;
+    }
     kl->n = n;
-    free(ix), free(drop);
-    return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!kl->k[i].gi)
+            b->first_kid[kl->k[i].state] = NONE;
 }
 
-static const struct cg_profile *sort_p;
+/* A stable merge sort of a[0..n) (of type T) by less-than lt(x, y) (pointers), tmp: room for
+ * n more; the comparisons inline, where qsort's calls through a pointer were a tenth of
+ * folded's instructions on a CPython profile with contexts. Stable, as glibc's qsort (a merge
+ * sort) is: the same order. */
+#define MERGE_SORT(name, T, lt)                                                              \
+    static void name(T *a, T *tmp, uint32_t n)                                               \
+    {                                                                                        \
+        for (uint32_t lo = 0; lo < n; lo += 8) {    /* runs of 8 by insertion */             \
+            uint32_t hi = lo + 8 < n ? lo + 8 : n;                                           \
+            for (uint32_t i = lo + 1; i < hi; i++) {                                         \
+                T x = a[i];                                                                  \
+                uint32_t j = i;                                                              \
+                for (; j > lo && lt(&x, &a[j - 1]); j--)                                     \
+                    a[j] = a[j - 1];                                                         \
+                a[j] = x;                                                                    \
+            }                                                                                \
+        }                                                                                    \
+        T *from = a, *to = tmp;                                                              \
+        for (uint32_t w = 8; w < n; w *= 2) {                                                \
+            for (uint32_t lo = 0; lo < n; lo += 2 * w) {                                     \
+                uint32_t mid = lo + w < n ? lo + w : n, hi = mid + w < n ? mid + w : n;      \
+                uint32_t i = lo, j = mid, o = lo;                                            \
+                while (i < mid && j < hi)                                                    \
+                    to[o++] = lt(&from[j], &from[i]) ? from[j++] : from[i++];                \
+                while (i < mid)                                                              \
+                    to[o++] = from[i++];                                                     \
+                while (j < hi)                                                               \
+                    to[o++] = from[j++];                                                     \
+            }                                                                                \
+            T *t = from;                                                                     \
+            from = to;                                                                       \
+            to = t;                                                                          \
+        }                                                                                    \
+        if (from != a)                                                                       \
+            memcpy(a, from, (size_t)n * sizeof *a);                                          \
+    }
+
+static const uint32_t *sort_rank;
 
 /* The order kids are drawn in: by name (then state, appearance), not by value, so that where
  * a unit's frames get rounded shares, which frame gets a unit depends on the graph alone, not
  * on the values (two profiles of one program with one path changed round the others alike);
  * the frames are put biggest first afterwards (reorder()). */
-static int by_kid(const void *a, const void *b)
+static inline bool kid_before(const struct kid *x, const struct kid *y)
 {
-    const struct kid *x = a, *y = b;
-    int c = strcmp(cg_str(sort_p, sort_p->funcs[x->func].name),
-                   cg_str(sort_p, sort_p->funcs[y->func].name));
-    if (c)
-        return c;
+    uint32_t rx = sort_rank[x->func], ry = sort_rank[y->func];
+    if (rx != ry)
+        return rx < ry;
     if ((x->gi != NULL) != (y->gi != NULL))
-        return x->gi ? 1 : -1;
-    return (x->state > y->state) - (x->state < y->state);
+        return !x->gi;
+    return x->state < y->state;
 }
 
-static uint32_t func_of(const struct build *b, uint32_t s)
+MERGE_SORT(sort_kids, struct kid, kid_before)
+
+/* The kids of kl in that order. 0, or -1 out of memory. */
+static int kids_sort(struct build *b, struct kids *kl)
 {
-    return b->lev[b->st[s].level].base;
+    if (kl->n < 2)
+        return 0;
+    struct kid *tmp = malloc((size_t)kl->n * sizeof *tmp);
+    if (!tmp)
+        return err_set(b->e, ERR_SYSTEM, "out of memory");
+    sort_rank = b->name_rank;
+    sort_kids(kl->k, tmp, kl->n);
+    free(tmp);
+    return 0;
 }
 
 static int gather_app(struct build *b, struct kids *kl, struct ginst *gi, uint32_t a,
@@ -1818,7 +1866,8 @@ static int gather_unit(struct build *b, struct kids *kl, uint32_t s, const uint6
     int nev = b->nev;
     uint32_t u = b->st[s].unit;
     const struct unit *un = &b->un[u];
-    uint64_t *piece = calloc(((size_t)un->ne + 1) * nev, sizeof *piece);
+    /* (share() sets every entry's piece of every event) */
+    uint64_t *piece = malloc(((size_t)un->ne + 1) * nev * sizeof *piece);
     if (!piece)
         return err_set(b->e, ERR_SYSTEM, "out of memory");
     bool whole = true;
@@ -1834,10 +1883,10 @@ static int gather_unit(struct build *b, struct kids *kl, uint32_t s, const uint6
             if (x->col == NONE)
                 continue;
             bool ex = exact && whole && x->exact;
-            rc = func_of(b, x->target) == func
-                     ? gather_unit(b, kl, x->target, pc, func, ex)
-                     : kids_add(b, kl, (struct kid){x->target, 0, func_of(b, x->target), ex,
-                                                   NULL}, pc);
+            if (x->tfunc == func)
+                rc = gather_unit(b, kl, x->target, pc, func, ex);
+            else if (!zero(pc, nev))
+                rc = kids_add(b, kl, (struct kid){x->target, 0, x->tfunc, ex, NULL}, pc);
         }
         free(piece);
         return rc;
@@ -1892,7 +1941,7 @@ static int gather_app(struct build *b, struct kids *kl, struct ginst *gi, uint32
     const struct tmpl *t = gi->t;
     uint32_t m = t->member[a];
     const struct state *st = &b->st[b->umem[un->m0 + m]];
-    uint64_t *part = calloc(((size_t)st->nue + 1) * nev, sizeof *part);
+    uint64_t *part = malloc(((size_t)st->nue + 1) * nev * sizeof *part);  /* (spread sets it) */
     if (!part)
         return err_set(b->e, ERR_SYSTEM, "out of memory");
     (void)exact;    /* (below the member entered, the paths are an estimate) */
@@ -1906,10 +1955,9 @@ static int gather_app(struct build *b, struct kids *kl, struct ginst *gi, uint32
         if (x->col == NONE)
             continue;
         const uint64_t *pc = part + (size_t)i * nev;
-        int rc = func_of(b, x->target) == func
-                     ? gather_unit(b, kl, x->target, pc, func, false)
-                     : kids_add(b, kl, (struct kid){x->target, 0, func_of(b, x->target), false,
-                                                   NULL}, pc);
+        int rc = x->tfunc == func ? gather_unit(b, kl, x->target, pc, func, false)
+                 : zero(pc, nev)  ? 0      /* (a kid worth nothing is none: kids_add) */
+                 : kids_add(b, kl, (struct kid){x->target, 0, x->tfunc, false, NULL}, pc);
         if (rc < 0) {
             free(part);
             return -1;
@@ -1934,12 +1982,8 @@ static int pass_over(struct build *b, uint32_t s, const uint64_t *v)
 {
     int nev = b->nev;
     uint32_t u = b->st[s].unit;
-    uint64_t *piece = calloc(((size_t)b->un[u].ne + 1) * nev, sizeof *piece);
-    if (!piece)
-        return err_set(b->e, ERR_SYSTEM, "out of memory");
     for (int k = 0; k < nev; k++)
-        share(b, u, k, v[k], piece);
-    free(piece);
+        share(b, u, k, v[k], b->pass_piece);
     return 0;
 }
 
@@ -1957,11 +2001,9 @@ static int draw(struct build *b, const struct kid *kd, const uint64_t *val, uint
                     : gather_unit(b, &kl, kd->state, val, kd->func, kd->exact);
     if (rc < 0)
         goto done;
-    if ((rc = kids_merge(b, &kl)) < 0)
+    kids_merge(b, &kl);
+    if ((rc = kids_sort(b, &kl)) < 0)
         goto done;
-    sort_p = b->p;
-    if (kl.n)     /* (kl.k is NULL without kids) */
-        qsort(kl.k, kl.n, sizeof *kl.k, by_kid);
     uint32_t o = NONE;
     for (uint32_t j = 0; j < kl.n; j++) {
         const uint64_t *v = kl.v + kl.k[j].voff;
@@ -1992,13 +2034,55 @@ done:
     return rc;
 }
 
+static const struct cg_profile *rank_p;
+
+static int by_name(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(cg_str(rank_p, rank_p->funcs[x].name), cg_str(rank_p, rank_p->funcs[y].name));
+    return c ? c : (x > y) - (x < y);
+}
+
+/* The drawing's scratch: each function's place by name (kid_before compares those, not the
+ * names: the kids of a frame are sorted at every frame), a mark per state for kids_merge,
+ * a piece per entry of the largest unit for pass_over. 0, or -1 out of memory. */
+static int draw_scratch(struct build *b)
+{
+    uint32_t nf = b->p->nfunc, most = 0;
+    uint32_t *ix = xcalloc(b, (size_t)nf + 1, sizeof *ix);
+    b->name_rank = xcalloc(b, (size_t)nf + 1, sizeof *b->name_rank);
+    b->first_kid = xcalloc(b, (size_t)b->nst + 1, sizeof *b->first_kid);
+    for (uint32_t u = 0; u < b->nunit; u++)
+        most = b->un[u].ne > most ? b->un[u].ne : most;
+    b->pass_piece = xcalloc(b, ((size_t)most + 1) * (b->nev ? b->nev : 1),
+                            sizeof *b->pass_piece);
+    if (!ix || !b->name_rank || !b->first_kid || !b->pass_piece) {
+        free(ix);
+        return -1;
+    }
+    for (uint32_t s = 0; s < b->nst; s++)
+        b->first_kid[s] = NONE;
+    for (uint32_t f = 0; f < nf; f++)
+        ix[f] = f;
+    rank_p = b->p;
+    qsort(ix, nf, sizeof *ix, by_name);
+    for (uint32_t i = 0, r = 0; i < nf; i++) {
+        if (i > 0 && strcmp(cg_str(b->p, b->p->funcs[ix[i]].name),
+                            cg_str(b->p, b->p->funcs[ix[i - 1]].name)))
+            r = i;
+        b->name_rank[ix[i]] = r;
+    }
+    free(ix);
+    return 0;
+}
+
 /* The root: the units nobody calls (the program's entry, thread starts), each worth its
  * content, and what none of them holds. */
 static int draw_root(struct build *b)
 {
     int nev = b->nev;
     struct cg_flame *fl = b->fl;
-    if (add_frame(b, CG_FRAME_ROOT, NONE, true, b->total) < 0)
+    if (add_frame(b, CG_FRAME_ROOT, NONE, true, b->total) < 0 || draw_scratch(b) < 0)
         return -1;
     bool *called = xcalloc(b, (size_t)b->nunit + 1, sizeof *called);
     struct kids kl = {0};
@@ -2040,8 +2124,7 @@ static int draw_root(struct build *b)
         if (kids_add(b, &kl, (struct kid){s, 0, func_of(b, s), false, NULL}, d) < 0)
             goto done;
     }
-    if (kids_merge(b, &kl) < 0)
-        goto done;
+    kids_merge(b, &kl);
     /* (roots worth more than the total: a profile at odds with itself, scaled down) */
     for (int k = 0; k < nev; k++)
         if (held[k] > b->total[k])
@@ -2052,9 +2135,8 @@ static int draw_root(struct build *b)
             }
     if (nev)
         fl->unreached = held[0] < b->total[0] ? b->total[0] - held[0] : 0;
-    sort_p = b->p;
-    if (kl.n)
-        qsort(kl.k, kl.n, sizeof *kl.k, by_kid);
+    if (kids_sort(b, &kl) < 0)
+        goto done;
     rc = 0;
     uint32_t o = NONE;
     for (uint32_t j = 0; j < kl.n && rc == 0; j++) {
@@ -2087,25 +2169,24 @@ done:
 /* The frames again in depth-first order, each frame's children biggest first (by the first
  * event, then by name; "other" last). */
 static const struct cg_flame *ro_fl;
-static const struct cg_profile *ro_p;
+static const uint32_t *ro_rank;      /* each function's place by name (draw_scratch) */
 
-static int by_size(const void *a, const void *b)
+static inline bool frame_before(const uint32_t *a, const uint32_t *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint32_t x = *a, y = *b;
     const struct cg_frame *fx = &ro_fl->frames[x], *fy = &ro_fl->frames[y];
     if ((fx->func == CG_FRAME_OTHER) != (fy->func == CG_FRAME_OTHER))
-        return fx->func == CG_FRAME_OTHER ? 1 : -1;
+        return fy->func == CG_FRAME_OTHER;
     uint64_t vx = cg_frame_value(ro_fl, x, 0), vy = cg_frame_value(ro_fl, y, 0);
     if (vx != vy)
-        return vx > vy ? -1 : 1;
-    if (fx->func < CG_FRAME_OTHER && fy->func < CG_FRAME_OTHER) {
-        int c = strcmp(cg_str(ro_p, ro_p->funcs[fx->func].name),
-                       cg_str(ro_p, ro_p->funcs[fy->func].name));
-        if (c)
-            return c;
-    }
-    return (x > y) - (x < y);
+        return vx > vy;
+    if (fx->func < CG_FRAME_OTHER && fy->func < CG_FRAME_OTHER &&
+        ro_rank[fx->func] != ro_rank[fy->func])
+        return ro_rank[fx->func] < ro_rank[fy->func];
+    return x < y;
 }
+
+MERGE_SORT(sort_frames, uint32_t, frame_before)
 
 static int reorder(struct build *b)
 {
@@ -2131,9 +2212,9 @@ static int reorder(struct build *b)
     for (uint32_t i = 1; i < n; i++)
         kids[at[fl->frames[i].parent + 1]++] = i;
     ro_fl = fl;
-    ro_p = b->p;
+    ro_rank = b->name_rank;
     for (uint32_t i = 0; i < n; i++)
-        qsort(kids + at[i], at[i + 1] - at[i], sizeof *kids, by_size);
+        sort_frames(kids + at[i], stack, at[i + 1] - at[i]);    /* (stack: scratch yet) */
     uint32_t m = 0, sp = 0;
     if (n)
         stack[sp++] = 0;
@@ -2311,6 +2392,9 @@ static void build_free(struct build *b)
     free(b->total);
     free(b->cand);
     free(b->nokbuf);
+    free(b->name_rank);
+    free(b->first_kid);
+    free(b->pass_piece);
     for (uint32_t s = 0; b->tmpl_of && s < b->nst; s++)
         tmpl_free(b->tmpl_of[s]);
     free(b->tmpl_of);

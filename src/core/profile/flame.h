@@ -11,7 +11,8 @@
  *   - the frames of a function that are not under another frame of the same function together
  *     carry its inclusive cost: its outermost level's frames are never under it, and its
  *     recursion levels always are (exact where the profile has recursion marks and the levels
- *     reached can be told apart; an estimate, flagged per function, where they cannot).
+ *     reached can be told apart, their calls depending on at most 32 functions' presence on
+ *     the path; an estimate, flagged per function, where they cannot: tare-cg(1) STACKS).
  *
  * Recursion is collapsed as a user reads it: a function calling itself is one frame; A calling
  * B calling A again is drawn main;A;B;A(;B), the inner A (and B) holding every deeper level of
