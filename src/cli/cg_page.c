@@ -898,8 +898,9 @@ int cg_page_main(int argc, char **argv)
                  p->command ? p->command : base(argv[optind]));
         c.title = deftitle;
     }
-    struct page_in in = {.p = p, .before = before, .match = &match, .fl = &fl, .bfl = before ? &bfl : NULL,
-                         .bfine = before ? &bfine : NULL, .threshold = c.threshold,
+    struct page_in in = {.p = p, .before = before, .match = &match, .fl = &fl,
+                         .bfl = before ? &bfl : NULL, .bfine = before ? &bfine : NULL,
+                         .threshold = c.threshold,
                          .title = c.title, .root = c.root};
     int status = page_write(c.outp, &in);
     cg_flame_free(&fl);
