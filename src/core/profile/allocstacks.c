@@ -526,49 +526,6 @@ int astk_from_report(const struct alloc_report *r, const struct astk_opts *o,
 
 /* ---- text, sorting, the TSV --------------------------------------------------------------- */
 
-/* One character of a name in its written form (esc.h's text form, and ';', the frames'
- * separator, as "\x3b") into vis, or vis[0] = 0 when it stays as it is; its length. */
-static int name_step(const char *s, char *vis)
-{
-    uint32_t cp;
-    int n = esc_utf8(s, &cp);
-    vis[0] = '\0';
-    if (n == 0) {
-        esc_visible_byte(vis, (unsigned char)*s);
-        return 1;
-    }
-    if (esc_is_control(cp))
-        esc_visible_code(vis, cp);
-    else if (cp == ';')
-        memcpy(vis, "\\x3b", 5);
-    return n;
-}
-
-static size_t escape_len(const char *name)
-{
-    size_t len = 0;
-    for (const char *s = name; *s;) {
-        char vis[8];
-        int n = name_step(s, vis);
-        len += vis[0] ? strlen(vis) : (size_t)n;
-        s += n;
-    }
-    return len;
-}
-
-static char *escape_to(char *out, const char *name)
-{
-    for (const char *s = name; *s;) {
-        char vis[8];
-        int n = name_step(s, vis);
-        size_t k = vis[0] ? strlen(vis) : (size_t)n;
-        memcpy(out, vis[0] ? vis : s, k);
-        out += k;
-        s += n;
-    }
-    return out;
-}
-
 /* The written form of name id (made once: a name is in many stacks), or NULL. */
 static const char *esc_name(struct astk_table *t, uint32_t id)
 {
@@ -580,13 +537,8 @@ static const char *esc_name(struct astk_table *t, uint32_t id)
         t->esc = e;
         t->nesc = t->nnames;
     }
-    if (!t->esc[id]) {
-        char *s = malloc(escape_len(t->names[id]) + 1);
-        if (!s)
-            return NULL;
-        *escape_to(s, t->names[id]) = '\0';
-        t->esc[id] = s;
-    }
+    if (!t->esc[id] && !(t->esc[id] = esc_text_dup_sep(t->names[id], ';')))
+        return NULL;   /* (';' separates the frames) */
     return t->esc[id];
 }
 

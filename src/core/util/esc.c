@@ -53,8 +53,9 @@ void esc_visible_byte(char *buf, unsigned char b)
 }
 
 /* The next piece of s in text form: either n bytes as they are (*vis empty), or the visible
- * form of one control character or invalid byte in vis. Returns the bytes consumed. */
-static int text_step(const char *s, char vis[8])
+ * form of one control character, invalid byte or sep (an ASCII character also written
+ * visibly; 0: none) in vis. Returns the bytes consumed. */
+static int text_step(const char *s, char vis[8], char sep)
 {
     uint32_t cp;
     int n = esc_utf8(s, &cp);
@@ -62,7 +63,7 @@ static int text_step(const char *s, char vis[8])
         esc_visible_byte(vis, (unsigned char)*s);
         return 1;
     }
-    if (esc_is_control(cp))
+    if (esc_is_control(cp) || (sep && cp == (unsigned char)sep))
         esc_visible_code(vis, cp);
     else
         vis[0] = '\0';
@@ -73,7 +74,7 @@ void esc_text(FILE *f, const char *s)
 {
     while (*s) {
         char vis[8];
-        int n = text_step(s, vis);
+        int n = text_step(s, vis, 0);
         if (vis[0])
             fputs(vis, f);
         else
@@ -86,7 +87,7 @@ bool esc_text_plain(const char *s)
 {
     while (*s) {
         char vis[8];
-        int n = text_step(s, vis);
+        int n = text_step(s, vis, 0);
         if (vis[0])
             return false;
         s += n;
@@ -96,10 +97,15 @@ bool esc_text_plain(const char *s)
 
 char *esc_text_dup(const char *s)
 {
+    return esc_text_dup_sep(s, 0);
+}
+
+char *esc_text_dup_sep(const char *s, char sep)
+{
     size_t len = 0;
     for (const char *p = s; *p;) {
         char vis[8];
-        int n = text_step(p, vis);
+        int n = text_step(p, vis, sep);
         len += vis[0] ? strlen(vis) : (size_t)n;
         p += n;
     }
@@ -108,7 +114,7 @@ char *esc_text_dup(const char *s)
         return NULL;
     while (*s) {
         char vis[8];
-        int n = text_step(s, vis);
+        int n = text_step(s, vis, sep);
         size_t k = vis[0] ? strlen(vis) : (size_t)n;
         memcpy(o, vis[0] ? vis : s, k);
         o += k;
@@ -137,7 +143,7 @@ void esc_md_code(FILE *f, const char *s, bool in_table)
         fputc(' ', f);
     while (*s) {
         char vis[8];
-        int n = text_step(s, vis);
+        int n = text_step(s, vis, 0);
         if (vis[0])
             fputs(vis, f);
         else if (in_table && *s == '|')
@@ -156,7 +162,7 @@ void esc_md_text(FILE *f, const char *s)
 {
     while (*s) {
         char vis[8];
-        int n = text_step(s, vis);
+        int n = text_step(s, vis, 0);
         if (vis[0]) {
             fputc('\\', f);   /* the visible form's backslash would escape what follows */
             fputs(vis, f);

@@ -31,6 +31,9 @@ void esc_visible_byte(char *buf, unsigned char b);
 void esc_text(FILE *f, const char *s);
 /* The same into a new string (free it); NULL when out of memory. */
 char *esc_text_dup(const char *s);
+/* The same with sep (an ASCII character: a separator of the names written) also written
+ * visibly ("\x3b" for ';'). */
+char *esc_text_dup_sep(const char *s, char sep);
 /* True when s has nothing esc_text would change. */
 bool esc_text_plain(const char *s);
 
