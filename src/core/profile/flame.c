@@ -1987,12 +1987,30 @@ static int pass_over(struct build *b, uint32_t s, const uint64_t *v)
     return 0;
 }
 
+/* A callee too small to draw (v, per event) merged into parent's "other" frame, *o, made at
+ * the first. 0, or -1 out of memory. */
+static int add_other(struct build *b, uint32_t parent, uint32_t *o, const uint64_t *v)
+{
+    struct cg_flame *fl = b->fl;
+    if (*o == NONE) {
+        uint64_t zero[CG_MAX_EVENTS] = {0};
+        long at = add_frame(b, CG_FRAME_OTHER, parent, false, zero);
+        if (at < 0)
+            return -1;
+        *o = (uint32_t)at;
+    }
+    for (int k = 0; k < b->nev; k++)
+        fl->value[(size_t)*o * b->nev + k] += v[k];
+    fl->frames[*o].merged++;
+    fl->merged++;
+    return 0;
+}
+
 /* Draws kid kd (of kids list from) as a frame under parent, then its own kids (biggest first;
  * those too small for the threshold, or too deep, merged into its "other" frame). */
 static int draw(struct build *b, const struct kid *kd, const uint64_t *val, uint32_t parent)
 {
     struct cg_flame *fl = b->fl;
-    int nev = b->nev;
     long f = add_frame(b, kd->func, parent, kd->exact, val);
     if (f < 0)
         return -1;
@@ -2011,19 +2029,8 @@ static int draw(struct build *b, const struct kid *kd, const uint64_t *val, uint
             b->cut = true;
             if (!kl.k[j].gi && (rc = pass_over(b, kl.k[j].state, v)) < 0)
                 goto done;
-            if (o == NONE) {
-                uint64_t zero[CG_MAX_EVENTS] = {0};
-                long at = add_frame(b, CG_FRAME_OTHER, (uint32_t)f, false, zero);
-                if (at < 0) {
-                    rc = -1;
-                    goto done;
-                }
-                o = (uint32_t)at;
-            }
-            for (int k = 0; k < nev; k++)
-                fl->value[(size_t)o * nev + k] += v[k];
-            fl->frames[o].merged++;
-            fl->merged++;
+            if ((rc = add_other(b, (uint32_t)f, &o, v)) < 0)
+                goto done;
             continue;
         }
         if ((rc = draw(b, &kl.k[j], v, (uint32_t)f)) < 0)
@@ -2143,19 +2150,7 @@ static int draw_root(struct build *b)
         const uint64_t *v = kl.v + kl.k[j].voff;
         if (!big_enough(b, v)) {
             b->cut = true;
-            if (o == NONE) {
-                uint64_t zero[CG_MAX_EVENTS] = {0};
-                long at = add_frame(b, CG_FRAME_OTHER, 0, false, zero);
-                if (at < 0) {
-                    rc = -1;
-                    break;
-                }
-                o = (uint32_t)at;
-            }
-            for (int k = 0; k < nev; k++)
-                fl->value[(size_t)o * nev + k] += v[k];
-            fl->frames[o].merged++;
-            fl->merged++;
+            rc = add_other(b, 0, &o, v);
             continue;
         }
         rc = draw(b, &kl.k[j], v, 0);
