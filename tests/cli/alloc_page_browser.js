@@ -8,15 +8,10 @@
 // first measure). With --serve, the pages named on stdin, one browser for all (cdp.js main).
 "use strict";
 
-const path = require("path");
 require("./cdp.js").main(visit);
 
-async function visit({ send, errors, evaluate, nextLoad }, [page, shot, wantFunc]) {
-  await send("Emulation.setDeviceMetricsOverride",
-    { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
-  const load = nextLoad();
-  await send("Page.navigate", { url: "file://" + path.resolve(page) });
-  await load;
+async function visit({ send, errors, evaluate, open }, [page, shot, wantFunc]) {
+  await open(page);
   const out = { errors };
   out.ready = await evaluate("document.body.getAttribute('data-ready')");
   out.title = await evaluate("document.title");

@@ -108,10 +108,16 @@ function start() {
       throw new Error("evaluate: " + JSON.stringify(r.result.exceptionDetails));
     return r.result.result.value;
   }
-  return {
-    send, fail, finish, errors, attach, detach, evaluate,
-    nextLoad: () => new Promise((ok) => { loaded = ok; }),
-  };
+  const nextLoad = () => new Promise((ok) => { loaded = ok; });
+  // The page at file PAGE loaded in a 1400 x 1000 window (what the screenshots show).
+  async function open(page) {
+    await send("Emulation.setDeviceMetricsOverride",
+      { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
+    const load = nextLoad();
+    await send("Page.navigate", { url: "file://" + path.resolve(page) });
+    await load;
+  }
+  return { send, fail, finish, errors, attach, detach, evaluate, nextLoad, open };
 }
 
 // main(visit): the browser test's command line. "SCRIPT ARGS...": visit(cdp, ARGS) of one page,

@@ -9,10 +9,9 @@
 "use strict";
 
 const fs = require("fs");
-const path = require("path");
 require("./cdp.js").main(visit);
 
-async function visit({ send, errors, evaluate, nextLoad },
+async function visit({ send, errors, evaluate, open },
   [page, shot, wantName, wantFunc, wantEvent]) {
   const click = async (x, y) => {
     await send("Input.dispatchMouseEvent",
@@ -20,11 +19,7 @@ async function visit({ send, errors, evaluate, nextLoad },
     await send("Input.dispatchMouseEvent",
       { type: "mouseReleased", x, y, button: "left", clickCount: 1 });
   };
-  await send("Emulation.setDeviceMetricsOverride",
-    { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });
-  const load = nextLoad();
-  await send("Page.navigate", { url: "file://" + path.resolve(page) });
-  await load;
+  await open(page);
   const out = { errors };
   out.ready = await evaluate("document.body.getAttribute('data-ready')");
   out.interactive_ms = await evaluate("Math.round(performance.now())");
