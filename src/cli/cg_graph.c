@@ -260,11 +260,18 @@ int cg_folded_main(int argc, char **argv)
             nf += !p->funcs[f].folded;
             bounds += !p->funcs[f].folded && p->funcs[f].incl_bound;
         }
-        fprintf(stderr, "tare cg folded: of %" PRIu32 " functions, the frames of %" PRIu32
-                " do not hold their self cost, and the outermost frames of %" PRIu32
-                " only an estimate of their inclusive cost (%" PRIu32 " of those costs only "
-                "bounds in the profile; tare-cg(1) STACKS)\n", nf, fl.self_est, fl.incl_est,
-                bounds);
+        /* (cut: the functions whose sums are off by more than the merged frames hide) */
+        const char *least = fl.cut ? "at least " : "";
+        fprintf(stderr, "tare cg folded: of %" PRIu32 " functions, ", nf);
+        if (fl.self_est)
+            fprintf(stderr, "the frames of %s%" PRIu32 " do not hold their self cost%s", least,
+                    fl.self_est, fl.incl_est ? ", and " : "");
+        if (fl.incl_est)
+            fprintf(stderr, "the outermost frames of %s%" PRIu32 " only an estimate of their "
+                    "inclusive cost (%" PRIu32 " of those costs only bounds in the profile",
+                    least, fl.incl_est, bounds);
+        fprintf(stderr, "%s%stare-cg(1) STACKS)\n", fl.incl_est ? "; " : " (",
+                fl.cut ? "--threshold 0 checks every function; " : "");
     }
     /* the longest line first (one buffer, no failure halfway through the output) */
     struct folded_line ln = {.end = malloc(((size_t)fl.n + 1) * sizeof *ln.end)};

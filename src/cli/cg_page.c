@@ -340,7 +340,11 @@ static void write_func(FILE *f, const struct page_in *in, uint32_t g)
     costs(f, cg_self(p, g), nev);
     fputc(',', f);
     costs(f, cg_incl(p, g), nev);
-    fprintf(f, ",%d", p->funcs[g].incl_bound ? 1 : 0);
+    /* 1: the inclusive cost only a bound; 2: the outermost frames an estimate of it (an exact
+     * one); 4: the frames do not hold its self cost (flame.h: where cut, those surely off) */
+    unsigned flag = in->fl->checked ? in->fl->flag[g] : 0;
+    fprintf(f, ",%u", (p->funcs[g].incl_bound ? 1u : (flag & CG_FLAME_INCL_EST ? 2u : 0u)) |
+                      (flag & CG_FLAME_SELF_EST ? 4u : 0u));
     if (!in->before)
         return;
     uint32_t b = side_find(&in->bs, &in->as, g);
@@ -471,6 +475,15 @@ static void write_head(FILE *f, const struct page_in *in, uint32_t hidden, uint6
             ",\"hidden\":%" PRIu32 ",\"unreached\":%" PRIu64 ",\"ctx\":%" PRIu32 ",",
             p->nfiles, p->nparts, in->threshold, fl->merged, hidden, fl->unreached,
             fl->context_depth);
+    /* the functions whose frames are an estimate of their own numbers (flame.h), and whether
+     * frames were merged (then those surely off only) */
+    uint32_t incl_est = 0;    /* (those whose inclusive cost is exact: not a bound) */
+    for (uint32_t g = 0; fl->checked && g < p->nfunc; g++)
+        incl_est += !p->funcs[g].folded && !p->funcs[g].incl_bound &&
+                    fl->flag[g] & CG_FLAME_INCL_EST;
+    if (fl->checked)
+        fprintf(f, "\"est\":[%" PRIu32 ",%" PRIu32 ",%d],", fl->self_est, incl_est,
+                fl->cut ? 1 : 0);
 }
 
 /* --diff: BEFORE's totals and command */

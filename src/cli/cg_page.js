@@ -56,6 +56,31 @@
       calleesOf[e[0]].push(k);
     }
   });
+  // F[k][4]: 1 its inclusive cost only a bound, 2 its outermost frames an estimate of it, 4 its
+  // frames an estimate of its self cost; outerOf(k): what its outermost frames hold, event ev
+  const outerOf = (k) => {
+    const v = FR.v[ev];
+    let sum = 0;
+    for (let i = 1; i < N; i++) {
+      if (FR.f[i] !== k) continue;
+      let up = parent[i];
+      while (up > 0 && FR.f[up] !== k) up = parent[up];
+      if (up <= 0) sum += v[i];
+    }
+    return sum;
+  };
+  // why a function's frames are not its own numbers (F[k][4] & 6), with what they hold
+  const estLine = (k) => {
+    const tot = D.totals[ev], parts = [];
+    if (F[k][4] & 2) parts.push("its frames not under another of its frames hold " + num(outerOf(k)) + " (" +
+      pct(outerOf(k), tot) + "), not its inclusive cost");
+    if (F[k][4] & 4) {
+      let sum = 0;
+      for (let i = 1; i < N; i++) if (FR.f[i] === k) sum += SELF[i];
+      parts.push("its frames hold " + num(sum) + " self, not its self cost");
+    }
+    return "\u2248 in the flame graph " + parts.join(", and ") + ": an estimate (tare-cg(1) STACKS)";
+  };
   const fname = (i) => FR.f[i] >= 0 ? F[FR.f[i]][0]
     : FR.f[i] === -1 ? "[other: " + FR.m[i] + " function" + (FR.m[i] === 1 ? "" : "s") + "]" : "all";
 
@@ -141,7 +166,8 @@
       (FR.x[i] && !selfEst[i] ? "" : "  \u2248 an estimate")));
     if (fi >= 0) {
       t.appendChild(el("div", "", "function: self " + num(F[fi][2][ev]) + ", inclusive " +
-        (F[fi][4] ? "<=" : "") + num(F[fi][3][ev]) + " (" + pct(F[fi][3][ev], tot) + ")"));
+        (F[fi][4] & 1 ? "<=" : "") + num(F[fi][3][ev]) + " (" + pct(F[fi][3][ev], tot) + ")"));
+      if (F[fi][4] & 6) t.appendChild(el("div", "est", estLine(fi)));
       if (DIFF) t.appendChild(el("div", "", "this path's self before " + (D.pb[ev][i] < 0 ? "none (a new path)" :
         num(D.pb[ev][i])) + ", after " + num(SELF[i]) + " (" + (pdelta(i) >= 0 ? "+" : "") + num(pdelta(i)) + ")"));
       if (DIFF) t.appendChild(el("div", "", "function's self before " + num(before(fi)) + ", after " + num(F[fi][2][ev]) +
@@ -183,7 +209,8 @@
     s.appendChild(el("h2", "fname", r[0]));
     s.appendChild(el("div", "muted", r[1]));
     s.appendChild(table(["event", "self", "%", "inclusive", "%"], D.events.map((n, k) =>
-      [n, num(r[2][k]), pct(r[2][k], D.totals[k]), (r[4] ? "<=" : "") + num(r[3][k]), pct(r[3][k], D.totals[k])])));
+      [n, num(r[2][k]), pct(r[2][k], D.totals[k]), (r[4] & 1 ? "<=" : "") + num(r[3][k]), pct(r[3][k], D.totals[k])])));
+    if (r[4] & 6) s.appendChild(el("div", "est", estLine(f)));
     // the outer calls in a table, by cost; the calls inside them apart, as the command line
     // prints them ("recursive calls (to itself): 3 (fib 3)")
     const byCost = (list) => list.slice().sort((a, b) => E[b][3][ev] - E[a][3][ev] || a - b);
@@ -255,7 +282,7 @@
     });
     const shown = idx.slice(0, TOP_ROWS);
     const t = table(["function", "object", "self", "%", "inclusive", "%"], shown.map((k) =>
-      [funcLink(k), F[k][1], num(F[k][2][ev]), pct(F[k][2][ev], tot), (F[k][4] ? "<=" : "") + num(F[k][3][ev]),
+      [funcLink(k), F[k][1], num(F[k][2][ev]), pct(F[k][2][ev], tot), (F[k][4] & 1 ? "<=" : "") + num(F[k][3][ev]),
         pct(F[k][3][ev], tot)]));
     t.querySelectorAll("th").forEach((th, c) => {
       const col = [0, 1, 2, 2, 3, 3][c];
@@ -325,6 +352,17 @@
     if (cur >= 0) showFunc(cur);
   }
 
+  // the functions whose frames are not their own numbers (D.est: self, inclusive, and
+  // whether frames were merged: then only those surely off are counted)
+  function estNote() {
+    if (!D.est || !(D.est[0] || D.est[1])) return "";
+    const least = D.est[2] ? "at least " : "", parts = [];
+    const fns = (n) => least + num(n) + " function" + (n === 1 ? "" : "s");
+    if (D.est[1]) parts.push(fns(D.est[1]) + " whose outermost frames are an estimate of the inclusive cost");
+    if (D.est[0]) parts.push(fns(D.est[0]) + " whose frames are an estimate of the self cost");
+    return ", except for " + parts.join(" and ") + " (\u2248 in their tooltip and function view: a " +
+      "recursion through more functions than tare can follow; tare-cg(1) STACKS)";
+  }
   document.title = D.title;
   $("title").textContent = D.title;
   $("command").textContent = D.command === null ? "(no command in the profile)" : D.command;
@@ -334,7 +372,7 @@
     "The frames are built from callgrind's call edges, which keep no whole stacks: " +
     "below a function with several callers, the split of its callees' cost among its frames is an estimate ") +
     "(\u2248 in the tooltip). A function's frames hold its self cost, those not under another " +
-    "of its frames its inclusive cost; a recursion through other functions is drawn once more, " +
+    "of its frames its inclusive cost" + estNote() + "; a recursion through other functions is drawn once more, " +
     "its inner frames holding every deeper level. Callees under " + D.threshold +
     "% of the total are merged into \u201cother\u201d (" + num(D.merged) + " frames); functions under it " +
     "are not in the table (" + num(D.hidden) + ")." + (D.unreached ? " " + num(D.unreached) +

@@ -50,6 +50,41 @@ eo=$(outer_lines "$out" _PyEval_EvalFrameDefault)
 ei=$(top_of "$TMP/py.out" _PyEval_EvalFrameDefault inclusive)
 check "python3: its outermost frames hold its inclusive cost ($eo, $ei), or tare says some are an estimate" \
     test "$eo" = "$ei" -o -n "$(grep -o 'only an estimate' <<<"$err")"
+# at the default threshold (small callees merged into "other") folded and the page still say
+# which outermost frames are surely an estimate: those off by more than the merged frames can
+# hide, each of them off in the whole tree too (their page tooltip says what they hold)
+said0=$(sed -n 's/.*the outermost frames of \([0-9]*\) only an estimate.*/\1/p' <<<"$err")
+frame_sums <(printf '%s\n' "$out") <("$TARE" cg top -n 0 --format=tsv "$TMP/py.out") |
+    awk -F'\t' 'NF == 6 { print $1 > "'"$TMP/py.named"'"; if ($4 != $5) print $1 }' |
+    LC_ALL=C sort > "$TMP/py.off"
+run_tare cg folded "$TMP/py.out"
+said=$(sed -n 's/.*the outermost frames of at least \([0-9]*\) only an estimate.*/\1/p' <<<"$err")
+check "python3, default threshold: folded says at least ${said:-no} functions' outermost frames are an estimate (of $said0 at --threshold 0)" \
+    test "${said:-0}" -ge 1 -a "${said:-0}" -le "${said0:-0}"
+run_tare cg page --threshold 0.001 "$TMP/py.out" -o "$TMP/py.html"
+node -e 'const s = require("fs").readFileSync(process.argv[1], "utf8");
+    const D = JSON.parse(s.match(/id="cg-data">([^<]*)</)[1]);
+    console.log("est " + D.est.join(" "));
+    const once = (n) => D.f.filter((f) => f[0] === n).length === 1;
+    const big = D.f.filter((f) => f[4] & 2 && once(f[0])).sort((a, b) => b[3][0] - a[3][0])[0];
+    console.log(big[0]);
+    for (const f of D.f) if (f[4] & 2) console.log(f[0]);' "$TMP/py.html" > "$TMP/py.flagged"
+est=$(sed -n 1p "$TMP/py.flagged")
+big=$(sed -n 2p "$TMP/py.flagged")
+LC_ALL=C sort -o "$TMP/py.named" "$TMP/py.named"
+flagged=$(tail -n +3 "$TMP/py.flagged" | LC_ALL=C sort | LC_ALL=C comm -12 - "$TMP/py.named")
+check "python3 page: the note's count (${est#est }: self, inclusive, cut) is folded's ($said)" \
+    test "$est" = "est 0 $said 1"
+check "python3 page: $(wc -l <<<"$flagged") functions marked an estimate, each off in the tree" \
+    test -n "$flagged" -a -z "$(LC_ALL=C comm -23 <(printf '%s\n' "$flagged") "$TMP/py.off")"
+# the tooltip of the costliest of them says what its outermost frames hold: what the browser
+# adds up from the frames the page draws
+browser cg_page_browser.js   # (browse: lib.sh)
+res=$(browse "$TMP/py.html" "" "$big" "$big")
+drawn=$(json_path "$res" name_sums.outer | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
+expect_match "$(json_path "$res" tooltip)" \
+    "not under another of its frames hold $drawn \([0-9.]+%\), not its inclusive cost" \
+    "python3 page: the tooltip of $big says what its outermost frames hold ($drawn)"
 for r in 1 4; do
     cgrun "$TMP/py-r$r.out" --separate-recs=$r -- /usr/bin/python3 "$TMP/r.py"
 done

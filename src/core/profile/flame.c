@@ -2237,7 +2237,26 @@ done:
 
 /* ---- the sums ---- */
 
-/* Compares each function's frames with its own numbers: flag[f] as in flame.h. */
+/* What the "other" frames under each frame hold (sub[i * nev + k]; sub[0 ..] all of them):
+ * where frames were merged, the most the frames drawn under it can be short of the whole
+ * tree's (a merged callee's frames are the whole tree's, undrawn). NULL: no memory. */
+static uint64_t *merged_under(const struct cg_flame *fl)
+{
+    int nev = fl->nev;
+    uint64_t *sub = calloc((size_t)fl->n * (nev ? nev : 1) + 1, sizeof *sub);
+    for (uint32_t i = fl->n; sub && i-- > 1;) {
+        uint64_t *s = sub + (size_t)i * nev, *up = sub + (size_t)fl->frames[i].parent * nev;
+        for (int k = 0; k < nev; k++) {
+            if (fl->frames[i].func == CG_FRAME_OTHER)
+                s[k] = sat_add(s[k], cg_frame_value(fl, i, k));
+            up[k] = sat_add(up[k], s[k]);
+        }
+    }
+    return sub;
+}
+
+/* Compares each function's frames with its own numbers: flag[f] as in flame.h (where frames
+ * were merged, only where the sums are off by more than the merged frames could hide). */
 static int check_sums(struct build *b)
 {
     struct cg_flame *fl = b->fl;
@@ -2245,11 +2264,13 @@ static int check_sums(struct build *b)
     int nev = b->nev;
     uint64_t *self = calloc(((size_t)p->nfunc + 1) * nev, sizeof *self);
     uint64_t *outer = calloc(((size_t)p->nfunc + 1) * nev, sizeof *outer);
+    uint64_t *under = calloc(((size_t)p->nfunc + 1) * nev, sizeof *under);
     uint32_t *on = calloc((size_t)p->nfunc + 1, sizeof *on);
     uint32_t *path = malloc(((size_t)fl->n + 1) * sizeof *path);
+    uint64_t *sub = merged_under(fl);
     fl->flag = calloc((size_t)p->nfunc + 1, 1);
-    if (!self || !outer || !on || !path || !fl->flag) {
-        free(self), free(outer), free(on), free(path);
+    if (!self || !outer || !under || !on || !path || !sub || !fl->flag) {
+        free(self), free(outer), free(under), free(on), free(path), free(sub);
         return err_set(b->e, ERR_SYSTEM, "out of memory");
     }
     uint32_t top = 0;    /* path[1 .. top]: the frames above, by depth */
@@ -2262,20 +2283,21 @@ static int check_sums(struct build *b)
             top--;
         }
         path[++top] = i;
-        uint32_t g = fr->func;
+        uint32_t up = fr->parent, g = fr->func;
+        if (up != 0 && fl->frames[up].func < CG_FRAME_OTHER)   /* (an "other" one too) */
+            for (int k = 0; k < nev; k++)
+                self[(size_t)fl->frames[up].func * nev + k] -= cg_frame_value(fl, i, k);
         if (g >= CG_FRAME_OTHER)
             continue;
         for (int k = 0; k < nev; k++) {
             uint64_t v = cg_frame_value(fl, i, k);
             self[(size_t)g * nev + k] += v;
-            if (!on[g])
+            if (!on[g]) {
                 outer[(size_t)g * nev + k] += v;
+                under[(size_t)g * nev + k] += sub[(size_t)i * nev + k];
+            }
         }
         on[g]++;
-        uint32_t up = fr->parent;
-        if (up != 0 && fl->frames[up].func < CG_FRAME_OTHER)
-            for (int k = 0; k < nev; k++)
-                self[(size_t)fl->frames[up].func * nev + k] -= cg_frame_value(fl, i, k);
     }
     fl->nfunc = p->nfunc;
     fl->self_est = fl->incl_est = 0;
@@ -2284,9 +2306,11 @@ static int check_sums(struct build *b)
             continue;
         unsigned char flag = p->funcs[f].incl_bound ? CG_FLAME_INCL_EST : 0;
         for (int k = 0; k < nev; k++) {
-            if (self[(size_t)f * nev + k] != cg_self(p, f)[k])
+            uint64_t s = self[(size_t)f * nev + k], o = outer[(size_t)f * nev + k];
+            uint64_t ts = cg_self(p, f)[k], ti = cg_incl(p, f)[k];
+            if (s > ts || ts - s > sub[k])
                 flag |= CG_FLAME_SELF_EST;
-            if (outer[(size_t)f * nev + k] != cg_incl(p, f)[k])
+            if (o > ti || ti - o > sub[k] - under[(size_t)f * nev + k])
                 flag |= CG_FLAME_INCL_EST;
         }
         fl->flag[f] = flag;
@@ -2294,7 +2318,8 @@ static int check_sums(struct build *b)
         fl->incl_est += !!(flag & CG_FLAME_INCL_EST);
     }
     fl->checked = true;
-    free(self), free(outer), free(on), free(path);
+    fl->cut = b->cut;
+    free(self), free(outer), free(under), free(on), free(path), free(sub);
     return 0;
 }
 
@@ -2426,7 +2451,7 @@ int cg_flame_build(const struct cg_profile *prof, const struct cg_flame_opts *o,
         goto done;
     if (draw_root(&b) < 0 || reorder(&b) < 0)
         goto done;
-    if (!b.cut && check_sums(&b) < 0)
+    if (check_sums(&b) < 0)
         goto done;
     rc = 0;
 done:
@@ -2446,7 +2471,7 @@ void cg_flame_free(struct cg_flame *fl)
     fl->value = NULL;
     fl->flag = NULL;
     fl->n = fl->cap = 0;
-    fl->checked = false;
+    fl->checked = fl->cut = false;
 }
 
 void cg_flame_self(const struct cg_flame *fl, int ev, uint64_t *self)
@@ -2478,7 +2503,9 @@ bool cg_flame_check(const struct cg_flame *fl, const struct cg_profile *p, char 
     uint32_t *on = calloc((size_t)p->nfunc + 1, sizeof *on);
     uint64_t *self = calloc(((size_t)p->nfunc + 1) * (nev ? nev : 1), sizeof *self);
     uint64_t *outer = calloc(((size_t)p->nfunc + 1) * (nev ? nev : 1), sizeof *outer);
-    bool ok = kids && path && on && self && outer;
+    uint64_t *under = calloc(((size_t)p->nfunc + 1) * (nev ? nev : 1), sizeof *under);
+    uint64_t *sub = merged_under(fl);
+    bool ok = kids && path && on && self && outer && under && sub;
     if (!ok)
         snprintf(why, n, "out of memory");
     uint32_t top = 0;
@@ -2514,8 +2541,10 @@ bool cg_flame_check(const struct cg_flame *fl, const struct cg_profile *p, char 
             }
             if (fr->func < CG_FRAME_OTHER) {
                 self[(size_t)fr->func * nev + k] += v;
-                if (!on[fr->func])
+                if (!on[fr->func]) {
                     outer[(size_t)fr->func * nev + k] += v;
+                    under[(size_t)fr->func * nev + k] += sub[(size_t)i * nev + k];
+                }
             }
             if (fl->frames[up].func < CG_FRAME_OTHER)
                 self[(size_t)fl->frames[up].func * nev + k] -= v;
@@ -2529,16 +2558,18 @@ bool cg_flame_check(const struct cg_flame *fl, const struct cg_profile *p, char 
         unsigned char flag = fl->flag[f];
         for (int k = 0; ok && k < nev; k++) {
             const char *name = cg_str(p, p->funcs[f].name), *ev = cg_event_name(p, k);
-            if (!(flag & CG_FLAME_SELF_EST) && self[(size_t)f * nev + k] != cg_self(p, f)[k]) {
+            uint64_t s = self[(size_t)f * nev + k], o = outer[(size_t)f * nev + k];
+            uint64_t ts = cg_self(p, f)[k], ti = cg_incl(p, f)[k];
+            /* (where cut: short by at most what the "other" frames hide) */
+            if (!(flag & CG_FLAME_SELF_EST) && (s > ts || ts - s > sub[k])) {
                 snprintf(why, n, "the frames of '%s' hold %llu self %s, not its %llu", name,
-                         (unsigned long long)self[(size_t)f * nev + k], ev,
-                         (unsigned long long)cg_self(p, f)[k]);
+                         (unsigned long long)s, ev, (unsigned long long)ts);
                 ok = false;
             }
-            if (!(flag & CG_FLAME_INCL_EST) && outer[(size_t)f * nev + k] != cg_incl(p, f)[k]) {
+            if (!(flag & CG_FLAME_INCL_EST) &&
+                (o > ti || ti - o > sub[k] - under[(size_t)f * nev + k])) {
                 snprintf(why, n, "the outermost frames of '%s' hold %llu %s, not its inclusive "
-                         "%llu", name, (unsigned long long)outer[(size_t)f * nev + k], ev,
-                         (unsigned long long)cg_incl(p, f)[k]);
+                         "%llu", name, (unsigned long long)o, ev, (unsigned long long)ti);
                 ok = false;
             }
         }
@@ -2548,5 +2579,7 @@ bool cg_flame_check(const struct cg_flame *fl, const struct cg_profile *p, char 
     free(on);
     free(self);
     free(outer);
+    free(under);
+    free(sub);
     return ok;
 }

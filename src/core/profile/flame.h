@@ -49,7 +49,7 @@ struct cg_frame {
     bool exact;         /* the value is the profile's own, not an estimate */
 };
 
-/* Per function of the profile, after a complete build (cg_flame.checked): */
+/* Per function of the profile, after a build (cg_flame.checked; where cut, see above): */
 #define CG_FLAME_SELF_EST 1   /* its frames' self costs do not add up to its self cost */
 #define CG_FLAME_INCL_EST 2   /* its outermost frames do not add up to its inclusive cost (or
                                  that cost is only a bound) */
@@ -62,9 +62,13 @@ struct cg_flame {
     uint32_t merged;     /* frames merged into "other" frames, in all */
     uint64_t unreached;  /* of the total (first event), the cost no root function's calls hold */
     uint32_t context_depth;  /* built from contexts (opts ctx): the most callers one names */
-    /* checked: no frame was merged or cut, and the sums above were compared with the
-     * profile's: flag[f] (nfunc of them) says which of function f's are not its own */
+    /* checked: the sums above were compared with the profile's: flag[f] (nfunc of them) says
+     * which of function f's are not its own. Where frames were merged into "other" (cut),
+     * the frames drawn hold less than the whole tree would, by at most what was merged: a
+     * function is flagged only where its sums are off by more than that (surely an
+     * estimate), and the others are exact or short by at most that much (cg_flame_check) */
     bool checked;
+    bool cut;
     uint32_t nfunc;
     unsigned char *flag;
     uint32_t self_est, incl_est;   /* functions with each flag */
@@ -105,8 +109,9 @@ void cg_flame_self(const struct cg_flame *fl, int ev, uint64_t *self);
  * after its parent, one deeper; no frame's children add up to more than it (so the self
  * values add up to the totals). Where the build was checked: the frames of every function not
  * flagged CG_FLAME_SELF_EST add up to its self cost, and the outermost ones of every function
- * not flagged CG_FLAME_INCL_EST to its inclusive cost. False and why where one fails (a bug:
- * the unit tests and the fuzz target ask). */
+ * not flagged CG_FLAME_INCL_EST to its inclusive cost (where cut: at most that, and short by
+ * no more than the "other" frames not under its outermost frames hold). False and why where
+ * one fails (a bug: the unit tests and the fuzz target ask). */
 bool cg_flame_check(const struct cg_flame *fl, const struct cg_profile *p, char *why, size_t n);
 
 #endif
