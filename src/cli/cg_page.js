@@ -72,8 +72,9 @@
   // why a function's frames are not its own numbers (F[k][4] & 6), with what they hold
   const estLine = (k) => {
     const tot = D.totals[ev], parts = [];
-    if (F[k][4] & 2) parts.push("its frames not under another of its frames hold " + num(outerOf(k)) + " (" +
-      pct(outerOf(k), tot) + "), not its inclusive cost");
+    const outer = F[k][4] & 2 ? outerOf(k) : 0;
+    if (F[k][4] & 2) parts.push("its frames not under another of its frames hold " + num(outer) + " (" +
+      pct(outer, tot) + "), not its inclusive cost");
     if (F[k][4] & 4) {
       let sum = 0;
       for (let i = 1; i < N; i++) if (FR.f[i] === k) sum += SELF[i];
