@@ -237,6 +237,39 @@ static void test_unmarked(void)
     cg_profile_free(p);
 }
 
+/* cc1's preprocessor, in small: H (a directive) is reached from I (at start, L not on the
+ * stack) and from L (lexing); only under L does H call P, which calls L again (L'2). H's call
+ * into P split by H's paths' shares (1000 : 200) gives P under L 25 of the 130 its recursive
+ * call needs: the rest is pulled in from H under L, never drawn where L is not on the stack
+ * (the least pulled: P's self stays under I) */
+static const char pulled[] =
+    "events: Ir\nfl=m.c\nfn=(1) main\n1 10\ncfn=(2) I\ncalls=1 1\n1 1000\n"
+    "cfn=(5) L\ncalls=1 1\n1 250\n"
+    "fn=(2)\ncfn=(3) H\ncalls=1 1\n1 1000\n"
+    "fn=(5)\n1 50\ncfn=(3)\ncalls=1 1\n1 200\n"
+    "fn=(3)\n1 1050\ncfn=(4) P\ncalls=2 1\n1 150\n"
+    "fn=(4)\n1 20\ncfn=(6) L'2\ncalls=1 1\n1 130\n"
+    "fn=(6)\n1 130\n"
+    "totals: 1260\n";
+
+static void test_pulled(void)
+{
+    char got[4096];
+    struct err e = {0};
+    struct cg_flame fl;
+    struct cg_profile *p = load(pulled);
+    CHECK(p);
+    if (!p)
+        return;
+    CHECK(cg_flame_build(p, NULL, &fl, &e) == 0);
+    dump(p, &fl, got, sizeof got);
+    CHECK_STR(got, "main=1260 exact\nmain;I=1000 exact\nmain;I;H=1000 exact\nmain;I;H;P=20\n"
+                   "main;L=250 exact\nmain;L;H=200 exact\nmain;L;H;P=130\nmain;L;H;P;L=130\n");
+    CHECK(fl.checked && fl.self_est == 0 && fl.incl_est == 0);
+    cg_flame_free(&fl);
+    cg_profile_free(p);
+}
+
 static void test_contexts(void)
 {
     char got[4096];
@@ -357,5 +390,6 @@ int main(void)
     test_cycle3();
     test_shared();
     test_unmarked();
+    test_pulled();
     return unit_done("flame");
 }

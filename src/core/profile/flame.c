@@ -6,7 +6,9 @@
  * or cannot be made depending on which functions are already on the path (its outermost level
  * under itself: never; its recursion levels outside it: never) has one state per kind of path
  * that reaches it, told from its callers where the marks prove which; each column of such a
- * level is given to the states where it can be made. The states and the columns between them
+ * level is given to the states where it can be made (where their shares of the callers' calls
+ * hold too little for it, more of those calls is moved to them from the callers' other
+ * states: settle_masses). The states and the columns between them
  * form a graph whose cycles (a recursion among recursion levels, or a cycle the marks do not
  * break) are drawn as groups; each state or group is then a unit with a fixed content (self
  * costs and calls out), and every frame of a unit gets its share of that content, rounded so
@@ -795,6 +797,20 @@ static void transport(struct build *b, const struct level *l, const uint32_t *st
                 w[i] = ok[i] ? cap[i] : 0;
                 avail = sat_add(avail, w[i]);
             }
+            if (avail < t && any) {
+                /* more than the states where it can be made hold: all the same there, by
+                 * their share of the column (their masses are only this round's, and
+                 * settle_masses pulls more into them from their callers) */
+                uint64_t cw[MAXST + 1];
+                for (uint32_t i = 0; i < ns; i++)
+                    cw[i] = ok[i] ? (w[i] ? w[i] : 1) : 0;
+                apportion(t, ns, cw, out, rem);
+                for (uint32_t i = 0; i < ns; i++) {
+                    x[i * nc + j] += out[i];
+                    cap[i] = out[i] > cap[i] ? 0 : cap[i] - out[i];
+                }
+                continue;
+            }
             if (avail < t) {    /* more than those states hold: the rest where there is room */
                 for (uint32_t i = 0; i < ns; i++) {
                     x[i * nc + j] += w[i];
@@ -857,6 +873,90 @@ static void give_level(struct build *b, uint32_t v, const uint64_t *mass, uint64
     }
 }
 
+/* settle_masses' moves, for event k: slack[s] is state s's mass less its calls (below 0: it
+ * gives more than it has); a state whose slack a move makes negative joins work. */
+
+/* State s's call through one column moved to another state o of its level with some to spare
+ * and the state it then reaches followed (ok: only where o can make it, and only as much as
+ * the state it reaches now can lose; else anywhere, any amount). */
+static void move_out(struct build *b, uint32_t s, int k, uint64_t *x, __int128 *slack, bool ok,
+                     uint32_t *work, uint32_t *nw, bool *inq)
+{
+    int nev = b->nev;
+    const struct level *l = &b->lev[b->st[s].level];
+    for (uint32_t j = 0; j < l->nc && slack[s] < 0; j++) {
+        uint32_t ts = b->tr[b->st[s].t0 + j].target;
+        uint64_t *xs = &x[(size_t)(b->st[s].t0 + j) * nev + k];
+        for (int pass = 0; pass < 2 && *xs && slack[s] < 0; pass++)
+            for (uint32_t o = l->s0; o != NONE && *xs && slack[s] < 0; o = b->st[o].next) {
+                if (o == s || slack[o] <= 0 ||
+                    ((pass == 0 || ok) && !b->tr[b->st[o].t0 + j].ok))
+                    continue;
+                uint32_t to = b->tr[b->st[o].t0 + j].target;
+                bool deep = b->lev[b->st[ts].level].ns > 1;
+                __int128 m = -slack[s] < slack[o] ? -slack[s] : slack[o];
+                if (m > (__int128)*xs)
+                    m = *xs;
+                if (ok && to != ts && deep && m > slack[ts])
+                    m = slack[ts] > 0 ? slack[ts] : 0;
+                if (m <= 0)
+                    continue;
+                *xs -= (uint64_t)m;
+                x[(size_t)(b->st[o].t0 + j) * nev + k] += (uint64_t)m;
+                slack[s] += m;
+                slack[o] -= m;
+                if (to == ts)
+                    continue;
+                b->smass[(size_t)ts * nev + k] -= (uint64_t)m;
+                b->smass[(size_t)to * nev + k] += (uint64_t)m;
+                if (deep) {
+                    slack[ts] -= m;
+                    if (slack[ts] < 0 && !inq[ts])
+                        work[(*nw)++] = ts, inq[ts] = true;
+                }
+                if (b->lev[b->st[to].level].ns > 1)
+                    slack[to] += m;
+            }
+    }
+}
+
+/* More mass into state s from its callers: a caller's call through the same column moved to
+ * it from another state of the caller's level whose call reaches another state of s's level
+ * with some to spare (the caller that now gives more joins work where it gives too much). */
+static void pull_in(struct build *b, uint32_t s, int k, uint64_t *x, __int128 *slack,
+                    const uint32_t *inat, const uint32_t *intr, const uint32_t *tr_state,
+                    uint32_t *work, uint32_t *nw, bool *inq)
+{
+    int nev = b->nev;
+    for (uint32_t i = inat[s]; i < inat[s + 1] && slack[s] < 0; i++) {
+        uint32_t t = intr[i], u = tr_state[t];
+        uint32_t j = t - b->st[u].t0;
+        const struct level *lu = &b->lev[b->st[u].level];
+        if (lu->ns < 2 || !b->tr[t].ok)
+            continue;
+        for (uint32_t o = lu->s0; o != NONE && slack[s] < 0; o = b->st[o].next) {
+            uint32_t to = b->tr[b->st[o].t0 + j].target;
+            uint64_t *xo = &x[(size_t)(b->st[o].t0 + j) * nev + k];
+            if (o == u || to == s || !*xo || b->st[to].level != b->st[s].level ||
+                slack[to] <= 0)
+                continue;
+            __int128 m = -slack[s] < slack[to] ? -slack[s] : slack[to];
+            if (m > (__int128)*xo)
+                m = *xo;
+            *xo -= (uint64_t)m;
+            x[(size_t)t * nev + k] += (uint64_t)m;
+            b->smass[(size_t)to * nev + k] -= (uint64_t)m;
+            b->smass[(size_t)s * nev + k] += (uint64_t)m;
+            slack[to] -= m;
+            slack[s] += m;
+            slack[o] += m;
+            slack[u] -= m;
+            if (slack[u] < 0 && !inq[u])
+                work[(*nw)++] = u, inq[u] = true;
+        }
+    }
+}
+
 /* The masses from the calls as given (x), each state's self what is left of its mass, and
  * what would be below 0 made good (see make_entries). */
 static int settle_masses(struct build *b, uint64_t *x, uint64_t *selfx, const uint32_t *inat,
@@ -867,10 +967,15 @@ static int settle_masses(struct build *b, uint64_t *x, uint64_t *selfx, const ui
     __int128 *slack = calloc((size_t)nst + 1, sizeof *slack);
     uint32_t *work = malloc(((size_t)nst + 1) * sizeof *work);
     bool *inq = calloc((size_t)nst + 1, sizeof *inq);
-    if (!slack || !work || !inq) {
-        free(slack), free(work), free(inq);
+    uint32_t *tr_state = malloc(((size_t)b->ntr + 1) * sizeof *tr_state);  /* whose call */
+    bool *pulled = calloc((size_t)nst + 1, sizeof *pulled);
+    if (!slack || !work || !inq || !tr_state || !pulled) {
+        free(slack), free(work), free(inq), free(tr_state), free(pulled);
         return err_set(b->e, ERR_SYSTEM, "out of memory");
     }
+    for (uint32_t st = 0; st < nst; st++)
+        for (uint32_t i = 0; i < b->st[st].nt; i++)
+            tr_state[b->st[st].t0 + i] = st;
     for (int k = 0; k < nev; k++) {
         uint32_t nw = 0;
         for (uint32_t s = 0; s < nst; s++) {
@@ -897,40 +1002,20 @@ static int settle_masses(struct build *b, uint64_t *x, uint64_t *selfx, const ui
         for (uint32_t steps = 0; nw && steps < 1000000; steps++) {
             uint32_t s = work[--nw];
             inq[s] = false;
-            const struct level *l = &b->lev[b->st[s].level];
-            for (uint32_t j = 0; j < l->nc && slack[s] < 0; j++) {
-                uint32_t ts = b->tr[b->st[s].t0 + j].target;
-                uint64_t *xs = &x[(size_t)(b->st[s].t0 + j) * nev + k];
-                for (int pass = 0; pass < 2 && *xs && slack[s] < 0; pass++)
-                    for (uint32_t o = l->s0; o != NONE && *xs && slack[s] < 0;
-                         o = b->st[o].next) {
-                        if (o == s || slack[o] <= 0 ||
-                            (pass == 0 && !b->tr[b->st[o].t0 + j].ok))
-                            continue;
-                        __int128 m = -slack[s] < slack[o] ? -slack[s] : slack[o];
-                        if (m > (__int128)*xs)
-                            m = *xs;
-                        *xs -= (uint64_t)m;
-                        x[(size_t)(b->st[o].t0 + j) * nev + k] += (uint64_t)m;
-                        slack[s] += m;
-                        slack[o] -= m;
-                        uint32_t to = b->tr[b->st[o].t0 + j].target;
-                        if (to == ts)
-                            continue;
-                        b->smass[(size_t)ts * nev + k] -= (uint64_t)m;
-                        b->smass[(size_t)to * nev + k] += (uint64_t)m;
-                        if (b->lev[b->st[ts].level].ns > 1) {
-                            slack[ts] -= m;
-                            if (slack[ts] < 0 && !inq[ts])
-                                work[nw++] = ts, inq[ts] = true;
-                        }
-                        if (b->lev[b->st[to].level].ns > 1)
-                            slack[to] += m;
-                    }
+            /* its calls to other states of their level where they can be made, as much as
+             * the states they reach can lose; then more pulled in from its callers; then
+             * (a profile the states cannot settle) its calls wherever there is room */
+            for (int pass = 0; pass < 3 && slack[s] < 0; pass++) {
+                if (pass == 1 && !pulled[s]) {  /* (once: around a cycle it would go on) */
+                    pulled[s] = true;
+                    pull_in(b, s, k, x, slack, inat, intr, tr_state, work, &nw, inq);
+                } else if (pass != 1) {
+                    move_out(b, s, k, x, slack, pass == 0, work, &nw, inq);
+                }
             }
         }
         for (uint32_t s = 0; s < nst; s++)
-            inq[s] = false;
+            inq[s] = pulled[s] = false;
         /* the level's self cost, all of it, shared among its states by what is left of
          * each (where the profile is at odds with itself, the two differ: the unit's frames
          * then draw its own content all the same, see reconcile()) */
@@ -954,7 +1039,7 @@ static int settle_masses(struct build *b, uint64_t *x, uint64_t *selfx, const ui
                 selfx[(size_t)sts[i] * nev + k] = out[i];
         }
     }
-    free(slack), free(work), free(inq);
+    free(slack), free(work), free(inq), free(tr_state), free(pulled);
     return 0;
 }
 
