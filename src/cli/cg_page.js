@@ -128,11 +128,12 @@
       if (matches(i)) e.classList.add("match");
       if (i === zoom) e.classList.add("zoom");
       if (w < 8) e.classList.add("thin");   // no padding: it would draw the frame wider
+      if (FR.f[i] >= 0 && F[FR.f[i]][4] & 6) e.classList.add("est");   // striped: see the note
       if (DIFF && FR.f[i] >= 0 && pdelta(i) !== 0) e.classList.add(pdelta(i) > 0 ? "up" : "down");
       e.style.left = x + "px";
       e.style.width = w + "px";
       e.style.top = d * rowH + "px";
-      e.style.background = colour(i);
+      e.style.backgroundColor = colour(i);
       e.dataset.i = i;
       e.dataset.v = v[i];
       if (w > 24) e.textContent = fname(i);
@@ -361,8 +362,8 @@
     const fns = (n) => least + num(n) + " function" + (n === 1 ? "" : "s");
     if (D.est[1]) parts.push(fns(D.est[1]) + " whose outermost frames are an estimate of the inclusive cost");
     if (D.est[0]) parts.push(fns(D.est[0]) + " whose frames are an estimate of the self cost");
-    return ", except for " + parts.join(" and ") + " (\u2248 in their tooltip and function view: a " +
-      "recursion through more functions than tare can follow; tare-cg(1) STACKS)";
+    return ", except for " + parts.join(" and ") + " (their frames striped, \u2248 in their tooltip " +
+      "and function view: a recursion through more functions than tare can follow; tare-cg(1) STACKS)";
   }
   document.title = D.title;
   $("title").textContent = D.title;

@@ -38,6 +38,13 @@ async function visit({ send, errors, evaluate, open },
                flame_width: document.getElementById('flame').clientWidth }; }; 0`);
   out.root = await evaluate("__root()");
   out.frames = await evaluate("document.querySelectorAll('#flame .fr').length");
+  // the frames drawn striped (their function's frames an estimate of its own numbers), and
+  // those whose stripes disagree with the page's data (the function's flags)
+  out.striped = await evaluate(`(() => { let n = 0, wrong = 0;
+    for (const e of document.querySelectorAll('#flame .fr')) {
+      const f = __d.fr.f[Number(e.dataset.i)], est = f >= 0 && (__d.f[f][4] & 6) !== 0;
+      n += e.classList.contains('est'); wrong += est !== e.classList.contains('est'); }
+    return { n, wrong }; })()`);
   // how far the page is wider than the window (a sideways scroll bar), and what pokes out
   const overflow = `(() => { const d = document.documentElement;
     const wide = Array.from(document.querySelectorAll('body *')).filter(e =>

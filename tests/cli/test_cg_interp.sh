@@ -85,6 +85,9 @@ drawn=$(json_path "$res" name_sums.outer | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
 expect_match "$(json_path "$res" tooltip)" \
     "not under another of its frames hold $drawn \([0-9.]+%\), not its inclusive cost" \
     "python3 page: the tooltip of $big says what its outermost frames hold ($drawn)"
+expect_eq "$(json_path "$res" striped.wrong)" 0 \
+    "python3 page: the frames of those functions striped, and only those ($(json_path "$res" striped.n))"
+check "python3 page: some frames striped" test "$(json_path "$res" striped.n)" -gt 0
 for r in 1 4; do
     cgrun "$TMP/py-r$r.out" --separate-recs=$r -- /usr/bin/python3 "$TMP/r.py"
 done

@@ -99,6 +99,16 @@ browser cg_page_browser.js   # (browse: lib.sh)
 res=$(browse "$TMP/st.html" "$SHOTDIR/cg-page-screenshot.png" left shared Dr)
 expect_eq "$(field "$res" error)" "undefined" "browser run completed ($res)"
 expect_eq "$(field "$res" errors)" "[]" "no console errors or exceptions"
+# (striped: frames of a function whose frames are an estimate of its numbers; here libc's exit
+# path, which never returns, and the frames above it: callgrind's costs for them are at odds)
+expect_eq "$(field "$res" striped.wrong)" 0 \
+    "the frames striped are those of the functions marked an estimate ($(field "$res" striped.n))"
+expect_eq "$(node -e 'const s = require("fs").readFileSync(process.argv[1], "utf8");
+    const D = JSON.parse(s.match(/id="cg-data">([^<]*)</)[1]);
+    console.log(D.f.filter((f) => ["main", "left", "right", "shared", "deep", "leaf_b"]
+      .includes(f[0])).map((f) => f[0] + ":" + (f[4] & 6)).sort().join(" "))' "$TMP/st.html")" \
+    "deep:0 leaf_b:0 left:0 main:0 right:0 shared:0" \
+    "the program's own functions not marked an estimate (their frames hold their numbers)"
 # the line under the title: the event's total, then how many profile files and parts (a
 # source list once took the place of the count: "[object Object],...")
 expect_match "$(field "$res" summary)" '^"Ir total [0-9,]+ . 1 file, 1 part"$' \
