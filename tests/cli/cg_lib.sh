@@ -154,7 +154,8 @@ frame_sums() {
 # cg_frame_invariants LABEL FILE...: the frame tree (`cg folded --threshold 0`, every frame)
 # holds the profile's own numbers: its lines add up to the total; the frames of every function
 # to its self cost from `cg top`; the outermost frames of every function to its inclusive cost,
-# but for those tare itself reports as an estimate (their number on stderr, counted here too)
+# but for those tare itself reports as an estimate (their number on stderr, counted here too);
+# frame_sums' lines kept in $TMP/inv.sums
 cg_frame_invariants() {
     local label=$1; shift
     local total res said
@@ -162,7 +163,7 @@ cg_frame_invariants() {
     "$TARE" cg top -n 0 --format=tsv "$@" > "$TMP/inv.top"
     # (streamed: a CPython profile's stacks are some hundreds of megabytes)
     res=$("$TARE" cg folded --threshold 0 "$@" 2> "$TMP/inv.err" | frame_sums - "$TMP/inv.top" |
-          awk -F'\t' -v total="$total" '
+          tee "$TMP/inv.sums" | awk -F'\t' -v total="$total" '
         $1 == "total" && NF == 2 { sum = $2; next }
         { n++; if ($2 != $3) bad_self++; if ($4 != $5) bad_incl++ }
         END { printf "%s %d %d", sum == total ? "sum=total" : "sum=" sum "/" total, bad_self, bad_incl

@@ -35,6 +35,7 @@ assert json.loads(json.dumps(data)) == data
 print(fib(14))
 PY
 cgrun "$TMP/py.out" -- /usr/bin/python3 "$TMP/r.py"
+cp "$TMP/inv.sums" "$TMP/py.sums"   # (each function's sums over every frame: cg_lib.sh)
 expect_eq "$(cat "$TMP/py.out.stdout")" 377 "python3 ran the script"
 total=$("$TARE" cg info --format=json "$TMP/py.out" | sed -n \
     's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')
@@ -54,9 +55,8 @@ check "python3: its outermost frames hold its inclusive cost ($eo, $ei), or tare
 # which outermost frames are surely an estimate: those off by more than the merged frames can
 # hide, each of them off in the whole tree too (their page tooltip says what they hold)
 said0=$(sed -n 's/.*the outermost frames of \([0-9]*\) only an estimate.*/\1/p' <<<"$err")
-frame_sums <(printf '%s\n' "$out") <("$TARE" cg top -n 0 --format=tsv "$TMP/py.out") |
-    awk -F'\t' 'NF == 6 { print $1 > "'"$TMP/py.named"'"; if ($4 != $5) print $1 }' |
-    LC_ALL=C sort > "$TMP/py.off"
+awk -F'\t' 'NF == 6 { print $1 > "'"$TMP/py.named"'"; if ($4 != $5) print $1 }' \
+    "$TMP/py.sums" | LC_ALL=C sort > "$TMP/py.off"
 run_tare cg folded "$TMP/py.out"
 said=$(sed -n 's/.*the outermost frames of at least \([0-9]*\) only an estimate.*/\1/p' <<<"$err")
 check "python3, default threshold: folded says at least ${said:-no} functions' outermost frames are an estimate (of $said0 at --threshold 0)" \
