@@ -887,10 +887,9 @@ static void move_out(struct build *b, uint32_t s, int k, uint64_t *x, __int128 *
     for (uint32_t j = 0; j < l->nc && slack[s] < 0; j++) {
         uint32_t ts = b->tr[b->st[s].t0 + j].target;
         uint64_t *xs = &x[(size_t)(b->st[s].t0 + j) * nev + k];
-        for (int pass = 0; pass < 2 && *xs && slack[s] < 0; pass++)
+        for (int pass = 0; pass < (ok ? 1 : 2) && *xs && slack[s] < 0; pass++)
             for (uint32_t o = l->s0; o != NONE && *xs && slack[s] < 0; o = b->st[o].next) {
-                if (o == s || slack[o] <= 0 ||
-                    ((pass == 0 || ok) && !b->tr[b->st[o].t0 + j].ok))
+                if (o == s || slack[o] <= 0 || (pass == 0 && !b->tr[b->st[o].t0 + j].ok))
                     continue;
                 uint32_t to = b->tr[b->st[o].t0 + j].target;
                 bool deep = b->lev[b->st[ts].level].ns > 1;
@@ -1005,14 +1004,13 @@ static int settle_masses(struct build *b, uint64_t *x, uint64_t *selfx, const ui
             /* its calls to other states of their level where they can be made, as much as
              * the states they reach can lose; then more pulled in from its callers; then
              * (a profile the states cannot settle) its calls wherever there is room */
-            for (int pass = 0; pass < 3 && slack[s] < 0; pass++) {
-                if (pass == 1 && !pulled[s]) {  /* (once: around a cycle it would go on) */
-                    pulled[s] = true;
-                    pull_in(b, s, k, x, slack, inat, intr, tr_state, work, &nw, inq);
-                } else if (pass != 1) {
-                    move_out(b, s, k, x, slack, pass == 0, work, &nw, inq);
-                }
+            move_out(b, s, k, x, slack, true, work, &nw, inq);
+            if (slack[s] < 0 && !pulled[s]) {   /* (once: around a cycle it would go on) */
+                pulled[s] = true;
+                pull_in(b, s, k, x, slack, inat, intr, tr_state, work, &nw, inq);
             }
+            if (slack[s] < 0)
+                move_out(b, s, k, x, slack, false, work, &nw, inq);
         }
         for (uint32_t s = 0; s < nst; s++)
             inq[s] = pulled[s] = false;
