@@ -14,8 +14,8 @@ field() { json_path "$1" "$2"; }
 # the table's rows through its path: "ok FRAMES PATHS" or the frames that differ.
 page_vs_table() {
     node -e '
-        const fs = require("fs"), h = fs.readFileSync(process.argv[1], "utf8");
-        const a = h.indexOf("id=\"cg-data\">") + 13, D = JSON.parse(h.slice(a, h.indexOf("</script>", a)));
+        const fs = require("fs");
+        const D = require(process.env.TARE_ROOT + "/tests/cli/page_data.js")(process.argv[1]);
         const rows = fs.readFileSync(process.argv[2], "utf8").trim().split("\n"), head = rows[0].split("\t");
         const cols = ["allocations", "bytes", "temporaries", "peak_bytes", "leaked_bytes"].map((c) => head.indexOf(c));
         const want = new Map([["", [0, 0, 0, 0, 0]]]);

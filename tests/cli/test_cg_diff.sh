@@ -150,9 +150,7 @@ expect_eq "$(awk -F'\t' 'NR > 1 { print $1, $2, $3, $4, $6 }' <<<"$out" | tr '\n
 # own data ("f" rows: name, object, self, inclusive, bound, BEFORE's self and inclusive)
 page_rows() {
     node -e '
-        const h = require("fs").readFileSync(process.argv[1], "utf8");
-        const a = h.indexOf("id=\"cg-data\">") + 13;
-        const D = JSON.parse(h.slice(a, h.indexOf("</script>", a)));
+        const D = require(process.env.TARE_ROOT + "/tests/cli/page_data.js")(process.argv[1]);
         for (const n of process.argv.slice(2)) {
             const r = D.f.find((x) => x[0] === n);
             console.log(r ? [n, r[1], r[5] === null ? "null" : r[5][0], r[2][0]].join(" ")

@@ -62,8 +62,7 @@ said=$(sed -n 's/.*the outermost frames of at least \([0-9]*\) only an estimate.
 check "python3, default threshold: folded says at least ${said:-no} functions' outermost frames are an estimate (of $said0 at --threshold 0)" \
     test "${said:-0}" -ge 1 -a "${said:-0}" -le "${said0:-0}"
 run_tare cg page --threshold 0.001 "$TMP/py.out" -o "$TMP/py.html"
-node -e 'const s = require("fs").readFileSync(process.argv[1], "utf8");
-    const D = JSON.parse(s.match(/id="cg-data">([^<]*)</)[1]);
+node -e 'const D = require(process.env.TARE_ROOT + "/tests/cli/page_data.js")(process.argv[1]);
     console.log("est " + D.est.join(" "));
     const once = (n) => D.f.filter((f) => f[0] === n).length === 1;
     const big = D.f.filter((f) => f[4] & 2 && once(f[0])).sort((a, b) => b[3][0] - a[3][0])[0];

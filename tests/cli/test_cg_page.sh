@@ -66,8 +66,7 @@ expect_rc 0 "page of a --separate-callers=4 profile"
 # frame (value, exact) of main;CALLER;shared;deep, from the page's own data
 deep_frame() {
     node -e '
-        const h = require("fs").readFileSync(process.argv[1], "utf8");
-        const a = h.indexOf("id=\"cg-data\">") + 13, D = JSON.parse(h.slice(a, h.indexOf("</script>", a)));
+        const D = require(process.env.TARE_ROOT + "/tests/cli/page_data.js")(process.argv[1]);
         const FR = D.fr, name = (i) => FR.f[i] >= 0 ? D.f[FR.f[i]][0] : "", path = [];
         let out = "none";
         for (let i = 0; i < FR.f.length; i++) {
@@ -103,8 +102,7 @@ expect_eq "$(field "$res" errors)" "[]" "no console errors or exceptions"
 # path, which never returns, and the frames above it: callgrind's costs for them are at odds)
 expect_eq "$(field "$res" striped.wrong)" 0 \
     "the frames striped are those of the functions marked an estimate ($(field "$res" striped.n))"
-expect_eq "$(node -e 'const s = require("fs").readFileSync(process.argv[1], "utf8");
-    const D = JSON.parse(s.match(/id="cg-data">([^<]*)</)[1]);
+expect_eq "$(node -e 'const D = require(process.env.TARE_ROOT + "/tests/cli/page_data.js")(process.argv[1]);
     console.log(D.f.filter((f) => ["main", "left", "right", "shared", "deep", "leaf_b"]
       .includes(f[0])).map((f) => f[0] + ":" + (f[4] & 6)).sort().join(" "))' "$TMP/st.html")" \
     "deep:0 leaf_b:0 left:0 main:0 right:0 shared:0" \
