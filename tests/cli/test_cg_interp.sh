@@ -15,13 +15,14 @@ for prog in /usr/bin/python3 perl lua5.4; do
         not_ok "$prog is not installed (scripts/install-deps installs it)"
     fi
 done
-# the lines of folded stacks ending in NAME (its frames' self), and those with NAME on the
-# stack (its outermost frames), added up; folded NAME: `cg folded --threshold 0` of a profile
-self_lines() { awk -v f="$2" '{ v = $NF; sub(/ [0-9]+$/, ""); n = split($0, a, ";");
-                               if (a[n] == f) s += v } END { print s + 0 }' <<<"$1"; }
-outer_lines() { awk -v f="$2" '{ v = $NF; sub(/ [0-9]+$/, ""); n = split($0, a, ";");
-                                for (i = 1; i <= n; i++) if (a[i] == f) { s += v; break } }
-                              END { print s + 0 }' <<<"$1"; }
+# frame_self SUMS NAME / frame_outer SUMS NAME: what the lines of `cg folded --threshold 0`
+# ending in NAME (its frames' self), and those with NAME on the stack (its outermost frames),
+# add up to: from the sums cgrun's frame check (cg_frame_invariants) kept of every function
+# (a CPython profile's stacks are some hundreds of megabytes: read once, not once a question)
+sums_col() { awk -F'\t' -v f="$2" -v c="$3" 'NF == 6 && $1 == f { print $c; n++ }
+                                              END { if (!n) print "none" }' "$1"; }
+frame_self() { sums_col "$1" "$2" 3; }
+frame_outer() { sums_col "$1" "$2" 5; }
 top_of() { "$TARE" cg top -n 0 --format=tsv "$1" | awk -F'\t' -v f="$2" -v c="$3" \
     'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } $1 == f { print $k; exit }'; }
 
@@ -36,6 +37,7 @@ print(fib(14))
 PY
 cgrun "$TMP/py.out" -- /usr/bin/python3 "$TMP/r.py"
 cp "$TMP/inv.sums" "$TMP/py.sums"   # (each function's sums over every frame: cg_lib.sh)
+err=$(cat "$TMP/inv.err")           # (and what its `cg folded --threshold 0` said)
 expect_eq "$(cat "$TMP/py.out.stdout")" 377 "python3 ran the script"
 total=$("$TARE" cg info --format=json "$TMP/py.out" | sed -n \
     's/.*"totals": {"Ir": \([0-9]*\).*/\1/p')
@@ -43,11 +45,10 @@ expect_eq "$total" "$(cat "$TMP/py.out.collected")" "python3: total Ir = valgrin
 # the eval loop's frames hold its self cost (before: 0.00% of it on its frames, the rest left
 # on the frames that re-entered it), and its outermost frames its inclusive cost or tare says
 # they are an estimate
-run_tare cg folded --threshold 0 "$TMP/py.out"
 eval_self=$(top_of "$TMP/py.out" _PyEval_EvalFrameDefault self)
-expect_eq "$(self_lines "$out" _PyEval_EvalFrameDefault)" "$eval_self" \
+expect_eq "$(frame_self "$TMP/py.sums" _PyEval_EvalFrameDefault)" "$eval_self" \
     "python3: _PyEval_EvalFrameDefault's frames hold its self cost ($eval_self)"
-eo=$(outer_lines "$out" _PyEval_EvalFrameDefault)
+eo=$(frame_outer "$TMP/py.sums" _PyEval_EvalFrameDefault)
 ei=$(top_of "$TMP/py.out" _PyEval_EvalFrameDefault inclusive)
 check "python3: its outermost frames hold its inclusive cost ($eo, $ei), or tare says some are an estimate" \
     test "$eo" = "$ei" -o -n "$(grep -o 'only an estimate' <<<"$err")"
@@ -198,20 +199,22 @@ for r in 1 2 4 c8; do
     if [ $r = c8 ]; then cgrun "$f" --separate-callers=8 -- "$TMP/luahost" "$TMP/r.lua"
     else cgrun "$f" --separate-recs=$r -- "$TMP/luahost" "$TMP/r.lua"; fi
     expect_eq "$(cat "$f.stdout")" "$(printf '610\t1\t400')" "Lua host $r: ran the script"
-    run_tare cg folded --threshold 0 "$f"
+    cp "$TMP/inv.sums" "$f.sums"
+    err=$(cat "$TMP/inv.err")
     # (the parser's explist, under itself only through expressions: once drawn where the
     # states' shares left too little under it, now pulled in from its callers)
     [ $r = 1 ] || expect_no_match "$err" "only an estimate" \
         "Lua host $r: every function's outermost frames hold its inclusive cost (nothing reported)"
     for fn in luaV_execute luaD_precall lua_callk sort_comp auxsort; do
-        expect_eq "$(self_lines "$out" $fn)" "$(top_of "$f" $fn self)" \
+        expect_eq "$(frame_self "$f.sums" $fn)" "$(top_of "$f" $fn self)" \
             "Lua host $r: $fn's frames hold its self cost"
         [ $r = 1 ] && continue     # (no marks: the inclusive costs of a cycle are bounds)
-        expect_eq "$(outer_lines "$out" $fn)" "$(top_of "$f" $fn inclusive)" \
+        expect_eq "$(frame_outer "$f.sums" $fn)" "$(top_of "$f" $fn inclusive)" \
             "Lua host $r: $fn's outermost frames hold its inclusive cost"
     done
     # luaV_execute is under itself only where re-entered: through lua_callk (the comparator)
-    twice=$(awk '{ sub(/ [0-9]+$/, ""); if (split($0, a, "luaV_execute") > 2) print }' <<<"$out")
+    twice=$("$TARE" cg folded --threshold 0 "$f" 2> /dev/null |
+            awk '{ sub(/ [0-9]+$/, ""); if (split($0, a, "luaV_execute") > 2) print }')
     expect_empty "$(grep -v 'sort_comp;lua_callk;luaD_callnoyield;luaV_execute' <<<"$twice" |
                     head -n 3)" \
         "Lua host $r: luaV_execute drawn under itself only where table.sort's comparator re-enters it"
