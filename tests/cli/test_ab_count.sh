@@ -254,6 +254,29 @@ r=$(cget "$out" ratio instructions)
 # The working tree's loop runs 1.5 times the iterations; start-up pulls the ratio under.
 check "git mode: instructions B/A $r is just under 1.5" awk_ok 'r > 1.49 && r < 1.5' -v r="$r"
 expect_eq "$(git -C "$R" worktree list | wc -l)" 1 "the worktree is gone"
+# A/A in git mode, through a shell: the same counts to the byte. Each side runs with PWD its
+# own directory, by a path as long as the other's: before, A ran in the worktree with the
+# user's PWD, so sh asked getcwd (4 KB allocated on A alone: bytes -70% B/A for the same code)
+(cd "$R" && git checkout -q prog.c &&
+    "$TARE" ab --build 'cc -O1 -o prog prog.c' --pairs 2 --count --format=json -- \
+        sh -c './prog 20') > "$TMP/out" 2> "$TMP/err"
+rc=$?; out=$(cat "$TMP/out"); err=$(cat "$TMP/err")
+expect_rc 0 "git mode A/A through sh"
+for f in instructions allocations bytes; do
+    expect_eq "$(cget "$out" a $f)" "$(cget "$out" b $f)" "git mode A/A through sh: $f the same"
+done
+# what each run was given as PWD names the directory it runs in, and is as long on both sides
+: > "$TMP/pwds"
+(cd "$R" && "$TARE" ab --pairs 2 --count -- awk -v f="$TMP/pwds" 'BEGIN {
+    "pwd -P" | getline real; p = ENVIRON["PWD"]
+    ("cd \"" p "\" && pwd -P") | getline named; print length(p), (named == real), real >> f }') \
+    > /dev/null 2>&1
+check "git mode: runs recorded their PWD" test -s "$TMP/pwds"
+expect_empty "$(awk '!$2' "$TMP/pwds")" "git mode: every run's PWD names its directory"
+expect_eq "$(cut -d' ' -f1 "$TMP/pwds" | sort -u | wc -l)" 1 \
+    "git mode: A's and B's PWD of one length ($(wc -l < "$TMP/pwds") runs)"
+expect_eq "$(cut -d' ' -f3 "$TMP/pwds" | sort -u | wc -l)" 2 "git mode: A and B in two trees"
+expect_eq "$(git -C "$R" worktree list | wc -l)" 1 "the worktree is gone, its links too"
 
 # ---- --counters: software counters beside the times, hardware ones unavailable ----
 has_core_pmu=no

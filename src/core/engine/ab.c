@@ -2,7 +2,9 @@
 #define _GNU_SOURCE
 #include "core/engine/ab.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -424,10 +426,16 @@ static int look(void *ctx, const struct session *ss, double alpha, struct err *e
     return r->wall.settled;
 }
 
-/* Where side k runs: A in git mode's worktree. */
-static const char *side_cwd(const struct ab_opts *o, int k)
+/* Where side k runs: in git mode its tree's current directory by its link (git_paths). */
+static const char *side_cwd(const struct ab_result *r, int k)
 {
-    return k == 0 && o->git ? o->git->cwd : o->side[k].cwd;
+    return r->tree_cwd[k] ? r->tree_cwd[k] : r->o->side[k].cwd;
+}
+
+/* Side k's environment overrides: in git mode with PWD its directory (git_paths). */
+static char *const *side_env(const struct ab_result *r, int k)
+{
+    return r->tree_env[k] ? r->tree_env[k] : r->o->side[k].env;
 }
 
 /* Why a measuring failure stopped the pairs, named by side, into e. */
@@ -454,7 +462,7 @@ static int measure(struct ab_result *r, struct err *e)
     for (int i = 0; i < 2; i++)
         r->series[i] = (struct session_series){
             .name = o->side[i].name, .label = labels[i], .argv = o->side[i].argv,
-            .env = o->side[i].env, .cwd = side_cwd(o, i), .setup = o->setup,
+            .env = side_env(r, i), .cwd = side_cwd(r, i), .setup = o->setup,
             .prepare = o->prepare, .conclude = o->conclude, .cleanup = o->cleanup,
         };
     r->seq = (struct session_looks){
@@ -631,8 +639,8 @@ static int count_both(struct ab_result *r, struct err *e)
         r->count_wait_s += proc_now() - t0;
         for (int k = 0; k < 2; k++)
             work[2 * n + k] = (struct count_job){
-                .name = labels[k], .argv = o->side[k].argv, .env = o->side[k].env,
-                .cwd = side_cwd(o, k),
+                .name = labels[k], .argv = o->side[k].argv, .env = side_env(r, k),
+                .cwd = side_cwd(r, k),
             };
         r->count_done = 2 * n;
         rc = count_run(&work[2 * n], 2, &co, e);
@@ -694,17 +702,26 @@ static int summarize(struct ab_result *r, struct err *e)
     return 0;
 }
 
-/* Runs the build command with /bin/sh -c in one tree; a failed build is ERR_MEASURE with
- * build_failed and the end of its stderr. */
+/* Runs the build command with /bin/sh -c in one tree (cwd, with PWD it; NULL: here, as the
+ * user's shell left it), by its real path: what the build writes into the user's tree (a
+ * binary's source directory in its debug information) names no link of tare's; a failed
+ * build is ERR_MEASURE with build_failed and the end of its stderr. */
 static int build_tree(struct ab_result *r, const char *cwd, const char *which, struct err *e)
 {
     char what[320];
     snprintf(what, sizeof what, "building %s", which);
     progress(r, what);
     char *argv[] = {"/bin/sh", "-c", (char *)r->o->build, NULL};
-    struct proc_opts po = {.argv = argv, .cwd = cwd, .pin_cpu = -1, .stdout_path = "/dev/null"};
+    char *pwd = NULL;
+    if (cwd && asprintf(&pwd, "PWD=%s", cwd) < 0)
+        return err_set(e, ERR_SYSTEM, "out of memory");
+    char *env[] = {pwd, NULL};
+    struct proc_opts po = {.argv = argv, .cwd = cwd, .env_set = pwd ? env : NULL, .pin_cpu = -1,
+                           .stdout_path = "/dev/null"};
     struct proc_result pr;
-    if (proc_run(&po, &pr, e) < 0)
+    int rc = proc_run(&po, &pr, e);
+    free(pwd);
+    if (rc < 0)
         return -1;
     progress(r, NULL);
     if (pr.status == PROC_INTERRUPTED || proc_interrupted())
@@ -720,6 +737,51 @@ static int build_tree(struct ab_result *r, const char *cwd, const char *which, s
     return 0;
 }
 
+/*
+ * Git mode: each tree reached by a path of one length, links TMP/a (the worktree) and TMP/b
+ * (the user's tree) beside the worktree, each side run there with PWD that path. A command's
+ * environment is then the same size on both sides (its size moves a count: tare-count(1))
+ * and tells the truth: with A's PWD left at the user's tree, a shell asked getcwd, which
+ * allocates, and A/A through sh counted 4 KB more bytes on A alone. A PWD of the side's own
+ * (its env) is left as given.
+ */
+static int git_paths(struct ab_result *r, struct err *e)
+{
+    const struct gitwt *git = r->o->git;
+    for (int k = 0; k < 2; k++) {
+        char *link = NULL;
+        const char *to = k == 0 ? git->dir : git->top;
+        if (asprintf(&link, "%s/%c", git->tmp, 'a' + k) < 0)
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        int rc = symlink(to, link);
+        if (rc == 0 && asprintf(&r->tree_cwd[k], "%s%s%s", link, *git->prefix ? "/" : "",
+                                git->prefix) < 0)
+            r->tree_cwd[k] = NULL;
+        free(link);
+        if (rc < 0)
+            return err_set(e, ERR_SYSTEM, "cannot link '%s' in '%s': %s", to, git->tmp,
+                           strerror(errno));
+        if (!r->tree_cwd[k])
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        size_t len = strlen(r->tree_cwd[k]);
+        while (len > 1 && r->tree_cwd[k][len - 1] == '/')
+            r->tree_cwd[k][--len] = '\0';
+        size_t n = 0;
+        bool own = false;
+        for (char *const *v = r->o->side[k].env; v && *v; v++, n++)
+            own |= strncmp(*v, "PWD=", 4) == 0;
+        if (own)
+            continue;
+        r->tree_env[k] = calloc(n + 2, sizeof *r->tree_env[k]);
+        if (!r->tree_env[k] || asprintf(&r->tree_pwd[k], "PWD=%s", r->tree_cwd[k]) < 0)
+            return err_set(e, ERR_SYSTEM, "out of memory");
+        for (size_t i = 0; i < n; i++)
+            r->tree_env[k][i] = r->o->side[k].env[i];
+        r->tree_env[k][n] = r->tree_pwd[k];
+    }
+    return 0;
+}
+
 /* Git mode: the worktree made, there as the current directory, both trees built. */
 static int git_prepare(struct ab_result *r, struct err *e)
 {
@@ -730,6 +792,8 @@ static int git_prepare(struct ab_result *r, struct err *e)
     if (stat(git->cwd, &st) < 0 || !S_ISDIR(st.st_mode))
         return err_set(e, ERR_INPUT, "the current directory '%s' does not exist in '%s'",
                        git->prefix, git->rev);
+    if (git_paths(r, e) < 0)
+        return -1;
     if (!r->o->build)
         return 0;
     char which[256];
@@ -797,6 +861,13 @@ void ab_result_free(struct ab_result *r)
         count_job_free(&r->cjob[i]);
     free(r->cjob);
     r->cjob = NULL;
+    for (int k = 0; k < 2; k++) {
+        free(r->tree_cwd[k]);
+        free(r->tree_env[k]);
+        free(r->tree_pwd[k]);
+        r->tree_cwd[k] = r->tree_pwd[k] = NULL;
+        r->tree_env[k] = NULL;
+    }
 }
 
 const char *ab_stopped_name(const struct ab_result *r)

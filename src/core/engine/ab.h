@@ -226,6 +226,11 @@ struct ab_result {
     char build_tail[PROC_STDERR_TAIL];
     char hint[1024];
     char rm_error[1024];      /* git mode: why the worktree could not be removed, or "" */
+    /* Git mode: each side's directory by its link beside the worktree, and its environment
+     * overrides with PWD that path (ab.c git_paths); NULL otherwise. */
+    char *tree_cwd[2];
+    char **tree_env[2];
+    char *tree_pwd[2];
     /* The engine's, kept for the series' memory. */
     struct session_plan plan;
     struct session_looks seq;
