@@ -267,7 +267,8 @@ for f in instructions allocations bytes; do
 done
 # what each run was given as PWD names the directory it runs in, and is as long on both sides
 : > "$TMP/pwds"
-(cd "$R" && "$TARE" ab --pairs 2 --count -- awk -v f="$TMP/pwds" 'BEGIN {
+mkdir -p "$TMP/abtmp"
+(cd "$R" && TMPDIR=$TMP/abtmp "$TARE" ab --pairs 2 --count -- awk -v f="$TMP/pwds" 'BEGIN {
     "pwd -P" | getline real; p = ENVIRON["PWD"]
     ("cd \"" p "\" && pwd -P") | getline named; print length(p), (named == real), real >> f }') \
     > /dev/null 2>&1
@@ -276,7 +277,9 @@ expect_empty "$(awk '!$2' "$TMP/pwds")" "git mode: every run's PWD names its dir
 expect_eq "$(cut -d' ' -f1 "$TMP/pwds" | sort -u | wc -l)" 1 \
     "git mode: A's and B's PWD of one length ($(wc -l < "$TMP/pwds") runs)"
 expect_eq "$(cut -d' ' -f3 "$TMP/pwds" | sort -u | wc -l)" 2 "git mode: A and B in two trees"
-expect_eq "$(git -C "$R" worktree list | wc -l)" 1 "the worktree is gone, its links too"
+expect_eq "$(git -C "$R" worktree list | wc -l)" 1 "the worktree is gone"
+expect_empty "$(ls -A "$TMP/abtmp")" "git mode: the temporary directory and its links are gone"
+check "git mode: removing the link to the user's tree left the tree" test -f "$R/prog.c"
 
 # ---- --counters: software counters beside the times, hardware ones unavailable ----
 has_core_pmu=no
